@@ -1,0 +1,13 @@
+import { BuildFailure, formatDiagnostic } from '../../generator/diagnostics.js';
+
+/** Prints what went wrong to stderr and sets a failing exit code; never a stack trace for user errors. */
+export function reportFailure(error: unknown): void {
+  if (error instanceof BuildFailure) {
+    for (const diagnostic of error.diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
+    process.stderr.write(`entigen: ${error.message}; nothing written\n`);
+  } else {
+    process.stderr.write(`entigen: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (process.env.ENTIGEN_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+  }
+  process.exitCode = 1;
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { packageRoot } from '../generator/packageRoot.js';
+import { buildCommand } from './commands/buildCommand.js';
+import { checkCommand } from './commands/checkCommand.js';
+import { initCommand } from './commands/initCommand.js';
+
+const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
+
+const program = new Command()
+  .name('entigen')
+  .description('Turns YAML entity descriptions into a complete REST/JSON backend.')
+  .version(version)
+  .showHelpAfterError();
+
+const withPaths = (command: Command) =>
+  command
+    .option('--entities <dir>', 'folder of entity YAML files', 'entities')
+    .option('--out <dir>', 'folder of generated files', 'generated');
+
+program
+  .command('init')
+  .description('scaffold a project: package.json, entigen.config.yaml, entities/notes.yaml')
+  .argument('[dir]', 'project folder', '.')
+  .action(initCommand);
+
+withPaths(program.command('build').description('write the generated files for the entities')).action(buildCommand);
+
+withPaths(
+  program.command('check').description('exit 1 and list stale, missing and extra files when the generated files are out of date'),
+).action(checkCommand);
+
+await program.parseAsync();

@@ -1,0 +1,93 @@
+import { BuildFailure, sortDiagnostics, type Diagnostic } from './diagnostics.js';
+import { emitAll } from './emit/emitAll.js';
+import { buildModel, type EntitySource, type RawConfig } from './model/buildModel.js';
+import { featureFolders, packageEntityFiles, readInputs, type Inputs } from './readInputs.js';
+import { checkShape } from './schema/checkShape.js';
+import { loadYaml, type SourceFile } from './schema/loadYaml.js';
+import type { AppModel } from '../runtime/model/types.js';
+
+export interface BuildOptions {
+  /** Project folder; paths in messages are relative to it. */
+  root: string;
+  entitiesDir?: string;
+}
+
+export interface BuildOutput {
+  model: AppModel;
+  /** Output path (relative to the output folder) -> file text. */
+  files: Map<string, string>;
+}
+
+/** Reads the project's entity files and returns every generated file; writes nothing. Throws BuildFailure. */
+export function build(options: BuildOptions): BuildOutput {
+  return buildFromInputs(readInputs(options.root, options.entitiesDir ?? 'entities'));
+}
+
+export function buildFromInputs(inputs: Inputs): BuildOutput {
+  const model = modelFromInputs(inputs);
+  return { model, files: emitAll(model) };
+}
+
+/** load -> check shape -> model; every problem of every file is collected before failing. */
+export function modelFromInputs(inputs: Inputs): AppModel {
+  const diagnostics: Diagnostic[] = [];
+  let raw: RawConfig = { version: 1 };
+  let configSource: SourceFile | undefined;
+  if (inputs.config) {
+    const loaded = loadYaml(inputs.config.file, inputs.config.text);
+    diagnostics.push(...loaded.diagnostics);
+    if (loaded.source) {
+      const problems = checkShape(loaded.source, 'config');
+      diagnostics.push(...problems);
+      if (problems.length === 0) {
+        configSource = loaded.source;
+        raw = (loaded.source.data ?? { version: 1 }) as RawConfig;
+      }
+    }
+  }
+  const available = new Set(featureFolders());
+  const featureFiles = (raw.features ?? [])
+    .filter((feature) => available.has(feature))
+    .flatMap((feature) => packageEntityFiles(`features/${feature}`, `feature:${feature}`));
+
+  const sources: EntitySource[] = [];
+  for (const input of [...inputs.entityFiles, ...featureFiles]) {
+    const loaded = loadYaml(input.file, input.text);
+    diagnostics.push(...loaded.diagnostics);
+    if (!loaded.source) continue;
+    if (loaded.source.data === null || typeof loaded.source.data !== 'object' || Array.isArray(loaded.source.data)) {
+      diagnostics.push(loaded.source.diagnostic([], 'must be a mapping with version, name, plural and fields'));
+      continue;
+    }
+    const problems = checkShape(loaded.source, 'entity');
+    diagnostics.push(...problems);
+    const checkable = withoutBrokenParts(loaded.source.data as Record<string, unknown>, problems);
+    sources.push({ source: loaded.source, origin: input.origin, valid: problems.length === 0, checkable });
+  }
+  const { model, diagnostics: modelProblems } = buildModel(sources, { source: configSource, raw });
+  diagnostics.push(...modelProblems);
+  if (diagnostics.length > 0) throw new BuildFailure(sortDiagnostics(diagnostics));
+  return model;
+}
+
+const SECTIONS = ['base', 'ownership', 'tenantScoped', 'versioning', 'history', 'internal', 'filters', 'search', 'permissions'];
+
+/**
+ * The parts of a file that passed its shape check, so the semantic checks can still report
+ * on them: every problem of a build shows at once. Undefined when the file is beyond that.
+ */
+function withoutBrokenParts(data: Record<string, unknown>, problems: Diagnostic[]): Record<string, unknown> | undefined {
+  if (problems.length === 0) return data;
+  const broken = problems.map((p) => p.path.split('.'));
+  if (broken.some((path) => path[0] === '' || path[0] === 'name' || path[0] === 'plural' || (path[0] === 'fields' && path.length === 1))) {
+    return undefined;
+  }
+  if (typeof data.name !== 'string' || typeof data.plural !== 'string' || typeof data.fields !== 'object' || data.fields === null) {
+    return undefined;
+  }
+  const fields = { ...(data.fields as Record<string, unknown>) };
+  for (const path of broken) if (path[0] === 'fields') delete fields[path[1]];
+  const copy: Record<string, unknown> = { ...data, fields };
+  for (const path of broken) if (SECTIONS.includes(path[0])) delete copy[path[0]];
+  return copy;
+}

@@ -1,0 +1,75 @@
+import type { AppModel, EntityModel, FieldModel, ValueModel } from '../../runtime/model/types.js';
+import { typeNamesOf } from '../model/typeNames.js';
+import { newWriter, quote } from './header.js';
+
+/** generated/types.ts: per entity a record interface, create and update inputs, and enum unions. */
+export function emitTypes(model: AppModel): Map<string, string> {
+  const writer = newWriter();
+  for (const entity of model.entities) {
+    const names = typeNamesOf(entity);
+    writer.blankLine();
+    writer.writeLine(`// ${entity.label} (/${entity.plural})`);
+    for (const field of entity.fields) {
+      const enumName = names.enums.get(field.name);
+      const values = field.type === 'enum' ? field.values : field.items?.values;
+      if (enumName && values) writer.writeLine(`export type ${enumName} = ${values.map((v) => quote(v.key)).join(' | ')};`);
+    }
+    const typeOf = (field: FieldModel) => tsType(field, names.enums.get(field.name)) + (field.required || field.type === 'any' ? '' : ' | null');
+    writer.write(`export interface ${names.record}`).block(() => {
+      for (const field of entity.fields.filter((f) => !f.hidden)) {
+        writer.writeLine(`${field.name}: ${typeOf(field)};`);
+      }
+    });
+    const writable = writableFields(entity);
+    writer.write(`export interface ${names.create}`).block(() => {
+      for (const field of writable) {
+        const required = field.required && field.default === undefined;
+        writer.writeLine(`${field.name}${required ? '' : '?'}: ${typeOf(field)};`);
+      }
+    });
+    writer.write(`export interface ${names.update}`).block(() => {
+      for (const field of writable) writer.writeLine(`${field.name}?: ${typeOf(field)};`);
+    });
+  }
+  writer.blankLine();
+  writer.writeLine('/** Every entity by plural, with its record, create and update types. */');
+  writer.write('export interface Entities').block(() => {
+    for (const entity of model.entities) {
+      const names = typeNamesOf(entity);
+      writer.writeLine(`${entity.plural}: { record: ${names.record}; create: ${names.create}; update: ${names.update} };`);
+    }
+  });
+  return new Map([['types.ts', writer.toString()]]);
+}
+
+/** Fields a request body may carry: not server-set, not hidden, not read-only. */
+export function writableFields(entity: EntityModel): FieldModel[] {
+  return entity.fields.filter((f) => !f.system && !f.hidden && !f.readOnly);
+}
+
+function tsType(value: ValueModel, enumName?: string): string {
+  switch (value.type) {
+    case 'string':
+    case 'objectId':
+    case 'isoDate':
+    case 'url':
+    case 'encryptedKey':
+      return 'string';
+    case 'int':
+    case 'float':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'enum':
+      return enumName ?? (value.values ?? []).map((v) => quote(v.key)).join(' | ');
+    case 'array': {
+      const inner = tsType(value.items ?? { type: 'any' }, enumName);
+      return /[ |]/.test(inner) ? `Array<${inner}>` : `${inner}[]`;
+    }
+    case 'object':
+      if (!value.properties) return 'Record<string, unknown>';
+      return `{ ${value.properties.map((p) => `${p.name}${p.required ? '' : '?'}: ${tsType(p)}${p.required || p.type === 'any' ? '' : ' | null'}`).join('; ')} }`;
+    case 'any':
+      return 'unknown';
+  }
+}

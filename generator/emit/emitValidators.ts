@@ -1,0 +1,70 @@
+import AjvModule from 'ajv';
+import standaloneModule from 'ajv/dist/standalone/index.js';
+import type { AppModel, EntityModel } from '../../runtime/model/types.js';
+import { objectSchema, valueSchema, type JsonSchema } from '../model/valueSchema.js';
+import { GENERATED_HEADER } from './header.js';
+import { writableFields } from './emitTypes.js';
+
+const Ajv = AjvModule.default;
+const standaloneCode = standaloneModule.default;
+const quietLogger = { log() {}, warn() {}, error: console.error };
+
+/** The request bodies each entity validates, by export name. */
+export function bodySchemas(entity: EntityModel): Record<'create' | 'update' | 'increment', JsonSchema> {
+  const writable = writableFields(entity);
+  const numeric = writable.filter((f) => f.type === 'int' || f.type === 'float');
+  return {
+    create: objectSchema(writable, 'create'),
+    update: objectSchema(writable, 'update'),
+    increment: {
+      type: 'object',
+      additionalProperties: false,
+      minProperties: 1,
+      properties: Object.fromEntries(numeric.map((f) => [f.name, valueSchema({ type: f.type })])),
+    },
+  };
+}
+
+/**
+ * generated/validators/<plural>.js: AJV standalone code, so the server compiles nothing at start.
+ * A fresh AJV per entity keeps the generated names local: editing one entity changes one file.
+ */
+export function emitValidators(model: AppModel): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entity of model.entities) {
+    const ajv = new Ajv({
+      code: { source: true, esm: true, lines: true },
+      allErrors: true,
+      strict: true,
+      allowUnionTypes: true,
+      unicode: false,
+      logger: quietLogger,
+    });
+    const schemas = bodySchemas(entity);
+    for (const [name, schema] of Object.entries(schemas)) ajv.addSchema({ $id: `${entity.plural}/${name}`, ...schema });
+    const code = standaloneCode(ajv, {
+      create: `${entity.plural}/create`,
+      update: `${entity.plural}/update`,
+      increment: `${entity.plural}/increment`,
+    });
+    files.set(`validators/${entity.plural}.js`, `${GENERATED_HEADER}\n${code.trimEnd()}\nexport const bulkItem = create;\n`);
+    files.set(
+      `validators/${entity.plural}.d.ts`,
+      [
+        GENERATED_HEADER,
+        "import type { CompiledValidator } from 'entigen/runtime';",
+        '',
+        `/** Body of POST /${entity.plural}. */`,
+        'export declare const create: CompiledValidator;',
+        `/** Body of PATCH /${entity.plural}/{id}. */`,
+        'export declare const update: CompiledValidator;',
+        `/** One item of POST /${entity.plural}/bulk. */`,
+        'export declare const bulkItem: CompiledValidator;',
+        `/** Body of PATCH /${entity.plural}/{id}/increment. */`,
+        'export declare const increment: CompiledValidator;',
+        '',
+      ].join('\n'),
+    );
+  }
+  return files;
+}

@@ -1,0 +1,123 @@
+import type { Diagnostic } from '../diagnostics.js';
+import type { SourceFile } from '../schema/loadYaml.js';
+import type { AppModel, EntityModel, Feature, TenancyModel } from '../../runtime/model/types.js';
+import { normalizeEntity, type RawEntity } from './normalizeEntity.js';
+import { typeNamesOf } from './typeNames.js';
+
+export interface EntitySource {
+  source: SourceFile;
+  origin: EntityModel['origin'];
+  /** False when the file failed its schema check. */
+  valid: boolean;
+  /** The parts of the file that passed the schema check, for the semantic checks; undefined if none can run. */
+  checkable?: Record<string, unknown>;
+}
+
+export interface RawConfig {
+  version: 1;
+  app?: { name?: string };
+  features?: Feature[];
+  tenancy?: { entity: string; membersField: string };
+}
+
+/** Path segments under /api/v1 that the runtime serves itself. */
+const RESERVED_SEGMENTS = ['auth', 'schema', 'search', 'apikeys', 'docs', 'health', 'setup', 'users', 'roles'];
+export const DEFAULT_APP_NAME = 'entigen';
+
+/** Cross-file checks and normalization: the model is the emitters' only input. */
+export function buildModel(entitySources: EntitySource[], config: { source?: SourceFile; raw: RawConfig }): { model: AppModel; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const byPlural = new Map<string, EntitySource>();
+  const byName = new Map<string, string>();
+  const pluralOf = new Map<string, string>();
+
+  for (const entry of entitySources) {
+    const raw = entry.source.data as Partial<RawEntity>;
+    if (typeof raw?.plural === 'string') {
+      const other = byPlural.get(raw.plural.toLowerCase());
+      if (other) diagnostics.push(entry.source.diagnostic(['plural'], `duplicate plural "${raw.plural}"; also in ${other.source.file}`));
+      else byPlural.set(raw.plural.toLowerCase(), entry);
+      pluralOf.set(raw.plural, raw.plural);
+      if (entry.origin === 'app' && !raw.internal && RESERVED_SEGMENTS.includes(raw.plural.toLowerCase())) {
+        diagnostics.push(entry.source.diagnostic(['plural'], `"${raw.plural}" is reserved for the runtime's own routes`));
+      }
+    }
+    if (typeof raw?.name === 'string') {
+      const other = byName.get(raw.name);
+      if (other) diagnostics.push(entry.source.diagnostic(['name'], `duplicate name "${raw.name}"; also in ${other}`));
+      else byName.set(raw.name, entry.source.file);
+      if (typeof raw.plural === 'string') pluralOf.set(raw.name, raw.plural);
+    }
+  }
+  const knownEntities = [...pluralOf.keys()].filter((key) => pluralOf.get(key) === key && /^[a-z][A-Za-z0-9]*$/.test(key)).sort();
+  const resolveEntity = (ref: string) => pluralOf.get(ref);
+
+  const tenancy = checkTenancy(config, resolveEntity, entitySources, diagnostics);
+  const entities: EntityModel[] = [];
+  for (const entry of entitySources) {
+    if (!entry.checkable) continue;
+    const result = normalizeEntity(entry.checkable as unknown as RawEntity, {
+      source: entry.source,
+      origin: entry.origin,
+      tenancyEntity: tenancy?.entity,
+      resolveEntity,
+      knownEntities,
+    });
+    diagnostics.push(...result.diagnostics);
+    if (entry.valid) entities.push(result.entity);
+  }
+  checkTypeNames(entities, entitySources, diagnostics);
+
+  entities.sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0));
+  const model: AppModel = {
+    version: 1,
+    app: { name: config.raw.app?.name ?? DEFAULT_APP_NAME },
+    features: [...(config.raw.features ?? [])].sort(),
+    ...(tenancy ? { tenancy } : {}),
+    entities,
+  };
+  return { model, diagnostics };
+}
+
+function checkTenancy(
+  config: { source?: SourceFile; raw: RawConfig },
+  resolveEntity: (ref: string) => string | undefined,
+  entitySources: EntitySource[],
+  diagnostics: Diagnostic[],
+): TenancyModel | undefined {
+  const tenancy = config.raw.tenancy;
+  if (!tenancy || !config.source) return undefined;
+  const plural = resolveEntity(tenancy.entity);
+  if (!plural) {
+    diagnostics.push(config.source.diagnostic(['tenancy', 'entity'], `unknown entity "${tenancy.entity}"`));
+    return undefined;
+  }
+  const source = entitySources.find((e) => (e.source.data as RawEntity).plural === plural);
+  const members = (source?.source.data as RawEntity | undefined)?.fields?.[tenancy.membersField];
+  const membersOk = members?.type === 'array' && members.items?.type === 'objectId' && resolveEntity(members.items.ref ?? '') === 'users';
+  if (!membersOk) {
+    diagnostics.push(
+      config.source.diagnostic(
+        ['tenancy', 'membersField'],
+        `"${tenancy.membersField}" must be a field of ${plural} declared as { type: array, items: { type: objectId, ref: users } }`,
+      ),
+    );
+    return undefined;
+  }
+  return { entity: plural, membersField: tenancy.membersField };
+}
+
+function checkTypeNames(entities: EntityModel[], sources: EntitySource[], diagnostics: Diagnostic[]): void {
+  const owners = new Map<string, string>();
+  for (const entity of entities) {
+    const names = typeNamesOf(entity);
+    for (const typeName of [names.record, names.create, names.update, ...names.enums.values()]) {
+      const owner = owners.get(typeName);
+      if (owner && owner !== entity.plural) {
+        const source = sources.find((s) => (s.source.data as RawEntity).plural === entity.plural)!.source;
+        diagnostics.push(source.diagnostic(['name'], `generated type name ${typeName} clashes with one of entity ${owner}`));
+      }
+      owners.set(typeName, entity.plural);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import type { PathSegment } from '../schema/loadYaml.js';
+import type { FieldModel, Ownership } from '../../runtime/model/types.js';
+import { ACTIONS } from '../../runtime/model/types.js';
+import { parsePermission } from '../../runtime/access/parsePermission.js';
+
+type Report = (path: PathSegment[], message: string) => void;
+
+/** Checks the YAML `permissions:` entries, written without the entity prefix (`view:status:published`). */
+export function checkRolePermissions(
+  permissions: Record<string, string[]>,
+  entity: { plural: string; ownership: Ownership; byName: Map<string, FieldModel> },
+  report: Report,
+): void {
+  for (const [role, list] of Object.entries(permissions)) {
+    list.forEach((text, i) => {
+      const path = ['permissions', role, i];
+      const parsed = parsePermission(`${entity.plural}:${text}`);
+      if (!parsed.ok) return report(path, `"${text}": ${parsed.reason}`);
+      const { scope, condition, action } = parsed.permission;
+      if (scope === 'own' && entity.ownership === 'system') report(path, `"${text}": scope own needs an owned entity (this one is system-owned)`);
+      if (scope && action === 'create') report(path, `"${text}": create takes no scope`);
+      if (condition) {
+        const field = entity.byName.get(condition.field);
+        if (!field) report(path, `"${text}": unknown field "${condition.field}"`);
+        else if (field.hidden || ['object', 'any', 'array', 'encryptedKey'].includes(field.type)) {
+          report(path, `"${text}": field "${condition.field}" (${field.type}) cannot condition a permission`);
+        }
+      }
+    });
+  }
+}
+
+/** The spec's USER defaults: view own, create, edit own on every owned entity. */
+export function defaultRolePermissions(plural: string, ownership: Ownership): Record<string, string[]> {
+  if (ownership !== 'owned') return {};
+  return { USER: [`${plural}:view:own`, `${plural}:create`, `${plural}:edit:own`] };
+}
+
+/** Every unconditioned permission string of an entity, for the role editor's list. */
+export function enumeratePermissions(plural: string, ownership: Ownership): string[] {
+  const out: string[] = [];
+  for (const action of ACTIONS) {
+    out.push(`${plural}:${action}`);
+    if (action === 'create') continue;
+    out.push(`${plural}:${action}:all`);
+    if (ownership === 'owned') out.push(`${plural}:${action}:own`);
+  }
+  return out;
+}

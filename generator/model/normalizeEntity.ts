@@ -1,0 +1,270 @@
+import AjvModule from 'ajv';
+import type { Diagnostic } from '../diagnostics.js';
+import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
+import type {
+  Base,
+  EntityModel,
+  EnumValue,
+  FieldModel,
+  FieldType,
+  Ownership,
+  ValueModel,
+  Versioning,
+} from '../../runtime/model/types.js';
+import { baseFields, reservedBaseNames } from './baseFields.js';
+import { humanize } from './naming.js';
+import { checkRolePermissions, defaultRolePermissions, enumeratePermissions } from './entityPermissions.js';
+import { valueSchema } from './valueSchema.js';
+
+/** An entity file as the JSON Schema admits it. */
+export interface RawValue {
+  type: FieldType;
+  values?: (string | { key: string; label?: string })[];
+  ref?: string;
+  items?: RawValue;
+  properties?: Record<string, RawField>;
+}
+export interface RawField extends RawValue {
+  label?: string;
+  description?: string;
+  required?: boolean;
+  optional?: boolean;
+  unique?: boolean;
+  default?: unknown;
+  search?: boolean;
+  trackChanges?: boolean;
+  hidden?: boolean;
+  readOnly?: boolean;
+}
+export interface RawEntity {
+  version: 1;
+  name: string;
+  plural: string;
+  label?: string;
+  description?: string;
+  base?: Base;
+  ownership?: Ownership;
+  tenantScoped?: boolean;
+  versioning?: Versioning;
+  history?: { keep?: number; maxAge?: string };
+  internal?: boolean;
+  fields: Record<string, RawField>;
+  filters?: string[];
+  search?: string[];
+  permissions?: Record<string, string[]>;
+}
+
+export interface EntityContext {
+  source: SourceFile;
+  origin: EntityModel['origin'];
+  /** Plural of the configured tenant entity, when tenancy is configured. */
+  tenancyEntity?: string;
+  /** Resolves a `ref` (plural or name) to the plural, or undefined. */
+  resolveEntity(ref: string): string | undefined;
+  knownEntities: readonly string[];
+}
+
+/** Parameters of the list query; a filter with one of these names could never be addressed. */
+export const LIST_QUERY_PARAMETERS = [
+  'q', 'limit', 'page', 'skip', 'offset', 'cursor', 'sort', 'sortBy', 'sortDir', 'select',
+  'includeArchived', 'populate', 'dateFrom', 'dateTo', 'dateMonth', 'dateField',
+];
+const RESERVED_FIELD_NAMES = new Set(['constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']);
+const UNIQUE_UNSUPPORTED: FieldType[] = ['any', 'object', 'array', 'encryptedKey'];
+const FILTER_UNSUPPORTED: FieldType[] = ['any', 'object', 'encryptedKey'];
+
+const Ajv = AjvModule.default;
+const defaultsAjv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
+
+/** Applies the base, checks every rule a file can break, and returns the entity's model. */
+export function normalizeEntity(raw: RawEntity, context: EntityContext): { entity: EntityModel; diagnostics: Diagnostic[] } {
+  const { source } = context;
+  const diagnostics: Diagnostic[] = [];
+  const report = (path: PathSegment[], message: string, at?: 'key' | 'value') => diagnostics.push(source.diagnostic(path, message, at));
+
+  const { base, ownership } = resolveBase(raw, report);
+  const tenantScoped = raw.tenantScoped ?? false;
+  if (tenantScoped && !context.tenancyEntity) {
+    report(['tenantScoped'], 'needs tenancy in entigen.config.yaml (tenancy: { entity, membersField })');
+  }
+  const versioning = raw.versioning ?? 'none';
+  if (raw.history && versioning === 'none') report(['history'], 'history retention needs versioning: simple or full');
+
+  const reserved = reservedBaseNames(base);
+  const declared: FieldModel[] = [];
+  for (const [name, rawField] of Object.entries(raw.fields)) {
+    const path = ['fields', name];
+    if (reserved.has(name)) {
+      report(path, `clashes with the base field "${name}" (base ${base} sets it)`, 'key');
+      continue;
+    }
+    if (RESERVED_FIELD_NAMES.has(name)) {
+      report(path, `"${name}" is a reserved name`, 'key');
+      continue;
+    }
+    declared.push(normalizeField(name, rawField, path, context, report, true));
+  }
+  const fields = [...baseFields(base, tenantScoped ? context.tenancyEntity : undefined), ...declared];
+  const byName = new Map(fields.map((f) => [f.name, f]));
+
+  const filters = checkFilters(raw.filters ?? [], byName, report);
+  for (const name of filters) byName.get(name)!.filterable = true;
+
+  const searchFields = [...new Set([...declared.filter((f) => f.search).map((f) => f.name), ...(raw.search ?? [])])];
+  (raw.search ?? []).forEach((name, i) => {
+    const field = byName.get(name);
+    if (!field) report(['search', i], `unknown field "${name}"`);
+    else if (!isSearchable(field)) report(['search', i], `search is only for string fields; "${name}" is ${describeType(field)}`);
+    else field.search = true;
+  });
+
+  const plural = raw.plural;
+  checkRolePermissions(raw.permissions ?? {}, { plural, ownership, byName }, report);
+  const internal = raw.internal ?? false;
+  const entity: EntityModel = {
+    name: raw.name,
+    plural,
+    label: raw.label ?? humanize(plural),
+    ...(raw.description ? { description: raw.description } : {}),
+    base,
+    ownership,
+    tenantScoped,
+    versioning,
+    ...(raw.history ? { history: raw.history } : {}),
+    internal,
+    origin: context.origin,
+    fields,
+    filters: fields.filter((f) => f.filterable).map((f) => f.name),
+    searchFields: searchFields.filter((name) => byName.get(name)?.search),
+    rolePermissions: mergeRolePermissions(internal ? {} : defaultRolePermissions(plural, ownership), raw.permissions ?? {}, plural),
+    availablePermissions: enumeratePermissions(plural, ownership),
+  };
+  return { entity, diagnostics };
+}
+
+function resolveBase(raw: RawEntity, report: (path: PathSegment[], message: string) => void): { base: Base; ownership: Ownership } {
+  const base: Base = raw.base ?? (raw.ownership === 'system' ? 'system' : 'content');
+  const ownership: Ownership = raw.ownership ?? (base === 'system' ? 'system' : 'owned');
+  if (base === 'system' && ownership === 'owned') report(['ownership'], 'base system has no ownerId; use ownership: system or base: owned');
+  if (base !== 'system' && ownership === 'system') report(['ownership'], `base ${base} is owned; use base: system for a system-owned entity`);
+  return { base, ownership };
+}
+
+type Report = (path: PathSegment[], message: string, at?: 'key' | 'value') => void;
+
+function normalizeField(name: string, raw: RawField, path: PathSegment[], context: EntityContext, report: Report, topLevel: boolean): FieldModel {
+  if (raw.required && raw.optional) report([...path, 'optional'], 'a field cannot be both required and optional');
+  const value = normalizeValue(raw, path, context, report);
+  const field: FieldModel = {
+    name,
+    label: raw.label ?? humanize(name),
+    ...(raw.description ? { description: raw.description } : {}),
+    ...value,
+    required: raw.required ?? false,
+    unique: raw.unique ?? false,
+    search: raw.search ?? false,
+    trackChanges: raw.trackChanges ?? false,
+    hidden: raw.hidden ?? false,
+    readOnly: raw.readOnly ?? false,
+    system: false,
+    filterable: false,
+  };
+  if (raw.default !== undefined) {
+    const problem = checkDefault(raw.default, field);
+    if (problem) report([...path, 'default'], `does not match the field: ${problem}`);
+    else field.default = raw.default;
+  }
+  if (field.unique && UNIQUE_UNSUPPORTED.includes(field.type)) report([...path, 'unique'], `unique is not supported on ${field.type} fields`);
+  if (field.search && !isSearchable(field)) report([...path, 'search'], `search is only for string fields; this field is ${describeType(field)}`);
+  if (field.trackChanges && field.hidden) report([...path, 'trackChanges'], 'a hidden field cannot track changes: its values never leave the server');
+  if (!topLevel) {
+    for (const option of ['unique', 'search', 'trackChanges', 'hidden'] as const) {
+      if (raw[option]) report([...path, option], `${option} applies only to top-level fields`);
+    }
+  }
+  return field;
+}
+
+function normalizeValue(raw: RawValue, path: PathSegment[], context: EntityContext, report: Report): ValueModel {
+  const value: ValueModel = { type: raw.type };
+  if (raw.values !== undefined && raw.type !== 'enum') report([...path, 'values'], 'values are only for enum fields');
+  if (raw.type === 'enum') {
+    if (!raw.values || raw.values.length === 0) report([...path, 'type'], 'an enum needs a non-empty values list');
+    else value.values = normalizeEnumValues(raw.values, [...path, 'values'], report);
+  }
+  if (raw.ref !== undefined && raw.type !== 'objectId') report([...path, 'ref'], 'ref is only for objectId fields');
+  if (raw.type === 'objectId') {
+    if (raw.ref === undefined) report([...path, 'type'], 'an objectId needs ref naming the referenced entity');
+    else {
+      const plural = context.resolveEntity(raw.ref);
+      if (plural) value.ref = plural;
+      else report([...path, 'ref'], `unknown entity "${raw.ref}"; entities: ${context.knownEntities.join(', ')}`);
+    }
+  }
+  if (raw.items !== undefined && raw.type !== 'array') report([...path, 'items'], 'items is only for array fields');
+  if (raw.type === 'array') {
+    value.items = raw.items ? normalizeValue(raw.items, [...path, 'items'], context, report) : { type: 'any' };
+    if (value.items.type === 'array') report([...path, 'items', 'type'], 'arrays of arrays are not supported; use an object or any');
+  }
+  if (raw.properties !== undefined && raw.type !== 'object') report([...path, 'properties'], 'properties are only for object fields');
+  if (raw.type === 'object' && raw.properties) {
+    value.properties = Object.entries(raw.properties).map(([name, property]) =>
+      normalizeField(name, property, [...path, 'properties', name], context, report, false),
+    );
+  }
+  return value;
+}
+
+function normalizeEnumValues(values: NonNullable<RawValue['values']>, path: PathSegment[], report: Report): EnumValue[] {
+  const seen = new Set<string>();
+  const out: EnumValue[] = [];
+  values.forEach((entry, i) => {
+    const value = typeof entry === 'string' ? { key: entry, label: entry } : { key: entry.key, label: entry.label ?? entry.key };
+    if (seen.has(value.key)) report([...path, i], `duplicate enum value "${value.key}"`);
+    seen.add(value.key);
+    out.push(value);
+  });
+  return out;
+}
+
+function checkDefault(value: unknown, field: FieldModel): string | undefined {
+  if (field.type === 'enum' && typeof value === 'string' && field.values && !field.values.some((v) => v.key === value)) {
+    return `"${value}" is not one of ${field.values.map((v) => v.key).join(', ')}`;
+  }
+  const validate = defaultsAjv.compile(valueSchema(field));
+  if (validate(value)) return undefined;
+  const error = validate.errors?.[0];
+  return `${error?.instancePath ? `${error.instancePath.slice(1).replace(/\//g, '.')} ` : ''}${error?.message ?? 'invalid'} (type ${describeType(field)})`;
+}
+
+function checkFilters(filters: string[], byName: Map<string, FieldModel>, report: Report): string[] {
+  const valid: string[] = [];
+  filters.forEach((name, i) => {
+    const field = byName.get(name);
+    if (LIST_QUERY_PARAMETERS.includes(name)) report(['filters', i], `"${name}" is a list query parameter and cannot be a filter`);
+    else if (!field) report(['filters', i], `unknown field "${name}"`);
+    else if (field.hidden) report(['filters', i], `"${name}" is hidden and cannot be a filter`);
+    else if (FILTER_UNSUPPORTED.includes(field.type) || (field.type === 'array' && FILTER_UNSUPPORTED.includes(field.items!.type))) {
+      report(['filters', i], `cannot filter on ${describeType(field)} field "${name}"`);
+    } else valid.push(name);
+  });
+  return valid;
+}
+
+function isSearchable(field: ValueModel): boolean {
+  if (field.type === 'array') return field.items?.type === 'string';
+  return field.type === 'string' || field.type === 'url';
+}
+
+function describeType(value: ValueModel): string {
+  return value.type === 'array' ? `array of ${value.items?.type ?? 'any'}` : value.type;
+}
+
+function mergeRolePermissions(defaults: Record<string, string[]>, extra: Record<string, string[]>, plural: string): Record<string, string[]> {
+  const merged: Record<string, string[]> = {};
+  for (const [role, list] of Object.entries(defaults)) merged[role] = [...list];
+  for (const [role, list] of Object.entries(extra)) {
+    merged[role] = [...new Set([...(merged[role] ?? []), ...list.map((p) => `${plural}:${p}`)])];
+  }
+  return merged;
+}

@@ -1,0 +1,67 @@
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import type { Diagnostic } from '../diagnostics.js';
+
+export type PathSegment = string | number;
+
+/** A parsed YAML file that can still say where each value came from. */
+export interface SourceFile {
+  file: string;
+  data: unknown;
+  locate(path: PathSegment[], at?: 'key' | 'value'): { line: number; col: number };
+  diagnostic(path: PathSegment[], message: string, at?: 'key' | 'value'): Diagnostic;
+}
+
+export function loadYaml(file: string, text: string): { source?: SourceFile; diagnostics: Diagnostic[] } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const position = (offset: number) => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, col };
+  };
+  if (doc.errors.length > 0) {
+    const diagnostics = doc.errors.map((error) => ({
+      file,
+      ...position(error.pos[0]),
+      path: '',
+      message: `invalid YAML: ${error.message.split('\n')[0]}`,
+    }));
+    return { diagnostics };
+  }
+  const locate = (path: PathSegment[], at: 'key' | 'value' = 'value') => position(offsetOf(doc, path, at));
+  const source: SourceFile = {
+    file,
+    data: doc.toJS({ maxAliasCount: 100 }),
+    locate,
+    diagnostic: (path, message, at) => ({ file, ...locate(path, at), path: path.join('.'), message }),
+  };
+  return { source, diagnostics: [] };
+}
+
+/** Offset of the node at `path`, or of its nearest existing ancestor. */
+function offsetOf(doc: Document, path: PathSegment[], at: 'key' | 'value'): number {
+  let node: unknown = doc.contents;
+  let offset = rangeStart(node) ?? 0;
+  for (let i = 0; i < path.length; i++) {
+    const segment = path[i];
+    const last = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment));
+      if (!pair) return offset;
+      if (last && at === 'key') return rangeStart(pair.key) ?? offset;
+      node = pair.value;
+      offset = rangeStart(node) ?? rangeStart(pair.key) ?? offset;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      node = node.items[segment];
+      if (node === undefined) return offset;
+      offset = rangeStart(node) ?? offset;
+    } else {
+      return offset;
+    }
+  }
+  return offset;
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as Node | null | undefined)?.range;
+  return range ? range[0] : undefined;
+}

@@ -1,0 +1,46 @@
+import { ACTIONS, type Action } from '../model/types.js';
+
+export type Scope = 'own' | 'all';
+
+/** One permission string taken apart: `entity:action[:field:value][:scope]`. */
+export interface Permission {
+  entity: string;
+  action: string;
+  scope?: Scope;
+  condition?: { field: string; value: string };
+}
+
+export type ParseResult = { ok: true; permission: Permission } | { ok: false; reason: string };
+
+/** The wildcard that grants everything. */
+export const SYSTEM_ADMIN = 'system:admin';
+/** Marks API access; it gates nothing by itself. */
+export const API_ACCESS = 'api:access';
+
+const SCOPES: readonly string[] = ['own', 'all'];
+
+export function isAction(text: string): text is Action {
+  return (ACTIONS as readonly string[]).includes(text);
+}
+
+export function parsePermission(text: string): ParseResult {
+  if (text === SYSTEM_ADMIN || text === API_ACCESS) {
+    const [entity, action] = text.split(':');
+    return { ok: true, permission: { entity, action } };
+  }
+  const parts = text.split(':');
+  if (parts.some((part) => part.length === 0)) return { ok: false, reason: 'has an empty part' };
+  if (parts.length < 2 || parts.length > 5) {
+    return { ok: false, reason: 'must look like entity:action, entity:action:scope or entity:action:field:value[:scope]' };
+  }
+  const [entity, action, ...rest] = parts;
+  if (!isAction(action)) return { ok: false, reason: `unknown action "${action}"; actions: ${ACTIONS.join(', ')}` };
+  const permission: Permission = { entity, action };
+  if (rest.length === 1 || rest.length === 3) {
+    const scope = rest.pop()!;
+    if (!SCOPES.includes(scope)) return { ok: false, reason: `unknown scope "${scope}"; scopes: own, all` };
+    permission.scope = scope as Scope;
+  }
+  if (rest.length === 2) permission.condition = { field: rest[0], value: rest[1] };
+  return { ok: true, permission };
+}

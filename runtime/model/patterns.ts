@@ -1,0 +1,16 @@
+// Value shapes shared by the generated validators and the runtime's query parsing.
+
+/** 24 lowercase hex characters: the ObjectId layout used for every id. */
+export const OBJECT_ID_PATTERN = '^[0-9a-f]{24}$';
+
+/** ISO 8601 calendar date, optionally with a time and zone. */
+export const ISO_DATE_PATTERN =
+  '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])' +
+  '([Tt ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([Zz]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$';
+
+/** An absolute URL with a scheme and no whitespace. */
+export const URL_PATTERN = '^[A-Za-z][A-Za-z0-9+.-]*://[^\\s]+$';
+
+/** Macros accepted where a value is resolved at write time: `{{user.id}}`, `{{now}}`. */
+export const OBJECT_ID_MACRO_PATTERN = '^\\{\\{user\\.id\\}\\}$';
+export const DATE_MACRO_PATTERN = '^\\{\\{now\\}\\}$';

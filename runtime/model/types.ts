@@ -1,0 +1,108 @@
+// The normalized application model: written by `entigen build` as generated/metadata.json,
+// read by the runtime. The generator's emitters take nothing else as input.
+
+export const FIELD_TYPES = [
+  'string',
+  'int',
+  'float',
+  'boolean',
+  'enum',
+  'objectId',
+  'isoDate',
+  'array',
+  'object',
+  'url',
+  'any',
+  'encryptedKey',
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const BASES = ['content', 'owned', 'system'] as const;
+export type Base = (typeof BASES)[number];
+
+export const OWNERSHIPS = ['owned', 'system'] as const;
+export type Ownership = (typeof OWNERSHIPS)[number];
+
+export const VERSIONING_MODES = ['none', 'simple', 'full'] as const;
+export type Versioning = (typeof VERSIONING_MODES)[number];
+
+export const ACTIONS = ['view', 'create', 'edit', 'delete'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+export const FEATURES = ['grants', 'content', 'datasets', 'searchFeedback', 'search'] as const;
+export type Feature = (typeof FEATURES)[number];
+
+export interface EnumValue {
+  key: string;
+  label: string;
+}
+
+/** The shape of one value: a field, an array's items, or an object's property. */
+export interface ValueModel {
+  type: FieldType;
+  values?: EnumValue[];
+  /** Plural of the referenced entity (objectId). */
+  ref?: string;
+  items?: ValueModel;
+  properties?: FieldModel[];
+}
+
+export interface FieldModel extends ValueModel {
+  name: string;
+  label: string;
+  description?: string;
+  required: boolean;
+  unique: boolean;
+  default?: unknown;
+  search: boolean;
+  trackChanges: boolean;
+  /** Never in responses, never writable over HTTP (password and token hashes). */
+  hidden: boolean;
+  /** Set by the server only. */
+  readOnly: boolean;
+  /** Comes from the base (id, ownerId, timestamps, tenantId); set by the server. */
+  system: boolean;
+  filterable: boolean;
+}
+
+export interface HistoryRetention {
+  keep?: number;
+  /** Duration such as `90d`, `12h`. */
+  maxAge?: string;
+}
+
+export interface EntityModel {
+  name: string;
+  plural: string;
+  label: string;
+  description?: string;
+  base: Base;
+  ownership: Ownership;
+  tenantScoped: boolean;
+  versioning: Versioning;
+  history?: HistoryRetention;
+  /** Runtime-only collection: no generic HTTP routes. */
+  internal: boolean;
+  /** Where it comes from: the application, the package's built-ins, or a feature. */
+  origin: 'app' | 'builtin' | `feature:${string}`;
+  fields: FieldModel[];
+  filters: string[];
+  searchFields: string[];
+  /** Extra permissions per role key, full strings (`articles:view:status:published`). */
+  rolePermissions: Record<string, string[]>;
+  /** Every permission string this entity understands, for the role editor. */
+  availablePermissions: string[];
+}
+
+export interface TenancyModel {
+  entity: string;
+  membersField: string;
+}
+
+export interface AppModel {
+  version: 1;
+  app: { name: string };
+  features: Feature[];
+  tenancy?: TenancyModel;
+  entities: EntityModel[];
+}

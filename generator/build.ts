@@ -51,7 +51,9 @@ export function modelFromInputs(inputs: Inputs): AppModel {
     .flatMap((feature) => packageEntityFiles(`features/${feature}`, `feature:${feature}`));
 
   const sources: EntitySource[] = [];
-  for (const input of [...inputs.entityFiles, ...featureFiles]) {
+  // The package's own entities first, so a clash with one of them is reported in the app's file.
+  const ordered = [...inputs.entityFiles.filter((f) => f.origin !== 'app'), ...featureFiles, ...inputs.entityFiles.filter((f) => f.origin === 'app')];
+  for (const input of ordered) {
     const loaded = loadYaml(input.file, input.text);
     diagnostics.push(...loaded.diagnostics);
     if (!loaded.source) continue;

@@ -27,7 +27,10 @@ export function compareText(a: string, b: string): number {
 
 /** Thrown by build when any input is invalid; carries every problem at once. */
 export class BuildFailure extends Error {
+  readonly summary: string;
   constructor(readonly diagnostics: Diagnostic[]) {
-    super(`${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'} in entity files`);
+    const summary = `${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'} in entity files`;
+    super(`${summary}:\n${diagnostics.map(formatDiagnostic).join('\n')}`);
+    this.summary = summary;
   }
 }

@@ -4,7 +4,7 @@ import { BuildFailure, formatDiagnostic } from '../../generator/diagnostics.js';
 export function reportFailure(error: unknown): void {
   if (error instanceof BuildFailure) {
     for (const diagnostic of error.diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
-    process.stderr.write(`entigen: ${error.message}; nothing written\n`);
+    process.stderr.write(`entigen: ${error.summary}; nothing written\n`);
   } else {
     process.stderr.write(`entigen: ${error instanceof Error ? error.message : String(error)}\n`);
     if (process.env.ENTIGEN_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);

@@ -1,10 +1,11 @@
 import type { AppModel } from '../../runtime/model/types.js';
 import { emitIndex } from './emitIndex.js';
 import { emitMetadata } from './emitMetadata.js';
+import { emitPackageJson } from './emitPackageJson.js';
 import { emitTypes } from './emitTypes.js';
 import { emitValidators } from './emitValidators.js';
 
-const EMITTERS = [emitIndex, emitMetadata, emitTypes, emitValidators];
+const EMITTERS = [emitIndex, emitMetadata, emitPackageJson, emitTypes, emitValidators];
 
 /** Every generated file, path relative to the output folder, in path order. */
 export function emitAll(model: AppModel): Map<string, string> {

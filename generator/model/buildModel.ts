@@ -109,9 +109,12 @@ function checkTenancy(
 
 function checkTypeNames(entities: EntityModel[], sources: EntitySource[], diagnostics: Diagnostic[]): void {
   const owners = new Map<string, string>();
+  const names = new Set<string>();
   for (const entity of entities) {
-    const names = typeNamesOf(entity);
-    for (const typeName of [names.record, names.create, names.update, ...names.enums.values()]) {
+    if (names.has(entity.name)) continue; // already reported as a duplicate name
+    names.add(entity.name);
+    const typeNames = typeNamesOf(entity);
+    for (const typeName of [typeNames.record, typeNames.create, typeNames.update, ...typeNames.enums.values()]) {
       const owner = owners.get(typeName);
       if (owner && owner !== entity.plural) {
         const source = sources.find((s) => (s.source.data as RawEntity).plural === entity.plural)!.source;

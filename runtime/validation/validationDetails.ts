@@ -42,6 +42,9 @@ export function validationDetails(issues: readonly ValidationIssue[], prefix = '
       case 'pattern':
         message = patternMessage(String(issue.params.pattern));
         break;
+      case 'type':
+        message = `must be ${String(issue.params.type).split(',').join(' or ')}`;
+        break;
       case 'minProperties':
         message = 'must name at least one field';
         break;

@@ -1,0 +1,57 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/cli.js';
+
+// The package installed into a fresh project, as a user would: npm install <path>, npx entigen build, tsc.
+describe('entigen as a dependency', () => {
+  it('builds the project entities and the output type-checks under strict', () => {
+    const project = mkdtempSync(join(tmpdir(), 'entigen-consumer-'));
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+    mkdirSync(join(project, 'entities'));
+    writeFileSync(
+      join(project, 'entities', 'widgets.yaml'),
+      'version: 1\nname: Widget\nplural: widgets\nbase: owned\nversioning: simple\nfields:\n' +
+        '  label: { type: string, required: true, search: true }\n  size: { type: enum, values: [s, m, l] }\n' +
+        '  owner2: { type: objectId, ref: users }\n  specs: { type: object, properties: { weight: { type: float } } }\nfilters: [size]\n',
+    );
+    execFileSync('npm', ['install', repoRoot, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project, stdio: 'pipe' });
+
+    const result = spawnSync('npx', ['--no-install', 'entigen', 'build'], { cwd: project, encoding: 'utf8' });
+    expect(result.stderr.replace(/npm warn.*\n/g, '')).toBe('');
+    expect(result.status).toBe(0);
+    expect(existsSync(join(project, 'generated', 'validators', 'widgets.js'))).toBe(true);
+    expect(existsSync(join(project, 'generated', 'validators', 'users.js'))).toBe(true);
+
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, resolveJsonModule: true, types: [] },
+        include: ['generated', 'use.ts'],
+      }),
+    );
+    // Application code using the generated types from a CommonJS project.
+    writeFileSync(
+      join(project, 'use.ts'),
+      "import type { Widget, WidgetCreate } from './generated/types.js';\n" +
+        "const input: WidgetCreate = { label: 'x', size: 'm' };\n" +
+        "export const sample: Pick<Widget, 'label'> = { label: input.label };\n",
+    );
+    const tsc = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+
+    // The generated registry loads in plain Node from the CommonJS project.
+    const load = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', "import('./generated/validators/widgets.js').then((m) => console.log(m.create({ label: 'a' }), m.create({})))"],
+      { cwd: project, encoding: 'utf8' },
+    );
+    expect(load.stdout.trim()).toBe('true false');
+  });
+});

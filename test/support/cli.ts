@@ -1,0 +1,28 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const cliPath = join(repoRoot, 'dist', 'bin', 'entigen.js');
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the compiled CLI in `cwd`. */
+export function runCli(args: string[], cwd: string): CliResult {
+  const result = spawnSync(process.execPath, [cliPath, ...args], { cwd, encoding: 'utf8' });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A temporary copy of the example app (entities and config), without its generated files. */
+export function copyExampleApp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'entigen-app-'));
+  cpSync(join(repoRoot, 'entities'), join(dir, 'entities'), { recursive: true, filter: (src) => !/[/\\](builtin|features)([/\\]|$)/.test(src) });
+  cpSync(join(repoRoot, 'entigen.config.yaml'), join(dir, 'entigen.config.yaml'));
+  return dir;
+}

@@ -1,5 +1,6 @@
 import { BuildFailure, sortDiagnostics, type Diagnostic } from './diagnostics.js';
 import { emitAll } from './emit/emitAll.js';
+import { startValidatorHelper } from './emit/emitValidatorsInParallel.js';
 import { buildModel, type EntitySource, type RawConfig } from './model/buildModel.js';
 import { featureFolders, packageEntityFiles, readInputs, type Inputs } from './readInputs.js';
 import { checkShape } from './schema/checkShape.js';
@@ -18,14 +19,15 @@ export interface BuildOutput {
   files: Map<string, string>;
 }
 
-/** Reads the project's entity files and returns every generated file; writes nothing. Throws BuildFailure. */
-export function build(options: BuildOptions): BuildOutput {
+/** Reads the project's entity files and returns every generated file; writes nothing. Rejects with BuildFailure. */
+export async function build(options: BuildOptions): Promise<BuildOutput> {
   return buildFromInputs(readInputs(options.root, options.entitiesDir ?? 'entities'));
 }
 
-export function buildFromInputs(inputs: Inputs): BuildOutput {
+export async function buildFromInputs(inputs: Inputs): Promise<BuildOutput> {
+  const helper = startValidatorHelper(inputs.entityFiles.length);
   const model = modelFromInputs(inputs);
-  return { model, files: emitAll(model) };
+  return { model, files: await emitAll(model, helper) };
 }
 
 /** load -> check shape -> model; every problem of every file is collected before failing. */

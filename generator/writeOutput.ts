@@ -18,13 +18,17 @@ export function writeOutput(outDir: string, files: Map<string, string>): WriteSu
     throw new Error(`${outDir} holds files but no metadata.json: not an entigen output folder, refusing to overwrite it`);
   }
   const summary: WriteSummary = { written: [], unchanged: 0, removed: [] };
+  const madeDirs = new Set<string>();
   for (const [path, text] of files) {
     const target = join(outDir, path);
     if (existsSync(target) && readFileSync(target, 'utf8') === text) {
       summary.unchanged++;
       continue;
     }
-    mkdirSync(dirname(target), { recursive: true });
+    if (!madeDirs.has(dirname(target))) {
+      mkdirSync(dirname(target), { recursive: true });
+      madeDirs.add(dirname(target));
+    }
     writeFileSync(target, text);
     summary.written.push(path);
   }

@@ -10,11 +10,11 @@ export interface PathOptions {
 
 const LARGE_MODEL = 50;
 
-export function buildCommand(options: PathOptions): void {
+export async function buildCommand(options: PathOptions): Promise<void> {
   const started = performance.now();
   try {
     const root = process.cwd();
-    const { model, files } = build({ root, entitiesDir: options.entities });
+    const { model, files } = await build({ root, entitiesDir: options.entities });
     if (model.entities.length >= LARGE_MODEL) process.stderr.write(`entigen: ${model.entities.length} entities modelled, writing ${files.size} files\n`);
     const summary = writeOutput(resolve(root, options.out), files);
     const ms = Math.round(performance.now() - started);

@@ -5,10 +5,10 @@ import type { PathOptions } from './buildCommand.js';
 import { reportFailure } from './reportFailure.js';
 
 /** Exits 1 and lists every stale, missing and extra file when the output is not what build would write. */
-export function checkCommand(options: PathOptions): void {
+export async function checkCommand(options: PathOptions): Promise<void> {
   try {
     const root = process.cwd();
-    const { files } = build({ root, entitiesDir: options.entities });
+    const { files } = await build({ root, entitiesDir: options.entities });
     const difference = compareOutput(resolve(root, options.out), files);
     const lines = [
       ...difference.stale.map((path) => `stale:   ${options.out}/${path}`),

@@ -3,13 +3,15 @@ import { emitIndex } from './emitIndex.js';
 import { emitMetadata } from './emitMetadata.js';
 import { emitPackageJson } from './emitPackageJson.js';
 import { emitTypes } from './emitTypes.js';
-import { emitValidators } from './emitValidators.js';
+import { emitValidatorsInParallel, type ValidatorHelper } from './emitValidatorsInParallel.js';
 
-const EMITTERS = [emitIndex, emitMetadata, emitPackageJson, emitTypes, emitValidators];
+const EMITTERS = [emitIndex, emitMetadata, emitPackageJson, emitTypes];
 
 /** Every generated file, path relative to the output folder, in path order. */
-export function emitAll(model: AppModel): Map<string, string> {
+export async function emitAll(model: AppModel, helper?: ValidatorHelper): Promise<Map<string, string>> {
+  const validators = emitValidatorsInParallel(model, helper);
   const files = new Map<string, string>();
   for (const emit of EMITTERS) for (const [path, text] of emit(model)) files.set(path, text);
+  for (const [path, text] of await validators) files.set(path, text);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

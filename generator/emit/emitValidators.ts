@@ -33,12 +33,15 @@ export function emitValidators(model: AppModel): Map<string, string> {
   const files = new Map<string, string>();
   for (const entity of model.entities) {
     const ajv = new Ajv({
-      code: { source: true, esm: true, lines: true },
+      code: { source: true, esm: true, lines: true, optimize: false },
       allErrors: true,
       strict: true,
       allowUnionTypes: true,
       unicode: false,
       logger: quietLogger,
+      // Body schemas are machine-made: skip compiling the meta-schema for each fresh instance.
+      meta: false,
+      validateSchema: false,
     });
     const schemas = bodySchemas(entity);
     for (const [name, schema] of Object.entries(schemas)) ajv.addSchema({ $id: `${entity.plural}/${name}`, ...schema });

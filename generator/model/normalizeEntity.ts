@@ -75,6 +75,8 @@ const FILTER_UNSUPPORTED: FieldType[] = ['any', 'object', 'encryptedKey'];
 
 const Ajv = AjvModule.default;
 const defaultsAjv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: true });
+/** Defaults of the same shape share one compiled check: most models repeat a few shapes many times. */
+const defaultChecks = new Map<string, ReturnType<typeof defaultsAjv.compile>>();
 
 /** Applies the base, checks every rule a file can break, and returns the entity's model. */
 export function normalizeEntity(raw: RawEntity, context: EntityContext): { entity: EntityModel; diagnostics: Diagnostic[] } {
@@ -231,7 +233,13 @@ function checkDefault(value: unknown, field: FieldModel): string | undefined {
   if (field.type === 'enum' && typeof value === 'string' && field.values && !field.values.some((v) => v.key === value)) {
     return `"${value}" is not one of ${field.values.map((v) => v.key).join(', ')}`;
   }
-  const validate = defaultsAjv.compile(valueSchema(field));
+  const schema = valueSchema(field);
+  const cacheKey = JSON.stringify(schema);
+  let validate = defaultChecks.get(cacheKey);
+  if (!validate) {
+    validate = defaultsAjv.compile(schema);
+    defaultChecks.set(cacheKey, validate);
+  }
   if (validate(value)) return undefined;
   const error = validate.errors?.[0];
   return `${error?.instancePath ? `${error.instancePath.slice(1).replace(/\//g, '.')} ` : ''}${error?.message ?? 'invalid'} (type ${describeType(field)})`;

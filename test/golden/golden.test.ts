@@ -15,9 +15,9 @@ const cases = readdirSync(casesDir, { withFileTypes: true })
   .sort();
 const update = process.env.UPDATE_GOLDEN === '1';
 
-function run(root: string): { files?: Map<string, string>; stderr?: string } {
+async function run(root: string): Promise<{ files?: Map<string, string>; stderr?: string }> {
   try {
-    return { files: build({ root }).files };
+    return { files: (await build({ root })).files };
   } catch (error) {
     if (!(error instanceof BuildFailure)) throw error;
     return { stderr: `${error.diagnostics.map(formatDiagnostic).join('\n')}\n` };
@@ -31,9 +31,9 @@ describe('golden cases', () => {
   });
 
   for (const name of cases) {
-    it(name, () => {
+    it(name, async () => {
       const root = join(casesDir, name);
-      const result = run(root);
+      const result = await run(root);
       const stderrPath = join(root, 'stderr.txt');
       const expectedDir = join(root, 'expected');
       if (update) {

@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { build } from '../../generator/build.js';
 import { listFiles } from '../../generator/compareOutput.js';
 import { copyExampleApp, repoRoot, runCli } from '../support/cli.js';
 
@@ -17,6 +18,22 @@ describe('entigen build', () => {
     expect(first).toContain('index.ts');
     expect(first).toContain('validators/articles.js');
     for (const path of first) expect(readFileSync(join(app, 'second', path))).toEqual(readFileSync(join(app, 'first', path)));
+  });
+
+  it('writes the same bytes for a large model, where a worker thread emits half of the validators', async () => {
+    const app = mkdtempSync(join(tmpdir(), 'entigen-large-'));
+    mkdirSync(join(app, 'entities'));
+    for (let i = 0; i < 70; i++) {
+      writeFileSync(
+        join(app, 'entities', `things${i}.yaml`),
+        `version: 1\nname: Thing${i}\nplural: things${i}\nfields:\n  n: { type: int, default: ${i} }\n  next: { type: objectId, ref: things${(i + 1) % 70} }\n`,
+      );
+    }
+    expect(runCli(['build'], app).status).toBe(0);
+    // In-process from the sources there is no compiled worker: everything runs on one thread.
+    const { files } = await build({ root: app });
+    expect(listFiles(join(app, 'generated'))).toEqual([...files.keys()]);
+    for (const [path, text] of files) expect(readFileSync(join(app, 'generated', path), 'utf8'), path).toBe(text);
   });
 
   it('produces what is committed in generated/', () => {

@@ -1,0 +1,60 @@
+import type { Action, EntityModel } from '../model/types.js';
+import type { Where } from '../store/types.js';
+import type { Caller } from './caller.js';
+import { parsePermission, SYSTEM_ADMIN, type Permission } from './parsePermission.js';
+
+/** Allowed, with the records it applies to; `where` undefined means every record. */
+export type Access = { allowed: false } | { allowed: true; where?: Where };
+
+const parsed = new Map<string, Permission | null>();
+
+function parseCached(text: string): Permission | null {
+  let permission = parsed.get(text);
+  if (permission === undefined) {
+    const result = parsePermission(text);
+    permission = result.ok ? result.permission : null;
+    parsed.set(text, permission);
+  }
+  return permission;
+}
+
+/**
+ * Layer 1 and 2 of the spec: the caller's permissions for `action` on `entity`, turned into a
+ * query constraint. Permissions OR together; `own` adds ownerId = caller; a field condition
+ * adds field = value. `system:admin` bypasses everything.
+ */
+export function accessFor(caller: Caller, entity: EntityModel, action: Action): Access {
+  if (caller.isAdmin || caller.permissions.has(SYSTEM_ADMIN)) return { allowed: true };
+  const alternatives: Where[] = [];
+  for (const text of caller.permissions) {
+    const permission = parseCached(text);
+    if (!permission || permission.entity !== entity.plural || permission.action !== action) continue;
+    const parts: Where[] = [];
+    if (permission.scope === 'own') {
+      if (!caller.user || entity.ownership !== 'owned') continue;
+      parts.push({ field: 'ownerId', op: 'eq', value: caller.user.id });
+    }
+    if (permission.condition) {
+      const field = entity.fields.find((f) => f.name === permission.condition!.field);
+      if (!field) continue;
+      parts.push({ field: field.name, op: 'eq', value: typedValue(field.type, permission.condition.value) });
+    }
+    if (parts.length === 0) return { allowed: true };
+    alternatives.push(parts.length === 1 ? parts[0] : { and: parts });
+  }
+  if (alternatives.length === 0) return { allowed: false };
+  return { allowed: true, where: alternatives.length === 1 ? alternatives[0] : { or: alternatives } };
+}
+
+function typedValue(type: string, text: string): unknown {
+  if (type === 'boolean') return text === 'true';
+  if (type === 'int' || type === 'float') return Number(text);
+  return text;
+}
+
+/** Both constraints at once (either may be absent). */
+export function andWhere(...parts: (Where | undefined)[]): Where | undefined {
+  const present = parts.filter((p): p is Where => p !== undefined);
+  if (present.length === 0) return undefined;
+  return present.length === 1 ? present[0] : { and: present };
+}

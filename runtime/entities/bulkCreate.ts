@@ -1,0 +1,44 @@
+import type { Caller } from '../access/caller.js';
+import type { RuntimeContext } from '../context.js';
+import { ApiError, validationError } from '../http/errors.js';
+import type { Doc } from '../store/types.js';
+import { buildNewRecord, validateBody } from './createRecord.js';
+import { entityOf } from './entityOf.js';
+import { presentRecord } from './presentRecord.js';
+import { requireAccess } from './requireAccess.js';
+import { storeWrite } from './storeWrite.js';
+
+export const MAX_BULK_ITEMS = 500;
+
+export interface BulkCreateInput {
+  ctx: RuntimeContext;
+  plural: string;
+  body: unknown;
+  caller: Caller;
+}
+
+/** POST /{plural}/bulk: `{ items }`, at most 500, all or nothing; every invalid item reported. */
+export async function bulkCreateOperation({ ctx, plural, body, caller }: BulkCreateInput): Promise<{ items: Doc[]; count: number }> {
+  const { model, validators } = entityOf(ctx, plural);
+  requireAccess(caller, model, 'create');
+  const items = readItems(body);
+  const details: Record<string, string> = {};
+  items.forEach((item, i) => Object.assign(details, validateBody(validators.bulkItem, item, `items.${i}`)));
+  if (Object.keys(details).length > 0) throw validationError(details);
+  if (model.ownership === 'owned' && !caller.user) throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
+  const now = ctx.now();
+  const docs = items.map((item) => buildNewRecord(model, item as Record<string, unknown>, caller, ctx, now));
+  const created = await storeWrite(model, () => ctx.store.insertMany(plural, docs));
+  return { items: created.map((doc) => presentRecord(model, doc)), count: created.length };
+}
+
+function readItems(body: unknown): unknown[] {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw validationError({ body: 'must be an object { items: [...] }' });
+  const extra = Object.keys(body).filter((key) => key !== 'items');
+  if (extra.length > 0) throw validationError(Object.fromEntries(extra.map((key) => [key, 'is not allowed'])));
+  const items = (body as { items?: unknown }).items;
+  if (!Array.isArray(items)) throw validationError({ items: 'must be an array' });
+  if (items.length === 0) throw validationError({ items: 'must hold at least one item' });
+  if (items.length > MAX_BULK_ITEMS) throw validationError({ items: `must hold at most ${MAX_BULK_ITEMS} items` });
+  return items;
+}

@@ -1,0 +1,27 @@
+import type { Caller } from '../access/caller.js';
+import type { RuntimeContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import type { Doc } from '../store/types.js';
+import { buildNewRecord, requireValid } from './createRecord.js';
+import { entityOf } from './entityOf.js';
+import { presentRecord } from './presentRecord.js';
+import { requireAccess } from './requireAccess.js';
+import { storeWrite } from './storeWrite.js';
+
+export interface CreateInput {
+  ctx: RuntimeContext;
+  plural: string;
+  body: unknown;
+  caller: Caller;
+}
+
+/** POST /{plural}: access -> validate -> defaults and macros -> store -> the created record. */
+export async function createOperation({ ctx, plural, body, caller }: CreateInput): Promise<Doc> {
+  const { model, validators } = entityOf(ctx, plural);
+  requireAccess(caller, model, 'create');
+  const input = requireValid(validators.create, body);
+  if (model.ownership === 'owned' && !caller.user) throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
+  const doc = buildNewRecord(model, input, caller, ctx, ctx.now());
+  const created = await storeWrite(model, () => ctx.store.insert(plural, doc));
+  return presentRecord(model, created);
+}

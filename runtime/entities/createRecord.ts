@@ -1,0 +1,37 @@
+import type { Caller } from '../access/caller.js';
+import type { RuntimeContext } from '../context.js';
+import { validationError } from '../http/errors.js';
+import type { EntityModel } from '../model/types.js';
+import type { Doc } from '../store/types.js';
+import { validationDetails, type CompiledValidator } from '../validation/validationDetails.js';
+import { applyContentStatus, applyDefaults, encryptFields, newId, normalizeDates, resolveMacros } from './prepareWrite.js';
+
+/**
+ * A validated create body turned into the document to store: defaults, macros, content
+ * status, dates, encryption, then the server-set fields (id, ownerId, tenantId, timestamps).
+ */
+export function buildNewRecord(entity: EntityModel, body: Record<string, unknown>, caller: Caller, ctx: RuntimeContext, now: Date): Doc {
+  let values = resolveMacros(applyDefaults(entity, body), caller, now);
+  values = applyContentStatus(entity, values, undefined, now);
+  values = encryptFields(entity, normalizeDates(entity, values), ctx.cipher);
+  const stamp = now.toISOString();
+  const doc: Doc = { ...values, id: newId(), createdAt: stamp, updatedAt: stamp };
+  if (entity.ownership === 'owned') {
+    doc.ownerId = caller.user!.id;
+    doc.archivedAt = null;
+  }
+  if (entity.tenantScoped && caller.activeTenantId) doc.tenantId = caller.activeTenantId;
+  return doc;
+}
+
+/** Checks a body against a compiled validator; every bad field is reported, under `prefix` for bulk items. */
+export function validateBody(validate: CompiledValidator, body: unknown, prefix = ''): Record<string, string> | undefined {
+  if (validate(body)) return undefined;
+  return validationDetails(validate.errors ?? [], prefix);
+}
+
+export function requireValid(validate: CompiledValidator, body: unknown): Record<string, unknown> {
+  const details = validateBody(validate, body);
+  if (details) throw validationError(details);
+  return body as Record<string, unknown>;
+}

@@ -1,0 +1,91 @@
+import { ObjectId } from 'bson';
+import type { Caller } from '../access/caller.js';
+import type { FieldCipher } from '../crypto/fieldCipher.js';
+import { ApiError } from '../http/errors.js';
+import type { EntityModel, FieldModel } from '../model/types.js';
+import type { Doc } from '../store/types.js';
+
+export function newId(): string {
+  return new ObjectId().toHexString();
+}
+
+/** Fields missing from a create body get their declared defaults (copied, never shared). */
+export function applyDefaults(entity: EntityModel, body: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...body };
+  for (const field of entity.fields) {
+    if (out[field.name] === undefined && field.default !== undefined) out[field.name] = structuredClone(field.default);
+  }
+  return out;
+}
+
+const MACRO = /\{\{\s*(user\.id|user\.name|user\.email|now)\s*\}\}/g;
+
+/** `{{user.id}}`, `{{user.name}}`, `{{user.email}}`, `{{now}}` in any string value; other `{{...}}` stays. */
+export function resolveMacros(values: Record<string, unknown>, caller: Caller, now: Date): Record<string, unknown> {
+  const replacements: Record<string, string | undefined> = {
+    'user.id': caller.user?.id,
+    'user.name': caller.user?.displayName,
+    'user.email': caller.user?.email,
+    now: now.toISOString(),
+  };
+  const resolve = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      return value.includes('{{') ? value.replace(MACRO, (text, name: string) => replacements[name] ?? text) : value;
+    }
+    if (Array.isArray(value)) return value.map(resolve);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
+    return value;
+  };
+  return resolve(values) as Record<string, unknown>;
+}
+
+/** isoDate values are stored as full UTC timestamps, so they compare and range-filter as text. */
+export function normalizeDates(entity: EntityModel, values: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...values };
+  for (const field of entity.fields) {
+    const value = out[field.name];
+    if (field.type === 'isoDate' && typeof value === 'string') out[field.name] = toTimestamp(value, field.name);
+    if (field.type === 'array' && field.items?.type === 'isoDate' && Array.isArray(value)) {
+      out[field.name] = value.map((v) => (typeof v === 'string' ? toTimestamp(v, field.name) : v));
+    }
+  }
+  return out;
+}
+
+function toTimestamp(value: string, field: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new ApiError('VALIDATION_ERROR', 'Request validation failed', { [field]: 'must be an ISO 8601 date or date-time' });
+  return new Date(time).toISOString();
+}
+
+/** encryptedKey values are encrypted before they reach the store. */
+export function encryptFields(entity: EntityModel, values: Record<string, unknown>, cipher: FieldCipher): Record<string, unknown> {
+  const encrypted = entity.fields.filter((f) => f.type === 'encryptedKey' && typeof values[f.name] === 'string');
+  if (encrypted.length === 0) return values;
+  const out = { ...values };
+  for (const field of encrypted) out[field.name] = cipher.encrypt(out[field.name] as string);
+  return out;
+}
+
+const STATUS_MOVES: Record<string, string[]> = {
+  draft: ['published'],
+  published: ['draft', 'archived'],
+  archived: ['draft'],
+};
+
+/** Content-base status rules: legal moves only; publishing sets publishedAt when it is empty. */
+export function applyContentStatus(entity: EntityModel, values: Record<string, unknown>, current: Doc | undefined, now: Date): Record<string, unknown> {
+  if (entity.base !== 'content' || values.status === undefined || values.status === null) return values;
+  const from = current?.status as string | undefined;
+  const to = values.status as string;
+  if (from && from !== to && !STATUS_MOVES[from]?.includes(to)) {
+    throw new ApiError('UNPROCESSABLE_ENTITY', `Status cannot move from ${from} to ${to}`, { status: `cannot move from ${from} to ${to}` });
+  }
+  const publishedAt = values.publishedAt !== undefined ? values.publishedAt : current?.publishedAt;
+  if (to === 'published' && (publishedAt === null || publishedAt === undefined)) return { ...values, publishedAt: now.toISOString() };
+  return values;
+}
+
+export function isNumeric(field: FieldModel): boolean {
+  return field.type === 'int' || field.type === 'float';
+}

@@ -1,0 +1,56 @@
+import { accessFor, andWhere } from '../access/accessFor.js';
+import { isAnonymous, type Caller } from '../access/caller.js';
+import type { RuntimeContext } from '../context.js';
+import { ApiError, notFound } from '../http/errors.js';
+import type { Action, EntityModel } from '../model/types.js';
+import { OBJECT_ID_PATTERN } from '../model/patterns.js';
+import type { Doc, Where } from '../store/types.js';
+
+const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
+
+/**
+ * The records `action` may touch, as a constraint for the store; throws when the caller has
+ * no such permission at all: 401 when anonymous, 403 when signed in.
+ */
+export function requireAccess(caller: Caller, entity: EntityModel, action: Action): Where | undefined {
+  const access = accessFor(caller, entity, action);
+  if (!access.allowed) {
+    throw isAnonymous(caller)
+      ? new ApiError('UNAUTHORIZED')
+      : new ApiError('FORBIDDEN', `You may not ${action} ${entity.plural}`);
+  }
+  return access.where;
+}
+
+/** The record if the caller may view it; 404 otherwise, so hidden records stay unknown. */
+export async function findVisible(ctx: RuntimeContext, entity: EntityModel, id: string, caller: Caller): Promise<Doc> {
+  const viewable = requireAccess(caller, entity, 'view');
+  if (!OBJECT_ID.test(id)) throw notFound(singular(entity));
+  const doc = await ctx.store.get(entity.plural, id, viewable);
+  if (!doc) throw notFound(singular(entity));
+  return doc;
+}
+
+/**
+ * For edit and delete: 401/403 without the permission, 404 when the record is not viewable,
+ * 403 when it is viewable but outside the permission's scope. Returns the record and the
+ * constraint to repeat in the write, so a change between read and write cannot widen it.
+ */
+export async function findWritable(
+  ctx: RuntimeContext,
+  entity: EntityModel,
+  id: string,
+  caller: Caller,
+  action: 'edit' | 'delete',
+): Promise<{ doc: Doc; where: Where | undefined }> {
+  const writable = requireAccess(caller, entity, action);
+  const doc = await findVisible(ctx, entity, id, caller);
+  if (writable && !(await ctx.store.get(entity.plural, id, writable))) {
+    throw new ApiError('FORBIDDEN', `You may not ${action} this ${singular(entity)}`);
+  }
+  return { doc, where: andWhere(writable) };
+}
+
+function singular(entity: EntityModel): string {
+  return entity.name.replace(/([a-z0-9])([A-Z])/g, '$1 $2');
+}

@@ -1,0 +1,38 @@
+/** Every error code of the spec (and DESIGN.md), once: status and default message. */
+export const ERROR_CODES = {
+  VALIDATION_ERROR: { status: 400, message: 'Request validation failed' },
+  UNAUTHORIZED: { status: 401, message: 'Authentication required' },
+  FORBIDDEN: { status: 403, message: 'You do not have permission to do this' },
+  NOT_FOUND: { status: 404, message: 'Resource not found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
+  CONFLICT: { status: 409, message: 'Resource conflicts with an existing one' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  UNPROCESSABLE_ENTITY: { status: 422, message: 'The request breaks a business rule' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'Service temporarily unavailable' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export type ErrorDetails = Record<string, string>;
+
+/** The one error class: operations throw it, the HTTP layer writes it as the error envelope. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string = ERROR_CODES[code].message,
+    readonly details?: ErrorDetails,
+  ) {
+    super(message);
+    this.status = ERROR_CODES[code].status;
+  }
+
+  toBody(): { error: { code: ErrorCode; message: string; details?: ErrorDetails } } {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+}
+
+export const validationError = (details: ErrorDetails, message = ERROR_CODES.VALIDATION_ERROR.message) =>
+  new ApiError('VALIDATION_ERROR', message, details);
+export const notFound = (what = 'Resource') => new ApiError('NOT_FOUND', `${what} not found`);

@@ -1,0 +1,55 @@
+import type { Condition, Where } from '../types.js';
+import { ident, type TableLayout } from './tableLayout.js';
+
+/** What differs between SQL dialects when compiling a where tree. */
+export interface SqlDialect {
+  /** Adds a bound value and returns its placeholder. */
+  bind(params: unknown[], value: unknown): string;
+  /** Condition: the JSON array column holds any of the placeholders. */
+  jsonArrayHasAny(column: string, placeholders: string[]): string;
+  /** Value as the dialect stores it for a column kind (booleans as 0/1 in SQLite). */
+  encodeScalar(kind: string, value: unknown): unknown;
+}
+
+/** Compiles the IR into a SQL condition, binding every value; unknown fields match nothing. */
+export function compileWhere(where: Where, layout: TableLayout, dialect: SqlDialect, params: unknown[]): string {
+  if ('and' in where) return where.and.length === 0 ? '1=1' : `(${where.and.map((w) => compileWhere(w, layout, dialect, params)).join(' AND ')})`;
+  if ('or' in where) return where.or.length === 0 ? '1=0' : `(${where.or.map((w) => compileWhere(w, layout, dialect, params)).join(' OR ')})`;
+  if ('not' in where) return `NOT (${compileWhere(where.not, layout, dialect, params)})`;
+  return compileCondition(where, layout, dialect, params);
+}
+
+function compileCondition(condition: Condition, layout: TableLayout, dialect: SqlDialect, params: unknown[]): string {
+  const column = layout.columns.get(condition.field);
+  if (!column) return '1=0';
+  const col = ident(column.field);
+  const bind = (value: unknown) => dialect.bind(params, dialect.encodeScalar(column.kind, value));
+  const { op, value } = condition;
+  switch (op) {
+    case 'eq':
+      return value === null || value === undefined ? `${col} IS NULL` : `${col} = ${bind(value)}`;
+    case 'ne':
+      return value === null || value === undefined ? `${col} IS NOT NULL` : `(${col} IS NULL OR ${col} <> ${bind(value)})`;
+    case 'in': {
+      const values = (value as unknown[]).filter((v) => v !== null && v !== undefined);
+      const hasNull = values.length < (value as unknown[]).length;
+      const list = values.length > 0 ? `${col} IN (${values.map(bind).join(', ')})` : '1=0';
+      return hasNull ? `(${list} OR ${col} IS NULL)` : list;
+    }
+    case 'gt':
+      return `${col} > ${bind(value)}`;
+    case 'gte':
+      return `${col} >= ${bind(value)}`;
+    case 'lt':
+      return `${col} < ${bind(value)}`;
+    case 'lte':
+      return `${col} <= ${bind(value)}`;
+    case 'exists':
+      return value === false ? `${col} IS NULL` : `${col} IS NOT NULL`;
+    case 'contains': {
+      const values = Array.isArray(value) ? value : [value];
+      if (values.length === 0) return '1=0';
+      return dialect.jsonArrayHasAny(col, values.map((v) => dialect.bind(params, v)));
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { collationKey, naturalSortKey } from './sortKey.js';
+
+const sortBy = (values: string[], key: (v: string) => string) =>
+  [...values].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+
+describe('naturalSortKey', () => {
+  it('orders case-insensitively with natural numbers and ignores accents', () => {
+    expect(sortBy(['item 10', 'Banana', 'item 2', 'apple', 'Éclair', 'eclairs', 'item 1'], naturalSortKey)).toEqual([
+      'apple',
+      'Banana',
+      'Éclair',
+      'eclairs',
+      'item 1',
+      'item 2',
+      'item 10',
+    ]);
+  });
+
+  it('treats leading zeros as the same number', () => {
+    expect(naturalSortKey('v007')).toBe(naturalSortKey('v7'));
+  });
+});
+
+describe('collationKey', () => {
+  it('strength 1 ignores case and accents, 3 puts lower case first', () => {
+    expect(collationKey('Résumé', { locale: 'en', strength: 1 })).toBe(collationKey('resume', { locale: 'en', strength: 1 }));
+    expect(sortBy(['B', 'a', 'A', 'b'], (v) => collationKey(v, { locale: 'en', strength: 3 }))).toEqual(['a', 'A', 'b', 'B']);
+  });
+
+  it('orders numbers as text unless numericOrdering is set', () => {
+    expect(sortBy(['x10', 'x9'], (v) => collationKey(v, { locale: 'en' }))).toEqual(['x10', 'x9']);
+    expect(sortBy(['x10', 'x9'], (v) => collationKey(v, { locale: 'en', numericOrdering: true }))).toEqual(['x9', 'x10']);
+  });
+});

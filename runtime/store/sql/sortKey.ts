@@ -1,0 +1,41 @@
+import type { Collation } from '../types.js';
+
+/** Longest digit run that natural ordering pads; longer runs compare as text. */
+const MAX_NUMBER_DIGITS = 99;
+
+function stripAccents(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '');
+}
+
+/** Digit runs get a two-digit length prefix, so "item 2" < "item 10" in plain text order. */
+function padNumbers(text: string): string {
+  return text.replace(/\d+/g, (digits) => {
+    const trimmed = digits.replace(/^0+(?=\d)/, '');
+    if (trimmed.length > MAX_NUMBER_DIGITS) return digits;
+    return `${String(trimmed.length).padStart(2, '0')}${trimmed}`;
+  });
+}
+
+/**
+ * The default ordering key of a string: case- and accent-insensitive, natural numbers.
+ * Stored beside the value, so ordering is a plain indexed text comparison in every SQL store.
+ */
+export function naturalSortKey(value: string): string {
+  return padNumbers(stripAccents(value).toLowerCase());
+}
+
+/**
+ * Ordering key for an explicit collation: base letters first, then accents (strength >= 2),
+ * then case with lower before upper (strength 3), as ICU compares. Locale-specific letter
+ * orders (Swedish å after z, say) are not applied; the store's native collation does that.
+ */
+export function collationKey(value: string, collation: Collation): string {
+  const strength = collation.strength ?? 3;
+  const number = collation.numericOrdering ? padNumbers : (text: string) => text;
+  const primary = number(stripAccents(value).toLowerCase());
+  if (strength === 1) return primary;
+  const secondary = number(value.normalize('NFD').toLowerCase());
+  if (strength === 2) return `${primary}\u0001${secondary}`;
+  const tertiary = [...value].map((ch) => (ch !== ch.toLowerCase() ? '1' : '0')).join('');
+  return `${primary}\u0001${secondary}\u0001${tertiary}`;
+}

@@ -1,0 +1,60 @@
+import type { EntityModel, FieldModel } from '../../model/types.js';
+
+export type ColumnKind = 'text' | 'int' | 'real' | 'bool' | 'json';
+
+export interface Column {
+  field: string;
+  kind: ColumnKind;
+  /** Column holding the natural-order key of a string field, when the field is sortable text. */
+  sortKey?: string;
+}
+
+/** How one entity maps onto a table: real columns for scalars, JSON for arrays, objects and `any`. */
+export interface TableLayout {
+  table: string;
+  columns: Map<string, Column>;
+  searchFields: string[];
+  unique: string[];
+  /** Fields worth an index: filters, ownership, tenancy, timestamps. */
+  indexed: string[];
+}
+
+const TEXT_TYPES = new Set(['string', 'url', 'enum', 'objectId', 'isoDate', 'encryptedKey']);
+const SORT_KEY_TYPES = new Set(['string', 'url', 'enum']);
+
+export function columnKind(field: FieldModel): ColumnKind {
+  if (TEXT_TYPES.has(field.type)) return 'text';
+  if (field.type === 'int') return 'int';
+  if (field.type === 'float') return 'real';
+  if (field.type === 'boolean') return 'bool';
+  return 'json';
+}
+
+export function sortKeyColumn(field: string): string {
+  return `_sk_${field}`;
+}
+
+export function tableLayout(entity: EntityModel): TableLayout {
+  const columns = new Map<string, Column>();
+  for (const field of entity.fields) {
+    columns.set(field.name, {
+      field: field.name,
+      kind: columnKind(field),
+      ...(SORT_KEY_TYPES.has(field.type) && !field.hidden ? { sortKey: sortKeyColumn(field.name) } : {}),
+    });
+  }
+  const indexed = new Set(entity.fields.filter((f) => f.filterable && !f.unique).map((f) => f.name));
+  for (const name of ['ownerId', 'tenantId', 'createdAt', 'updatedAt']) if (columns.has(name)) indexed.add(name);
+  return {
+    table: entity.plural,
+    columns,
+    searchFields: entity.searchFields,
+    unique: entity.fields.filter((f) => f.unique && f.name !== 'id').map((f) => f.name),
+    indexed: [...indexed],
+  };
+}
+
+/** Double-quoted SQL identifier; names come from the model, which admits only letters and digits. */
+export function ident(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}

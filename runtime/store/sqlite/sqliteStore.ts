@@ -1,0 +1,304 @@
+import Database from 'better-sqlite3';
+import type { AppModel } from '../../model/types.js';
+import { compileWhere, type SqlDialect } from '../sql/compileWhere.js';
+import { decodeRow, encodeFields, searchTerms, searchText } from '../sql/rowCodec.js';
+import { collationKey } from '../sql/sortKey.js';
+import { ident, tableLayout, type TableLayout } from '../sql/tableLayout.js';
+import {
+  StoreUnavailable,
+  UniqueConflict,
+  type CountQuery,
+  type Doc,
+  type FindQuery,
+  type IncrementInput,
+  type Store,
+  type UpdateSet,
+  type Where,
+} from '../types.js';
+import { ftsTable, syncSqliteSchema } from './syncSqliteSchema.js';
+
+const STATEMENT_CACHE_SIZE = 500;
+
+const dialect: SqlDialect = {
+  bind(params, value) {
+    params.push(value);
+    return '?';
+  },
+  jsonArrayHasAny: (column, placeholders) => `EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.value IN (${placeholders.join(', ')}))`,
+  encodeScalar: (kind, value) => (kind === 'bool' && typeof value === 'boolean' ? (value ? 1 : 0) : value),
+};
+
+/** State shared by a store and the transaction views made from it. */
+interface Shared {
+  db: Database.Database;
+  layouts: Map<string, TableLayout>;
+  statements: Map<string, Database.Statement>;
+  /** Settles when the open transaction ends; other callers wait on it. */
+  transactionDone?: Promise<void>;
+}
+
+/** The embedded store: better-sqlite3, WAL, synchronous=FULL, FTS5 for text search. */
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite';
+
+  static open(path: string): SqliteStore {
+    let db: Database.Database;
+    try {
+      db = new Database(path);
+    } catch (error) {
+      throw new StoreUnavailable(`cannot open SQLite database ${path}: ${(error as Error).message}`);
+    }
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    db.function('entigen_collate', { deterministic: true }, (value: unknown, strength: unknown, numeric: unknown) =>
+      typeof value === 'string' ? collationKey(value, { locale: '', strength: Number(strength) as 1 | 2 | 3, numericOrdering: numeric === 1 }) : null,
+    );
+    return new SqliteStore({ db, layouts: new Map(), statements: new Map() }, false);
+  }
+
+  private constructor(
+    private readonly shared: Shared,
+    private readonly inTransaction: boolean,
+  ) {}
+
+  async init(model: AppModel): Promise<void> {
+    for (const entity of model.entities) {
+      const layout = tableLayout(entity);
+      this.shared.db.transaction(() => syncSqliteSchema(this.shared.db, layout))();
+      this.shared.layouts.set(entity.plural, layout);
+    }
+  }
+
+  async find(collection: string, query: FindQuery): Promise<Doc[]> {
+    await this.turn();
+    const layout = this.layout(collection);
+    const params: unknown[] = [];
+    const select = query.select ? ['id', ...query.select.filter((f) => f !== 'id' && layout.columns.has(f))] : undefined;
+    const columns = select ? select.map(ident).join(', ') : '*';
+    const conditions = this.conditions(layout, query, params);
+    if (query.after !== undefined) {
+      const idDirection = query.sort?.find((s) => s.field === 'id')?.direction ?? 'desc';
+      conditions.push(`"id" ${idDirection === 'asc' ? '>' : '<'} ?`);
+      params.push(query.after);
+    }
+    let sql = `SELECT ${columns} FROM ${ident(layout.table)}`;
+    if (conditions.length > 0) sql += ` WHERE ${conditions.join(' AND ')}`;
+    sql += ` ORDER BY ${this.orderBy(layout, query, params)}`;
+    sql += ` LIMIT ? OFFSET ?`;
+    params.push(query.limit ?? -1, query.skip ?? 0);
+    const rows = this.statement(sql).all(...params) as Record<string, unknown>[];
+    return rows.map((row) => decodeRow(layout, row, select));
+  }
+
+  async count(collection: string, query: CountQuery): Promise<number> {
+    await this.turn();
+    const layout = this.layout(collection);
+    const params: unknown[] = [];
+    const conditions = this.conditions(layout, query, params);
+    const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
+    const row = this.statement(`SELECT COUNT(*) AS n FROM ${ident(layout.table)}${where}`).get(...params) as { n: number };
+    return row.n;
+  }
+
+  async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
+    await this.turn();
+    const layout = this.layout(collection);
+    const params: unknown[] = [id];
+    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
+    const row = this.statement(`SELECT * FROM ${ident(layout.table)} WHERE "id" = ?${extra}`).get(...params) as Record<string, unknown> | undefined;
+    return row ? decodeRow(layout, row) : null;
+  }
+
+  async insert(collection: string, doc: Doc): Promise<Doc> {
+    await this.turn();
+    const layout = this.layout(collection);
+    this.guard(layout, () => this.shared.db.transaction(() => this.insertRow(layout, doc))());
+    return this.normalized(layout, doc);
+  }
+
+  async insertMany(collection: string, docs: Doc[]): Promise<Doc[]> {
+    await this.turn();
+    const layout = this.layout(collection);
+    this.guard(layout, () => this.shared.db.transaction(() => docs.forEach((doc) => this.insertRow(layout, doc)))());
+    return docs.map((doc) => this.normalized(layout, doc));
+  }
+
+  async update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
+    await this.turn();
+    const layout = this.layout(collection);
+    const values = encodeFields(layout, set, true);
+    values.delete('id');
+    if (values.size === 0) return this.get(collection, id, where);
+    const params: unknown[] = [...values.values(), id];
+    const assignments = [...values.keys()].map((column) => `${ident(column)} = ?`).join(', ');
+    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
+    const sql = `UPDATE ${ident(layout.table)} SET ${assignments} WHERE "id" = ?${extra} RETURNING *`;
+    return this.guard(layout, () =>
+      this.shared.db.transaction(() => {
+        const row = this.statement(sql).get(...params) as Record<string, unknown> | undefined;
+        if (!row) return null;
+        const doc = decodeRow(layout, row);
+        if (layout.searchFields.some((f) => f in set)) this.indexText(layout, doc, true);
+        return doc;
+      })(),
+    );
+  }
+
+  async increment(collection: string, id: string, by: IncrementInput, set: UpdateSet = {}, where?: Where): Promise<Doc | null> {
+    await this.turn();
+    const layout = this.layout(collection);
+    const params: unknown[] = [];
+    const assignments = Object.entries(by).map(([field, amount]) => {
+      params.push(amount);
+      return `${ident(field)} = COALESCE(${ident(field)}, 0) + ?`;
+    });
+    for (const [column, value] of encodeFields(layout, set, true)) {
+      params.push(value);
+      assignments.push(`${ident(column)} = ?`);
+    }
+    params.push(id);
+    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
+    const row = this.statement(`UPDATE ${ident(layout.table)} SET ${assignments.join(', ')} WHERE "id" = ?${extra} RETURNING *`).get(
+      ...params,
+    ) as Record<string, unknown> | undefined;
+    return row ? decodeRow(layout, row) : null;
+  }
+
+  async remove(collection: string, id: string, where?: Where): Promise<boolean> {
+    await this.turn();
+    const layout = this.layout(collection);
+    const params: unknown[] = [id];
+    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
+    return this.shared.db.transaction(() => {
+      const { changes } = this.statement(`DELETE FROM ${ident(layout.table)} WHERE "id" = ?${extra}`).run(...params);
+      if (changes > 0 && layout.searchFields.length > 0) this.statement(`DELETE FROM ${ident(ftsTable(layout))} WHERE id = ?`).run(id);
+      return changes > 0;
+    })();
+  }
+
+  async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    if (this.inTransaction) return fn(this);
+    await this.turn();
+    let finish!: () => void;
+    this.shared.transactionDone = new Promise<void>((resolve) => (finish = resolve));
+    const { db } = this.shared;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await fn(new SqliteStore(this.shared, true));
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw error;
+    } finally {
+      this.shared.transactionDone = undefined;
+      finish();
+    }
+  }
+
+  async ping(): Promise<void> {
+    this.shared.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    await this.turn();
+    this.shared.db.close();
+  }
+
+  /** Waits while another caller's transaction is open: its statements share this connection. */
+  private async turn(): Promise<void> {
+    while (!this.inTransaction && this.shared.transactionDone) await this.shared.transactionDone;
+  }
+
+  private layout(collection: string): TableLayout {
+    const layout = this.shared.layouts.get(collection);
+    if (!layout) throw new Error(`unknown collection ${collection}`);
+    return layout;
+  }
+
+  private statement(sql: string): Database.Statement {
+    const { statements, db } = this.shared;
+    let statement = statements.get(sql);
+    if (!statement) {
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private conditions(layout: TableLayout, query: CountQuery, params: unknown[]): string[] {
+    const conditions: string[] = [];
+    if (query.where) conditions.push(compileWhere(query.where, layout, dialect, params));
+    if (query.text !== undefined) {
+      const terms = searchTerms(query.text);
+      if (layout.searchFields.length === 0) conditions.push('1=0');
+      else if (terms.length > 0) {
+        const fts = ident(ftsTable(layout));
+        conditions.push(`"id" IN (SELECT id FROM ${fts} WHERE ${fts} MATCH ?)`);
+        params.push(terms.map((term) => `"${term}"*`).join(' '));
+      }
+    }
+    return conditions;
+  }
+
+  private orderBy(layout: TableLayout, query: FindQuery, params: unknown[]): string {
+    const parts: string[] = [];
+    let idDirection = 'DESC';
+    for (const key of query.sort ?? []) {
+      const direction = key.direction === 'asc' ? 'ASC' : 'DESC';
+      if (key.field === 'id') {
+        idDirection = direction;
+        break;
+      }
+      const column = layout.columns.get(key.field);
+      if (!column) continue;
+      if (query.collation && column.kind === 'text') {
+        parts.push(`entigen_collate(${ident(column.field)}, ?, ?) ${direction}`);
+        params.push(query.collation.strength ?? 3, query.collation.numericOrdering ? 1 : 0);
+      } else {
+        parts.push(`${ident(column.sortKey ?? column.field)} ${direction}`);
+      }
+      idDirection = direction;
+    }
+    parts.push(`"id" ${idDirection}`);
+    return parts.join(', ');
+  }
+
+  private insertRow(layout: TableLayout, doc: Doc): void {
+    const values = encodeFields(layout, doc, true);
+    const columns = [...values.keys()];
+    this.statement(`INSERT INTO ${ident(layout.table)} (${columns.map(ident).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
+      ...values.values(),
+    );
+    this.indexText(layout, doc, false);
+  }
+
+  private indexText(layout: TableLayout, doc: Doc, replace: boolean): void {
+    if (layout.searchFields.length === 0) return;
+    const fts = ident(ftsTable(layout));
+    if (replace) this.statement(`DELETE FROM ${fts} WHERE id = ?`).run(doc.id);
+    this.statement(`INSERT INTO ${fts} (id, ${layout.searchFields.map(ident).join(', ')}) VALUES (?${', ?'.repeat(layout.searchFields.length)})`).run(
+      doc.id,
+      ...layout.searchFields.map((f) => searchText(doc[f])),
+    );
+  }
+
+  /** The document as a read would return it: every field present, null when unset. */
+  private normalized(layout: TableLayout, doc: Doc): Doc {
+    const out: Record<string, unknown> = {};
+    for (const field of layout.columns.keys()) out[field] = doc[field] ?? null;
+    return out as Doc;
+  }
+
+  private guard<T>(layout: TableLayout, write: () => T): T {
+    try {
+      return write();
+    } catch (error) {
+      const match = /UNIQUE constraint failed: [^.]+\.(\w+)/.exec((error as Error).message);
+      if (match) throw new UniqueConflict(layout.table, match[1]);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,86 @@
+// The store contract: one interface, a small query IR, one named type per method's input and output.
+// Repositories and entity operations speak only this; adapters never see HTTP.
+import type { AppModel } from '../model/types.js';
+
+export type Doc = Record<string, unknown> & { id: string };
+
+export type ComparisonOp = 'eq' | 'ne' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'exists' | 'contains';
+
+/** A condition on one top-level field. `contains`: an array field holds the value (or any of `value` when it is an array). */
+export interface Condition {
+  field: string;
+  op: ComparisonOp;
+  value?: unknown;
+}
+export type Where = Condition | { and: Where[] } | { or: Where[] } | { not: Where };
+
+export type Direction = 'asc' | 'desc';
+export interface SortKey {
+  field: string;
+  direction: Direction;
+}
+
+/** An explicit collation; without one, strings order case-insensitively with natural numbers. */
+export interface Collation {
+  locale: string;
+  /** 1: base letters, 2: and accents, 3: and case. */
+  strength?: 1 | 2 | 3;
+  numericOrdering?: boolean;
+}
+
+export interface FindQuery {
+  where?: Where;
+  /** Every term must match as a word prefix in some searchable field. */
+  text?: string;
+  /** Default: id descending. The id is always the last tie-breaker. */
+  sort?: SortKey[];
+  collation?: Collation;
+  skip?: number;
+  limit?: number;
+  /** Keyset paging on id: records strictly after this id in the sort direction of id. */
+  after?: string;
+  select?: string[];
+}
+export type FindResult = Doc[];
+
+export interface CountQuery {
+  where?: Where;
+  text?: string;
+}
+
+export type InsertInput = Doc;
+/** Fields to set; `undefined` values are ignored, `null` clears. */
+export type UpdateSet = Record<string, unknown>;
+export type IncrementInput = Record<string, number>;
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres' | 'mongo';
+  /** Creates or extends collections, indexes and search indexes for the model. */
+  init(model: AppModel): Promise<void>;
+  find(collection: string, query: FindQuery): Promise<FindResult>;
+  count(collection: string, query: CountQuery): Promise<number>;
+  get(collection: string, id: string, where?: Where): Promise<Doc | null>;
+  insert(collection: string, doc: InsertInput): Promise<Doc>;
+  /** All or nothing. */
+  insertMany(collection: string, docs: InsertInput[]): Promise<Doc[]>;
+  /** Partial update of one record (optionally only if it also matches `where`); the record after, or null. */
+  update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null>;
+  /** Atomic in the database; `set` is applied in the same statement (e.g. updatedAt). */
+  increment(collection: string, id: string, by: IncrementInput, set?: UpdateSet, where?: Where): Promise<Doc | null>;
+  remove(collection: string, id: string, where?: Where): Promise<boolean>;
+  /** Runs `fn` in one transaction: everything it writes commits together or not at all. */
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
+  /** Cheap round trip for health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A unique constraint refused a write; `field` names the constrained field. */
+export class UniqueConflict extends Error {
+  constructor(readonly collection: string, readonly field: string) {
+    super(`${collection}.${field} must be unique`);
+  }
+}
+
+/** The database cannot be reached. */
+export class StoreUnavailable extends Error {}

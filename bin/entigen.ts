@@ -6,6 +6,7 @@ import { packageRoot } from '../generator/packageRoot.js';
 import { buildCommand } from './commands/buildCommand.js';
 import { checkCommand } from './commands/checkCommand.js';
 import { initCommand } from './commands/initCommand.js';
+import { serveCommand } from './commands/serveCommand.js';
 
 const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
 
@@ -31,5 +32,13 @@ withPaths(program.command('build').description('write the generated files for th
 withPaths(
   program.command('check').description('exit 1 and list stale, missing and extra files when the generated files are out of date'),
 ).action(checkCommand);
+
+program
+  .command('serve')
+  .description('serve the built app (DATABASE_URL picks the store; default data/entigen.db)')
+  .option('--port <n>', 'port to listen on (PORT, default 3000)')
+  .option('--host <h>', 'address to listen on (HOST, default 0.0.0.0)')
+  .option('--out <dir>', 'folder of generated files', 'generated')
+  .action(serveCommand);
 
 await program.parseAsync();

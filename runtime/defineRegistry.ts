@@ -1,3 +1,4 @@
+import type { EntityDefinition, RouteSpec } from './http/entityRoutes.js';
 import type { AppModel, EntityModel } from './model/types.js';
 import type { CompiledValidator } from './validation/validationDetails.js';
 
@@ -9,23 +10,29 @@ export interface EntityValidators {
   increment: CompiledValidator;
 }
 
+export interface RegisteredEntity {
+  model: EntityModel;
+  validators: EntityValidators;
+  routes: readonly RouteSpec[];
+}
+
 /** Everything the runtime needs about the generated application. */
 export interface Registry {
   model: AppModel;
-  entities: Map<string, { model: EntityModel; validators: EntityValidators }>;
+  entities: Map<string, RegisteredEntity>;
 }
 
-/** Called by generated/index.ts; checks that metadata and validators belong together. */
-export function defineRegistry(metadata: unknown, validators: Record<string, EntityValidators>): Registry {
+/** Called by generated/index.ts; checks that metadata, validators and routes belong together. */
+export function defineRegistry(metadata: unknown, definitions: Record<string, EntityDefinition>): Registry {
   const model = metadata as AppModel;
   if (model?.version !== 1 || !Array.isArray(model.entities)) {
     throw new Error('generated/metadata.json is not an entigen version 1 model; run `entigen build`');
   }
-  const entities = new Map<string, { model: EntityModel; validators: EntityValidators }>();
+  const entities = new Map<string, RegisteredEntity>();
   for (const entity of model.entities) {
-    const entityValidators = validators[entity.plural];
-    if (!entityValidators) throw new Error(`generated/index.ts has no validators for ${entity.plural}; run \`entigen build\``);
-    entities.set(entity.plural, { model: entity, validators: entityValidators });
+    const definition = definitions[entity.plural];
+    if (!definition) throw new Error(`generated/index.ts does not register ${entity.plural}; run \`entigen build\``);
+    entities.set(entity.plural, { model: entity, validators: definition.validators, routes: definition.routes ?? [] });
   }
   return { model, entities };
 }

@@ -1,5 +1,10 @@
 // Public runtime API: what generated code and application code import from `entigen/runtime`.
-export { defineRegistry, type EntityValidators, type Registry } from './defineRegistry.js';
+export { defineRegistry, type EntityValidators, type Registry, type RegisteredEntity } from './defineRegistry.js';
+export { defineEntityRoutes, type EntityDefinition, type RouteSpec, type EntityRouteName } from './http/entityRoutes.js';
+export { Repository, type FindOptions } from './repository.js';
+export type { Store, Doc, Where, FindQuery } from './store/types.js';
+export type { RuntimeContext } from './context.js';
+export type { Caller } from './access/caller.js';
 export { validationDetails, type CompiledValidator, type ValidationIssue } from './validation/validationDetails.js';
 export { parsePermission, type Permission } from './access/parsePermission.js';
 export type * from './model/types.js';

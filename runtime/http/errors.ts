@@ -33,6 +33,6 @@ export class ApiError extends Error {
   }
 }
 
-export const validationError = (details: ErrorDetails, message = ERROR_CODES.VALIDATION_ERROR.message) =>
+export const validationError = (details: ErrorDetails, message: string = ERROR_CODES.VALIDATION_ERROR.message) =>
   new ApiError('VALIDATION_ERROR', message, details);
 export const notFound = (what = 'Resource') => new ApiError('NOT_FOUND', `${what} not found`);

@@ -1,0 +1,50 @@
+import type { AppModel, FieldModel } from '../../runtime/model/types.js';
+import { typeNamesOf } from '../model/typeNames.js';
+import { newWriter, quote } from './header.js';
+
+const SORTABLE = new Set(['string', 'url', 'enum', 'int', 'float', 'boolean', 'isoDate', 'objectId']);
+
+/** generated/repositories/<plural>.ts: a typed repository per entity, with typed filters and sort keys. */
+export function emitRepositories(model: AppModel): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entity of model.entities) {
+    const names = typeNamesOf(entity);
+    const filterable = entity.fields.filter((f) => f.filterable || f.name === 'id');
+    const sortable = entity.fields.filter((f) => !f.hidden && SORTABLE.has(f.type)).map((f) => f.name);
+    const enumImports = filterable.map((f) => names.enums.get(f.name)).filter((n): n is string => n !== undefined);
+    const writer = newWriter();
+    writer.writeLine("import { Repository, type Store } from 'entigen/runtime';");
+    writer.writeLine(`import type { ${[...new Set([names.record, names.create, names.update, ...enumImports])].sort().join(', ')} } from '../types.js';`);
+    writer.blankLine();
+    writer.writeLine(`/** Filters of ${entity.plural}: a value, or a list of which any may match. */`);
+    writer.write(`export interface ${entity.name}Filter`).block(() => {
+      for (const field of filterable) {
+        const type = filterType(field, names.enums.get(field.name));
+        writer.writeLine(`${field.name}?: ${type} | ${type}[];`);
+      }
+    });
+    writer.writeLine(`export type ${entity.name}SortKey = ${sortable.map(quote).join(' | ')};`);
+    writer.blankLine();
+    writer.writeLine(`/** Direct, typed access to ${entity.plural}: no access checks, validation or history. */`);
+    writer
+      .write(
+        `export class ${entity.name}Repository extends Repository<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filter, ${entity.name}SortKey>`,
+      )
+      .block(() => {
+        writer.write('constructor(store: Store)').block(() => {
+          const arrays = entity.fields.filter((f) => f.type === 'array').map((f) => quote(f.name));
+          writer.writeLine(`super(store, ${quote(entity.plural)}, { owned: ${entity.ownership === 'owned'}, arrayFields: [${arrays.join(', ')}] });`);
+        });
+      });
+    files.set(`repositories/${entity.plural}.ts`, writer.toString());
+  }
+  return files;
+}
+
+function filterType(field: FieldModel, enumName: string | undefined): string {
+  const value = field.type === 'array' ? field.items! : field;
+  if (enumName) return enumName;
+  if (value.type === 'int' || value.type === 'float') return 'number';
+  if (value.type === 'boolean') return 'boolean';
+  return 'string';
+}

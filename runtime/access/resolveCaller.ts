@@ -1,0 +1,21 @@
+import type { Doc } from '../store/types.js';
+import { SYSTEM_ADMIN } from './parsePermission.js';
+import type { Caller } from './caller.js';
+import type { RoleTable } from './roleTable.js';
+
+/** A signed-in user as a caller: the union of their roles' permissions. */
+export async function callerForUser(user: Doc, roles: RoleTable): Promise<Caller> {
+  const keys = Array.isArray(user.roles) ? (user.roles as string[]) : [];
+  const permissions = await roles.permissionsOf(keys);
+  return {
+    user: { id: user.id, email: user.email as string, displayName: user.displayName as string },
+    roles: keys,
+    permissions,
+    isAdmin: permissions.has(SYSTEM_ADMIN),
+  };
+}
+
+/** Someone who is not signed in: the ANONYMOUS role. */
+export async function anonymousCaller(roles: RoleTable): Promise<Caller> {
+  return { roles: ['ANONYMOUS'], permissions: await roles.permissionsOf([]), isAdmin: false };
+}

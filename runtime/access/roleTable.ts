@@ -1,0 +1,58 @@
+import type { AppModel } from '../model/types.js';
+import type { Store } from '../store/types.js';
+import { builtinRoles, entityRolePermissions, type RoleDefinition } from './builtinRoles.js';
+
+/**
+ * Every role: built-ins from code, overridden by stored roles of the same key, plus custom
+ * stored roles. Cached in memory; `invalidate()` after a role changes.
+ */
+export class RoleTable {
+  private roles?: Promise<Map<string, RoleDefinition>>;
+  private readonly builtins: Map<string, RoleDefinition>;
+  private readonly fromEntities: Map<string, string[]>;
+
+  constructor(
+    private readonly model: AppModel,
+    private readonly store: Store,
+  ) {
+    this.builtins = builtinRoles(model);
+    this.fromEntities = entityRolePermissions(model);
+  }
+
+  all(): Promise<Map<string, RoleDefinition>> {
+    this.roles ??= this.load().catch((error) => {
+      this.roles = undefined;
+      throw error;
+    });
+    return this.roles;
+  }
+
+  invalidate(): void {
+    this.roles = undefined;
+  }
+
+  /** Union of the permissions of `keys`; everyone also holds ANONYMOUS's. */
+  async permissionsOf(keys: readonly string[]): Promise<Set<string>> {
+    const roles = await this.all();
+    const out = new Set<string>();
+    for (const key of [...keys, 'ANONYMOUS']) for (const permission of roles.get(key)?.permissions ?? []) out.add(permission);
+    return out;
+  }
+
+  private async load(): Promise<Map<string, RoleDefinition>> {
+    const roles = new Map(this.builtins);
+    const stored = await this.store.find('roles', { sort: [{ field: 'id', direction: 'asc' }] });
+    for (const role of stored) {
+      const key = role.key as string;
+      roles.set(key, {
+        key,
+        label: role.label as string,
+        ...(role.description ? { description: role.description as string } : {}),
+        permissions: [...((role.permissions as string[]) ?? []), ...(this.fromEntities.get(key) ?? [])],
+        isSystem: Boolean(role.isSystem),
+        isBuiltin: this.builtins.has(key),
+      });
+    }
+    return roles;
+  }
+}

@@ -1,0 +1,48 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+/** Settings read at start from entigen.config.yaml; environment variables override them. */
+export interface RuntimeConfig {
+  sessionTtlMs: number;
+  passwordPolicy: { minLength: number; requireSpecial: boolean };
+  ldap?: { url?: string; baseDN?: string; userFilter?: string };
+  rateLimit: Record<'auth' | 'api' | 'public', { limit: number; window: number }>;
+  server: { port: number; host: string; trustProxy: boolean | number | string; shutdownGraceMs: number };
+  jobs: { handlers?: string; maxSeriesPerJob: number };
+  uploads: { dir: string; maxBytes: number };
+}
+
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+export function parseDuration(text: string): number {
+  const match = /^([1-9]\d*)([smhd])$/.exec(text);
+  if (!match) throw new Error(`invalid duration "${text}"; use a number and s, m, h or d`);
+  return Number(match[1]) * UNITS[match[2]];
+}
+
+/** The project's config with defaults filled in; `entigen build` has already checked its shape. */
+export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): RuntimeConfig {
+  const path = join(root, 'entigen.config.yaml');
+  const raw = (existsSync(path) ? parse(readFileSync(path, 'utf8')) : {}) ?? {};
+  const port = env.PORT ? Number(env.PORT) : (raw.server?.port ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer from 0 to 65535, not ${env.PORT}`);
+  return {
+    sessionTtlMs: parseDuration(env.SESSION_TTL ?? raw.auth?.sessionTtl ?? '7d'),
+    passwordPolicy: { minLength: raw.auth?.passwordPolicy?.minLength ?? 8, requireSpecial: raw.auth?.passwordPolicy?.requireSpecial ?? false },
+    ldap: raw.auth?.ldap,
+    rateLimit: {
+      auth: raw.rateLimit?.auth ?? { limit: 20, window: 60 },
+      api: raw.rateLimit?.api ?? { limit: 100, window: 60 },
+      public: raw.rateLimit?.public ?? { limit: 60, window: 60 },
+    },
+    server: {
+      port,
+      host: env.HOST ?? raw.server?.host ?? '0.0.0.0',
+      trustProxy: env.TRUST_PROXY ?? raw.server?.trustProxy ?? false,
+      shutdownGraceMs: raw.server?.shutdownGraceMs ?? 10_000,
+    },
+    jobs: { handlers: raw.jobs?.handlers, maxSeriesPerJob: raw.jobs?.maxSeriesPerJob ?? 100 },
+    uploads: { dir: raw.uploads?.dir ?? 'data/uploads', maxBytes: raw.uploads?.maxBytes ?? 10 * 1024 * 1024 },
+  };
+}

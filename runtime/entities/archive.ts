@@ -1,0 +1,36 @@
+import type { Caller } from '../access/caller.js';
+import type { RuntimeContext } from '../context.js';
+import { ApiError, notFound } from '../http/errors.js';
+import type { Doc } from '../store/types.js';
+import { entityOf } from './entityOf.js';
+import { presentRecord } from './presentRecord.js';
+import { findWritable } from './requireAccess.js';
+
+export interface ArchiveInput {
+  ctx: RuntimeContext;
+  plural: string;
+  id: string;
+  caller: Caller;
+}
+
+/** POST /{plural}/{id}/archive: active -> archived (archivedAt set); needs edit permission. */
+export function archiveOperation(input: ArchiveInput): Promise<Doc> {
+  return moveArchiveState(input, 'archive');
+}
+
+/** POST /{plural}/{id}/restore: archived -> active (archivedAt null); needs edit permission. */
+export function restoreOperation(input: ArchiveInput): Promise<Doc> {
+  return moveArchiveState(input, 'restore');
+}
+
+async function moveArchiveState({ ctx, plural, id, caller }: ArchiveInput, move: 'archive' | 'restore'): Promise<Doc> {
+  const { model } = entityOf(ctx, plural);
+  const { doc, where } = await findWritable(ctx, model, id, caller, 'edit');
+  const archived = doc.archivedAt !== null && doc.archivedAt !== undefined;
+  if (move === 'archive' && archived) throw new ApiError('UNPROCESSABLE_ENTITY', `This ${model.name} is already archived`);
+  if (move === 'restore' && !archived) throw new ApiError('UNPROCESSABLE_ENTITY', `This ${model.name} is not archived`);
+  const now = ctx.now().toISOString();
+  const updated = await ctx.store.update(plural, id, { archivedAt: move === 'archive' ? now : null, updatedAt: now }, where);
+  if (!updated) throw notFound(model.name);
+  return presentRecord(model, updated);
+}

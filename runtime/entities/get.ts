@@ -1,0 +1,24 @@
+import type { Caller } from '../access/caller.js';
+import type { RuntimeContext } from '../context.js';
+import type { Doc } from '../store/types.js';
+import { entityOf } from './entityOf.js';
+import { populateRecords, type PopulateSpec } from './populate.js';
+import { presentRecord } from './presentRecord.js';
+import { findVisible } from './requireAccess.js';
+
+export interface GetInput {
+  ctx: RuntimeContext;
+  plural: string;
+  id: string;
+  caller: Caller;
+  populate?: PopulateSpec;
+}
+
+/** GET /{plural}/{id}: the record if the caller may view it, else 404. */
+export async function getOperation({ ctx, plural, id, caller, populate }: GetInput): Promise<Doc> {
+  const { model } = entityOf(ctx, plural);
+  const doc = presentRecord(model, await findVisible(ctx, model, id, caller));
+  if (!populate) return doc;
+  const [populated] = await populateRecords(ctx, model, [doc], populate, caller);
+  return populated;
+}

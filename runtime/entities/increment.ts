@@ -1,0 +1,26 @@
+import type { Caller } from '../access/caller.js';
+import type { RuntimeContext } from '../context.js';
+import { notFound } from '../http/errors.js';
+import type { Doc } from '../store/types.js';
+import { requireValid } from './createRecord.js';
+import { entityOf } from './entityOf.js';
+import { presentRecord } from './presentRecord.js';
+import { findWritable } from './requireAccess.js';
+
+export interface IncrementOperationInput {
+  ctx: RuntimeContext;
+  plural: string;
+  id: string;
+  body: unknown;
+  caller: Caller;
+}
+
+/** PATCH /{plural}/{id}/increment: numeric fields change atomically in the database; no read-modify-write. */
+export async function incrementOperation({ ctx, plural, id, body, caller }: IncrementOperationInput): Promise<Doc> {
+  const { model, validators } = entityOf(ctx, plural);
+  const { where } = await findWritable(ctx, model, id, caller, 'edit');
+  const amounts = requireValid(validators.increment, body) as Record<string, number>;
+  const updated = await ctx.store.increment(plural, id, amounts, { updatedAt: ctx.now().toISOString() }, where);
+  if (!updated) throw notFound(model.name);
+  return presentRecord(model, updated);
+}

@@ -1,0 +1,55 @@
+import { andWhere } from '../access/accessFor.js';
+import type { Caller } from '../access/caller.js';
+import type { RuntimeContext } from '../context.js';
+import { sealValue } from '../crypto/signedToken.js';
+import type { ListQuery } from '../query/listQuery.js';
+import type { Doc, FindQuery, Where } from '../store/types.js';
+import { entityOf } from './entityOf.js';
+import { populateRecords } from './populate.js';
+import { presentRecord } from './presentRecord.js';
+import { requireAccess } from './requireAccess.js';
+
+export interface ListInput {
+  ctx: RuntimeContext;
+  plural: string;
+  query: ListQuery;
+  caller: Caller;
+}
+
+export interface ListResult {
+  items: Doc[];
+  totalCount: number;
+  totalPages: number;
+  nextCursor?: string;
+}
+
+/** GET /{plural}: the caller's view constraint, archived records left out, filters, text, order, page. */
+export async function listOperation({ ctx, plural, query, caller }: ListInput): Promise<ListResult> {
+  const { model } = entityOf(ctx, plural);
+  const viewable = requireAccess(caller, model, 'view');
+  const archived: Where | undefined =
+    model.ownership === 'owned' && !query.includeArchived ? { field: 'archivedAt', op: 'exists', value: false } : undefined;
+  const where = andWhere(viewable, archived, ...query.where);
+  const keyset = !query.sort;
+  const find: FindQuery = {
+    where,
+    text: query.text,
+    sort: query.sort ? [...query.sort, { field: 'id', direction: query.sort.at(-1)!.direction }] : [{ field: 'id', direction: query.idDirection }],
+    collation: query.collation,
+    skip: query.skip,
+    // One record more than asked tells whether a next page exists.
+    limit: keyset ? query.limit + 1 : query.limit,
+    after: query.after,
+    select: query.select,
+  };
+  const [found, totalCount] = await Promise.all([ctx.store.find(plural, find), ctx.store.count(plural, { where, text: query.text })]);
+  const more = keyset && found.length > query.limit;
+  let items = (more ? found.slice(0, query.limit) : found).map((doc) => presentRecord(model, doc));
+  if (query.populate) items = await populateRecords(ctx, model, items, query.populate, caller);
+  return {
+    items,
+    totalCount,
+    totalPages: Math.ceil(totalCount / query.limit),
+    ...(more ? { nextCursor: sealValue(ctx.secrets.signing, { a: items.at(-1)!.id, d: query.idDirection }) } : {}),
+  };
+}

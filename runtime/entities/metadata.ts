@@ -1,0 +1,82 @@
+import type { AppModel, EntityModel, FieldModel } from '../model/types.js';
+
+/** FieldMeta of DESIGN.md: what a client needs to render and validate a field. */
+export function fieldMetadata(field: FieldModel) {
+  return {
+    name: field.name,
+    label: field.label,
+    type: field.type,
+    required: field.required,
+    unique: field.unique,
+    default: field.default ?? null,
+    values: field.values ?? (field.items?.values ? field.items.values : null),
+    ref: field.ref ?? field.items?.ref ?? null,
+    items: field.items ? { type: field.items.type } : null,
+    search: field.search,
+    trackChanges: field.trackChanges,
+    filterable: field.filterable,
+    readOnly: field.readOnly || field.system,
+  };
+}
+
+function visibleFields(entity: EntityModel): FieldModel[] {
+  return entity.fields.filter((f) => !f.hidden);
+}
+
+/** GET /{plural}/metadata */
+export function entityMetadata(entity: EntityModel) {
+  return {
+    name: entity.name,
+    plural: entity.plural,
+    label: entity.label,
+    description: entity.description ?? null,
+    base: entity.base,
+    ownership: entity.ownership,
+    versioning: entity.versioning,
+    tenantScoped: entity.tenantScoped,
+    filters: entity.filters,
+    searchFields: entity.searchFields,
+  };
+}
+
+/** GET /{plural}/metadata/type: the base and ownership, with the field names the base adds. */
+export function typeMetadata(entity: EntityModel) {
+  return {
+    base: entity.base,
+    ownership: entity.ownership,
+    baseFields: entity.fields.filter((f) => f.system || isContentField(entity, f)).map((f) => f.name),
+  };
+}
+
+const CONTENT_FIELDS = ['title', 'slug', 'summary', 'tags', 'status', 'publishedAt', 'featuredImage'];
+function isContentField(entity: EntityModel, field: FieldModel): boolean {
+  return entity.base === 'content' && CONTENT_FIELDS.includes(field.name);
+}
+
+/** GET /{plural}/metadata/fields */
+export function fieldsMetadata(entity: EntityModel) {
+  return { fields: visibleFields(entity).map(fieldMetadata) };
+}
+
+/** GET /schema/metadata: every entity with its metadata and fields. */
+export function schemaMetadata(model: AppModel) {
+  return { entities: publicEntities(model).map((e) => ({ ...entityMetadata(e), fields: visibleFields(e).map(fieldMetadata) })) };
+}
+
+/** GET /schema/metadata/list */
+export function schemaList(model: AppModel) {
+  return { items: publicEntities(model).map((e) => ({ name: e.name, plural: e.plural, label: e.label })) };
+}
+
+export function publicEntities(model: AppModel): EntityModel[] {
+  return model.entities.filter((e) => !e.internal);
+}
+
+/** /schema/metadata/{entity}: by plural or name. */
+export function findPublicEntity(model: AppModel, key: string): EntityModel | undefined {
+  return publicEntities(model).find((e) => e.plural === key || e.name === key);
+}
+
+export function entityWithFields(entity: EntityModel) {
+  return { ...entityMetadata(entity), fields: visibleFields(entity).map(fieldMetadata) };
+}

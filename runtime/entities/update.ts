@@ -1,0 +1,31 @@
+import type { Caller } from '../access/caller.js';
+import type { RuntimeContext } from '../context.js';
+import { notFound } from '../http/errors.js';
+import type { Doc } from '../store/types.js';
+import { requireValid } from './createRecord.js';
+import { entityOf } from './entityOf.js';
+import { applyContentStatus, encryptFields, normalizeDates, resolveMacros } from './prepareWrite.js';
+import { presentRecord } from './presentRecord.js';
+import { findWritable } from './requireAccess.js';
+import { storeWrite } from './storeWrite.js';
+
+export interface UpdateInput {
+  ctx: RuntimeContext;
+  plural: string;
+  id: string;
+  body: unknown;
+  caller: Caller;
+}
+
+/** PATCH /{plural}/{id}: access -> validate (partial) -> macros -> status rules -> store -> the record after. */
+export async function updateOperation({ ctx, plural, id, body, caller }: UpdateInput): Promise<Doc> {
+  const { model, validators } = entityOf(ctx, plural);
+  const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
+  const input = requireValid(validators.update, body);
+  const now = ctx.now();
+  let values = applyContentStatus(model, resolveMacros(input, caller, now), current, now);
+  values = encryptFields(model, normalizeDates(model, values), ctx.cipher);
+  const updated = await storeWrite(model, () => ctx.store.update(plural, id, { ...values, updatedAt: now.toISOString() }, where));
+  if (!updated) throw notFound(model.name);
+  return presentRecord(model, updated);
+}

@@ -1,0 +1,15 @@
+import type { Caller } from '../access/caller.js';
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by correlationId(): the request's id, echoed in x-correlation-id. */
+      correlationId: string;
+      /** Set by authenticate(): who is asking. */
+      caller: Caller;
+    }
+  }
+}
+
+export {};

@@ -1,0 +1,263 @@
+import { validationError } from '../http/errors.js';
+import { ISO_DATE_PATTERN, OBJECT_ID_PATTERN } from '../model/patterns.js';
+import type { EntityModel, FieldModel } from '../model/types.js';
+import type { Collation, SortKey, Where } from '../store/types.js';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_PAGE_SIZE,
+  MAX_QUERY_TEXT,
+  type CursorPosition,
+  type ListQuery,
+} from './listQuery.js';
+import { parsePopulate } from './parsePopulate.js';
+
+/** Every parameter the list endpoint knows besides the entity's filters. */
+export const LIST_PARAMETERS = new Set([
+  'q', 'limit', 'page', 'skip', 'offset', 'cursor', 'sort', 'sortBy', 'sortDir', 'select',
+  'includeArchived', 'populate', 'dateFrom', 'dateTo', 'dateMonth', 'dateField',
+]);
+
+const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
+const ISO_DATE = new RegExp(ISO_DATE_PATTERN);
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
+const INTEGER = /^-?\d+$/;
+const SORTABLE_TYPES = new Set(['string', 'url', 'enum', 'int', 'float', 'boolean', 'isoDate', 'objectId']);
+
+type Raw = Record<string, unknown>;
+
+export interface ParseOptions {
+  /** Opens a cursor string; undefined when it is not one of ours. */
+  openCursor(cursor: string): CursorPosition | undefined;
+  /** Referenced entities, to follow dotted populate paths. */
+  entity(plural: string): EntityModel | undefined;
+}
+
+/** The query string of GET /{plural}, strictly: anything unknown or malformed is a 400 naming the parameter. */
+export function parseListQuery(entity: EntityModel, raw: Raw, options: ParseOptions): ListQuery {
+  const errors: Record<string, string> = {};
+  const fail = (key: string, message: string) => {
+    if (!(key in errors)) errors[key] = message;
+    return undefined;
+  };
+  const fields = new Map(entity.fields.filter((f) => !f.hidden).map((f) => [f.name, f]));
+
+  for (const key of Object.keys(raw)) {
+    if (!LIST_PARAMETERS.has(key) && !entity.filters.includes(key)) fail(key, 'is not a known query parameter');
+  }
+  const text = single(raw, 'q', fail);
+  if (text !== undefined && text.length > MAX_QUERY_TEXT) fail('q', `must be at most ${MAX_QUERY_TEXT} characters`);
+  const limit = integer(raw, 'limit', 1, MAX_PAGE_SIZE, fail) ?? DEFAULT_PAGE_SIZE;
+  const page = integer(raw, 'page', 1, Number.MAX_SAFE_INTEGER, fail);
+  const skip = integer(raw, 'skip', 0, Number.MAX_SAFE_INTEGER, fail);
+  const offset = integer(raw, 'offset', 0, Number.MAX_SAFE_INTEGER, fail);
+  const offsets = [page !== undefined && 'page', skip !== undefined && 'skip', offset !== undefined && 'offset'].filter(Boolean);
+  if (offsets.length > 1) fail(offsets[1] as string, `cannot be combined with ${offsets[0]}`);
+
+  const { sort, collation, idDirection } = parseSort(raw, fields, fail);
+  const cursorText = single(raw, 'cursor', fail);
+  let position: CursorPosition | undefined;
+  if (cursorText !== undefined) {
+    if (offsets.length > 0) fail('cursor', `cannot be combined with ${offsets[0]}`);
+    if (sort) fail('cursor', 'cannot be combined with a custom sort');
+    position = options.openCursor(cursorText);
+    if (!position) fail('cursor', 'is not a valid cursor');
+  }
+
+  const where: Where[] = [];
+  parseDates(raw, fields, where, fail);
+  parseFilters(entity, raw, fields, where, fail);
+  const select = parseSelect(raw, fields, fail);
+  const includeArchived = boolean(raw, 'includeArchived', fail) ?? false;
+  const populate = raw.populate === undefined ? undefined : parsePopulate(entity, raw.populate, fail, options.entity);
+
+  if (Object.keys(errors).length > 0) throw validationError(errors, 'Invalid query parameters');
+  return {
+    ...(text !== undefined && text.trim() !== '' ? { text } : {}),
+    limit,
+    skip: page !== undefined ? (page - 1) * limit : (skip ?? offset ?? 0),
+    ...(position ? { after: position.after } : {}),
+    idDirection: position?.direction ?? idDirection,
+    ...(sort ? { sort } : {}),
+    ...(collation ? { collation } : {}),
+    ...(select ? { select } : {}),
+    includeArchived,
+    ...(populate ? { populate } : {}),
+    where,
+  };
+}
+
+type Fail = (key: string, message: string) => undefined;
+
+/** One string value; repeated parameters and bracket objects are errors. */
+export function single(raw: Raw, key: string, fail: Fail): string | undefined {
+  const value = raw[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') return fail(key, 'must be given once, as a string');
+  return value;
+}
+
+function integer(raw: Raw, key: string, min: number, max: number, fail: Fail): number | undefined {
+  const value = single(raw, key, fail);
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!INTEGER.test(value) || number < min || number > max) {
+    return fail(key, max === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${max}`);
+  }
+  return number;
+}
+
+function boolean(raw: Raw, key: string, fail: Fail): boolean | undefined {
+  const value = single(raw, key, fail);
+  if (value === undefined) return undefined;
+  if (value !== 'true' && value !== 'false') return fail(key, 'must be true or false');
+  return value === 'true';
+}
+
+function direction(value: unknown, key: string, fail: Fail): 'asc' | 'desc' | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'asc' && value !== 'desc') return fail(key, 'must be asc or desc');
+  return value;
+}
+
+/** A sort field the entity cannot order by falls back to id, keeping the requested direction. */
+function parseSort(raw: Raw, fields: Map<string, FieldModel>, fail: Fail) {
+  const requested: { field: string; direction: 'asc' | 'desc' }[] = [];
+  let collation: Collation | undefined;
+  if (raw.sort !== undefined && (raw.sortBy !== undefined || raw.sortDir !== undefined)) fail('sortBy', 'cannot be combined with sort');
+  if (typeof raw.sort === 'string') {
+    for (const part of raw.sort.split(',').map((p) => p.trim()).filter(Boolean)) {
+      requested.push(part.startsWith('-') ? { field: part.slice(1), direction: 'desc' } : { field: part.replace(/^\+/, ''), direction: 'asc' });
+    }
+    if (requested.length === 0) fail('sort', 'must name a field');
+  } else if (raw.sort !== undefined) {
+    const object = raw.sort as Raw;
+    if (Array.isArray(object) || typeof object !== 'object') fail('sort', 'must be given once');
+    else {
+      for (const key of Object.keys(object)) if (!['field', 'direction', 'collation'].includes(key)) fail(`sort.${key}`, 'is not a known sort option');
+      const field = typeof object.field === 'string' && object.field ? object.field : fail('sort.field', 'must name a field');
+      const dir = direction(object.direction ?? 'asc', 'sort.direction', fail);
+      if (field && dir) requested.push({ field, direction: dir });
+      if (object.collation !== undefined) collation = parseCollation(object.collation, fail);
+    }
+  } else if (raw.sortBy !== undefined || raw.sortDir !== undefined) {
+    const field = single(raw, 'sortBy', fail) ?? 'id';
+    const dir = direction(single(raw, 'sortDir', fail) ?? 'asc', 'sortDir', fail);
+    if (dir) requested.push({ field, direction: dir });
+  }
+  const sort: SortKey[] = [];
+  let idDirection: 'asc' | 'desc' = 'desc';
+  for (const key of requested) {
+    const field = fields.get(key.field);
+    const sortable = key.field !== 'id' && field && (SORTABLE_TYPES.has(field.type));
+    if (!sortable) {
+      idDirection = key.direction;
+      break;
+    }
+    sort.push({ field: key.field, direction: key.direction });
+  }
+  return { sort: sort.length > 0 ? sort : undefined, collation, idDirection };
+}
+
+function parseCollation(value: unknown, fail: Fail): Collation | undefined {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return fail('sort.collation', 'must be an object');
+  const object = value as Raw;
+  for (const key of Object.keys(object)) {
+    if (!['locale', 'strength', 'numericOrdering'].includes(key)) fail(`sort.collation.${key}`, 'is not a known collation option');
+  }
+  const locale = typeof object.locale === 'string' && /^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8})*$/.test(object.locale) ? object.locale : undefined;
+  if (!locale) return fail('sort.collation.locale', 'must be a locale such as en or de-DE');
+  const collation: Collation = { locale };
+  if (object.strength !== undefined) {
+    if (!['1', '2', '3'].includes(String(object.strength))) return fail('sort.collation.strength', 'must be 1, 2 or 3');
+    collation.strength = Number(object.strength) as 1 | 2 | 3;
+  }
+  if (object.numericOrdering !== undefined) {
+    if (object.numericOrdering !== 'true' && object.numericOrdering !== 'false') return fail('sort.collation.numericOrdering', 'must be true or false');
+    collation.numericOrdering = object.numericOrdering === 'true';
+  }
+  return collation;
+}
+
+function parseSelect(raw: Raw, fields: Map<string, FieldModel>, fail: Fail): string[] | undefined {
+  if (raw.select === undefined) return undefined;
+  const parts = (Array.isArray(raw.select) ? raw.select : [raw.select]).flatMap((part) =>
+    typeof part === 'string' ? part.split(',').map((p) => p.trim()).filter(Boolean) : [fail('select', 'must be field names')],
+  );
+  const names: string[] = [];
+  for (const name of parts) {
+    if (name === undefined) continue;
+    if (!fields.has(name)) return fail('select', `unknown field "${name}"`);
+    if (!names.includes(name)) names.push(name);
+  }
+  if (names.length === 0) return fail('select', 'must name at least one field');
+  return names;
+}
+
+function parseDates(raw: Raw, fields: Map<string, FieldModel>, where: Where[], fail: Fail): void {
+  const fieldName = single(raw, 'dateField', fail) ?? 'createdAt';
+  const field = fields.get(fieldName);
+  if (!field || field.type !== 'isoDate') {
+    fail('dateField', `must name a date field (${[...fields.values()].filter((f) => f.type === 'isoDate').map((f) => f.name).join(', ')})`);
+    return;
+  }
+  const from = single(raw, 'dateFrom', fail);
+  const to = single(raw, 'dateTo', fail);
+  const month = single(raw, 'dateMonth', fail);
+  if (from !== undefined) {
+    if (!ISO_DATE.test(from) || Number.isNaN(Date.parse(from))) fail('dateFrom', 'must be an ISO 8601 date or date-time');
+    else where.push({ field: fieldName, op: 'gte', value: new Date(from).toISOString() });
+  }
+  if (to !== undefined) {
+    if (!ISO_DATE.test(to) || Number.isNaN(Date.parse(to))) fail('dateTo', 'must be an ISO 8601 date or date-time');
+    // A bare date includes that whole day (UTC).
+    else where.push({ field: fieldName, op: 'lte', value: DATE_ONLY.test(to) ? `${to}T23:59:59.999Z` : new Date(to).toISOString() });
+  }
+  if (month !== undefined) {
+    const match = MONTH.exec(month);
+    if (!match) fail('dateMonth', 'must look like YYYY-MM');
+    else {
+      const start = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, 1));
+      const end = new Date(Date.UTC(Number(match[1]), Number(match[2]), 1) - 1);
+      where.push({ field: fieldName, op: 'gte', value: start.toISOString() }, { field: fieldName, op: 'lte', value: end.toISOString() });
+    }
+  }
+}
+
+function parseFilters(entity: EntityModel, raw: Raw, fields: Map<string, FieldModel>, where: Where[], fail: Fail): void {
+  for (const name of entity.filters) {
+    if (raw[name] === undefined) continue;
+    const field = fields.get(name);
+    if (!field) continue;
+    const given = Array.isArray(raw[name]) ? (raw[name] as unknown[]) : [raw[name]];
+    const valueType = field.type === 'array' ? field.items! : field;
+    const values: unknown[] = [];
+    for (const item of given) {
+      if (typeof item !== 'string') return void fail(name, 'must be a value, or a value repeated');
+      const value = filterValue(valueType.type, item, valueType.values?.map((v) => v.key));
+      if (value.error) return void fail(name, value.error);
+      values.push(value.value);
+    }
+    if (field.type === 'array') where.push({ field: name, op: 'contains', value: values });
+    else where.push(values.length === 1 ? { field: name, op: 'eq', value: values[0] } : { field: name, op: 'in', value: values });
+  }
+}
+
+function filterValue(type: string, text: string, enumKeys?: string[]): { value?: unknown; error?: string } {
+  switch (type) {
+    case 'boolean':
+      return text === 'true' || text === 'false' ? { value: text === 'true' } : { error: 'must be true or false' };
+    case 'int':
+      return INTEGER.test(text) ? { value: Number(text) } : { error: 'must be an integer' };
+    case 'float':
+      return text.trim() !== '' && Number.isFinite(Number(text)) ? { value: Number(text) } : { error: 'must be a number' };
+    case 'objectId':
+      return OBJECT_ID.test(text) ? { value: text } : { error: 'must be an id of 24 hexadecimal characters' };
+    case 'enum':
+      return enumKeys?.includes(text) ? { value: text } : { error: `must be one of ${enumKeys?.join(', ')}` };
+    case 'isoDate':
+      return ISO_DATE.test(text) && !Number.isNaN(Date.parse(text)) ? { value: new Date(text).toISOString() } : { error: 'must be an ISO 8601 date or date-time' };
+    default:
+      return { value: text };
+  }
+}

@@ -1,0 +1,20 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import { SqliteStore } from './sqlite/sqliteStore.js';
+import type { Store } from './types.js';
+
+export const DEFAULT_SQLITE_PATH = 'data/entigen.db';
+
+/** The store DATABASE_URL names: none or `sqlite:PATH` / `sqlite::memory:` for the embedded store. */
+export function openStore(databaseUrl: string | undefined, root: string): Store {
+  if (!databaseUrl || databaseUrl.startsWith('sqlite:')) {
+    const target = databaseUrl ? databaseUrl.slice('sqlite:'.length) : DEFAULT_SQLITE_PATH;
+    if (target === ':memory:') return SqliteStore.open(':memory:');
+    if (!target) throw new Error('DATABASE_URL sqlite: needs a path, as in sqlite:data/app.db or sqlite::memory:');
+    const path = isAbsolute(target) ? target : join(root, target);
+    mkdirSync(dirname(path), { recursive: true });
+    return SqliteStore.open(path);
+  }
+  const scheme = databaseUrl.split(':')[0];
+  throw new Error(`DATABASE_URL scheme "${scheme}:" is not supported by this version; use sqlite:PATH or sqlite::memory:`);
+}

@@ -8,6 +8,8 @@ import { builtinRoles, entityRolePermissions, type RoleDefinition } from './buil
  */
 export class RoleTable {
   private roles?: Promise<Map<string, RoleDefinition>>;
+  /** Permission sets by sorted role keys: resolved once per combination, not per request. */
+  private readonly resolved = new Map<string, Set<string>>();
   private readonly builtins: Map<string, RoleDefinition>;
   private readonly fromEntities: Map<string, string[]>;
 
@@ -29,13 +31,18 @@ export class RoleTable {
 
   invalidate(): void {
     this.roles = undefined;
+    this.resolved.clear();
   }
 
-  /** Union of the permissions of `keys`; everyone also holds ANONYMOUS's. */
-  async permissionsOf(keys: readonly string[]): Promise<Set<string>> {
+  /** Union of the permissions of `keys`; everyone also holds ANONYMOUS's. Treat the result as read-only. */
+  async permissionsOf(keys: readonly string[]): Promise<ReadonlySet<string>> {
+    const cacheKey = [...keys].sort().join(',');
+    const cached = this.resolved.get(cacheKey);
+    if (cached) return cached;
     const roles = await this.all();
     const out = new Set<string>();
     for (const key of [...keys, 'ANONYMOUS']) for (const permission of roles.get(key)?.permissions ?? []) out.add(permission);
+    if (this.roles) this.resolved.set(cacheKey, out);
     return out;
   }
 

@@ -21,6 +21,8 @@ export const API_PREFIX = '/api/v1';
 export function createApp({ ctx, config, roles }: AppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Responses are per caller and marked no-store; hashing every body for an ETag buys nothing.
+  app.set('etag', false);
   app.set('query parser', 'extended');
   app.set('trust proxy', config.server.trustProxy);
   app.use(correlationId());
@@ -35,12 +37,13 @@ export function createApp({ ctx, config, roles }: AppOptions): Express {
       now: ctx.now,
     }),
   );
-  const api = express.Router();
-  api.use(schemaRoutes(ctx.registry.model));
+  app.use(`${API_PREFIX}/schema`, schemaRoutes(ctx.registry.model));
   for (const entity of ctx.registry.entities.values()) {
-    if (entity.routes.length > 0) api.use(buildEntityRouter(ctx, { plural: entity.model.plural, validators: entity.validators, routes: entity.routes }));
+    if (entity.routes.length === 0) continue;
+    // Mounted under its own prefix, so a request only walks the routes of its entity.
+    const router = buildEntityRouter(ctx, { plural: entity.model.plural, validators: entity.validators, routes: entity.routes });
+    app.use(`${API_PREFIX}/${entity.model.plural}`, router);
   }
-  app.use(API_PREFIX, api);
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.logger));
   return app;

@@ -53,7 +53,7 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
   },
   get: (ctx, plural) => async (req, res) => {
     const { model } = entityOf(ctx, plural);
-    const unknown = Object.keys(req.query as object).filter((key) => key !== 'populate');
+    const unknown = req.url.includes('?') ? Object.keys(req.query as object).filter((key) => key !== 'populate') : [];
     if (unknown.length > 0) throw validationError(Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])), 'Invalid query parameters');
     const errors: Record<string, string> = {};
     const populate =
@@ -82,12 +82,13 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
   },
 };
 
-/** The Express router of one entity, from the route table its generated router declares. */
+/** The Express router of one entity, to mount at `/{plural}`, from the route table its generated router declares. */
 export function buildEntityRouter(ctx: RuntimeContext, definition: EntityDefinition): Router {
   const router = Router();
+  const prefix = `/${definition.plural}`;
   for (const [method, path, name] of definition.routes ?? []) {
     const verb = method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
-    router[verb](path, HANDLERS[name](ctx, definition.plural));
+    router[verb](path.slice(prefix.length) || '/', HANDLERS[name](ctx, definition.plural));
   }
   return router;
 }

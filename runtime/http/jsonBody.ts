@@ -7,6 +7,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export function jsonBody(limit = MAX_BODY_BYTES) {
   const parse = express.json({ limit, strict: false, type: ['application/json', 'application/*+json'] });
   return function jsonBody(req: Request, res: Response, next: NextFunction): void {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (hasBody && !req.is(['application/json', 'application/*+json'])) {
       return next(validationError({ 'content-type': 'must be application/json' }, 'Request body must be JSON'));

@@ -70,8 +70,10 @@ describe('entigen build', () => {
     rmSync(join(app, 'entities', 'comments.yaml'));
     const result = runCli(['build'], app);
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('2 removed');
-    expect(existsSync(join(app, 'generated', 'validators', 'comments.js'))).toBe(false);
+    expect(result.stdout).toContain('4 removed');
+    for (const path of ['validators/comments.js', 'validators/comments.d.ts', 'routers/comments.ts', 'repositories/comments.ts']) {
+      expect(existsSync(join(app, 'generated', path)), path).toBe(false);
+    }
   });
 
   it('refuses to write into a folder it did not create', () => {

@@ -17,6 +17,8 @@ export interface TableLayout {
   unique: string[];
   /** Fields worth an index: filters, ownership, tenancy, timestamps. */
   indexed: string[];
+  /** `SELECT * ... WHERE "id" = ?`, built once: the most frequent statement. */
+  getById: string;
 }
 
 const TEXT_TYPES = new Set(['string', 'url', 'enum', 'objectId', 'isoDate', 'encryptedKey']);
@@ -51,6 +53,7 @@ export function tableLayout(entity: EntityModel): TableLayout {
     searchFields: entity.searchFields,
     unique: entity.fields.filter((f) => f.unique && f.name !== 'id').map((f) => f.name),
     indexed: [...indexed],
+    getById: `SELECT * FROM ${ident(entity.plural)} WHERE "id" = ?`,
   };
 }
 

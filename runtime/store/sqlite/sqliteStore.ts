@@ -105,8 +105,8 @@ export class SqliteStore implements Store {
     await this.turn();
     const layout = this.layout(collection);
     const params: unknown[] = [id];
-    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
-    const row = this.statement(`SELECT * FROM ${ident(layout.table)} WHERE "id" = ?${extra}`).get(...params) as Record<string, unknown> | undefined;
+    const sql = where ? `${layout.getById} AND ${compileWhere(where, layout, dialect, params)}` : layout.getById;
+    const row = this.statement(sql).get(...params) as Record<string, unknown> | undefined;
     return row ? decodeRow(layout, row) : null;
   }
 
@@ -207,8 +207,11 @@ export class SqliteStore implements Store {
   }
 
   /** Waits while another caller's transaction is open: its statements share this connection. */
-  private async turn(): Promise<void> {
-    while (!this.inTransaction && this.shared.transactionDone) await this.shared.transactionDone;
+  private turn(): Promise<void> | undefined {
+    if (this.inTransaction || !this.shared.transactionDone) return undefined;
+    return (async () => {
+      while (this.shared.transactionDone) await this.shared.transactionDone;
+    })();
   }
 
   private layout(collection: string): TableLayout {

@@ -1,0 +1,16 @@
+// The entigen server under benchmark: the generated example app over the seeded file.
+import { pino } from 'pino';
+import { loadRegistry } from '../../bin/commands/serveCommand.js';
+import { startServer } from '../../runtime/server/startServer.js';
+
+const [path, port, secret, root] = process.argv.slice(2);
+const registry = await loadRegistry(root, 'generated');
+await startServer({
+  registry,
+  root,
+  port: Number(port),
+  host: '127.0.0.1',
+  logger: pino({ level: 'warn' }),
+  env: { DATABASE_URL: `sqlite:${path}`, SESSION_SECRET: secret, APP_ENCRYPTION_KEY: secret },
+});
+console.log('listening');

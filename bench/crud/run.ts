@@ -1,0 +1,145 @@
+// CRUD throughput of the full entigen pipeline against a hand-written Express 5 + better-sqlite3
+// baseline (and Soul, a REST-over-SQLite peer, when installed), on the same seeded data.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { signSession } from '../../runtime/auth/sessionToken.js';
+import { loadRegistry } from '../../bin/commands/serveCommand.js';
+import { RECORDS, seed } from './seed.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..', '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const RUNS = 3;
+/** BENCH_CASES=get,list,create picks cases; BENCH_TARGETS=entigen,baseline,soul picks servers. */
+const CASES = ['get by id', 'list', 'create'].filter((name) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').some((c) => name.startsWith(c)));
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
+const CONNECTIONS = 10;
+const SECRET = 'bench-secret';
+const SOUL = join(root, '.bench-tmp', 'soul', 'node_modules', 'soul-cli', 'src', 'server.js');
+
+interface Target {
+  name: 'entigen' | 'baseline' | 'soul';
+  start(db: string, port: number): ChildProcess;
+  paths: { get: string; list: string; create: string; createBody: string };
+}
+
+const ENTIGEN_PATHS = {
+  get: '/api/v1/articles/{id}',
+  list: '/api/v1/articles?kind=news&sort=-views&limit=25',
+  create: '/api/v1/articles',
+  createBody: JSON.stringify({ title: 'New article', body: 'Some body text' }),
+};
+const pinned = (core: number, args: string[]) => spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+
+const TARGETS: Target[] = [
+  { name: 'entigen', start: (db, port) => pinned(0, [join(here, 'entigenServer.js'), db, String(port), SECRET, root]), paths: ENTIGEN_PATHS },
+  { name: 'baseline', start: (db, port) => pinned(0, [join(here, 'baselineServer.js'), db, String(port), SECRET]), paths: ENTIGEN_PATHS },
+  {
+    name: 'soul',
+    start: (db, port) => pinned(0, [SOUL, '-d', db, '-p', String(port)]),
+    paths: {
+      get: '/api/tables/articles/rows/{id}',
+      list: '/api/tables/articles/rows?_filters=kind:news,archivedAt__null&_ordering=-views&_limit=25',
+      create: '/api/tables/articles/rows',
+      createBody: JSON.stringify({ fields: { id: '{newId}', title: 'New article', body: 'Some body text', ownerId: 'x', createdAt: 'now', updatedAt: 'now' } }),
+    },
+  },
+];
+
+async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  for (let i = 0; i < 100; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`server did not start: ${output}`);
+}
+
+function load(spec: object): { rps: number; p99: number; failures: number } {
+  const result = spawnSync('taskset', ['-c', '1', process.execPath, join(here, 'load.js'), JSON.stringify(spec)], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(result.stderr);
+  return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'entigen-bench-crud-'));
+  const seeded = join(dir, 'seed.db');
+  process.stdout.write(`seeding ${RECORDS} articles...\n`);
+  const { adminId, articleIds } = await seed(seeded, await loadRegistry(root, 'generated'));
+  const idsFile = join(dir, 'ids.json');
+  writeFileSync(idsFile, JSON.stringify(articleIds.filter((_, i) => i % 97 === 0)));
+  const token = signSession(SECRET, adminId, Date.now());
+  const results = new Map<string, { rps: number; p99: number; failures: number }>();
+
+  const only = process.env.BENCH_TARGETS?.split(',');
+  const targets = TARGETS.filter((t) => (t.name !== 'soul' || existsSync(SOUL)) && (!only || only.includes(t.name)));
+  const running: { target: Target; url: string; child: ChildProcess }[] = [];
+  for (const target of targets) {
+    const db = join(dir, `${target.name}.db`);
+    copyFileSync(seeded, db);
+    const port = 4100 + targets.indexOf(target);
+    const child = target.start(db, port);
+    const url = `http://127.0.0.1:${port}`;
+    await waitUntilUp(url, child);
+    running.push({ target, url, child });
+  }
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const casesOf = (target: Target) => [
+    { name: 'get by id', method: 'GET', path: target.paths.get, idsFile },
+    { name: 'list', method: 'GET', path: target.paths.list },
+    { name: 'create', method: 'POST', path: target.paths.create, body: target.paths.createBody },
+  ];
+  try {
+    for (const caseName of CASES) {
+      const runs = new Map<string, { rps: number; p99: number; failures: number }[]>();
+      for (const { target, url } of running) {
+        const item = casesOf(target).find((c) => c.name === caseName)!;
+        load({ url, headers, seconds: WARMUP_SECONDS, connections: CONNECTIONS, ...item });
+      }
+      // Rounds interleave the servers, so drift of this shared machine hits each alike.
+      for (let round = 0; round < RUNS; round++) {
+        for (const { target, url } of running) {
+          const item = casesOf(target).find((c) => c.name === caseName)!;
+          const result = load({ url, headers, seconds: SECONDS, connections: CONNECTIONS, ...item });
+          runs.set(target.name, [...(runs.get(target.name) ?? []), result]);
+        }
+      }
+      for (const [name, list] of runs) {
+        const result = { rps: median(list.map((r) => r.rps)), p99: median(list.map((r) => r.p99)), failures: list.reduce((n, r) => n + r.failures, 0) };
+        results.set(`${name}/${caseName}`, result);
+        process.stdout.write(`${name.padEnd(9)} ${caseName.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p99 ${String(result.p99).padStart(4)} ms  failures ${result.failures}\n`);
+      }
+    }
+  } finally {
+    for (const { child } of running) child.kill('SIGTERM');
+  }
+
+  process.stdout.write(`\nratios (median of ${RUNS} runs of ${SECONDS}s, ${CONNECTIONS} connections, servers on core 0, load on core 1, rounds interleaved):\n`);
+  for (const item of CASES) {
+    const e = results.get(`entigen/${item}`);
+    const b = results.get(`baseline/${item}`);
+    if (!e || !b) continue;
+    const s = results.get(`soul/${item}`);
+    const target = item === 'create' ? 0.7 : 0.8;
+    const line = [
+      `${item.padEnd(10)} throughput ${(e.rps / b.rps).toFixed(2)}x baseline (target >= ${target})`,
+      `p99 ${(e.p99 / Math.max(b.p99, 1)).toFixed(2)}x baseline (target <= 1.5)`,
+      s ? `${(e.rps / s.rps).toFixed(2)}x Soul (target >= 1.5)` : 'Soul not measured (not installed, or BENCH_TARGETS left it out)',
+    ];
+    process.stdout.write(`  ${line.join(', ')}\n`);
+  }
+}
+
+await main();

@@ -1,0 +1,163 @@
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
+import { newId } from '../../runtime/entities/prepareWrite.js';
+import { modelFromInputs } from '../../generator/build.js';
+import type { Doc, Store } from '../../runtime/store/types.js';
+import { UniqueConflict } from '../../runtime/store/types.js';
+
+const ENTITY = `
+version: 1
+name: Thing
+plural: things
+base: owned
+fields:
+  name: { type: string, required: true, search: true }
+  note: { type: string, search: true }
+  code: { type: string, unique: true }
+  n: { type: int }
+  x: { type: float }
+  flag: { type: boolean }
+  kind: { type: enum, values: [a, b, c] }
+  tags: { type: array, items: { type: string } }
+  meta: { type: object }
+  when: { type: isoDate }
+filters: [kind, tags, flag]
+`;
+
+export const conformanceModel = modelFromInputs({ entityFiles: [{ file: 'things.yaml', text: ENTITY, origin: 'app' }] });
+
+/** The same inputs must give the same outputs on every store adapter. */
+export function storeConformance(name: string, open: () => Promise<Store>): void {
+  describe(`store conformance: ${name}`, () => {
+    let store: Store;
+    const docs: Doc[] = [];
+    const make = (fields: Record<string, unknown>): Doc => ({
+      id: newId(), ownerId: '0'.repeat(24), createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z', archivedAt: null, ...fields,
+    } as Doc);
+    const names = (list: Doc[]) => list.map((d) => d.name);
+
+    beforeAll(async () => {
+      store = await open();
+      await store.init(conformanceModel);
+      const rows = [
+        { name: 'item 10', n: 10, x: 1.5, flag: true, kind: 'a', tags: ['red', 'blue'], meta: { deep: { v: 1 } }, when: '2024-03-01T00:00:00.000Z', note: 'Café au lait' },
+        { name: 'Banana', n: 2, x: -1, flag: false, kind: 'b', tags: ['blue'], note: 'yellow fruit' },
+        { name: 'item 2', n: 2, flag: true, kind: 'c', tags: [], note: null },
+        { name: 'apple', n: null, x: 0, kind: 'a', tags: ['green'], note: 'red fruit' },
+        { name: 'Éclair', n: 7, kind: 'b', note: 'pastry cream' },
+      ];
+      for (const row of rows) docs.push(await store.insert('things', make(row)));
+    });
+    afterAll(() => store.close());
+
+    it('returns every field, null when unset, arrays and nested objects intact', async () => {
+      const got = await store.get('things', docs[0].id);
+      expect(got).toMatchObject({ name: 'item 10', n: 10, x: 1.5, flag: true, tags: ['red', 'blue'], meta: { deep: { v: 1 } }, code: null });
+      expect((await store.get('things', docs[4].id))!.tags).toBeNull();
+      expect(await store.get('things', newId())).toBeNull();
+    });
+
+    it('orders by id descending by default and honours skip and limit', async () => {
+      expect(names(await store.find('things', {}))).toEqual(['Éclair', 'apple', 'item 2', 'Banana', 'item 10']);
+      expect(names(await store.find('things', { skip: 1, limit: 2 }))).toEqual(['apple', 'item 2']);
+    });
+
+    it.each([
+      [{ field: 'kind', op: 'eq', value: 'a' }, ['apple', 'item 10']],
+      [{ field: 'kind', op: 'ne', value: 'a' }, ['Banana', 'Éclair', 'item 2']],
+      [{ field: 'n', op: 'ne', value: 2 }, ['apple', 'Éclair', 'item 10']],
+      [{ field: 'kind', op: 'in', value: ['b', 'c'] }, ['Banana', 'Éclair', 'item 2']],
+      [{ field: 'n', op: 'gt', value: 2 }, ['Éclair', 'item 10']],
+      [{ field: 'n', op: 'gte', value: 7 }, ['Éclair', 'item 10']],
+      [{ field: 'x', op: 'lt', value: 0 }, ['Banana']],
+      [{ field: 'x', op: 'lte', value: 0 }, ['apple', 'Banana']],
+      [{ field: 'n', op: 'exists', value: false }, ['apple']],
+      [{ field: 'note', op: 'exists', value: true }, ['apple', 'Banana', 'Éclair', 'item 10']],
+      [{ field: 'n', op: 'eq', value: null }, ['apple']],
+      [{ field: 'flag', op: 'eq', value: true }, ['item 2', 'item 10']],
+      [{ field: 'tags', op: 'contains', value: 'blue' }, ['Banana', 'item 10']],
+      [{ field: 'tags', op: 'contains', value: ['green', 'red'] }, ['apple', 'item 10']],
+      [{ field: 'when', op: 'gte', value: '2024-02-01T00:00:00.000Z' }, ['item 10']],
+      [{ and: [{ field: 'kind', op: 'eq', value: 'a' }, { field: 'n', op: 'exists', value: true }] }, ['item 10']],
+      [{ or: [{ field: 'kind', op: 'eq', value: 'c' }, { field: 'x', op: 'lt', value: 0 }] }, ['Banana', 'item 2']],
+      [{ not: { field: 'kind', op: 'in', value: ['a', 'b'] } }, ['item 2']],
+      [{ and: [] }, ['apple', 'Banana', 'Éclair', 'item 2', 'item 10']],
+      [{ or: [] }, []],
+      [{ field: 'kind', op: 'in', value: [] }, []],
+    ])('filters %j', async (where, expected) => {
+      const found = await store.find('things', { where: where as never, sort: [{ field: 'name', direction: 'asc' }] });
+      expect(names(found)).toEqual(expected);
+      expect(await store.count('things', { where: where as never })).toBe(expected.length);
+    });
+
+    it('sorts strings case-insensitively with natural numbers, numbers numerically, nulls first ascending', async () => {
+      expect(names(await store.find('things', { sort: [{ field: 'name', direction: 'asc' }] }))).toEqual(['apple', 'Banana', 'Éclair', 'item 2', 'item 10']);
+      expect(names(await store.find('things', { sort: [{ field: 'n', direction: 'desc' }] }))).toEqual(['item 10', 'Éclair', 'item 2', 'Banana', 'apple']);
+    });
+
+    it('sorts with an explicit collation', async () => {
+      const sorted = await store.find('things', { sort: [{ field: 'name', direction: 'asc' }], collation: { locale: 'en', strength: 3 } });
+      expect(names(sorted)).toEqual(['apple', 'Banana', 'Éclair', 'item 10', 'item 2']);
+    });
+
+    it('searches every term as a word prefix, ignoring case and accents', async () => {
+      expect(names(await store.find('things', { text: 'fruit', sort: [{ field: 'name', direction: 'asc' }] }))).toEqual(['apple', 'Banana']);
+      expect(names(await store.find('things', { text: 'CAFE la' }))).toEqual(['item 10']);
+      expect(names(await store.find('things', { text: 'ecl' }))).toEqual(['Éclair']);
+      expect(await store.count('things', { text: 'fruit yellow' })).toBe(1);
+    });
+
+    it('pages by keyset after an id in both directions and selects fields', async () => {
+      const all = await store.find('things', {});
+      expect(names(await store.find('things', { after: all[1].id, limit: 2 }))).toEqual(names(all.slice(2, 4)));
+      const ascending = await store.find('things', { sort: [{ field: 'id', direction: 'asc' }], after: all[4].id });
+      expect(names(ascending)).toEqual(names(all.slice(0, 4).reverse()));
+      const selected = await store.find('things', { select: ['name'], limit: 1 });
+      expect(selected).toEqual([{ id: all[0].id, name: all[0].name }]);
+    });
+
+    it('updates partially, clears with null, and refuses unique duplicates naming the field', async () => {
+      const updated = await store.update('things', docs[1].id, { note: null, code: 'C-1', n: 3 });
+      expect(updated).toMatchObject({ name: 'Banana', note: null, code: 'C-1', n: 3 });
+      await expect(store.update('things', docs[2].id, { code: 'C-1' })).rejects.toBeInstanceOf(UniqueConflict);
+      await expect(store.insert('things', make({ name: 'dup', code: 'C-1' }))).rejects.toMatchObject({ field: 'code' });
+      expect(await store.update('things', newId(), { n: 1 })).toBeNull();
+      expect(await store.update('things', docs[1].id, { n: 4 }, { field: 'kind', op: 'eq', value: 'a' })).toBeNull();
+      expect(names(await store.find('things', { text: 'yellow' }))).toEqual([]);
+    });
+
+    it('increments atomically under 100 concurrent callers', async () => {
+      const doc = await store.insert('things', make({ name: 'counter', n: 0, x: 0 }));
+      await Promise.all(Array.from({ length: 100 }, () => store.increment('things', doc.id, { n: 1, x: 0.5 })));
+      expect(await store.get('things', doc.id)).toMatchObject({ n: 100, x: 50 });
+      expect((await store.increment('things', doc.id, { n: -101 }))!.n).toBe(-1);
+      await store.remove('things', doc.id);
+    });
+
+    it('commits a transaction together or not at all', async () => {
+      const before = await store.count('things', {});
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.insert('things', make({ name: 'in tx' }));
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+      expect(await store.count('things', {})).toBe(before);
+      await store.transaction(async (tx) => {
+        await tx.insert('things', make({ name: 'kept 1' }));
+        await tx.insert('things', make({ name: 'kept 2' }));
+      });
+      expect(await store.count('things', {})).toBe(before + 2);
+      await expect(store.insertMany('things', [make({ name: 'm1', code: 'M' }), make({ name: 'm2', code: 'M' })])).rejects.toBeInstanceOf(UniqueConflict);
+      expect(await store.count('things', {})).toBe(before + 2);
+    });
+
+    it('removes a record and its search entry', async () => {
+      const doc = await store.insert('things', make({ name: 'zebra crossing' }));
+      expect(await store.count('things', { text: 'zebra' })).toBe(1);
+      expect(await store.remove('things', doc.id, { field: 'kind', op: 'eq', value: 'a' })).toBe(false);
+      expect(await store.remove('things', doc.id)).toBe(true);
+      expect(await store.count('things', { text: 'zebra' })).toBe(0);
+      expect(await store.remove('things', doc.id)).toBe(false);
+    });
+  });
+}

@@ -1,0 +1,53 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliPath, repoRoot } from '../support/cli.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => children.splice(0).forEach((child) => child.kill('SIGKILL')));
+
+/** Starts `entigen serve` on a free port and resolves with its base URL once it listens. */
+function serve(env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    cwd: repoRoot,
+    env: { ...process.env, SESSION_SECRET: 'serve-test', LOG_LEVEL: 'info', ...env },
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)));
+  });
+}
+
+describe('entigen serve', () => {
+  it('serves the generated app on sqlite::memory:', async () => {
+    const url = await serve({ DATABASE_URL: 'sqlite::memory:' });
+    const res = await fetch(`${url}/api/v1/articles`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: { items: [], totalCount: 0, totalPages: 0 } });
+  });
+
+  it('serves on a SQLite file named by sqlite:PATH', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'entigen-serve-')), 'app.db');
+    const url = await serve({ DATABASE_URL: `sqlite:${file}` });
+    expect((await fetch(`${url}/api/v1/schema/metadata/list`)).status).toBe(200);
+    expect(existsSync(file)).toBe(true);
+  });
+
+  it('refuses an unsupported DATABASE_URL with a clear message', async () => {
+    await expect(serve({ DATABASE_URL: 'oracle://x' })).rejects.toThrow(/DATABASE_URL scheme "oracle:" is not supported/);
+  });
+});

@@ -236,6 +236,14 @@ describe('envelopes and headers', () => {
     expect(error.body).toEqual({ error: { code: 'NOT_FOUND', message: expect.any(String) } });
   });
 
+  it('answers a path that cannot be decoded with 404, never 500', async () => {
+    for (const path of ['/api/v1/articles/%zz', '/api/v1/schema/metadata/%E0%A4%A', '/api/v1/articles/%zz/increment']) {
+      const res = await server.call('GET', path);
+      expect(res.status, path).toBe(404);
+      expect(res.body.error.code).toBe('NOT_FOUND');
+    }
+  });
+
   it('refuses a tampered session token', async () => {
     const res = await server.call('GET', '/api/v1/articles', { token: `${alice.token.slice(0, -2)}xx` });
     expect(res.status).toBe(401);

@@ -7,6 +7,7 @@ import { buildCommand } from './commands/buildCommand.js';
 import { checkCommand } from './commands/checkCommand.js';
 import { initCommand } from './commands/initCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
+import { setupCommand } from './commands/setupCommand.js';
 
 const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
 
@@ -40,5 +41,15 @@ program
   .option('--host <h>', 'address to listen on (HOST, default 0.0.0.0)')
   .option('--out <dir>', 'folder of generated files', 'generated')
   .action(serveCommand);
+
+program
+  .command('setup')
+  .description('create the first administrator without the browser (fails once one exists)')
+  .requiredOption('--email <email>', 'administrator email')
+  .requiredOption('--password <password>', 'administrator password (the password policy applies)')
+  .option('--name <name>', 'display name', 'Administrator')
+  .option('--tenant <name>', 'name of the first tenant, when tenancy is configured', 'Default')
+  .option('--out <dir>', 'folder of generated files', 'generated')
+  .action(setupCommand);
 
 await program.parseAsync();

@@ -12,10 +12,12 @@ export interface Caller {
   /** Effective permission strings (role permissions, plus ANONYMOUS's, narrowed by an API key). */
   permissions: ReadonlySet<string>;
   isAdmin: boolean;
-  apiKeyId?: string;
-  /** Tenants the caller belongs to (tenant-scoped entities), and the one picked by x-tenant-id. */
-  tenantIds?: readonly string[];
-  activeTenantId?: string;
+  /** How the caller proved who they are. */
+  credential?: { kind: 'session'; token: string; issuedAt: number } | { kind: 'apiKey'; id: string };
+  /** The tenant picked with the x-tenant-id header, if any (checked against membership on use). */
+  requestedTenantId?: string;
+  /** Tenants the caller belongs to; resolved on first use by a tenant-scoped operation. */
+  tenantIds?: Promise<readonly string[]>;
 }
 
 export function isAnonymous(caller: Caller): boolean {

@@ -5,7 +5,8 @@ import type { Doc } from '../store/types.js';
 import { buildNewRecord, validateBody } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { presentRecord } from './presentRecord.js';
-import { requireAccess } from './requireAccess.js';
+import { scopeFor } from './requireAccess.js';
+import { tenantForCreate } from '../access/tenancy.js';
 import { storeWrite } from './storeWrite.js';
 
 export const MAX_BULK_ITEMS = 500;
@@ -20,14 +21,15 @@ export interface BulkCreateInput {
 /** POST /{plural}/bulk: `{ items }`, at most 500, all or nothing; every invalid item reported. */
 export async function bulkCreateOperation({ ctx, plural, body, caller }: BulkCreateInput): Promise<{ items: Doc[]; count: number }> {
   const { model, validators } = entityOf(ctx, plural);
-  requireAccess(caller, model, 'create');
+  await scopeFor(ctx, caller, model, 'create');
   const items = readItems(body);
   const details: Record<string, string> = {};
   items.forEach((item, i) => Object.assign(details, validateBody(validators.bulkItem, item, `items.${i}`)));
   if (Object.keys(details).length > 0) throw validationError(details);
   if (model.ownership === 'owned' && !caller.user) throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
   const now = ctx.now();
-  const docs = items.map((item) => buildNewRecord(model, item as Record<string, unknown>, caller, ctx, now));
+  const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
+  const docs = items.map((item) => buildNewRecord(model, item as Record<string, unknown>, caller, ctx, now, tenantId));
   const created = await storeWrite(model, () => ctx.store.insertMany(plural, docs));
   return { items: created.map((doc) => presentRecord(model, doc)), count: created.length };
 }

@@ -5,7 +5,8 @@ import type { Doc } from '../store/types.js';
 import { buildNewRecord, requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { presentRecord } from './presentRecord.js';
-import { requireAccess } from './requireAccess.js';
+import { scopeFor } from './requireAccess.js';
+import { tenantForCreate } from '../access/tenancy.js';
 import { storeWrite } from './storeWrite.js';
 
 export interface CreateInput {
@@ -18,10 +19,11 @@ export interface CreateInput {
 /** POST /{plural}: access -> validate -> defaults and macros -> store -> the created record. */
 export async function createOperation({ ctx, plural, body, caller }: CreateInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
-  requireAccess(caller, model, 'create');
+  await scopeFor(ctx, caller, model, 'create');
   const input = requireValid(validators.create, body);
   if (model.ownership === 'owned' && !caller.user) throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
-  const doc = buildNewRecord(model, input, caller, ctx, ctx.now());
+  const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
+  const doc = buildNewRecord(model, input, caller, ctx, ctx.now(), tenantId);
   const created = await storeWrite(model, () => ctx.store.insert(plural, doc));
   return presentRecord(model, created);
 }

@@ -10,7 +10,14 @@ import { applyContentStatus, applyDefaults, encryptFields, newId, normalizeDates
  * A validated create body turned into the document to store: defaults, macros, content
  * status, dates, encryption, then the server-set fields (id, ownerId, tenantId, timestamps).
  */
-export function buildNewRecord(entity: EntityModel, body: Record<string, unknown>, caller: Caller, ctx: RuntimeContext, now: Date): Doc {
+export function buildNewRecord(
+  entity: EntityModel,
+  body: Record<string, unknown>,
+  caller: Caller,
+  ctx: RuntimeContext,
+  now: Date,
+  tenantId?: string | null,
+): Doc {
   let values = resolveMacros(applyDefaults(entity, body), caller, now);
   values = applyContentStatus(entity, values, undefined, now);
   values = encryptFields(entity, normalizeDates(entity, values), ctx.cipher);
@@ -20,7 +27,7 @@ export function buildNewRecord(entity: EntityModel, body: Record<string, unknown
     doc.ownerId = caller.user!.id;
     doc.archivedAt = null;
   }
-  if (entity.tenantScoped && caller.activeTenantId) doc.tenantId = caller.activeTenantId;
+  if (entity.tenantScoped) doc.tenantId = tenantId ?? null;
   return doc;
 }
 

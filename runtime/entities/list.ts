@@ -7,7 +7,7 @@ import type { Doc, FindQuery, Where } from '../store/types.js';
 import { entityOf } from './entityOf.js';
 import { populateRecords } from './populate.js';
 import { presentRecord } from './presentRecord.js';
-import { requireAccess } from './requireAccess.js';
+import { scopeFor } from './requireAccess.js';
 
 export interface ListInput {
   ctx: RuntimeContext;
@@ -26,7 +26,7 @@ export interface ListResult {
 /** GET /{plural}: the caller's view constraint, archived records left out, filters, text, order, page. */
 export async function listOperation({ ctx, plural, query, caller }: ListInput): Promise<ListResult> {
   const { model } = entityOf(ctx, plural);
-  const viewable = requireAccess(caller, model, 'view');
+  const viewable = await scopeFor(ctx, caller, model, 'view');
   const archived: Where | undefined =
     model.ownership === 'owned' && !query.includeArchived ? { field: 'archivedAt', op: 'exists', value: false } : undefined;
   const where = andWhere(viewable, archived, ...query.where);

@@ -1,4 +1,6 @@
-import { accessFor, andWhere } from '../access/accessFor.js';
+import { andWhere } from '../access/accessFor.js';
+import { scopeFor } from './requireAccess.js';
+import { ApiError } from '../http/errors.js';
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import type { EntityModel } from '../model/types.js';
@@ -53,9 +55,15 @@ async function fetchVisible(ctx: RuntimeContext, target: EntityModel, ids: strin
       users.map((u) => [u.id, caller.isAdmin || caller.user?.id === u.id ? { id: u.id, displayName: u.displayName, email: u.email } : { id: u.id, displayName: u.displayName }]),
     );
   }
-  const access = accessFor(caller, target, 'view');
-  if (!access.allowed) return new Map();
-  const found = await ctx.store.find(target.plural, { where: andWhere(byId, access.where), limit: ids.length });
+  let viewable: Where | undefined;
+  try {
+    viewable = await scopeFor(ctx, caller, target, 'view');
+  } catch (error) {
+    // No view permission on the referenced entity: every reference stays { id }.
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return new Map();
+    throw error;
+  }
+  const found = await ctx.store.find(target.plural, { where: andWhere(byId, viewable), limit: ids.length });
   return new Map(found.map((doc) => [doc.id, presentRecord(target, doc)]));
 }
 

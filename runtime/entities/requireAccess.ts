@@ -1,5 +1,7 @@
 import { accessFor, andWhere } from '../access/accessFor.js';
 import { isAnonymous, type Caller } from '../access/caller.js';
+import { grantedIds } from '../access/grants.js';
+import { tenantWhere } from '../access/tenancy.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import type { Action, EntityModel } from '../model/types.js';
@@ -9,22 +11,31 @@ import type { Doc, Where } from '../store/types.js';
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 
 /**
- * The records `action` may touch, as a constraint for the store; throws when the caller has
- * no such permission at all: 401 when anonymous, 403 when signed in.
+ * The records `action` may touch, as one constraint for the store, built in the spec's layers:
+ * role permissions and ownership, widened by grants, narrowed to the caller's tenants. Throws
+ * when nothing is allowed at all: 401 when anonymous, 403 when signed in.
  */
-export function requireAccess(caller: Caller, entity: EntityModel, action: Action): Where | undefined {
+export async function scopeFor(ctx: RuntimeContext, caller: Caller, entity: EntityModel, action: Action): Promise<Where | undefined> {
   const access = accessFor(caller, entity, action);
-  if (!access.allowed) {
-    throw isAnonymous(caller)
-      ? new ApiError('UNAUTHORIZED')
-      : new ApiError('FORBIDDEN', `You may not ${action} ${entity.plural}`);
+  let allowed = access.allowed;
+  let where = access.allowed ? access.where : undefined;
+  if (!caller.isAdmin && (!allowed || where)) {
+    const shared = await grantedIds(ctx, caller, entity, action);
+    if (shared.length > 0) {
+      const byGrant: Where = { field: 'id', op: 'in', value: shared };
+      where = allowed ? { or: [where!, byGrant] } : byGrant;
+      allowed = true;
+    }
   }
-  return access.where;
+  if (!allowed) {
+    throw isAnonymous(caller) ? new ApiError('UNAUTHORIZED') : new ApiError('FORBIDDEN', `You may not ${action} ${entity.plural}`);
+  }
+  return andWhere(where, await tenantWhere(ctx, caller, entity));
 }
 
 /** The record if the caller may view it; 404 otherwise, so hidden records stay unknown. */
 export async function findVisible(ctx: RuntimeContext, entity: EntityModel, id: string, caller: Caller): Promise<Doc> {
-  const viewable = requireAccess(caller, entity, 'view');
+  const viewable = await scopeFor(ctx, caller, entity, 'view');
   if (!OBJECT_ID.test(id)) throw notFound(singular(entity));
   const doc = await ctx.store.get(entity.plural, id, viewable);
   if (!doc) throw notFound(singular(entity));
@@ -43,12 +54,12 @@ export async function findWritable(
   caller: Caller,
   action: 'edit' | 'delete',
 ): Promise<{ doc: Doc; where: Where | undefined }> {
-  const writable = requireAccess(caller, entity, action);
+  const writable = await scopeFor(ctx, caller, entity, action);
   const doc = await findVisible(ctx, entity, id, caller);
   if (writable && !(await ctx.store.get(entity.plural, id, writable))) {
     throw new ApiError('FORBIDDEN', `You may not ${action} this ${singular(entity)}`);
   }
-  return { doc, where: andWhere(writable) };
+  return { doc, where: writable };
 }
 
 function singular(entity: EntityModel): string {

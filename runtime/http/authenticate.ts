@@ -1,6 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
+import { SYSTEM_ADMIN } from '../access/parsePermission.js';
 import { anonymousCaller, callerForUser } from '../access/resolveCaller.js';
 import type { RoleTable } from '../access/roleTable.js';
+import type { Caller } from '../access/caller.js';
+import { API_KEY_PREFIX, tokenHash } from '../auth/apiKeyToken.js';
 import { verifySession } from '../auth/sessionToken.js';
 import type { Store } from '../store/types.js';
 import { ApiError } from './errors.js';
@@ -15,21 +18,66 @@ export interface AuthenticateOptions {
   now(): Date;
 }
 
+/** lastUsedAt of an API key is written at most this often. */
+const KEY_USE_WRITE_INTERVAL_MS = 60_000;
+const TENANT_HEADER = 'x-tenant-id';
+
 /**
- * Turns the request's credential (session cookie, or the same token as a Bearer) into a caller.
- * No credential: the ANONYMOUS caller. A credential that does not verify: 401.
+ * Turns the request's credential into a caller: `Authorization: Bearer` with a session token or
+ * an `egk_` API key, else the session cookie. No credential: the ANONYMOUS caller. A Bearer that
+ * does not verify: 401. A cookie that does not verify is ignored (a stale cookie must not block login).
  */
 export function authenticate(options: AuthenticateOptions) {
-  return async function authenticate(req: Request, _res: Response, next: NextFunction): Promise<void> {
-    const token = bearerToken(req) ?? cookieValue(req.headers.cookie, options.cookieName);
-    if (token === undefined) {
-      req.caller = await anonymousCaller(options.roles);
-      return next();
+  const keyUses = new Map<string, number>();
+
+  async function sessionCaller(token: string): Promise<Caller | undefined> {
+    const now = options.now().getTime();
+    const claims = verifySession(options.secret, token, now, options.sessionTtlMs);
+    if (!claims) return undefined;
+    const user = await options.store.get('users', claims.userId);
+    if (!user || user.disabled === true) return undefined;
+    const validAfter = typeof user.sessionsValidAfter === 'string' ? Date.parse(user.sessionsValidAfter) : 0;
+    if (claims.issuedAt < validAfter) return undefined;
+    const [revoked] = await options.store.find('revokedSessions', { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1, select: ['id'] });
+    if (revoked) return undefined;
+    return { ...(await callerForUser(user, options.roles)), credential: { kind: 'session', token, issuedAt: claims.issuedAt } };
+  }
+
+  async function apiKeyCaller(token: string): Promise<Caller> {
+    const now = options.now();
+    const [key] = await options.store.find('apiKeys', { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1 });
+    if (!key || key.revokedAt || Date.parse(key.expiresAt as string) <= now.getTime()) throw new ApiError('UNAUTHORIZED', 'API key is invalid, revoked or expired');
+    const owner = await options.store.get('users', key.ownerId as string);
+    if (!owner || owner.disabled === true) throw new ApiError('UNAUTHORIZED', 'API key is invalid, revoked or expired');
+    const ownerCaller = await callerForUser(owner, options.roles);
+    // A key holds what it was given, and only while its owner still holds it.
+    const permissions = new Set<string>((await options.roles.permissionsOf([])).values());
+    for (const permission of key.permissions as string[]) {
+      if (ownerCaller.isAdmin || ownerCaller.permissions.has(permission)) permissions.add(permission);
     }
-    const claims = verifySession(options.secret, token, options.now().getTime(), options.sessionTtlMs);
-    const user = claims ? await options.store.get('users', claims.userId) : null;
-    if (!claims || !user || user.disabled === true) throw new ApiError('UNAUTHORIZED', 'Session is invalid or expired');
-    req.caller = await callerForUser(user, options.roles);
+    const lastWrite = keyUses.get(key.id) ?? 0;
+    if (now.getTime() - lastWrite > KEY_USE_WRITE_INTERVAL_MS) {
+      keyUses.set(key.id, now.getTime());
+      await options.store.update('apiKeys', key.id, { lastUsedAt: now.toISOString() });
+    }
+    return { ...ownerCaller, permissions, isAdmin: permissions.has(SYSTEM_ADMIN), credential: { kind: 'apiKey', id: key.id } };
+  }
+
+  return async function authenticate(req: Request, _res: Response, next: NextFunction): Promise<void> {
+    const bearer = bearerToken(req);
+    let caller: Caller | undefined;
+    if (bearer?.startsWith(API_KEY_PREFIX)) caller = await apiKeyCaller(bearer);
+    else if (bearer !== undefined) {
+      caller = await sessionCaller(bearer);
+      if (!caller) throw new ApiError('UNAUTHORIZED', 'Session is invalid or expired');
+    } else {
+      const cookie = cookieValue(req.headers.cookie, options.cookieName);
+      if (cookie !== undefined) caller = await sessionCaller(cookie);
+    }
+    caller ??= await anonymousCaller(options.roles);
+    const tenant = req.headers[TENANT_HEADER];
+    if (typeof tenant === 'string' && tenant !== '') caller = { ...caller, requestedTenantId: tenant };
+    req.caller = caller;
     next();
   };
 }

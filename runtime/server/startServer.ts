@@ -8,6 +8,8 @@ import { FieldCipher } from '../crypto/fieldCipher.js';
 import { loadSecrets } from '../crypto/secrets.js';
 import type { Registry } from '../defineRegistry.js';
 import { createApp } from '../http/createApp.js';
+import { logMailer, type AuthContext, type Mailer } from '../auth/authContext.js';
+import { createFirstAdmin, hasAdmin, SetupState } from '../auth/setup.js';
 import { openStore } from '../store/openStore.js';
 
 export interface StartOptions {
@@ -18,6 +20,8 @@ export interface StartOptions {
   port?: number;
   host?: string;
   logger?: Logger;
+  /** Sends password-reset mail; default: written to the log. */
+  mailer?: Mailer;
 }
 
 export interface RunningServer {
@@ -25,7 +29,20 @@ export interface RunningServer {
   url: string;
   ctx: RuntimeContext;
   config: RuntimeConfig;
+  auth: AuthContext;
   close(): Promise<void>;
+}
+
+/** ENTIGEN_ADMIN_EMAIL and ENTIGEN_ADMIN_PASSWORD create the first admin headless, once. */
+async function bootstrapAdmin(auth: AuthContext, env: NodeJS.ProcessEnv): Promise<void> {
+  if (!env.ENTIGEN_ADMIN_EMAIL || !env.ENTIGEN_ADMIN_PASSWORD || (await hasAdmin(auth.ctx.store))) return;
+  await createFirstAdmin(auth.ctx, auth.config.passwordPolicy, {
+    email: env.ENTIGEN_ADMIN_EMAIL,
+    password: env.ENTIGEN_ADMIN_PASSWORD,
+    name: env.ENTIGEN_ADMIN_NAME ?? 'Administrator',
+    tenantName: env.ENTIGEN_ADMIN_TENANT ?? 'Default',
+  });
+  auth.ctx.logger.info({ email: env.ENTIGEN_ADMIN_EMAIL }, 'created the first administrator from ENTIGEN_ADMIN_EMAIL');
 }
 
 /** Opens the store, prepares its schema, and listens. */
@@ -45,7 +62,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     now: () => new Date(),
   };
   const roles = new RoleTable(options.registry.model, store);
-  const app = createApp({ ctx, config, roles });
+  const auth: AuthContext = {
+    ctx,
+    config,
+    roles,
+    cookieName: `${options.registry.model.app.name}_uid`,
+    mailer: options.mailer ?? logMailer(ctx),
+    env,
+  };
+  await bootstrapAdmin(auth, env);
+  const app = createApp({ auth, setup: new SetupState(store) });
   const port = options.port ?? config.server.port;
   const host = options.host ?? config.server.host;
   const server = await new Promise<Server>((resolve, reject) => {
@@ -60,6 +86,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     url,
     ctx,
     config,
+    auth,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await store.close();

@@ -12,7 +12,7 @@ afterEach(() => children.splice(0).forEach((child) => child.kill('SIGKILL')));
 function serve(env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
     cwd: repoRoot,
-    env: { ...process.env, SESSION_SECRET: 'serve-test', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, SESSION_SECRET: 'serve-test', LOG_LEVEL: 'info', ENTIGEN_ADMIN_EMAIL: 'admin@example.test', ENTIGEN_ADMIN_PASSWORD: 'correct horse battery staple!', ...env },
   });
   children.push(child);
   return new Promise((resolve, reject) => {

@@ -21,8 +21,8 @@ export interface TestResponse {
   body: any;
 }
 
-/** The example app on a real port over a fresh SQLite file. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** The example app on a real port over a fresh SQLite file; with an admin unless `withAdmin` is false. */
+export async function startTestServer(env: Record<string, string> = {}, { withAdmin = true } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'entigen-server-'));
   const running = await startServer({
     registry,
@@ -33,7 +33,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     env: { DATABASE_URL: `sqlite:${join(dir, 'test.db')}`, SESSION_SECRET: 'test-session-secret', APP_ENCRYPTION_KEY: 'test-encryption-key', ...env },
   });
   let users = 0;
-  return {
+  const server: TestServer = {
     ...running,
     async user(options = {}) {
       const id = newId();
@@ -59,7 +59,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
         headers['content-type'] ??= 'application/json';
         body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
       }
-      const response = await fetch(`${running.url}${path}`, { method, headers, body });
+      const response = await fetch(`${running.url}${path}`, { method, headers, body, redirect: 'manual' });
       const text = await response.text();
       let parsed: unknown = text;
       try {
@@ -70,4 +70,6 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       return { status: response.status, headers: response.headers, body: parsed };
     },
   };
+  if (withAdmin) await server.user({ roles: ['ADMIN'], displayName: 'Root', email: 'root@example.test' });
+  return server;
 }

@@ -1,0 +1,44 @@
+import type { RuntimeContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import type { EntityModel } from '../model/types.js';
+import type { Where } from '../store/types.js';
+import type { Caller } from './caller.js';
+
+/** The tenants (ids of the tenancy entity) whose member array holds the caller; once per request. */
+export function tenantsOf(ctx: RuntimeContext, caller: Caller): Promise<readonly string[]> {
+  const tenancy = ctx.registry.model.tenancy;
+  if (!tenancy || !caller.user) return Promise.resolve([]);
+  caller.tenantIds ??= ctx.store
+    .find(tenancy.entity, { where: { field: tenancy.membersField, op: 'contains', value: [caller.user.id] }, select: ['id'] })
+    .then((docs) => docs.map((doc) => doc.id));
+  return caller.tenantIds;
+}
+
+/** Layer 3: records of tenant-scoped entities only from the caller's tenants (x-tenant-id narrows to one). */
+export async function tenantWhere(ctx: RuntimeContext, caller: Caller, entity: EntityModel): Promise<Where | undefined> {
+  if (!entity.tenantScoped) return undefined;
+  const requested = caller.requestedTenantId;
+  if (caller.isAdmin) return requested ? { field: 'tenantId', op: 'eq', value: requested } : undefined;
+  const tenants = await tenantsOf(ctx, caller);
+  if (requested !== undefined) {
+    if (!tenants.includes(requested)) throw new ApiError('FORBIDDEN', 'You are not a member of the tenant named by x-tenant-id');
+    return { field: 'tenantId', op: 'eq', value: requested };
+  }
+  return { field: 'tenantId', op: 'in', value: [...tenants] };
+}
+
+/** The tenant a new record of a tenant-scoped entity belongs to. */
+export async function tenantForCreate(ctx: RuntimeContext, caller: Caller): Promise<string | null> {
+  const requested = caller.requestedTenantId;
+  if (caller.isAdmin) return requested ?? null;
+  const tenants = await tenantsOf(ctx, caller);
+  if (requested !== undefined) {
+    if (!tenants.includes(requested)) throw new ApiError('FORBIDDEN', 'You are not a member of the tenant named by x-tenant-id');
+    return requested;
+  }
+  if (tenants.length === 0) throw new ApiError('UNPROCESSABLE_ENTITY', 'You belong to no tenant, so you cannot create tenant records');
+  if (tenants.length > 1) {
+    throw new ApiError('VALIDATION_ERROR', 'You belong to several tenants: name one with the x-tenant-id header', { 'x-tenant-id': 'is required' });
+  }
+  return tenants[0];
+}

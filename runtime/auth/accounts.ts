@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import type { Caller } from '../access/caller.js';
+import { newId } from '../entities/prepareWrite.js';
+import { ApiError, validationError } from '../http/errors.js';
+import type { Doc } from '../store/types.js';
+import { UniqueConflict } from '../store/types.js';
+import { tokenHash } from './apiKeyToken.js';
+import type { AuthContext } from './authContext.js';
+import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+import { signSession } from './sessionToken.js';
+import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
+
+export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
+const INVALID_LOGIN = 'Invalid email or password';
+
+export interface NewUser {
+  email: string;
+  password?: string;
+  displayName: string;
+  roles?: string[];
+  authSource?: 'local' | 'ldap';
+  ldapDn?: string;
+}
+
+/** Stores a new user; 400 for a bad email or a password the policy refuses, 409 for a taken email. */
+export async function createUser(auth: AuthContext, input: NewUser): Promise<Doc> {
+  const details: Record<string, string> = {};
+  const email = normalizeEmail(input.email);
+  if (!EMAIL_PATTERN.test(email)) details.email = 'must be an email address';
+  if (input.password !== undefined) {
+    const problem = passwordProblem(input.password, auth.config.passwordPolicy);
+    if (problem) details.password = problem;
+  }
+  const displayName = input.displayName.trim();
+  if (!displayName) details.displayName = 'must not be empty';
+  if (Object.keys(details).length > 0) throw validationError(details);
+  const now = auth.ctx.now().toISOString();
+  const user: Doc = {
+    id: newId(),
+    email,
+    displayName,
+    passwordHash: input.password !== undefined ? await hashPassword(input.password) : null,
+    roles: input.roles ?? ['USER'],
+    authSource: input.authSource ?? 'local',
+    ldapDn: input.ldapDn ?? null,
+    disabled: false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    return await auth.ctx.store.insert('users', user);
+  } catch (error) {
+    if (error instanceof UniqueConflict) throw new ApiError('CONFLICT', 'An account with this email already exists', { email: 'is already registered' });
+    throw error;
+  }
+}
+
+/** Unknown email and wrong password answer alike, in about the same time. */
+export async function loginWithPassword(auth: AuthContext, email: string, password: string): Promise<Doc> {
+  const user = await findUserByEmail(auth.ctx.store, email);
+  const ok = await verifyPassword(user?.passwordHash as string | undefined, password);
+  if (!user || !ok || user.disabled === true) throw new ApiError('UNAUTHORIZED', INVALID_LOGIN);
+  await auth.ctx.store.update('users', user.id, { lastLoginAt: auth.ctx.now().toISOString() });
+  return user;
+}
+
+export function issueSession(auth: AuthContext, userId: string): string {
+  return signSession(auth.ctx.secrets.signing, userId, auth.ctx.now().getTime());
+}
+
+/** Logout: this token stops working at once, everywhere. */
+export async function revokeSession(auth: AuthContext, caller: Caller): Promise<void> {
+  if (caller.credential?.kind !== 'session' || !caller.user) throw new ApiError('UNAUTHORIZED', 'Sign in with a session to sign out');
+  const expiresAt = new Date(caller.credential.issuedAt + auth.config.sessionTtlMs).toISOString();
+  try {
+    await auth.ctx.store.insert('revokedSessions', {
+      id: newId(),
+      tokenHash: tokenHash(caller.credential.token),
+      userId: caller.user.id,
+      expiresAt,
+      createdAt: auth.ctx.now().toISOString(),
+      updatedAt: auth.ctx.now().toISOString(),
+    });
+  } catch (error) {
+    if (!(error instanceof UniqueConflict)) throw error;
+  }
+}
+
+/** New password after checking the current one; every earlier session of the user ends. Returns a fresh token. */
+export async function changePassword(auth: AuthContext, caller: Caller, current: string, next: string): Promise<string> {
+  if (!caller.user) throw new ApiError('UNAUTHORIZED');
+  const user = await auth.ctx.store.get('users', caller.user.id);
+  if (!user || !(await verifyPassword(user.passwordHash as string | undefined, current))) {
+    throw validationError({ currentPassword: 'is not correct' }, 'Current password is not correct');
+  }
+  const problem = passwordProblem(next, auth.config.passwordPolicy);
+  if (problem) throw validationError({ newPassword: problem });
+  await setPassword(auth, user.id, next);
+  return issueSession(auth, user.id);
+}
+
+async function setPassword(auth: AuthContext, userId: string, password: string): Promise<void> {
+  const now = auth.ctx.now().toISOString();
+  await auth.ctx.store.update('users', userId, { passwordHash: await hashPassword(password), sessionsValidAfter: now, updatedAt: now });
+}
+
+/** Always succeeds from the outside; a known local account gets a single-use token valid for one hour. */
+export async function requestPasswordReset(auth: AuthContext, email: string): Promise<void> {
+  const user = await findUserByEmail(auth.ctx.store, email);
+  if (!user || user.disabled === true || user.authSource !== 'local') return;
+  const token = randomBytes(32).toString('base64url');
+  const now = auth.ctx.now();
+  await auth.ctx.store.insert('passwordResets', {
+    id: newId(),
+    userId: user.id,
+    tokenHash: tokenHash(token),
+    expiresAt: new Date(now.getTime() + RESET_TOKEN_TTL_MS).toISOString(),
+    usedAt: null,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  });
+  await auth.mailer.send({
+    to: user.email as string,
+    subject: 'Reset your password',
+    text: `Use this token within one hour to choose a new password: ${token}`,
+  });
+}
+
+export async function resetPassword(auth: AuthContext, token: string, newPassword: string): Promise<void> {
+  const now = auth.ctx.now();
+  const [reset] = await auth.ctx.store.find('passwordResets', { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1 });
+  if (!reset || reset.usedAt || Date.parse(reset.expiresAt as string) <= now.getTime()) {
+    throw validationError({ token: 'is invalid, used or expired' }, 'Reset token is invalid, used or expired');
+  }
+  const problem = passwordProblem(newPassword, auth.config.passwordPolicy);
+  if (problem) throw validationError({ newPassword: problem });
+  // Marking it used only if still unused makes the token single-use even under concurrent calls.
+  const claimed = await auth.ctx.store.update('passwordResets', reset.id, { usedAt: now.toISOString() }, { field: 'usedAt', op: 'exists', value: false });
+  if (!claimed) throw validationError({ token: 'is invalid, used or expired' }, 'Reset token is invalid, used or expired');
+  await setPassword(auth, reset.userId as string, newPassword);
+}

@@ -1,0 +1,18 @@
+import type { PublicUser } from '../access/caller.js';
+import type { Doc, Store } from '../store/types.js';
+
+/** Emails are compared and stored trimmed and in lower case. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+export function publicUser(doc: Doc): PublicUser {
+  return { id: doc.id, email: doc.email as string, displayName: doc.displayName as string };
+}
+
+export async function findUserByEmail(store: Store, email: string): Promise<Doc | null> {
+  const [user] = await store.find('users', { where: { field: 'email', op: 'eq', value: normalizeEmail(email) }, limit: 1 });
+  return user ?? null;
+}

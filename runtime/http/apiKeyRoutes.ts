@@ -1,0 +1,89 @@
+import { Router } from 'express';
+import { parsePermission } from '../access/parsePermission.js';
+import { maskToken, newApiKeyToken, tokenHash } from '../auth/apiKeyToken.js';
+import type { AuthContext } from '../auth/authContext.js';
+import { newId } from '../entities/prepareWrite.js';
+import { ISO_DATE_PATTERN } from '../model/patterns.js';
+import type { Doc, Where } from '../store/types.js';
+import { ApiError, notFound, validationError } from './errors.js';
+import { requireUser } from './guards.js';
+import { readBody } from './readBody.js';
+
+export const MAX_LIVE_KEYS = 50;
+const ISO_DATE = new RegExp(ISO_DATE_PATTERN);
+
+function keyView(key: Doc) {
+  return {
+    id: key.id,
+    name: key.name,
+    permissions: key.permissions,
+    expiresAt: key.expiresAt,
+    lastEight: key.lastEight,
+    createdAt: key.createdAt,
+    lastUsedAt: key.lastUsedAt ?? null,
+  };
+}
+
+/** /api/v1/apikeys: create (token shown once), list your keys, revoke. `{ data }` bodies. */
+export function apiKeyRoutes(auth: AuthContext): Router {
+  const router = Router();
+  const { store } = auth.ctx;
+  const liveKeys = (ownerId: string): Where => ({
+    and: [
+      { field: 'ownerId', op: 'eq', value: ownerId },
+      { field: 'revokedAt', op: 'exists', value: false },
+      { field: 'expiresAt', op: 'gt', value: auth.ctx.now().toISOString() },
+    ],
+  });
+
+  router.post('/', async (req, res) => {
+    const user = requireUser(req.caller);
+    const body = readBody(req.body, {
+      name: { type: 'string', required: true, min: 1, max: 200 },
+      permissions: { type: 'stringArray', required: true, maxItems: 500 },
+      expiresAt: { type: 'string', required: true, max: 64 },
+    });
+    const permissions = [...new Set(body.permissions as string[])];
+    const details: Record<string, string> = {};
+    permissions.forEach((text, i) => {
+      const parsed = parsePermission(text);
+      if (!parsed.ok) details[`permissions.${i}`] = `"${text}": ${parsed.reason}`;
+    });
+    const expiresText = body.expiresAt as string;
+    const expires = ISO_DATE.test(expiresText) ? Date.parse(expiresText) : NaN;
+    if (Number.isNaN(expires)) details.expiresAt = 'must be an ISO 8601 date-time';
+    else if (expires <= auth.ctx.now().getTime()) details.expiresAt = 'must be in the future';
+    if (Object.keys(details).length > 0) throw validationError(details);
+    const beyond = permissions.filter((p) => !req.caller.isAdmin && !req.caller.permissions.has(p));
+    if (beyond.length > 0) throw new ApiError('FORBIDDEN', `A key cannot hold permissions you do not have: ${beyond.join(', ')}`);
+    if ((await store.count('apiKeys', { where: liveKeys(user.id) })) >= MAX_LIVE_KEYS) {
+      throw new ApiError('UNPROCESSABLE_ENTITY', `You already have ${MAX_LIVE_KEYS} live API keys; revoke one first`);
+    }
+    const token = newApiKeyToken();
+    const now = auth.ctx.now().toISOString();
+    const key = await store.insert('apiKeys', {
+      id: newId(), ownerId: user.id, name: (body.name as string).trim(), tokenHash: tokenHash(token), lastEight: maskToken(token),
+      permissions, expiresAt: new Date(expires).toISOString(), lastUsedAt: null, revokedAt: null, archivedAt: null, createdAt: now, updatedAt: now,
+    });
+    res.status(201).json({ data: { id: key.id, name: key.name, token, lastEight: key.lastEight, expiresAt: key.expiresAt, permissions } });
+  });
+
+  router.get('/', async (req, res) => {
+    const user = requireUser(req.caller);
+    const keys = await store.find('apiKeys', {
+      where: { and: [{ field: 'ownerId', op: 'eq', value: user.id }, { field: 'revokedAt', op: 'exists', value: false }] },
+      limit: 500,
+    });
+    res.json({ data: { items: keys.map(keyView) } });
+  });
+
+  router.delete('/:id', async (req, res) => {
+    const user = requireUser(req.caller);
+    const id = String(req.params.id);
+    const key = /^[0-9a-f]{24}$/.test(id) ? await store.get('apiKeys', id) : null;
+    if (!key || key.revokedAt || (key.ownerId !== user.id && !req.caller.isAdmin)) throw notFound('API key');
+    await store.update('apiKeys', id, { revokedAt: auth.ctx.now().toISOString(), updatedAt: auth.ctx.now().toISOString() });
+    res.json({ data: { id, revoked: true } });
+  });
+  return router;
+}

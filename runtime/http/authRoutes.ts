@@ -1,0 +1,105 @@
+import { Router } from 'express';
+import {
+  changePassword,
+  createUser,
+  issueSession,
+  loginWithPassword,
+  requestPasswordReset,
+  resetPassword,
+  revokeSession,
+} from '../auth/accounts.js';
+import type { AuthContext } from '../auth/authContext.js';
+import { ldapAuthenticate, ldapSettings, testLdap } from '../auth/ldap.js';
+import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
+import { findUserByEmail, publicUser } from '../auth/users.js';
+import type { Doc } from '../store/types.js';
+import { ApiError, validationError } from './errors.js';
+import { requireAdmin, requireUser } from './guards.js';
+import { readBody } from './readBody.js';
+
+/** /api/v1/auth: register, login (password and LDAP), logout, change-password, me, test-ldap, password reset. Bare bodies. */
+export function authRoutes(auth: AuthContext): Router {
+  const router = Router();
+  const signIn = (res: import('express').Response, user: Doc, status: number) => {
+    const token = issueSession(auth, user.id);
+    setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
+    res.status(status).json({ user: publicUser(user), token });
+  };
+
+  router.post('/register', async (req, res) => {
+    const body = readBody(req.body, {
+      email: { type: 'string', required: true, max: 320 },
+      password: { type: 'string', required: true, max: 1024 },
+      displayName: { type: 'string', required: true, min: 1, max: 200 },
+    });
+    const user = await createUser(auth, { email: body.email as string, password: body.password as string, displayName: body.displayName as string });
+    signIn(res, user, 201);
+  });
+
+  router.post('/login', async (req, res) => {
+    const body = readBody(req.body, {
+      authType: { type: 'enum', values: ['password', 'ldap'] },
+      email: { type: 'string', required: true, max: 320 },
+      password: { type: 'string', required: true, max: 1024 },
+      ldapConfig: { type: 'object' },
+    });
+    const email = body.email as string;
+    const password = body.password as string;
+    if ((body.authType ?? 'password') === 'password') {
+      if (body.ldapConfig !== undefined) throw validationError({ ldapConfig: 'is only for authType ldap' });
+      return signIn(res, await loginWithPassword(auth, email, password), 200);
+    }
+    const requested = body.ldapConfig === undefined ? undefined : readBody(body.ldapConfig, {
+      url: { type: 'string', max: 500 },
+      baseDN: { type: 'string', max: 500 },
+      userFilter: { type: 'string', max: 500 },
+    });
+    const settings = await ldapSettings(auth.ctx.store, auth.env, auth.config.ldap, requested);
+    if (!settings) throw new ApiError('UNPROCESSABLE_ENTITY', 'LDAP is not configured');
+    const identity = await ldapAuthenticate(settings, email, password);
+    if (!identity) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
+    const mail = identity.email ?? (email.includes('@') ? email : `${email}@ldap.invalid`);
+    let user = await findUserByEmail(auth.ctx.store, mail);
+    user ??= await createUser(auth, { email: mail, displayName: identity.displayName ?? email, authSource: 'ldap', ldapDn: identity.dn });
+    if (user.disabled === true) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
+    signIn(res, user, 200);
+  });
+
+  router.post('/logout', async (req, res) => {
+    await revokeSession(auth, req.caller);
+    clearSessionCookie(res, auth.cookieName);
+    res.json({ success: true });
+  });
+
+  router.post('/change-password', async (req, res) => {
+    requireUser(req.caller);
+    const body = readBody(req.body, { currentPassword: { type: 'string', required: true, max: 1024 }, newPassword: { type: 'string', required: true, max: 1024 } });
+    const token = await changePassword(auth, req.caller, body.currentPassword as string, body.newPassword as string);
+    setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
+    res.json({ success: true, token });
+  });
+
+  router.get('/me', (req, res) => {
+    const user = requireUser(req.caller);
+    res.json({ user, roles: req.caller.roles, permissions: [...req.caller.permissions].sort() });
+  });
+
+  router.get('/test-ldap', async (req, res) => {
+    requireAdmin(req.caller);
+    const settings = await ldapSettings(auth.ctx.store, auth.env, auth.config.ldap, undefined);
+    res.json(settings ? await testLdap(settings) : { ok: false, url: null, message: 'LDAP is not configured' });
+  });
+
+  router.post('/forgot-password', async (req, res) => {
+    const body = readBody(req.body, { email: { type: 'string', required: true, max: 320 } });
+    await requestPasswordReset(auth, body.email as string);
+    res.status(202).json({ success: true, message: 'If the account exists, a reset token is on its way' });
+  });
+
+  router.post('/reset-password', async (req, res) => {
+    const body = readBody(req.body, { token: { type: 'string', required: true, max: 200 }, newPassword: { type: 'string', required: true, max: 1024 } });
+    await resetPassword(auth, body.token as string, body.newPassword as string);
+    res.json({ success: true });
+  });
+  return router;
+}

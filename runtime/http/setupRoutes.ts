@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import type { AuthContext } from '../auth/authContext.js';
+import { issueSession } from '../auth/accounts.js';
+import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
+import { createFirstAdmin, type SetupState } from '../auth/setup.js';
+import { publicUser } from '../auth/users.js';
+import { packageRoot } from '../../generator/packageRoot.js';
+import { ApiError } from './errors.js';
+
+export const SETUP_PATH = '/setup';
+const EXEMPT = new Set([SETUP_PATH, '/api/health']);
+
+/** While no admin exists: GET/HEAD go 302 to /setup, other methods 503; /setup and health stay open. */
+export function setupGate(state: SetupState) {
+  return async function setupGate(req: Request, res: Response, next: NextFunction): Promise<void> {
+    if (EXEMPT.has(req.path) || (await state.isDone())) return next();
+    if (req.method === 'GET' || req.method === 'HEAD') return void res.redirect(302, SETUP_PATH);
+    next(new ApiError('SERVICE_UNAVAILABLE', 'Setup is not done: create the administrator at /setup'));
+  };
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+/** GET /setup: the form; POST /setup: form or JSON; 404 once an admin exists. */
+export function setupRoutes(auth: AuthContext, state: SetupState): Router {
+  const router = Router();
+  const template = readFileSync(join(packageRoot, 'templates', 'setup.html'), 'utf8');
+  const tenancy = auth.ctx.registry.model.tenancy;
+  const tenantLabel = tenancy ? auth.ctx.registry.entities.get(tenancy.entity)!.model.name : '';
+  const policy = auth.config.passwordPolicy;
+
+  const page = (values: Record<string, string>, errors: Record<string, string>) => {
+    const error = (key: string) => (errors[key] ? `<div class="error" role="alert">${escapeHtml(errors[key])}</div>` : '');
+    const fields: Record<string, string> = {
+      appName: escapeHtml(auth.ctx.registry.model.app.name),
+      name: escapeHtml(values.name ?? ''),
+      email: escapeHtml(values.email ?? ''),
+      passwordRule: `At least ${policy.minLength} characters${policy.requireSpecial ? ', with a special character' : ''}.`,
+      formError: error('form'),
+      nameError: error('name'),
+      emailError: error('email'),
+      passwordError: error('password'),
+      tenantField: tenancy
+        ? `<label for="tenantName">First ${escapeHtml(tenantLabel.toLowerCase())}</label>` +
+          `<input id="tenantName" name="tenantName" required maxlength="200" value="${escapeHtml(values.tenantName ?? '')}">${error('tenantName')}`
+        : '',
+    };
+    return template.replace(/\{\{(\w+)\}\}/g, (_m, key: string) => fields[key] ?? '');
+  };
+
+  router.get(SETUP_PATH, async (_req, res) => {
+    if (await state.isDone()) throw new ApiError('NOT_FOUND', 'Setup is done');
+    res.type('html').send(page({}, {}));
+  });
+
+  router.post(SETUP_PATH, express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }), async (req, res) => {
+    if (await state.isDone()) throw new ApiError('NOT_FOUND', 'Setup is done');
+    const fromForm = req.is('application/x-www-form-urlencoded') !== false;
+    const body = (req.body ?? {}) as Record<string, string>;
+    const values = { name: String(body.name ?? ''), email: String(body.email ?? ''), password: String(body.password ?? ''), tenantName: String(body.tenantName ?? '') };
+    try {
+      const admin = await createFirstAdmin(auth.ctx, policy, values);
+      state.markDone();
+      const token = issueSession(auth, admin.id);
+      setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
+      if (fromForm) return void res.redirect(303, '/api/v1/auth/me');
+      res.status(201).json({ user: publicUser(admin), token });
+    } catch (error) {
+      if (!fromForm || !(error instanceof ApiError)) throw error;
+      clearSessionCookie(res, auth.cookieName);
+      res.status(error.status).type('html').send(page(values, error.details ?? { form: error.message }));
+    }
+  });
+  return router;
+}

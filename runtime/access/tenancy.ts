@@ -4,13 +4,19 @@ import type { EntityModel } from '../model/types.js';
 import type { Where } from '../store/types.js';
 import type { Caller } from './caller.js';
 
+/** The tenants whose member array holds a user. */
+export async function tenantsOfUser(ctx: RuntimeContext, userId: string): Promise<string[]> {
+  const tenancy = ctx.registry.model.tenancy;
+  if (!tenancy) return [];
+  const docs = await ctx.store.find(tenancy.entity, { where: { field: tenancy.membersField, op: 'contains', value: [userId] }, select: ['id'] });
+  return docs.map((doc) => doc.id);
+}
+
 /** The tenants (ids of the tenancy entity) whose member array holds the caller; once per request. */
 export function tenantsOf(ctx: RuntimeContext, caller: Caller): Promise<readonly string[]> {
   const tenancy = ctx.registry.model.tenancy;
   if (!tenancy || !caller.user) return Promise.resolve([]);
-  caller.tenantIds ??= ctx.store
-    .find(tenancy.entity, { where: { field: tenancy.membersField, op: 'contains', value: [caller.user.id] }, select: ['id'] })
-    .then((docs) => docs.map((doc) => doc.id));
+  caller.tenantIds ??= tenantsOfUser(ctx, caller.user.id);
   return caller.tenantIds;
 }
 

@@ -8,6 +8,7 @@ import { applyContentStatus, encryptFields, normalizeDates, resolveMacros } from
 import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
 import { storeWrite } from './storeWrite.js';
+import { ENTITY_RULES } from '../access/grantRules.js';
 
 export interface UpdateInput {
   ctx: RuntimeContext;
@@ -22,6 +23,7 @@ export async function updateOperation({ ctx, plural, id, body, caller }: UpdateI
   const { model, validators } = entityOf(ctx, plural);
   const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
   const input = requireValid(validators.update, body);
+  await ENTITY_RULES[plural]?.beforeUpdate?.(ctx, caller, current, input);
   const now = ctx.now();
   let values = applyContentStatus(model, resolveMacros(input, caller, now), current, now);
   values = encryptFields(model, normalizeDates(model, values), ctx.cipher);

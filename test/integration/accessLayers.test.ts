@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+let server: TestServer;
+let admin: { id: string; token: string };
+
+beforeAll(async () => {
+  server = await startTestServer();
+  admin = await server.user({ roles: ['ADMIN'] });
+});
+afterAll(() => server.close());
+
+describe('roles', () => {
+  it('lists built-in roles and available permissions', async () => {
+    const roles = await server.call('GET', '/api/v1/roles', { token: admin.token });
+    expect(roles.status).toBe(200);
+    const keys = roles.body.items.map((r: { key: string }) => r.key);
+    expect(keys).toEqual(expect.arrayContaining(['ADMIN', 'USER', 'API', 'ANONYMOUS', 'MODERATOR']));
+    expect(roles.body.items.find((r: { key: string }) => r.key === 'ADMIN')).toMatchObject({ permissions: ['system:admin'], isBuiltin: true, isSystem: true });
+    const available = await server.call('GET', '/api/v1/roles/available-permissions', { token: admin.token });
+    expect(available.body).toContainEqual(expect.objectContaining({ key: 'articles:view:own', entity: 'articles', action: 'view', scope: 'own' }));
+    const user = await server.user();
+    expect((await server.call('GET', '/api/v1/roles', { token: user.token })).status).toBe(403);
+  });
+
+  it('creates a custom role whose permissions apply at once, edits and deletes it', async () => {
+    const created = await server.call('POST', '/api/v1/roles', {
+      token: admin.token,
+      body: { key: 'EDITOR', label: 'Editor', description: 'Edits every article', permissions: ['articles:view', 'articles:edit:all'] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ key: 'EDITOR', isBuiltin: false, permissions: ['articles:view', 'articles:edit:all'] });
+    expect((await server.call('POST', '/api/v1/roles', { token: admin.token, body: { key: 'EDITOR', label: 'x', permissions: [] } })).status).toBe(409);
+    expect((await server.call('POST', '/api/v1/roles', { token: admin.token, body: { key: 'bad key', label: 'x', permissions: ['articles:fly'] } })).body.error.details).toMatchObject({
+      key: expect.any(String),
+      'permissions.0': expect.stringMatching(/unknown action/),
+    });
+
+    const author = await server.user();
+    const editor = await server.user({ roles: ['EDITOR'] });
+    const article = await server.call('POST', '/api/v1/articles', { token: author.token, body: { title: 'Draft', body: 'b' } });
+    const edited = await server.call('PATCH', `/api/v1/articles/${article.body.data.id}`, { token: editor.token, body: { title: 'Edited' } });
+    expect(edited.status).toBe(200);
+
+    const narrowed = await server.call('PUT', '/api/v1/roles/EDITOR', { token: admin.token, body: { permissions: ['articles:view'] } });
+    expect(narrowed.body.permissions).toEqual(['articles:view']);
+    expect((await server.call('PATCH', `/api/v1/articles/${article.body.data.id}`, { token: editor.token, body: { title: 'x' } })).status).toBe(403);
+    expect((await server.call('DELETE', '/api/v1/roles/EDITOR', { token: admin.token })).body).toEqual({ key: 'EDITOR', deleted: true });
+    expect((await server.call('DELETE', '/api/v1/roles/EDITOR', { token: admin.token })).status).toBe(404);
+  });
+
+  it('overrides a built-in role with a stored one and falls back when it is deleted', async () => {
+    const user = await server.user();
+    expect((await server.call('GET', '/api/v1/projects', { token: user.token })).status).toBe(200);
+    const override = await server.call('POST', '/api/v1/roles', { token: admin.token, body: { key: 'USER', label: 'User', permissions: ['articles:view:own'] } });
+    expect(override.status).toBe(201);
+    expect(override.body.isBuiltin).toBe(true);
+    expect((await server.call('GET', '/api/v1/projects', { token: user.token })).status).toBe(403);
+    expect((await server.call('DELETE', '/api/v1/roles/USER', { token: admin.token })).status).toBe(200);
+    expect((await server.call('GET', '/api/v1/projects', { token: user.token })).status).toBe(200);
+    expect((await server.call('DELETE', '/api/v1/roles/ADMIN', { token: admin.token })).status).toBe(422);
+  });
+});
+
+describe('API keys', () => {
+  it('shows the token once, stores only its hash, and lists keys masked', async () => {
+    const user = await server.user();
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const created = await server.call('POST', '/api/v1/apikeys', { token: user.token, body: { name: 'ci', permissions: ['articles:view:own'], expiresAt } });
+    expect(created.status).toBe(201);
+    const { token, lastEight, id } = created.body.data;
+    expect(token).toMatch(/^egk_[0-9A-Za-z]{40}$/);
+    expect(lastEight).toBe(`egk_****${token.slice(-8)}`);
+    const stored = await server.ctx.store.get('apiKeys', id);
+    expect(JSON.stringify(stored)).not.toContain(token);
+    const listed = await server.call('GET', '/api/v1/apikeys', { token: user.token });
+    expect(listed.body.data.items).toEqual([{ id, name: 'ci', permissions: ['articles:view:own'], expiresAt, lastEight, createdAt: expect.any(String), lastUsedAt: null }]);
+    expect(JSON.stringify(listed.body)).not.toContain(token);
+  });
+
+  it('holds only its permissions: beyond them 403; revoked and expired keys 401', async () => {
+    const user = await server.user();
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const { body } = await server.call('POST', '/api/v1/apikeys', { token: user.token, body: { name: 'read', permissions: ['articles:view:own'], expiresAt } });
+    const key = body.data.token;
+    expect((await server.call('GET', '/api/v1/articles', { token: key })).status).toBe(200);
+    const denied = await server.call('POST', '/api/v1/articles', { token: key, body: { title: 't', body: 'b' } });
+    expect(denied.status).toBe(403);
+    expect(denied.body.error.code).toBe('FORBIDDEN');
+    expect((await server.call('DELETE', `/api/v1/apikeys/${body.data.id}`, { token: user.token })).body).toEqual({ data: { id: body.data.id, revoked: true } });
+    expect((await server.call('GET', '/api/v1/articles', { token: key })).status).toBe(401);
+
+    const soon = await server.call('POST', '/api/v1/apikeys', { token: user.token, body: { name: 'soon', permissions: [], expiresAt: new Date(Date.now() + 300).toISOString() } });
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await server.call('GET', '/api/v1/articles', { token: soon.body.data.token })).status).toBe(401);
+  });
+
+  it('refuses permissions beyond the creator, a past or missing expiry, and more than 50 live keys', async () => {
+    const user = await server.user();
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    expect((await server.call('POST', '/api/v1/apikeys', { token: user.token, body: { name: 'x', permissions: ['articles:delete:all'], expiresAt } })).status).toBe(403);
+    expect((await server.call('POST', '/api/v1/apikeys', { token: user.token, body: { name: 'x', permissions: [], expiresAt: '2001-01-01T00:00:00Z' } })).body.error.details).toEqual({ expiresAt: 'must be in the future' });
+    expect((await server.call('POST', '/api/v1/apikeys', { token: user.token, body: { name: 'x', permissions: [] } })).body.error.details).toEqual({ expiresAt: 'is required' });
+    for (let i = 0; i < 50; i++) await server.call('POST', '/api/v1/apikeys', { token: user.token, body: { name: `k${i}`, permissions: [], expiresAt } });
+    expect((await server.call('POST', '/api/v1/apikeys', { token: user.token, body: { name: 'k51', permissions: [], expiresAt } })).status).toBe(422);
+  });
+
+  it('loses a permission when its owner loses it', async () => {
+    const user = await server.user();
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const { body } = await server.call('POST', '/api/v1/apikeys', { token: user.token, body: { name: 'w', permissions: ['articles:create'], expiresAt } });
+    expect((await server.call('POST', '/api/v1/articles', { token: body.data.token, body: { title: 't', body: 'b' } })).status).toBe(201);
+    await server.call('PUT', `/api/v1/users/${user.id}`, { token: admin.token, body: { roles: ['MODERATOR'] } });
+    expect((await server.call('POST', '/api/v1/articles', { token: body.data.token, body: { title: 't', body: 'b' } })).status).toBe(403);
+  });
+});
+
+describe('tenancy', () => {
+  it('keeps each tenant to its own records, in lists, gets, updates and populate', async () => {
+    const alice = await server.user({ displayName: 'Alice' });
+    const bob = await server.user({ displayName: 'Bob' });
+    const loner = await server.user();
+    const orgA = await server.call('POST', '/api/v1/organizations', { token: admin.token, body: { name: 'A', members: [alice.id] } });
+    await server.call('POST', '/api/v1/organizations', { token: admin.token, body: { name: 'B', members: [bob.id] } });
+
+    const pa = await server.call('POST', '/api/v1/projects', { token: alice.token, body: { name: 'Alpha', code: 'T-A' } });
+    expect(pa.status).toBe(201);
+    expect(pa.body.data.tenantId).toBe(orgA.body.data.id);
+    const pb = await server.call('POST', '/api/v1/projects', { token: bob.token, body: { name: 'Beta', code: 'T-B' } });
+
+    const aliceList = await server.call('GET', '/api/v1/projects', { token: alice.token });
+    expect(aliceList.body.data.items.map((p: { name: string }) => p.name)).toEqual(['Alpha']);
+    expect((await server.call('GET', `/api/v1/projects/${pb.body.data.id}`, { token: alice.token })).status).toBe(404);
+    expect((await server.call('PATCH', `/api/v1/projects/${pb.body.data.id}`, { token: alice.token, body: { name: 'x' } })).status).toBe(404);
+    expect((await server.call('GET', '/api/v1/projects', { token: loner.token })).body.data.items).toEqual([]);
+    expect((await server.call('POST', '/api/v1/projects', { token: loner.token, body: { name: 'x', code: 'T-X' } })).status).toBe(422);
+    expect((await server.call('GET', '/api/v1/projects', { token: alice.token, headers: { 'x-tenant-id': orgA.body.data.id.replace(/.$/, '0') } })).status).toBe(403);
+    const all = await server.call('GET', '/api/v1/projects?limit=200', { token: admin.token });
+    expect(all.body.data.items.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['Alpha', 'Beta']));
+  });
+
+  it('asks for x-tenant-id when the caller is in several tenants', async () => {
+    const carol = await server.user();
+    const one = await server.call('POST', '/api/v1/organizations', { token: admin.token, body: { name: 'C1', members: [carol.id] } });
+    await server.call('POST', '/api/v1/organizations', { token: admin.token, body: { name: 'C2', members: [carol.id] } });
+    const res = await server.call('POST', '/api/v1/projects', { token: carol.token, body: { name: 'x', code: 'T-C' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual({ 'x-tenant-id': 'is required' });
+    const picked = await server.call('POST', '/api/v1/projects', { token: carol.token, headers: { 'x-tenant-id': one.body.data.id }, body: { name: 'x', code: 'T-C' } });
+    expect(picked.body.data.tenantId).toBe(one.body.data.id);
+  });
+});
+
+describe('mass assignment', () => {
+  it('refuses server-set fields in bodies', async () => {
+    const user = await server.user();
+    const res = await server.call('POST', '/api/v1/projects', { token: user.token, body: { name: 'x', code: 'M-1', ownerId: admin.id, tenantId: admin.id, archivedAt: null } });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.error.details).sort()).toEqual(['archivedAt', 'ownerId', 'tenantId']);
+    const role = await server.call('POST', '/api/v1/auth/register', { body: { email: 'mass@example.test', password: 'correct horse battery staple!', displayName: 'M', roles: ['ADMIN'] } });
+    expect(role.status).toBe(400);
+    const system = await server.call('PUT', `/api/v1/users/${user.id}`, { token: user.token, body: { isSystem: true } });
+    expect(system.status).toBe(400);
+  });
+});
+
+describe('grants', () => {
+  it('shares one record past ownership, for the granted actions only, until it expires', async () => {
+    const owner = await server.user();
+    const friend = await server.user();
+    const article = await server.call('POST', '/api/v1/articles', { token: owner.token, body: { title: 'Shared', body: 'b' } });
+    const id = article.body.data.id;
+    expect((await server.call('GET', `/api/v1/articles/${id}`, { token: friend.token })).status).toBe(404);
+
+    const grant = await server.call('POST', '/api/v1/grants', { token: owner.token, body: { entity: 'articles', entityId: id, grantedTo: friend.id, permissions: ['view', 'edit'] } });
+    expect(grant.status).toBe(201);
+    expect((await server.call('GET', `/api/v1/articles/${id}`, { token: friend.token })).status).toBe(200);
+    expect((await server.call('GET', '/api/v1/articles', { token: friend.token })).body.data.items.map((a: { id: string }) => a.id)).toContain(id);
+    expect((await server.call('PATCH', `/api/v1/articles/${id}`, { token: friend.token, body: { title: 'By friend' } })).status).toBe(200);
+    expect((await server.call('DELETE', `/api/v1/articles/${id}`, { token: friend.token })).status).toBe(403);
+
+    await server.call('PATCH', `/api/v1/grants/${grant.body.data.id}`, { token: owner.token, body: { expiresAt: '2001-01-01T00:00:00Z' } });
+    expect((await server.call('GET', `/api/v1/articles/${id}`, { token: friend.token })).status).toBe(404);
+  });
+
+  it('may be made only by someone who may edit the record, for a record that exists, inside its tenant', async () => {
+    const owner = await server.user();
+    const stranger = await server.user();
+    const article = await server.call('POST', '/api/v1/articles', { token: owner.token, body: { title: 'Mine', body: 'b' } });
+    const selfGrant = await server.call('POST', '/api/v1/grants', {
+      token: stranger.token,
+      body: { entity: 'articles', entityId: article.body.data.id, grantedTo: stranger.id, permissions: ['view'] },
+    });
+    expect(selfGrant.status).toBe(404);
+    const missing = await server.call('POST', '/api/v1/grants', { token: owner.token, body: { entity: 'articles', entityId: '0'.repeat(24), grantedTo: stranger.id, permissions: ['view'] } });
+    expect(missing.status).toBe(404);
+    const badEntity = await server.call('POST', '/api/v1/grants', { token: owner.token, body: { entity: 'users', entityId: owner.id, grantedTo: stranger.id, permissions: ['view'] } });
+    expect(badEntity.status).toBe(400);
+
+    const member = await server.user();
+    const outsider = await server.user();
+    await server.call('POST', '/api/v1/organizations', { token: admin.token, body: { name: 'G', members: [member.id] } });
+    const project = await server.call('POST', '/api/v1/projects', { token: member.token, body: { name: 'P', code: 'G-1' } });
+    const across = await server.call('POST', '/api/v1/grants', {
+      token: member.token,
+      body: { entity: 'projects', entityId: project.body.data.id, grantedTo: outsider.id, permissions: ['view'] },
+    });
+    expect(across.status).toBe(422);
+
+    const mine = await server.call('POST', '/api/v1/grants', { token: owner.token, body: { entity: 'articles', entityId: article.body.data.id, grantedTo: stranger.id, permissions: ['view'] } });
+    const other = await server.call('POST', '/api/v1/articles', { token: stranger.token, body: { title: 'Theirs', body: 'b' } });
+    const retarget = await server.call('PATCH', `/api/v1/grants/${mine.body.data.id}`, { token: owner.token, body: { entityId: other.body.data.id } });
+    expect(retarget.status).toBe(404);
+  });
+});

@@ -1,0 +1,93 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cliPath, repoRoot } from '../support/cli.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+const PASSWORD = 'correct horse battery staple!';
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('first-run setup', () => {
+  it('redirects GET to /setup and refuses other methods with 503 until an admin exists', async () => {
+    server = await startTestServer({}, { withAdmin: false });
+    const get = await server.call('GET', '/api/v1/articles');
+    expect(get.status).toBe(302);
+    expect(get.headers.get('location')).toBe('/setup');
+    const post = await server.call('POST', '/api/v1/auth/register', { body: { email: 'a@example.test', password: PASSWORD, displayName: 'A' } });
+    expect(post.status).toBe(503);
+    expect(post.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    const page = await server.call('GET', '/setup');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.body).toContain('name="email"');
+    expect(page.body).toContain('name="tenantName"');
+  });
+
+  it('creates exactly one admin from concurrent submissions, linked to the first tenant, and signs them in', async () => {
+    server = await startTestServer({}, { withAdmin: false });
+    const submissions = await Promise.all(
+      [1, 2, 3].map((n) =>
+        server!.call('POST', '/setup', { body: { name: `Admin ${n}`, email: `admin${n}@example.test`, password: PASSWORD, tenantName: `Org ${n}` } }),
+      ),
+    );
+    const created = submissions.filter((r) => r.status === 201);
+    expect(created).toHaveLength(1);
+    expect(submissions.filter((r) => r.status !== 201).every((r) => r.status === 409 || r.status === 404)).toBe(true);
+    const { user, token } = created[0].body;
+    expect(created[0].headers.get('set-cookie')).toMatch(/^entigen_uid=/);
+    const me = await server.call('GET', '/api/v1/auth/me', { token });
+    expect(me.body).toMatchObject({ user, roles: ['ADMIN'] });
+    const orgs = await server.call('GET', '/api/v1/organizations', { token });
+    expect(orgs.body.data.items).toHaveLength(1);
+    expect(orgs.body.data.items[0].members).toEqual([user.id]);
+    expect((await server.call('GET', '/setup')).status).toBe(404);
+    expect((await server.call('GET', '/api/v1/articles')).status).toBe(200);
+  });
+
+  it('accepts the HTML form, redirects signed in, and shows errors in the form', async () => {
+    server = await startTestServer({}, { withAdmin: false });
+    const form = (fields: Record<string, string>) =>
+      server!.call('POST', '/setup', { body: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const bad = await form({ name: 'A', email: 'not-an-email', password: 'short', tenantName: 'Org' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toContain('must be an email address');
+    expect(bad.body).toContain('at least 12 characters');
+    const ok = await form({ name: 'Ada', email: 'ada@example.test', password: PASSWORD, tenantName: 'Org' });
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get('location')).toBe('/api/v1/auth/me');
+    const cookie = ok.headers.get('set-cookie')!.split(';')[0];
+    const me = await server.call('GET', '/api/v1/auth/me', { headers: { cookie } });
+    expect(me.body.user.email).toBe('ada@example.test');
+  });
+
+  it('notices an admin made by `entigen setup` without a restart; the command refuses a second one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'entigen-setup-'));
+    const db = join(dir, 'setup.db');
+    server = await startTestServer({ DATABASE_URL: `sqlite:${db}` }, { withAdmin: false });
+    expect((await server.call('GET', '/api/v1/articles')).status).toBe(302);
+    const env = { ...process.env, DATABASE_URL: `sqlite:${db}`, SESSION_SECRET: 'x' };
+    const run = (args: string[]) => spawnSync(process.execPath, [cliPath, 'setup', ...args], { cwd: repoRoot, env, encoding: 'utf8' });
+    const weak = run(['--email', 'cli@example.test', '--password', 'short']);
+    expect(weak.status).toBe(1);
+    expect(weak.stderr).toContain('password must be at least 12 characters');
+    const made = run(['--email', 'cli@example.test', '--password', PASSWORD, '--name', 'CLI Admin']);
+    expect(made.stderr).toBe('');
+    expect(made.stdout).toMatch(/created administrator cli@example\.test/);
+    expect((await server.call('GET', '/api/v1/articles')).status).toBe(200);
+    const login = await server.call('POST', '/api/v1/auth/login', { body: { email: 'cli@example.test', password: PASSWORD } });
+    expect(login.status).toBe(200);
+    expect(run(['--email', 'other@example.test', '--password', PASSWORD]).status).toBe(1);
+  });
+
+  it('creates the admin from ENTIGEN_ADMIN_EMAIL and ENTIGEN_ADMIN_PASSWORD at start', async () => {
+    server = await startTestServer({ ENTIGEN_ADMIN_EMAIL: 'env@example.test', ENTIGEN_ADMIN_PASSWORD: PASSWORD }, { withAdmin: false });
+    expect((await server.call('GET', '/api/v1/articles')).status).toBe(200);
+    expect((await server.call('POST', '/api/v1/auth/login', { body: { email: 'env@example.test', password: PASSWORD } })).status).toBe(200);
+  });
+});

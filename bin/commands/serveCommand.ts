@@ -14,7 +14,7 @@ export interface ServeOptions {
 
 /** Loads the project's generated registry (TypeScript, through tsx) and serves it. */
 export async function loadRegistry(root: string, out: string): Promise<Registry> {
-  const index = join(root, out, 'index.ts');
+  const index = resolve(root, out, 'index.ts');
   if (!existsSync(index)) throw new Error(`${join(out, 'index.ts')} not found; run \`entigen build\` first`);
   const generated = (await tsImport(pathToFileURL(index).href, import.meta.url)) as { registry?: Registry };
   if (!generated.registry) throw new Error(`${join(out, 'index.ts')} exports no registry; run \`entigen build\``);

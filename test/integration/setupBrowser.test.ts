@@ -1,0 +1,46 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/cli.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  execFileSync('bash', [join(repoRoot, 'scripts', 'ensure-chromium.sh')], { stdio: 'inherit' });
+  server = await startTestServer({}, { withAdmin: false });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 600_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the /setup page in a real browser', () => {
+  it('is where a first visit lands; submitting it creates the admin and signs the browser in', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/api/v1/articles`);
+    expect(new URL(page.url()).pathname).toBe('/setup');
+    await page.fill('#name', 'Browser Admin');
+    await page.fill('#email', 'browser@example.test');
+    await page.fill('#password', 'short');
+    await page.fill('#tenantName', 'First Org');
+    await page.click('button[type=submit]');
+    expect(await page.textContent('body')).toContain('at least 12 characters');
+
+    await page.fill('#password', 'correct horse battery staple!');
+    await Promise.all([page.waitForURL('**/api/v1/auth/me'), page.click('button[type=submit]')]);
+    const me = JSON.parse((await page.textContent('body'))!);
+    expect(me).toMatchObject({ user: { email: 'browser@example.test', displayName: 'Browser Admin' }, roles: ['ADMIN'] });
+
+    const cookie = (await page.context().cookies()).find((c) => c.name === 'entigen_uid')!;
+    expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict' });
+    const setupAgain = await page.goto(`${server.url}/setup`);
+    expect(setupAgain!.status()).toBe(404);
+  });
+});

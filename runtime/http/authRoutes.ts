@@ -12,6 +12,7 @@ import type { AuthContext } from '../auth/authContext.js';
 import { ldapAuthenticate, ldapSettings, testLdap } from '../auth/ldap.js';
 import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
 import { findUserByEmail, publicUser } from '../auth/users.js';
+import { metrics } from '../health/metrics.js';
 import type { Doc } from '../store/types.js';
 import { ApiError, validationError } from './errors.js';
 import { requireAdmin, requireUser } from './guards.js';
@@ -56,7 +57,7 @@ export function authRoutes(auth: AuthContext): Router {
     });
     const settings = await ldapSettings(auth.ctx.store, auth.env, auth.config.ldap, requested);
     if (!settings) throw new ApiError('UNPROCESSABLE_ENTITY', 'LDAP is not configured');
-    const identity = await ldapAuthenticate(settings, email, password);
+    const identity = await metrics.track('ldap', () => ldapAuthenticate(settings, email, password));
     if (!identity) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
     const mail = identity.email ?? (email.includes('@') ? email : `${email}@ldap.invalid`);
     let user = await findUserByEmail(auth.ctx.store, mail);
@@ -87,7 +88,7 @@ export function authRoutes(auth: AuthContext): Router {
   router.get('/test-ldap', async (req, res) => {
     requireAdmin(req.caller);
     const settings = await ldapSettings(auth.ctx.store, auth.env, auth.config.ldap, undefined);
-    res.json(settings ? await testLdap(settings) : { ok: false, url: null, message: 'LDAP is not configured' });
+    res.json(settings ? await metrics.track('ldap', () => testLdap(settings)) : { ok: false, url: null, message: 'LDAP is not configured' });
   });
 
   router.post('/forgot-password', async (req, res) => {

@@ -1,60 +1,97 @@
-import express, { type Express } from 'express';
+import { createHash } from 'node:crypto';
+import express, { type Express, type Request, type Router } from 'express';
 import type { AuthContext } from '../auth/authContext.js';
 import type { SetupState } from '../auth/setup.js';
+import { healthRoute } from '../health/healthRoute.js';
+import type { Metrics } from '../health/metrics.js';
 import { apiKeyRoutes } from './apiKeyRoutes.js';
-import { authenticate } from './authenticate.js';
+import { authenticate, cookieValue } from './authenticate.js';
 import { authRoutes } from './authRoutes.js';
 import { correlationId } from './correlationId.js';
+import { refuseWhileDraining, type DrainState } from './draining.js';
 import { buildEntityRouter } from './entityRoutes.js';
 import { errorHandler, notFoundHandler } from './errorHandler.js';
+import { idempotency } from './idempotency.js';
 import { jsonBody } from './jsonBody.js';
+import { methodNotAllowed, RouteTable } from './methodNotAllowed.js';
+import { identifyCaller } from './rateLimit/identifyCaller.js';
+import type { LimiterStore } from './rateLimit/limiterStore.js';
+import { rateLimit } from './rateLimit/rateLimit.js';
+import { requestLog } from './requestLog.js';
 import { roleRoutes } from './roleRoutes.js';
 import { schemaRoutes } from './schemaRoutes.js';
+import { securityHeaders } from './securityHeaders.js';
 import { setupGate, setupRoutes } from './setupRoutes.js';
 import { userRoutes } from './userRoutes.js';
 
 export interface AppOptions {
   auth: AuthContext;
   setup: SetupState;
+  limiter: LimiterStore;
+  metrics: Metrics;
+  drain: DrainState;
+  /** Extra services for the health report (Redis). */
+  services: Record<string, () => Promise<void>>;
 }
 
 export const API_PREFIX = '/api/v1';
+export const HEALTH_PATH = '/api/health';
 
-/** The Express app: correlation id -> setup gate -> body -> authenticate -> routes -> 404 -> error envelope. */
-export function createApp({ auth, setup }: AppOptions): Express {
+/**
+ * The pipeline of the spec: correlation id -> rate limit -> idempotency -> authentication ->
+ * route; then 405/404 and the error envelope. Returns the app and the table of its routes.
+ */
+export function createApp({ auth, setup, limiter, metrics, drain, services }: AppOptions): { app: Express; routes: RouteTable } {
   const { ctx, config } = auth;
   const app = express();
+  const routes = new RouteTable();
+  const clock = () => ctx.now().getTime();
   app.disable('x-powered-by');
   // Responses are per caller and marked no-store; hashing every body for an ETag buys nothing.
   app.set('etag', false);
   app.set('query parser', 'extended');
   app.set('trust proxy', config.server.trustProxy);
+
   app.use(correlationId());
+  app.use(requestLog(ctx.logger, metrics));
+  app.use(securityHeaders());
+  app.use(refuseWhileDraining(drain));
+  const identity = { store: ctx.store, secret: ctx.secrets.signing, cookieName: auth.cookieName, sessionTtlMs: config.sessionTtlMs, clock };
+  app.use(rateLimit({ tiers: config.rateLimit, store: limiter, clock, identify: identifyCaller(identity), logger: ctx.logger, exempt: [HEALTH_PATH] }));
   app.use(setupGate(setup));
-  app.use(setupRoutes(auth, setup));
+  const setupRouter = setupRoutes(auth, setup);
+  routes.addRouter('', setupRouter);
+  app.use(setupRouter);
   app.use(jsonBody());
+  app.use(idempotency({ store: ctx.store, clock, logger: ctx.logger, scopeOf: (req) => credentialScope(req, auth.cookieName) }));
   app.use(
-    authenticate({
-      store: ctx.store,
-      roles: auth.roles,
-      secret: ctx.secrets.signing,
-      cookieName: auth.cookieName,
-      sessionTtlMs: config.sessionTtlMs,
-      now: ctx.now,
-    }),
+    authenticate({ store: ctx.store, roles: auth.roles, secret: ctx.secrets.signing, cookieName: auth.cookieName, sessionTtlMs: config.sessionTtlMs, now: ctx.now }),
   );
-  app.use(`${API_PREFIX}/auth`, authRoutes(auth));
-  app.use(`${API_PREFIX}/users`, userRoutes(auth));
-  app.use(`${API_PREFIX}/roles`, roleRoutes(auth));
-  app.use(`${API_PREFIX}/apikeys`, apiKeyRoutes(auth));
-  app.use(`${API_PREFIX}/schema`, schemaRoutes(ctx.registry.model));
+
+  app.get(HEALTH_PATH, healthRoute({ ctx, metrics, services }));
+  routes.add('GET', HEALTH_PATH);
+  const mount = (prefix: string, router: Router) => {
+    routes.addRouter(prefix, router);
+    app.use(prefix, router);
+  };
+  mount(`${API_PREFIX}/auth`, authRoutes(auth));
+  mount(`${API_PREFIX}/users`, userRoutes(auth));
+  mount(`${API_PREFIX}/roles`, roleRoutes(auth));
+  mount(`${API_PREFIX}/apikeys`, apiKeyRoutes(auth));
+  mount(`${API_PREFIX}/schema`, schemaRoutes(ctx.registry.model));
   for (const entity of ctx.registry.entities.values()) {
     if (entity.routes.length === 0) continue;
     // Mounted under its own prefix, so a request only walks the routes of its entity.
-    const router = buildEntityRouter(ctx, { plural: entity.model.plural, validators: entity.validators, routes: entity.routes });
-    app.use(`${API_PREFIX}/${entity.model.plural}`, router);
+    mount(`${API_PREFIX}/${entity.model.plural}`, buildEntityRouter(ctx, { plural: entity.model.plural, validators: entity.validators, routes: entity.routes }));
   }
+  app.use(methodNotAllowed(routes));
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.logger));
-  return app;
+  return { app, routes };
+}
+
+/** Idempotency scope: the credential the request carries (hashed), else its address. */
+function credentialScope(req: Request, cookieName: string): string {
+  const credential = req.headers.authorization ?? cookieValue(req.headers.cookie, cookieName);
+  return credential ? `cred:${createHash('sha256').update(credential).digest('hex')}` : `ip:${req.ip}`;
 }

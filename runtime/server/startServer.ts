@@ -1,15 +1,21 @@
 import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import { RoleTable } from '../access/roleTable.js';
+import { logMailer, type AuthContext, type Mailer } from '../auth/authContext.js';
+import { createFirstAdmin, hasAdmin, SetupState } from '../auth/setup.js';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/runtimeConfig.js';
 import type { RuntimeContext } from '../context.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { loadSecrets } from '../crypto/secrets.js';
 import type { Registry } from '../defineRegistry.js';
+import { metrics } from '../health/metrics.js';
 import { createApp } from '../http/createApp.js';
-import { logMailer, type AuthContext, type Mailer } from '../auth/authContext.js';
-import { createFirstAdmin, hasAdmin, SetupState } from '../auth/setup.js';
+import type { DrainState } from '../http/draining.js';
+import { sweepIdempotencyRecords } from '../http/idempotency.js';
+import type { RouteTable } from '../http/methodNotAllowed.js';
+import { memoryLimiterStore, redisLimiterStore, type LimiterStore } from '../http/rateLimit/limiterStore.js';
 import { openStore } from '../store/openStore.js';
 
 export interface StartOptions {
@@ -22,6 +28,10 @@ export interface StartOptions {
   logger?: Logger;
   /** Sends password-reset mail; default: written to the log. */
   mailer?: Mailer;
+  /** Replaces parts of the configuration (tests: rate limits). */
+  overrides?: Partial<RuntimeConfig>;
+  /** The clock of every operation and limit; tests move it. */
+  now?: () => Date;
 }
 
 export interface RunningServer {
@@ -30,7 +40,97 @@ export interface RunningServer {
   ctx: RuntimeContext;
   config: RuntimeConfig;
   auth: AuthContext;
+  routes: RouteTable;
+  /** Stops accepting, lets requests in flight finish (503 for new ones), closes the store; bounded by the grace period. */
   close(): Promise<void>;
+}
+
+const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+/** Opens the store, prepares its schema, and listens. */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? pino({ level: env.LOG_LEVEL ?? 'info' });
+  const config = { ...loadRuntimeConfig(options.root, env), ...options.overrides };
+  const secrets = loadSecrets({ env, devFile: join(options.root, 'data', 'secrets.json'), warn: (message) => logger.warn(message) });
+  const store = openStore(env.DATABASE_URL, options.root);
+  await store.init(options.registry.model);
+  const ctx: RuntimeContext = {
+    registry: options.registry,
+    store,
+    secrets,
+    cipher: new FieldCipher(secrets.encryption),
+    logger,
+    now: options.now ?? (() => new Date()),
+  };
+  const auth: AuthContext = {
+    ctx,
+    config,
+    roles: new RoleTable(options.registry.model, store),
+    cookieName: `${options.registry.model.app.name}_uid`,
+    mailer: options.mailer ?? logMailer(ctx),
+    env,
+  };
+  await bootstrapAdmin(auth, env);
+
+  const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+  const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis)) : memoryLimiterStore();
+  const services: Record<string, () => Promise<void>> = redis ? { redis: async () => void (await redis.ping()) } : {};
+  const drain: DrainState = { draining: false };
+  const { app, routes } = createApp({ auth, setup: new SetupState(store), limiter, metrics, drain, services });
+
+  const port = options.port ?? config.server.port;
+  const host = options.host ?? config.server.host;
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  });
+  const sweeper = setInterval(() => {
+    sweepIdempotencyRecords(store, ctx.now().getTime()).catch((error) => logger.warn({ err: error }, 'idempotency sweep failed'));
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
+  const address = server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${boundPort}`;
+  logger.info({ url, store: store.kind, redis: Boolean(redis) }, 'entigen listening');
+
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    url,
+    ctx,
+    config,
+    auth,
+    routes,
+    close() {
+      closing ??= (async () => {
+        drain.draining = true;
+        clearInterval(sweeper);
+        await drainConnections(server, config.server.shutdownGraceMs);
+        await store.close();
+        await redis?.quit().catch(() => undefined);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Waits for requests in flight to finish, closing idle keep-alive connections; at the grace period, closes the rest. */
+async function drainConnections(server: Server, graceMs: number): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearInterval(idle);
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+function trackedLimiter(store: LimiterStore): LimiterStore {
+  return { hit: (...args) => metrics.track('redis', () => store.hit(...args)) };
 }
 
 /** ENTIGEN_ADMIN_EMAIL and ENTIGEN_ADMIN_PASSWORD create the first admin headless, once. */
@@ -43,53 +143,4 @@ async function bootstrapAdmin(auth: AuthContext, env: NodeJS.ProcessEnv): Promis
     tenantName: env.ENTIGEN_ADMIN_TENANT ?? 'Default',
   });
   auth.ctx.logger.info({ email: env.ENTIGEN_ADMIN_EMAIL }, 'created the first administrator from ENTIGEN_ADMIN_EMAIL');
-}
-
-/** Opens the store, prepares its schema, and listens. */
-export async function startServer(options: StartOptions): Promise<RunningServer> {
-  const env = options.env ?? process.env;
-  const logger = options.logger ?? pino({ level: env.LOG_LEVEL ?? 'info' });
-  const config = loadRuntimeConfig(options.root, env);
-  const secrets = loadSecrets({ env, devFile: join(options.root, 'data', 'secrets.json'), warn: (message) => logger.warn(message) });
-  const store = openStore(env.DATABASE_URL, options.root);
-  await store.init(options.registry.model);
-  const ctx: RuntimeContext = {
-    registry: options.registry,
-    store,
-    secrets,
-    cipher: new FieldCipher(secrets.encryption),
-    logger,
-    now: () => new Date(),
-  };
-  const roles = new RoleTable(options.registry.model, store);
-  const auth: AuthContext = {
-    ctx,
-    config,
-    roles,
-    cookieName: `${options.registry.model.app.name}_uid`,
-    mailer: options.mailer ?? logMailer(ctx),
-    env,
-  };
-  await bootstrapAdmin(auth, env);
-  const app = createApp({ auth, setup: new SetupState(store) });
-  const port = options.port ?? config.server.port;
-  const host = options.host ?? config.server.host;
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(listening)));
-  });
-  const address = server.address();
-  const boundPort = typeof address === 'object' && address ? address.port : port;
-  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${boundPort}`;
-  logger.info({ url, store: store.kind }, 'entigen listening');
-  return {
-    server,
-    url,
-    ctx,
-    config,
-    auth,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await store.close();
-    },
-  };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { newId } from '../../runtime/entities/prepareWrite.js';
-import { startServer, type RunningServer } from '../../runtime/server/startServer.js';
+import { startServer, type RunningServer, type StartOptions } from '../../runtime/server/startServer.js';
 import { registry } from '../../generated/index.js';
 import { repoRoot } from './cli.js';
 
@@ -22,7 +22,12 @@ export interface TestResponse {
 }
 
 /** The example app on a real port over a fresh SQLite file; with an admin unless `withAdmin` is false. */
-export async function startTestServer(env: Record<string, string> = {}, { withAdmin = true } = {}): Promise<TestServer> {
+export const GENEROUS_LIMITS = { auth: { limit: 1_000_000, window: 60 }, api: { limit: 1_000_000, window: 60 }, public: { limit: 1_000_000, window: 60 } };
+
+export async function startTestServer(
+  env: Record<string, string> = {},
+  { withAdmin = true, overrides = { rateLimit: GENEROUS_LIMITS }, now }: { withAdmin?: boolean; overrides?: StartOptions['overrides']; now?: () => Date } = {},
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'entigen-server-'));
   const running = await startServer({
     registry,
@@ -30,6 +35,8 @@ export async function startTestServer(env: Record<string, string> = {}, { withAd
     port: 0,
     host: '127.0.0.1',
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    overrides,
+    now,
     env: { DATABASE_URL: `sqlite:${join(dir, 'test.db')}`, SESSION_SECRET: 'test-session-secret', APP_ENCRYPTION_KEY: 'test-encryption-key', ...env },
   });
   let users = 0;

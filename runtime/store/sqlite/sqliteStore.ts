@@ -198,12 +198,12 @@ export class SqliteStore implements Store {
   }
 
   async ping(): Promise<void> {
-    this.shared.db.prepare('SELECT 1').get();
+    this.statement('SELECT 1').get();
   }
 
   async close(): Promise<void> {
     await this.turn();
-    this.shared.db.close();
+    if (this.shared.db.open) this.shared.db.close();
   }
 
   /** Waits while another caller's transaction is open: its statements share this connection. */
@@ -222,6 +222,7 @@ export class SqliteStore implements Store {
 
   private statement(sql: string): Database.Statement {
     const { statements, db } = this.shared;
+    if (!db.open) throw new StoreUnavailable('the SQLite database is closed');
     let statement = statements.get(sql);
     if (!statement) {
       if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);

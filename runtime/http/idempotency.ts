@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { newId } from '../entities/prepareWrite.js';
+import { UniqueConflict, type Doc, type Store } from '../store/types.js';
+import { ApiError, validationError } from './errors.js';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotency-replayed';
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+const COLLECTION = 'idempotencyRecords';
+
+export interface IdempotencyOptions {
+  store: Store;
+  clock(): number;
+  logger: Logger;
+  /** Who is asking, without authenticating: the credential, else the client address. */
+  scopeOf(req: Request): string;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * POST with Idempotency-Key: the first request runs and its answer is stored (in the store,
+ * for 24 hours) before it is sent; a repeat gets that answer with idempotency-replayed: true.
+ * Another body with the same key: 422. Same key still running: 409. 5xx answers are not kept.
+ */
+export function idempotency(options: IdempotencyOptions) {
+  const { store } = options;
+
+  async function existing(scopeKey: string): Promise<Doc | undefined> {
+    const [record] = await store.find(COLLECTION, { where: { field: 'scopeKey', op: 'eq', value: scopeKey }, limit: 1 });
+    if (record && Date.parse(record.expiresAt as string) <= options.clock()) {
+      await store.remove(COLLECTION, record.id);
+      return undefined;
+    }
+    return record;
+  }
+
+  function answerFrom(record: Doc, requestHash: string, res: Response): void {
+    if (record.requestHash !== requestHash) throw new ApiError('UNPROCESSABLE_ENTITY', 'This Idempotency-Key was used with a different request body');
+    if (record.state !== 'completed') throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed');
+    res.setHeader(REPLAYED_HEADER, 'true');
+    res.status(record.responseStatus as number).json(record.responseBody);
+  }
+
+  return async function idempotencyMiddleware(req: Request, res: Response, next: NextFunction): Promise<void> {
+    if (req.method !== 'POST') return next();
+    const key = req.headers[IDEMPOTENCY_HEADER];
+    if (key === undefined) return next();
+    if (typeof key !== 'string' || key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+      throw validationError({ 'idempotency-key': `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` });
+    }
+    const scopeKey = sha256(`${options.scopeOf(req)}\n${req.method}\n${req.path}\n${key}`);
+    const requestHash = sha256(JSON.stringify(req.body ?? null));
+    const found = await existing(scopeKey);
+    if (found) return answerFrom(found, requestHash, res);
+    const now = options.clock();
+    const id = newId();
+    try {
+      await store.insert(COLLECTION, {
+        id, scopeKey, requestHash, state: 'inFlight', responseStatus: null, responseBody: null,
+        expiresAt: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(), createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(),
+      });
+    } catch (error) {
+      if (!(error instanceof UniqueConflict)) throw error;
+      const winner = await existing(scopeKey);
+      if (!winner) throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed');
+      return answerFrom(winner, requestHash, res);
+    }
+
+    // The answer is kept before it is sent, so a repeat never finds it missing.
+    const send = res.json.bind(res);
+    let settled = false;
+    res.json = (body: unknown) => {
+      settled = true;
+      const keep = res.statusCode < 500
+        ? store.update(COLLECTION, id, { state: 'completed', responseStatus: res.statusCode, responseBody: body ?? null, updatedAt: new Date(options.clock()).toISOString() })
+        : store.remove(COLLECTION, id);
+      keep.then(
+        () => send(body),
+        (error) => {
+          options.logger.error({ err: error, correlationId: req.correlationId }, 'could not store the idempotent answer');
+          send(body);
+        },
+      );
+      return res;
+    };
+    res.on('close', () => {
+      // Answered some other way (a redirect, a dropped connection): nothing to replay.
+      if (!settled) store.remove(COLLECTION, id).catch(() => undefined);
+    });
+    next();
+  };
+}
+
+/** Removes expired records; the server runs it now and then. */
+export async function sweepIdempotencyRecords(store: Store, now: number, batch = 500): Promise<number> {
+  const expired = await store.find(COLLECTION, { where: { field: 'expiresAt', op: 'lte', value: new Date(now).toISOString() }, limit: batch, select: ['id'] });
+  for (const record of expired) await store.remove(COLLECTION, record.id);
+  return expired.length;
+}

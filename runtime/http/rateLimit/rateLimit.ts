@@ -1,0 +1,60 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { ApiError } from '../errors.js';
+import type { LimiterStore } from './limiterStore.js';
+import { decide } from './slidingWindow.js';
+
+export type Tier = 'auth' | 'api' | 'public';
+export interface TierLimit {
+  limit: number;
+  /** Seconds. */
+  window: number;
+}
+
+export interface RateLimitOptions {
+  tiers: Record<Tier, TierLimit>;
+  store: LimiterStore;
+  /** Milliseconds since the epoch; injected so tests can move time. */
+  clock(): number;
+  /** The tier and the key a request counts against. */
+  identify(req: Request): Promise<{ tier: Tier; key: string }>;
+  logger: Logger;
+  /** Paths never limited. */
+  exempt?: readonly string[];
+}
+
+/** Sliding-window rate limits per tier, with x-ratelimit-* and the IETF draft-7 RateLimit headers. */
+export function rateLimit(options: RateLimitOptions) {
+  for (const [tier, { limit, window }] of Object.entries(options.tiers)) {
+    if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(window) || window < 1) {
+      throw new Error(`rate limit tier ${tier} needs integer limit >= 1 and window >= 1 (seconds)`);
+    }
+  }
+  const exempt = new Set(options.exempt ?? []);
+  return async function rateLimit(req: Request, res: Response, next: NextFunction): Promise<void> {
+    if (exempt.has(req.path)) return next();
+    const { tier, key } = await options.identify(req);
+    const { limit, window } = options.tiers[tier];
+    const windowMs = window * 1000;
+    const now = options.clock();
+    let result;
+    try {
+      result = await options.store.hit(`${tier}:${key}`, limit, windowMs, now);
+    } catch (error) {
+      // The shared counter is unreachable: serve rather than refuse everyone.
+      options.logger.warn({ err: error, correlationId: req.correlationId }, 'rate limit store unavailable; request not counted');
+      return next();
+    }
+    const decision = decide(result.counts, limit, windowMs, now, result.admitted);
+    res.setHeader('x-ratelimit-limit', String(limit));
+    res.setHeader('x-ratelimit-remaining', String(decision.remaining));
+    res.setHeader('x-ratelimit-reset', String(decision.resetSeconds));
+    res.setHeader('RateLimit-Policy', `${limit};w=${window}`);
+    res.setHeader('RateLimit', `limit=${limit}, remaining=${decision.remaining}, reset=${decision.resetSeconds}`);
+    if (!decision.allowed) {
+      res.setHeader('retry-after', String(decision.retryAfterSeconds));
+      return next(new ApiError('RATE_LIMITED', 'Too many requests'));
+    }
+    next();
+  };
+}

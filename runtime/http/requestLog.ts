@@ -1,0 +1,19 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { Metrics } from '../health/metrics.js';
+
+/** One JSON log line per request, with the correlation id, and the endpoint statistics for health. */
+export function requestLog(logger: Logger, metrics: Metrics) {
+  return function requestLog(req: Request, res: Response, next: NextFunction): void {
+    const started = performance.now();
+    res.on('finish', () => {
+      const ms = performance.now() - started;
+      const endpoint = req.route ? `${req.method} ${req.baseUrl}${req.route.path}` : `${req.method} (unmatched)`;
+      metrics.recordRequest(endpoint, res.statusCode, ms);
+      if (logger.isLevelEnabled('info')) {
+        logger.info({ correlationId: req.correlationId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      }
+    });
+    next();
+  };
+}

@@ -29,8 +29,17 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     const registry = await loadRegistry(root, options.out);
     const running = await startServer({ registry, root, port, host: options.host });
     const stop = (signal: string) => {
-      running.ctx.logger.info({ signal }, 'shutting down');
-      running.close().then(() => process.exit(0), () => process.exit(1));
+      running.ctx.logger.info({ signal, graceMs: running.config.server.shutdownGraceMs }, 'shutting down: finishing requests in flight');
+      running.close().then(
+        () => {
+          running.ctx.logger.info('stopped');
+          process.exit(0);
+        },
+        (error) => {
+          running.ctx.logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));

@@ -21,6 +21,14 @@ export function parseDuration(text: string): number {
   return Number(match[1]) * UNITS[match[2]];
 }
 
+/** `RATE_LIMIT_API=100/60`: limit per window of seconds. */
+function tierFromEnv(value: string | undefined, name: string): { limit: number; window: number } | undefined {
+  if (value === undefined || value === '') return undefined;
+  const match = /^([1-9]\d*)\/([1-9]\d*)$/.exec(value.trim());
+  if (!match) throw new Error(`${name} must look like 100/60 (requests per window of seconds), not "${value}"`);
+  return { limit: Number(match[1]), window: Number(match[2]) };
+}
+
 /** The project's config with defaults filled in; `entigen build` has already checked its shape. */
 export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): RuntimeConfig {
   const path = join(root, 'entigen.config.yaml');
@@ -32,9 +40,9 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
     passwordPolicy: { minLength: raw.auth?.passwordPolicy?.minLength ?? 8, requireSpecial: raw.auth?.passwordPolicy?.requireSpecial ?? false },
     ldap: raw.auth?.ldap,
     rateLimit: {
-      auth: raw.rateLimit?.auth ?? { limit: 20, window: 60 },
-      api: raw.rateLimit?.api ?? { limit: 100, window: 60 },
-      public: raw.rateLimit?.public ?? { limit: 60, window: 60 },
+      auth: tierFromEnv(env.RATE_LIMIT_AUTH, 'RATE_LIMIT_AUTH') ?? raw.rateLimit?.auth ?? { limit: 20, window: 60 },
+      api: tierFromEnv(env.RATE_LIMIT_API, 'RATE_LIMIT_API') ?? raw.rateLimit?.api ?? { limit: 100, window: 60 },
+      public: tierFromEnv(env.RATE_LIMIT_PUBLIC, 'RATE_LIMIT_PUBLIC') ?? raw.rateLimit?.public ?? { limit: 60, window: 60 },
     },
     server: {
       port,

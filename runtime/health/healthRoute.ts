@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { RuntimeContext } from '../context.js';
 import type { Metrics } from './metrics.js';
 
@@ -7,6 +7,19 @@ export interface HealthOptions {
   metrics: Metrics;
   /** Extra services to report, such as Redis: name -> ping. */
   services: Record<string, () => Promise<void>>;
+  /** The authenticate middleware; health runs before it in the pipeline and calls it itself. */
+  authenticate(req: Request, res: Response, next: NextFunction): Promise<void>;
+}
+
+/** Whether the request carries an admin credential; any failure (database down included) means no. */
+async function isAdmin(req: Request, res: Response, authenticate: HealthOptions['authenticate']): Promise<boolean> {
+  if (!req.headers.authorization && !req.headers.cookie) return false;
+  try {
+    await authenticate(req, res, () => undefined);
+    return req.caller?.isAdmin === true;
+  } catch {
+    return false;
+  }
 }
 
 async function timed(ping: () => Promise<void>): Promise<{ status: 'up' | 'down'; latencyMs: number; error?: string }> {
@@ -20,13 +33,13 @@ async function timed(ping: () => Promise<void>): Promise<{ status: 'up' | 'down'
 }
 
 /** GET /api/health: `{ status, timestamp }` for all; admins also get the statistics. 503 when the database is down. */
-export function healthRoute({ ctx, metrics, services }: HealthOptions) {
+export function healthRoute({ ctx, metrics, services, authenticate }: HealthOptions) {
   return async function health(req: Request, res: Response): Promise<void> {
     const database = await timed(() => ctx.store.ping());
     const status = database.status === 'up' ? 'ok' : 'error';
     res.setHeader('Cache-Control', 'no-store');
     const body: Record<string, unknown> = { status, timestamp: ctx.now().toISOString() };
-    if (req.caller?.isAdmin) {
+    if (await isAdmin(req, res, authenticate)) {
       const memory = process.memoryUsage();
       const checked = Object.fromEntries(await Promise.all(Object.entries(services).map(async ([name, ping]) => [name, await timed(ping)])));
       Object.assign(body, {

@@ -58,18 +58,19 @@ export function createApp({ auth, setup, limiter, metrics, drain, services }: Ap
   app.use(refuseWhileDraining(drain));
   const identity = { store: ctx.store, secret: ctx.secrets.signing, cookieName: auth.cookieName, sessionTtlMs: config.sessionTtlMs, clock };
   app.use(rateLimit({ tiers: config.rateLimit, store: limiter, clock, identify: identifyCaller(identity), logger: ctx.logger, exempt: [HEALTH_PATH] }));
+  const authenticateCaller = authenticate({
+    store: ctx.store, roles: auth.roles, secret: ctx.secrets.signing, cookieName: auth.cookieName, sessionTtlMs: config.sessionTtlMs, now: ctx.now,
+  });
+  // Health answers even while the database or setup would stop everything else.
+  app.get(HEALTH_PATH, healthRoute({ ctx, metrics, services, authenticate: authenticateCaller }));
+  routes.add('GET', HEALTH_PATH);
   app.use(setupGate(setup));
   const setupRouter = setupRoutes(auth, setup);
   routes.addRouter('', setupRouter);
   app.use(setupRouter);
   app.use(jsonBody());
   app.use(idempotency({ store: ctx.store, clock, logger: ctx.logger, scopeOf: (req) => credentialScope(req, auth.cookieName) }));
-  app.use(
-    authenticate({ store: ctx.store, roles: auth.roles, secret: ctx.secrets.signing, cookieName: auth.cookieName, sessionTtlMs: config.sessionTtlMs, now: ctx.now }),
-  );
-
-  app.get(HEALTH_PATH, healthRoute({ ctx, metrics, services }));
-  routes.add('GET', HEALTH_PATH);
+  app.use(authenticateCaller);
   const mount = (prefix: string, router: Router) => {
     routes.addRouter(prefix, router);
     app.use(prefix, router);

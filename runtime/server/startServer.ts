@@ -75,7 +75,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
   const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
-  const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis)) : memoryLimiterStore();
+  // ENTIGEN_REDIS_PREFIX separates apps (or test runs) that share one Redis.
+  const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${env.ENTIGEN_REDIS_PREFIX ?? 'entigen'}:rl`)) : memoryLimiterStore();
   const services: Record<string, () => Promise<void>> = redis ? { redis: async () => void (await redis.ping()) } : {};
   const drain: DrainState = { draining: false };
   const { app, routes } = createApp({ auth, setup: new SetupState(store), limiter, metrics, drain, services });

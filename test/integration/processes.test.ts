@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ADMIN_ENV, spawnServer, type SpawnedServer } from '../support/spawnServer.js';
+
+const running: SpawnedServer[] = [];
+afterEach(() => running.splice(0).forEach((s) => s.child.kill('SIGKILL')));
+const start = async (env: Record<string, string>) => {
+  const server = await spawnServer(env);
+  running.push(server);
+  return server;
+};
+const tempDb = () => join(mkdtempSync(join(tmpdir(), 'entigen-proc-')), 'app.db');
+
+async function adminToken(url: string): Promise<string> {
+  const res = await fetch(`${url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: ADMIN_ENV.ENTIGEN_ADMIN_EMAIL, password: ADMIN_ENV.ENTIGEN_ADMIN_PASSWORD }),
+  });
+  return ((await res.json()) as { token: string }).token;
+}
+
+describe('server processes', () => {
+  it('share one rate-limit window through Redis', async () => {
+    const env = { REDIS_URL: 'redis://127.0.0.1:6379', ENTIGEN_REDIS_PREFIX: `test-${randomUUID()}` };
+    const a = await start({ ...env, DATABASE_URL: `sqlite:${tempDb()}` });
+    const b = await start({ ...env, DATABASE_URL: `sqlite:${tempDb()}` });
+    const statuses: number[] = [];
+    for (let i = 0; i < 70; i++) statuses.push((await fetch(`${(i % 2 ? a : b).url}/api/v1/schema/metadata/list`)).status);
+    const admitted = statuses.filter((s) => s === 200).length;
+    expect(admitted).toBeLessThanOrEqual(60);
+    expect(admitted).toBeGreaterThanOrEqual(50);
+    expect(statuses.filter((s, i) => s === 429 && i % 2 === 0).length).toBeGreaterThan(0);
+    expect(statuses.filter((s, i) => s === 429 && i % 2 === 1).length).toBeGreaterThan(0);
+  });
+
+  it('finishes a slow request in flight on SIGTERM, refuses new ones, and exits 0', async () => {
+    const server = await start({ DATABASE_URL: `sqlite:${tempDb()}` });
+    const token = await adminToken(server.url);
+    const body = JSON.stringify({ title: 'Slow', body: 'arrives in two parts' });
+    const { port } = new URL(server.url);
+    // The request's body arrives in two parts, so the request is in flight when SIGTERM lands.
+    const slow = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/articles', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` } }, (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 10));
+      setTimeout(() => req.end(body.slice(10)), 700);
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    server.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 100));
+    const late = await fetch(`${server.url}/api/v1/articles`).then((r) => r.status, () => 'refused');
+    expect([503, 'refused']).toContain(late);
+    const answer = await slow;
+    expect(answer.status).toBe(201);
+    expect(JSON.parse(answer.body).data.title).toBe('Slow');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('keeps every write that got a 2xx through kill -9', async () => {
+    const db = tempDb();
+    const first = await start({ DATABASE_URL: `sqlite:${db}` });
+    const token = await adminToken(first.url);
+    const ids: string[] = [];
+    await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const res = await fetch(`${first.url}/api/v1/articles`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ title: `Durable ${i}`, body: 'b' }),
+        });
+        if (res.status === 201) ids.push(((await res.json()) as { data: { id: string } }).data.id);
+      }),
+    );
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await start({ DATABASE_URL: `sqlite:${db}` });
+    const token2 = await adminToken(second.url);
+    const res = await fetch(`${second.url}/api/v1/articles?limit=200&select=title`, { headers: { authorization: `Bearer ${token2}` } });
+    const found = ((await res.json()) as { data: { items: { id: string }[] } }).data.items.map((i) => i.id);
+    expect(ids.length).toBe(40);
+    expect(found).toEqual(expect.arrayContaining(ids));
+  });
+
+  it('logs JSON lines that carry the correlation id', async () => {
+    const server = await start({ DATABASE_URL: `sqlite:${tempDb()}` });
+    await fetch(`${server.url}/api/v1/articles/${'0'.repeat(24)}`, { headers: { 'x-correlation-id': 'trace-me-123' } });
+    await new Promise((r) => setTimeout(r, 100));
+    const lines = server.output().trim().split('\n').map((line) => JSON.parse(line));
+    const mine = lines.filter((line) => line.correlationId === 'trace-me-123');
+    expect(mine).toContainEqual(expect.objectContaining({ msg: 'request', status: 404, path: `/api/v1/articles/${'0'.repeat(24)}` }));
+  });
+});

@@ -1,0 +1,150 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+const DEFAULT_LIMITS = { auth: { limit: 20, window: 60 }, api: { limit: 100, window: 60 }, public: { limit: 60, window: 60 } };
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('rate limits over HTTP, with an injected clock', () => {
+  it('counts auth requests per address with a sliding window and answers 429 with retry-after', async () => {
+    let now = Date.UTC(2030, 0, 1, 12, 0, 50);
+    server = await startTestServer({}, { overrides: { rateLimit: DEFAULT_LIMITS }, now: () => new Date(now) });
+    const login = () => server!.call('POST', '/api/v1/auth/login', { body: { email: 'x@example.test', password: 'nope nope nope!' } });
+    const first = await login();
+    expect(first.status).toBe(401);
+    expect(first.headers.get('x-ratelimit-limit')).toBe('20');
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('19');
+    expect(first.headers.get('x-ratelimit-reset')).toBe('10');
+    expect(first.headers.get('ratelimit-policy')).toBe('20;w=60');
+    expect(first.headers.get('ratelimit')).toBe('limit=20, remaining=19, reset=10');
+    for (let i = 0; i < 19; i++) await login();
+    now += 15_000; // early in the next minute
+    const next = await Promise.all(Array.from({ length: 20 }, () => login()));
+    const limited = next.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(18);
+    expect(limited[0].body).toEqual({ error: { code: 'RATE_LIMITED', message: 'Too many requests' } });
+    expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('keys signed-in callers by user in the api tier and anonymous ones by address; health is exempt', async () => {
+    server = await startTestServer({}, { overrides: { rateLimit: { ...DEFAULT_LIMITS, api: { limit: 3, window: 60 }, public: { limit: 2, window: 60 } } } });
+    const alice = await server.user();
+    const bob = await server.user();
+    const statuses = async (token?: string, n = 4) => {
+      const out = [];
+      for (let i = 0; i < n; i++) out.push((await server!.call('GET', '/api/v1/articles', { token })).status);
+      return out;
+    };
+    expect(await statuses(alice.token)).toEqual([200, 200, 200, 429]);
+    expect(await statuses(bob.token)).toEqual([200, 200, 200, 429]);
+    expect(await statuses(undefined, 3)).toEqual([200, 200, 429]);
+    const health = await server.call('GET', '/api/health');
+    expect(health.status).toBe(200);
+    expect(health.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+});
+
+describe('idempotency', () => {
+  it('runs 20 concurrent POSTs with one key once, and replays the answer', async () => {
+    server = await startTestServer();
+    const user = await server.user();
+    const post = (body: object, key = 'order-42') =>
+      server!.call('POST', '/api/v1/articles', { token: user.token, headers: { 'Idempotency-Key': key }, body });
+    const results = await Promise.all(Array.from({ length: 20 }, () => post({ title: 'Once', body: 'b' })));
+    const created = results.filter((r) => r.status === 201 && r.headers.get('idempotency-replayed') === null);
+    expect(created).toHaveLength(1);
+    expect(results.every((r) => r.status === 201 || r.status === 409)).toBe(true);
+    const count = await server.call('GET', '/api/v1/articles?q=Once', { token: user.token });
+    expect(count.body.data.totalCount).toBe(1);
+
+    const replay = await post({ title: 'Once', body: 'b' });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect(replay.body).toEqual(created[0].body);
+    const other = await post({ title: 'Different', body: 'b' });
+    expect(other.status).toBe(422);
+    expect((await post({ title: 'x', body: 'b' }, 'k'.repeat(256))).status).toBe(400);
+    // Another caller with the same key is another scope.
+    const bob = await server.user();
+    const theirs = await server.call('POST', '/api/v1/articles', { token: bob.token, headers: { 'Idempotency-Key': 'order-42' }, body: { title: 'Bob', body: 'b' } });
+    expect(theirs.status).toBe(201);
+    expect(theirs.headers.get('idempotency-replayed')).toBeNull();
+  });
+
+  it('keeps answers in the store: a replay after a restart still works; 4xx are kept, a key on register too', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'entigen-idem-')), 'i.db');
+    server = await startTestServer({ DATABASE_URL: `sqlite:${db}` });
+    const body = { email: 'idem@example.test', password: 'correct horse battery staple!', displayName: 'Idem' };
+    const first = await server.call('POST', '/api/v1/auth/register', { headers: { 'Idempotency-Key': 'signup-1' }, body });
+    expect(first.status).toBe(201);
+    await server.close();
+    server = await startTestServer({ DATABASE_URL: `sqlite:${db}` }, { withAdmin: false });
+    const again = await server.call('POST', '/api/v1/auth/register', { headers: { 'Idempotency-Key': 'signup-1' }, body });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(again.body.user).toEqual(first.body.user);
+  });
+});
+
+describe('limits, headers and errors', () => {
+  it('answers 405 with Allow for a known path and an unsupported method', async () => {
+    server = await startTestServer();
+    const put = await server.call('PUT', '/api/v1/articles');
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(put.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    const id = '0'.repeat(24);
+    expect((await server.call('POST', `/api/v1/articles/${id}`)).headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH');
+    expect((await server.call('PUT', '/api/v1/nowhere')).status).toBe(404);
+  });
+
+  it('sends security headers and no-store on API responses', async () => {
+    server = await startTestServer();
+    const res = await server.call('GET', '/api/v1/articles');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+});
+
+describe('health', () => {
+  it('is minimal for everyone and detailed for admins', async () => {
+    server = await startTestServer();
+    await server.call('GET', '/api/v1/articles');
+    const anonymous = await server.call('GET', '/api/health');
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body).toEqual({ status: 'ok', timestamp: expect.stringMatching(/Z$/) });
+    const admin = await server.user({ roles: ['ADMIN'] });
+    const full = await server.call('GET', '/api/health', { token: admin.token });
+    expect(full.body).toMatchObject({
+      status: 'ok',
+      uptime: expect.any(Number),
+      requests: { total: expect.any(Number), errors: expect.any(Number), errorRate: expect.any(Number) },
+      memory: { rss: expect.any(Number), heapUsed: expect.any(Number) },
+      database: { status: 'up', latencyMs: expect.any(Number), kind: 'sqlite' },
+      services: { database: { status: 'up' } },
+      externalCalls: expect.any(Object),
+    });
+    expect(full.body.slowestEndpoints.length).toBeGreaterThan(0);
+    const user = await server.user();
+    expect(Object.keys((await server.call('GET', '/api/health', { token: user.token })).body)).toEqual(['status', 'timestamp']);
+  });
+
+  it('answers 503 when the database is down, and so do requests that need it', async () => {
+    server = await startTestServer();
+    await server.ctx.store.close();
+    const health = await server.call('GET', '/api/health');
+    expect(health.status).toBe(503);
+    expect(health.body.status).toBe('error');
+    const list = await server.call('GET', '/api/v1/articles');
+    expect(list.status).toBe(503);
+    expect(list.body.error.code).toBe('SERVICE_UNAVAILABLE');
+  });
+});

@@ -1,0 +1,38 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cliPath, repoRoot } from './cli.js';
+
+export const ADMIN_ENV = { ENTIGEN_ADMIN_EMAIL: 'admin@example.test', ENTIGEN_ADMIN_PASSWORD: 'correct horse battery staple!' };
+
+export interface SpawnedServer {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** `entigen serve` as a real process on a free port; resolves once it listens. */
+export function spawnServer(env: Record<string, string>): Promise<SpawnedServer> {
+  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    cwd: repoRoot,
+    env: { ...process.env, SESSION_SECRET: 'spawn-test', LOG_LEVEL: 'info', ...ADMIN_ENV, ...env },
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1], child, output: () => output, exited });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+}

@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 
-const benches = ['buildLarge.js', 'crud/run.js'];
+const benches = ['buildLarge.js', 'pipeline.js', 'crud/run.js'];
 for (const bench of benches) {
   const result = spawnSync(process.execPath, [fileURLToPath(new URL(`./${bench}`, import.meta.url))], { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);

@@ -5,8 +5,14 @@ import { ApiKeyRepository } from './repositories/apiKeys.js';
 import { apiKeysRoutes } from './routers/apiKeys.js';
 import { ArticleRepository } from './repositories/articles.js';
 import { articlesRoutes } from './routers/articles.js';
+import { AuditLogRepository } from './repositories/auditLogs.js';
+import { auditLogsRoutes } from './routers/auditLogs.js';
 import { CommentRepository } from './repositories/comments.js';
 import { commentsRoutes } from './routers/comments.js';
+import { EntityVersionRepository } from './repositories/entityVersions.js';
+import { entityVersionsRoutes } from './routers/entityVersions.js';
+import { FieldChangeRepository } from './repositories/fieldChanges.js';
+import { fieldChangesRoutes } from './routers/fieldChanges.js';
 import { GrantRepository } from './repositories/grants.js';
 import { grantsRoutes } from './routers/grants.js';
 import { IdempotencyRecordRepository } from './repositories/idempotencyRecords.js';
@@ -35,7 +41,10 @@ import { usersRoutes } from './routers/users.js';
 export type * from './types.js';
 export { ApiKeyRepository } from './repositories/apiKeys.js';
 export { ArticleRepository } from './repositories/articles.js';
+export { AuditLogRepository } from './repositories/auditLogs.js';
 export { CommentRepository } from './repositories/comments.js';
+export { EntityVersionRepository } from './repositories/entityVersions.js';
+export { FieldChangeRepository } from './repositories/fieldChanges.js';
 export { GrantRepository } from './repositories/grants.js';
 export { IdempotencyRecordRepository } from './repositories/idempotencyRecords.js';
 export { JobExecutionRepository } from './repositories/jobExecutions.js';
@@ -52,7 +61,10 @@ export { UserRepository } from './repositories/users.js';
 export const registry = defineRegistry(metadata, {
   apiKeys: apiKeysRoutes,
   articles: articlesRoutes,
+  auditLogs: auditLogsRoutes,
   comments: commentsRoutes,
+  entityVersions: entityVersionsRoutes,
+  fieldChanges: fieldChangesRoutes,
   grants: grantsRoutes,
   idempotencyRecords: idempotencyRecordsRoutes,
   jobExecutions: jobExecutionsRoutes,
@@ -72,7 +84,10 @@ export function repositories(store: Store) {
   return{
     apiKeys: new ApiKeyRepository(store),
     articles: new ArticleRepository(store),
+    auditLogs: new AuditLogRepository(store),
     comments: new CommentRepository(store),
+    entityVersions: new EntityVersionRepository(store),
+    fieldChanges: new FieldChangeRepository(store),
     grants: new GrantRepository(store),
     idempotencyRecords: new IdempotencyRecordRepository(store),
     jobExecutions: new JobExecutionRepository(store),

@@ -104,6 +104,39 @@ export interface ArticleUpdate {
   reviewedAt?: string | null;
 }
 
+// Audit logs (/auditLogs)
+export type AuditLogChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
+export interface AuditLog {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  entity: string;
+  entityId: string;
+  changedBy: string;
+  changeType: AuditLogChangeType;
+  changedFields: string[] | null;
+  changes: Record<string, unknown> | null;
+  changeReason: string | null;
+}
+export interface AuditLogCreate {
+  entity: string;
+  entityId: string;
+  changedBy: string;
+  changeType: AuditLogChangeType;
+  changedFields?: string[] | null;
+  changes?: Record<string, unknown> | null;
+  changeReason?: string | null;
+}
+export interface AuditLogUpdate {
+  entity?: string;
+  entityId?: string;
+  changedBy?: string;
+  changeType?: AuditLogChangeType;
+  changedFields?: string[] | null;
+  changes?: Record<string, unknown> | null;
+  changeReason?: string | null;
+}
+
 // Comments (/comments)
 export interface Comment {
   id: string;
@@ -127,6 +160,84 @@ export interface CommentUpdate {
   body?: string;
   author?: string | null;
   approved?: boolean | null;
+}
+
+// Entity versions (/entityVersions)
+export type EntityVersionChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
+export interface EntityVersion {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  entity: string;
+  entityId: string;
+  version: number;
+  snapshot: unknown;
+  changedBy: string;
+  changeReason: string | null;
+  changeType: EntityVersionChangeType;
+  changedFields: string[] | null;
+}
+export interface EntityVersionCreate {
+  entity: string;
+  entityId: string;
+  version: number;
+  snapshot: unknown;
+  changedBy: string;
+  changeReason?: string | null;
+  changeType: EntityVersionChangeType;
+  changedFields?: string[] | null;
+}
+export interface EntityVersionUpdate {
+  entity?: string;
+  entityId?: string;
+  version?: number;
+  snapshot?: unknown;
+  changedBy?: string;
+  changeReason?: string | null;
+  changeType?: EntityVersionChangeType;
+  changedFields?: string[] | null;
+}
+
+// Field changes (/fieldChanges)
+export type FieldChangeApprovalStatus = 'pending' | 'approved' | 'rejected';
+export interface FieldChange {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  entity: string;
+  entityId: string;
+  fieldName: string;
+  oldValue: unknown;
+  newValue: unknown;
+  changedBy: string;
+  changeReason: string | null;
+  approvedBy: string | null;
+  approvalStatus: FieldChangeApprovalStatus | null;
+  metadata: Record<string, unknown> | null;
+}
+export interface FieldChangeCreate {
+  entity: string;
+  entityId: string;
+  fieldName: string;
+  oldValue?: unknown;
+  newValue?: unknown;
+  changedBy: string;
+  changeReason?: string | null;
+  approvedBy?: string | null;
+  approvalStatus?: FieldChangeApprovalStatus | null;
+  metadata?: Record<string, unknown> | null;
+}
+export interface FieldChangeUpdate {
+  entity?: string;
+  entityId?: string;
+  fieldName?: string;
+  oldValue?: unknown;
+  newValue?: unknown;
+  changedBy?: string;
+  changeReason?: string | null;
+  approvedBy?: string | null;
+  approvalStatus?: FieldChangeApprovalStatus | null;
+  metadata?: Record<string, unknown> | null;
 }
 
 // Grants (/grants)
@@ -517,7 +628,10 @@ export interface UserUpdate {
 export interface Entities {
   apiKeys: { record: ApiKey; create: ApiKeyCreate; update: ApiKeyUpdate };
   articles: { record: Article; create: ArticleCreate; update: ArticleUpdate };
+  auditLogs: { record: AuditLog; create: AuditLogCreate; update: AuditLogUpdate };
   comments: { record: Comment; create: CommentCreate; update: CommentUpdate };
+  entityVersions: { record: EntityVersion; create: EntityVersionCreate; update: EntityVersionUpdate };
+  fieldChanges: { record: FieldChange; create: FieldChangeCreate; update: FieldChangeUpdate };
   grants: { record: Grant; create: GrantCreate; update: GrantUpdate };
   idempotencyRecords: { record: IdempotencyRecord; create: IdempotencyRecordCreate; update: IdempotencyRecordUpdate };
   jobExecutions: { record: JobExecution; create: JobExecutionCreate; update: JobExecutionUpdate };

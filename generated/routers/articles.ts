@@ -20,5 +20,11 @@ export const articlesRoutes = defineEntityRoutes({
     ['PATCH', '/articles/:id/increment', 'increment'],
     ['POST', '/articles/:id/archive', 'archive'],
     ['POST', '/articles/:id/restore', 'restore'],
+    ['GET', '/articles/:id/versions', 'versions'],
+    ['GET', '/articles/:id/versions/compare', 'compareVersions'],
+    ['GET', '/articles/:id/versions/:version', 'version'],
+    ['POST', '/articles/:id/revert/:version', 'revert'],
+    ['GET', '/articles/:id/field-changes', 'fieldChanges'],
+    ['PUT', '/articles/:id/field-changes/:changeId', 'decideFieldChange'],
   ],
 });

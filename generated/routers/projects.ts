@@ -20,5 +20,8 @@ export const projectsRoutes = defineEntityRoutes({
     ['PATCH', '/projects/:id/increment', 'increment'],
     ['POST', '/projects/:id/archive', 'archive'],
     ['POST', '/projects/:id/restore', 'restore'],
+    ['GET', '/projects/:id/audit', 'audit'],
+    ['GET', '/projects/:id/field-changes', 'fieldChanges'],
+    ['PUT', '/projects/:id/field-changes/:changeId', 'decideFieldChange'],
   ],
 });

@@ -20,5 +20,17 @@ export function entityRouteTable(entity: EntityModel): RouteSpec[] {
   ];
   if (writableFields(entity).some((f) => f.type === 'int' || f.type === 'float')) routes.push(['PATCH', `${base}/:id/increment`, 'increment']);
   if (entity.ownership === 'owned') routes.push(['POST', `${base}/:id/archive`, 'archive'], ['POST', `${base}/:id/restore`, 'restore']);
+  if (entity.versioning === 'full') {
+    routes.push(
+      ['GET', `${base}/:id/versions`, 'versions'],
+      ['GET', `${base}/:id/versions/compare`, 'compareVersions'],
+      ['GET', `${base}/:id/versions/:version`, 'version'],
+      ['POST', `${base}/:id/revert/:version`, 'revert'],
+    );
+  }
+  if (entity.versioning === 'simple') routes.push(['GET', `${base}/:id/audit`, 'audit']);
+  if (entity.fields.some((f) => f.trackChanges)) {
+    routes.push(['GET', `${base}/:id/field-changes`, 'fieldChanges'], ['PUT', `${base}/:id/field-changes/:changeId`, 'decideFieldChange']);
+  }
   return routes;
 }

@@ -5,12 +5,14 @@ import type { Doc } from '../store/types.js';
 import { entityOf } from './entityOf.js';
 import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 
 export interface ArchiveInput {
   ctx: RuntimeContext;
   plural: string;
   id: string;
   caller: Caller;
+  changeReason?: string;
 }
 
 /** POST /{plural}/{id}/archive: active -> archived (archivedAt set); needs edit permission. */
@@ -23,14 +25,17 @@ export function restoreOperation(input: ArchiveInput): Promise<Doc> {
   return moveArchiveState(input, 'restore');
 }
 
-async function moveArchiveState({ ctx, plural, id, caller }: ArchiveInput, move: 'archive' | 'restore'): Promise<Doc> {
+async function moveArchiveState({ ctx, plural, id, caller, changeReason }: ArchiveInput, move: 'archive' | 'restore'): Promise<Doc> {
   const { model } = entityOf(ctx, plural);
   const { doc, where } = await findWritable(ctx, model, id, caller, 'edit');
   const archived = doc.archivedAt !== null && doc.archivedAt !== undefined;
   if (move === 'archive' && archived) throw new ApiError('UNPROCESSABLE_ENTITY', `This ${model.name} is already archived`);
   if (move === 'restore' && !archived) throw new ApiError('UNPROCESSABLE_ENTITY', `This ${model.name} is not archived`);
   const now = ctx.now().toISOString();
-  const updated = await ctx.store.update(plural, id, { archivedAt: move === 'archive' ? now : null, updatedAt: now }, where);
-  if (!updated) throw notFound(model.name);
+  const updated = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+    const after = await store.update(plural, id, { archivedAt: move === 'archive' ? now : null, updatedAt: now }, where);
+    if (!after) throw notFound(model.name);
+    return { result: after, changes: [{ changeType: move, before: doc, after }] };
+  });
   return presentRecord(model, updated);
 }

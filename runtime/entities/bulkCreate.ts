@@ -9,6 +9,7 @@ import { scopeFor } from './requireAccess.js';
 import { tenantForCreate } from '../access/tenancy.js';
 import { ENTITY_RULES } from '../access/grantRules.js';
 import { storeWrite } from './storeWrite.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 
 export const MAX_BULK_ITEMS = 500;
 
@@ -17,10 +18,11 @@ export interface BulkCreateInput {
   plural: string;
   body: unknown;
   caller: Caller;
+  changeReason?: string;
 }
 
 /** POST /{plural}/bulk: `{ items }`, at most 500, all or nothing; every invalid item reported. */
-export async function bulkCreateOperation({ ctx, plural, body, caller }: BulkCreateInput): Promise<{ items: Doc[]; count: number }> {
+export async function bulkCreateOperation({ ctx, plural, body, caller, changeReason }: BulkCreateInput): Promise<{ items: Doc[]; count: number }> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
   const items = readItems(body);
@@ -33,7 +35,12 @@ export async function bulkCreateOperation({ ctx, plural, body, caller }: BulkCre
   const now = ctx.now();
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
   const docs = items.map((item) => buildNewRecord(model, item as Record<string, unknown>, caller, ctx, now, tenantId));
-  const created = await storeWrite(model, () => ctx.store.insertMany(plural, docs));
+  const created = await storeWrite(model, () =>
+    writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+      const inserted = await store.insertMany(plural, docs);
+      return { result: inserted, changes: inserted.map((after) => ({ changeType: 'create' as const, after })) };
+    }),
+  );
   return { items: created.map((doc) => presentRecord(model, doc)), count: created.length };
 }
 

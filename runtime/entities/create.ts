@@ -9,16 +9,18 @@ import { scopeFor } from './requireAccess.js';
 import { tenantForCreate } from '../access/tenancy.js';
 import { ENTITY_RULES } from '../access/grantRules.js';
 import { storeWrite } from './storeWrite.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 
 export interface CreateInput {
   ctx: RuntimeContext;
   plural: string;
   body: unknown;
   caller: Caller;
+  changeReason?: string;
 }
 
 /** POST /{plural}: access -> validate -> defaults and macros -> store -> the created record. */
-export async function createOperation({ ctx, plural, body, caller }: CreateInput): Promise<Doc> {
+export async function createOperation({ ctx, plural, body, caller, changeReason }: CreateInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
   const input = requireValid(validators.create, body);
@@ -26,6 +28,11 @@ export async function createOperation({ ctx, plural, body, caller }: CreateInput
   await ENTITY_RULES[plural]?.beforeCreate?.(ctx, caller, input);
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
   const doc = buildNewRecord(model, input, caller, ctx, ctx.now(), tenantId);
-  const created = await storeWrite(model, () => ctx.store.insert(plural, doc));
+  const created = await storeWrite(model, () =>
+    writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+      const after = await store.insert(plural, doc);
+      return { result: after, changes: [{ changeType: 'create', after }] };
+    }),
+  );
   return presentRecord(model, created);
 }

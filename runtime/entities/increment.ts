@@ -6,6 +6,7 @@ import { requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 
 export interface IncrementOperationInput {
   ctx: RuntimeContext;
@@ -13,14 +14,19 @@ export interface IncrementOperationInput {
   id: string;
   body: unknown;
   caller: Caller;
+  changeReason?: string;
 }
 
 /** PATCH /{plural}/{id}/increment: numeric fields change atomically in the database; no read-modify-write. */
-export async function incrementOperation({ ctx, plural, id, body, caller }: IncrementOperationInput): Promise<Doc> {
+export async function incrementOperation({ ctx, plural, id, body, caller, changeReason }: IncrementOperationInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   const { where } = await findWritable(ctx, model, id, caller, 'edit');
   const amounts = requireValid(validators.increment, body) as Record<string, number>;
-  const updated = await ctx.store.increment(plural, id, amounts, { updatedAt: ctx.now().toISOString() }, where);
-  if (!updated) throw notFound(model.name);
+  const updated = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+    const before = (await store.get(plural, id)) ?? undefined;
+    const after = await store.increment(plural, id, amounts, { updatedAt: ctx.now().toISOString() }, where);
+    if (!after) throw notFound(model.name);
+    return { result: after, changes: [{ changeType: 'update', before, after }] };
+  });
   return presentRecord(model, updated);
 }

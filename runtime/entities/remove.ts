@@ -3,18 +3,24 @@ import type { RuntimeContext } from '../context.js';
 import { notFound } from '../http/errors.js';
 import { entityOf } from './entityOf.js';
 import { findWritable } from './requireAccess.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 
 export interface RemoveInput {
   ctx: RuntimeContext;
   plural: string;
   id: string;
   caller: Caller;
+  changeReason?: string;
 }
 
 /** DELETE /{plural}/{id}: a hard delete; answers `{ id, deleted: true }`. */
-export async function removeOperation({ ctx, plural, id, caller }: RemoveInput): Promise<{ id: string; deleted: true }> {
+export async function removeOperation({ ctx, plural, id, caller, changeReason }: RemoveInput): Promise<{ id: string; deleted: true }> {
   const { model } = entityOf(ctx, plural);
-  const { where } = await findWritable(ctx, model, id, caller, 'delete');
-  if (!(await ctx.store.remove(plural, id, where))) throw notFound(model.name);
-  return { id, deleted: true };
+  const { doc, where } = await findWritable(ctx, model, id, caller, 'delete');
+  // Full versioning writes a `delete` version, with the last state, in the same transaction.
+  return writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+    const before = (await store.get(plural, id)) ?? doc;
+    if (!(await store.remove(plural, id, where))) throw notFound(model.name);
+    return { result: { id, deleted: true as const }, changes: [{ changeType: 'delete', before }] };
+  });
 }

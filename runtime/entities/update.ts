@@ -8,6 +8,7 @@ import { applyContentStatus, encryptFields, normalizeDates, resolveMacros } from
 import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
 import { storeWrite } from './storeWrite.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 import { ENTITY_RULES } from '../access/grantRules.js';
 
 export interface UpdateInput {
@@ -16,10 +17,11 @@ export interface UpdateInput {
   id: string;
   body: unknown;
   caller: Caller;
+  changeReason?: string;
 }
 
 /** PATCH /{plural}/{id}: access -> validate (partial) -> macros -> status rules -> store -> the record after. */
-export async function updateOperation({ ctx, plural, id, body, caller }: UpdateInput): Promise<Doc> {
+export async function updateOperation({ ctx, plural, id, body, caller, changeReason }: UpdateInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
   const input = requireValid(validators.update, body);
@@ -27,7 +29,13 @@ export async function updateOperation({ ctx, plural, id, body, caller }: UpdateI
   const now = ctx.now();
   let values = applyContentStatus(model, resolveMacros(input, caller, now), current, now);
   values = encryptFields(model, normalizeDates(model, values), ctx.cipher);
-  const updated = await storeWrite(model, () => ctx.store.update(plural, id, { ...values, updatedAt: now.toISOString() }, where));
-  if (!updated) throw notFound(model.name);
+  const updated = await storeWrite(model, () =>
+    writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+      const before = (await store.get(plural, id)) ?? current;
+      const after = await store.update(plural, id, { ...values, updatedAt: now.toISOString() }, where);
+      if (!after) throw notFound(model.name);
+      return { result: after, changes: [{ changeType: 'update', before, after }] };
+    }),
+  );
   return presentRecord(model, updated);
 }

@@ -16,11 +16,24 @@ import type { CursorPosition } from '../query/listQuery.js';
 import { parseListQuery } from '../query/parseListQuery.js';
 import { parsePopulate } from '../query/parsePopulate.js';
 import { ApiError, notFound, validationError } from './errors.js';
+import {
+  compareVersions,
+  decideFieldChange,
+  getVersion,
+  listAudit,
+  listFieldChanges,
+  listVersions,
+  revertToVersion,
+  type HistoryPage,
+} from '../history/historyOperations.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/listQuery.js';
+import { readBody } from './readBody.js';
 import './requestTypes.js';
 
 export type EntityRouteName =
   | 'list' | 'create' | 'bulkCreate' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'
-  | 'metadata' | 'metadataType' | 'metadataFields' | 'metadataField';
+  | 'metadata' | 'metadataType' | 'metadataFields' | 'metadataField'
+  | 'versions' | 'version' | 'compareVersions' | 'revert' | 'audit' | 'fieldChanges' | 'decideFieldChange';
 
 export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -63,15 +76,55 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
     if (Object.keys(errors).length > 0) throw validationError(errors, 'Invalid query parameters');
     send(res, 200, await getOperation({ ctx, plural, id: idParam(req), caller: req.caller, populate }));
   },
-  create: (ctx, plural) => async (req, res) => send(res, 201, await createOperation({ ctx, plural, body: req.body, caller: req.caller })),
-  bulkCreate: (ctx, plural) => async (req, res) => send(res, 201, await bulkCreateOperation({ ctx, plural, body: req.body, caller: req.caller })),
+  create: (ctx, plural) => async (req, res) =>
+    send(res, 201, await createOperation({ ctx, plural, body: req.body, caller: req.caller, changeReason: changeReason(req) })),
+  bulkCreate: (ctx, plural) => async (req, res) =>
+    send(res, 201, await bulkCreateOperation({ ctx, plural, body: req.body, caller: req.caller, changeReason: changeReason(req) })),
   update: (ctx, plural) => async (req, res) =>
-    send(res, 200, await updateOperation({ ctx, plural, id: idParam(req), body: req.body, caller: req.caller })),
-  remove: (ctx, plural) => async (req, res) => send(res, 200, await removeOperation({ ctx, plural, id: idParam(req), caller: req.caller })),
+    send(res, 200, await updateOperation({ ctx, plural, id: idParam(req), body: req.body, caller: req.caller, changeReason: changeReason(req) })),
+  remove: (ctx, plural) => async (req, res) =>
+    send(res, 200, await removeOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) })),
   increment: (ctx, plural) => async (req, res) =>
-    send(res, 200, await incrementOperation({ ctx, plural, id: idParam(req), body: req.body, caller: req.caller })),
-  archive: (ctx, plural) => async (req, res) => send(res, 200, await archiveOperation({ ctx, plural, id: idParam(req), caller: req.caller })),
-  restore: (ctx, plural) => async (req, res) => send(res, 200, await restoreOperation({ ctx, plural, id: idParam(req), caller: req.caller })),
+    send(res, 200, await incrementOperation({ ctx, plural, id: idParam(req), body: req.body, caller: req.caller, changeReason: changeReason(req) })),
+  archive: (ctx, plural) => async (req, res) =>
+    send(res, 200, await archiveOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) })),
+  restore: (ctx, plural) => async (req, res) =>
+    send(res, 200, await restoreOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) })),
+  // History endpoints answer bare bodies, as the spec shows them.
+  versions: (ctx, plural) => async (req, res) => void res.json(await listVersions(ctx, plural, idParam(req), req.caller, historyPage(ctx, req, 'number'))),
+  version: (ctx, plural) => async (req, res) => void res.json(await getVersion(ctx, plural, idParam(req), versionParam(req), req.caller)),
+  compareVersions: (ctx, plural) => async (req, res) => {
+    const query = strictQuery(req, ['a', 'b']);
+    const details: Record<string, string> = {};
+    const number = (key: 'a' | 'b') => {
+      const text = query[key];
+      if (typeof text !== 'string' || !/^[1-9]\d{0,9}$/.test(text)) details[key] = 'must be a version number';
+      return Number(text);
+    };
+    const [a, b] = [number('a'), number('b')];
+    if (Object.keys(details).length > 0) throw validationError(details, 'Invalid query parameters');
+    res.json(await compareVersions(ctx, plural, idParam(req), a, b, req.caller));
+  },
+  revert: (ctx, plural) => async (req, res) => {
+    const body = readBody(req.body ?? {}, { changeReason: { type: 'string', max: 1000 } });
+    res.json(await revertToVersion(ctx, plural, idParam(req), versionParam(req), req.caller, (body.changeReason as string | undefined) ?? changeReason(req)));
+  },
+  audit: (ctx, plural) => async (req, res) => void res.json(await listAudit(ctx, plural, idParam(req), req.caller, historyPage(ctx, req, 'string'))),
+  fieldChanges: (ctx, plural) => async (req, res) => {
+    const query = strictQuery(req, ['fieldName', 'approvalStatus']);
+    const details: Record<string, string> = {};
+    if (query.fieldName !== undefined && typeof query.fieldName !== 'string') details.fieldName = 'must be a field name';
+    if (query.approvalStatus !== undefined && !['pending', 'approved', 'rejected'].includes(String(query.approvalStatus))) {
+      details.approvalStatus = 'must be one of pending, approved, rejected';
+    }
+    if (Object.keys(details).length > 0) throw validationError(details, 'Invalid query parameters');
+    res.json(await listFieldChanges(ctx, plural, idParam(req), req.caller, query as { fieldName?: string; approvalStatus?: string }));
+  },
+  decideFieldChange: (ctx, plural) => async (req, res) => {
+    const body = readBody(req.body, { approvalStatus: { type: 'enum', values: ['approved', 'rejected'], required: true }, approvedBy: { type: 'string', max: 200 } });
+    const decision = { approvalStatus: body.approvalStatus as 'approved' | 'rejected', approvedBy: body.approvedBy as string | undefined };
+    res.json(await decideFieldChange(ctx, plural, idParam(req), String(req.params.changeId), req.caller, decision));
+  },
   metadata: (ctx, plural) => (_req, res) => send(res, 200, entityMetadata(entityOf(ctx, plural).model)),
   metadataType: (ctx, plural) => (_req, res) => send(res, 200, typeMetadata(entityOf(ctx, plural).model)),
   metadataFields: (ctx, plural) => (_req, res) => send(res, 200, fieldsMetadata(entityOf(ctx, plural).model)),
@@ -95,6 +148,42 @@ export function buildEntityRouter(ctx: RuntimeContext, definition: EntityDefinit
 
 function idParam(req: Request): string {
   return String(req.params.id);
+}
+
+function versionParam(req: Request): number {
+  const text = String(req.params.version);
+  if (!/^[1-9]\d{0,9}$/.test(text)) throw notFound(`Version ${text}`);
+  return Number(text);
+}
+
+const MAX_CHANGE_REASON = 1000;
+
+/** The reason of a write: the `x-change-reason` header, else the `changeReason` query parameter. */
+function changeReason(req: Request): string | undefined {
+  const header = req.headers['x-change-reason'];
+  const value = typeof header === 'string' ? header : typeof req.query.changeReason === 'string' ? req.query.changeReason : undefined;
+  if (value !== undefined && value.length > MAX_CHANGE_REASON) throw validationError({ changeReason: `must be at most ${MAX_CHANGE_REASON} characters` });
+  return value || undefined;
+}
+
+function strictQuery(req: Request, allowed: string[]): Record<string, unknown> {
+  const query = req.query as Record<string, unknown>;
+  const unknown = Object.keys(query).filter((key) => !allowed.includes(key));
+  if (unknown.length > 0) throw validationError(Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])), 'Invalid query parameters');
+  return query;
+}
+
+/** `limit` (1-200, default 25) and `cursor` of the history lists. */
+function historyPage(ctx: RuntimeContext, req: Request, cursorKind: 'number' | 'string'): HistoryPage {
+  const query = strictQuery(req, ['limit', 'cursor']);
+  const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit);
+  if (typeof query.limit === 'object' || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw validationError({ limit: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }, 'Invalid query parameters');
+  }
+  if (query.cursor === undefined) return { limit };
+  const opened = typeof query.cursor === 'string' ? (openSealedValue(ctx.secrets.signing, query.cursor) as { h?: unknown } | undefined) : undefined;
+  if (typeof opened?.h !== cursorKind) throw validationError({ cursor: 'is not a valid cursor' }, 'Invalid query parameters');
+  return { limit, before: opened!.h as number | string };
 }
 
 function openCursor(ctx: RuntimeContext, cursor: string): CursorPosition | undefined {

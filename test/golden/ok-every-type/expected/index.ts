@@ -5,6 +5,8 @@ import { ApiKeyRepository } from './repositories/apiKeys.js';
 import { apiKeysRoutes } from './routers/apiKeys.js';
 import { AttributeRepository } from './repositories/attributes.js';
 import { attributesRoutes } from './routers/attributes.js';
+import { AuditLogRepository } from './repositories/auditLogs.js';
+import { auditLogsRoutes } from './routers/auditLogs.js';
 import { ContentBlockRepository } from './repositories/contentBlocks.js';
 import { contentBlocksRoutes } from './routers/contentBlocks.js';
 import { DatasetDefinitionRepository } from './repositories/datasetDefinitions.js';
@@ -13,6 +15,10 @@ import { DatasetFieldRepository } from './repositories/datasetFields.js';
 import { datasetFieldsRoutes } from './routers/datasetFields.js';
 import { DatasetRowRepository } from './repositories/datasetRows.js';
 import { datasetRowsRoutes } from './routers/datasetRows.js';
+import { EntityVersionRepository } from './repositories/entityVersions.js';
+import { entityVersionsRoutes } from './routers/entityVersions.js';
+import { FieldChangeRepository } from './repositories/fieldChanges.js';
+import { fieldChangesRoutes } from './routers/fieldChanges.js';
 import { FormTemplateRepository } from './repositories/formTemplates.js';
 import { formTemplatesRoutes } from './routers/formTemplates.js';
 import { GrantRepository } from './repositories/grants.js';
@@ -49,10 +55,13 @@ import { usersRoutes } from './routers/users.js';
 export type * from './types.js';
 export { ApiKeyRepository } from './repositories/apiKeys.js';
 export { AttributeRepository } from './repositories/attributes.js';
+export { AuditLogRepository } from './repositories/auditLogs.js';
 export { ContentBlockRepository } from './repositories/contentBlocks.js';
 export { DatasetDefinitionRepository } from './repositories/datasetDefinitions.js';
 export { DatasetFieldRepository } from './repositories/datasetFields.js';
 export { DatasetRowRepository } from './repositories/datasetRows.js';
+export { EntityVersionRepository } from './repositories/entityVersions.js';
+export { FieldChangeRepository } from './repositories/fieldChanges.js';
 export { FormTemplateRepository } from './repositories/formTemplates.js';
 export { GrantRepository } from './repositories/grants.js';
 export { IdempotencyRecordRepository } from './repositories/idempotencyRecords.js';
@@ -73,10 +82,13 @@ export { UserRepository } from './repositories/users.js';
 export const registry = defineRegistry(metadata, {
   apiKeys: apiKeysRoutes,
   attributes: attributesRoutes,
+  auditLogs: auditLogsRoutes,
   contentBlocks: contentBlocksRoutes,
   datasetDefinitions: datasetDefinitionsRoutes,
   datasetFields: datasetFieldsRoutes,
   datasetRows: datasetRowsRoutes,
+  entityVersions: entityVersionsRoutes,
+  fieldChanges: fieldChangesRoutes,
   formTemplates: formTemplatesRoutes,
   grants: grantsRoutes,
   idempotencyRecords: idempotencyRecordsRoutes,
@@ -100,10 +112,13 @@ export function repositories(store: Store) {
   return{
     apiKeys: new ApiKeyRepository(store),
     attributes: new AttributeRepository(store),
+    auditLogs: new AuditLogRepository(store),
     contentBlocks: new ContentBlockRepository(store),
     datasetDefinitions: new DatasetDefinitionRepository(store),
     datasetFields: new DatasetFieldRepository(store),
     datasetRows: new DatasetRowRepository(store),
+    entityVersions: new EntityVersionRepository(store),
+    fieldChanges: new FieldChangeRepository(store),
     formTemplates: new FormTemplateRepository(store),
     grants: new GrantRepository(store),
     idempotencyRecords: new IdempotencyRecordRepository(store),

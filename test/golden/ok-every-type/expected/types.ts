@@ -54,6 +54,39 @@ export interface AttributeUpdate {
   appliesTo?: string | null;
 }
 
+// Audit logs (/auditLogs)
+export type AuditLogChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
+export interface AuditLog {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  entity: string;
+  entityId: string;
+  changedBy: string;
+  changeType: AuditLogChangeType;
+  changedFields: string[] | null;
+  changes: Record<string, unknown> | null;
+  changeReason: string | null;
+}
+export interface AuditLogCreate {
+  entity: string;
+  entityId: string;
+  changedBy: string;
+  changeType: AuditLogChangeType;
+  changedFields?: string[] | null;
+  changes?: Record<string, unknown> | null;
+  changeReason?: string | null;
+}
+export interface AuditLogUpdate {
+  entity?: string;
+  entityId?: string;
+  changedBy?: string;
+  changeType?: AuditLogChangeType;
+  changedFields?: string[] | null;
+  changes?: Record<string, unknown> | null;
+  changeReason?: string | null;
+}
+
 // Content blocks (/contentBlocks)
 export type ContentBlockStatus = 'draft' | 'published' | 'archived';
 export type ContentBlockBlockType = 'text' | 'markdown' | 'html' | 'json';
@@ -176,6 +209,84 @@ export interface DatasetRowCreate {
 export interface DatasetRowUpdate {
   datasetId?: string;
   values?: Record<string, unknown>;
+}
+
+// Entity versions (/entityVersions)
+export type EntityVersionChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
+export interface EntityVersion {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  entity: string;
+  entityId: string;
+  version: number;
+  snapshot: unknown;
+  changedBy: string;
+  changeReason: string | null;
+  changeType: EntityVersionChangeType;
+  changedFields: string[] | null;
+}
+export interface EntityVersionCreate {
+  entity: string;
+  entityId: string;
+  version: number;
+  snapshot: unknown;
+  changedBy: string;
+  changeReason?: string | null;
+  changeType: EntityVersionChangeType;
+  changedFields?: string[] | null;
+}
+export interface EntityVersionUpdate {
+  entity?: string;
+  entityId?: string;
+  version?: number;
+  snapshot?: unknown;
+  changedBy?: string;
+  changeReason?: string | null;
+  changeType?: EntityVersionChangeType;
+  changedFields?: string[] | null;
+}
+
+// Field changes (/fieldChanges)
+export type FieldChangeApprovalStatus = 'pending' | 'approved' | 'rejected';
+export interface FieldChange {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  entity: string;
+  entityId: string;
+  fieldName: string;
+  oldValue: unknown;
+  newValue: unknown;
+  changedBy: string;
+  changeReason: string | null;
+  approvedBy: string | null;
+  approvalStatus: FieldChangeApprovalStatus | null;
+  metadata: Record<string, unknown> | null;
+}
+export interface FieldChangeCreate {
+  entity: string;
+  entityId: string;
+  fieldName: string;
+  oldValue?: unknown;
+  newValue?: unknown;
+  changedBy: string;
+  changeReason?: string | null;
+  approvedBy?: string | null;
+  approvalStatus?: FieldChangeApprovalStatus | null;
+  metadata?: Record<string, unknown> | null;
+}
+export interface FieldChangeUpdate {
+  entity?: string;
+  entityId?: string;
+  fieldName?: string;
+  oldValue?: unknown;
+  newValue?: unknown;
+  changedBy?: string;
+  changeReason?: string | null;
+  approvedBy?: string | null;
+  approvalStatus?: FieldChangeApprovalStatus | null;
+  metadata?: Record<string, unknown> | null;
 }
 
 // Form templates (/formTemplates)
@@ -710,10 +821,13 @@ export interface UserUpdate {
 export interface Entities {
   apiKeys: { record: ApiKey; create: ApiKeyCreate; update: ApiKeyUpdate };
   attributes: { record: Attribute; create: AttributeCreate; update: AttributeUpdate };
+  auditLogs: { record: AuditLog; create: AuditLogCreate; update: AuditLogUpdate };
   contentBlocks: { record: ContentBlock; create: ContentBlockCreate; update: ContentBlockUpdate };
   datasetDefinitions: { record: DatasetDefinition; create: DatasetDefinitionCreate; update: DatasetDefinitionUpdate };
   datasetFields: { record: DatasetField; create: DatasetFieldCreate; update: DatasetFieldUpdate };
   datasetRows: { record: DatasetRow; create: DatasetRowCreate; update: DatasetRowUpdate };
+  entityVersions: { record: EntityVersion; create: EntityVersionCreate; update: EntityVersionUpdate };
+  fieldChanges: { record: FieldChange; create: FieldChangeCreate; update: FieldChangeUpdate };
   formTemplates: { record: FormTemplate; create: FormTemplateCreate; update: FormTemplateUpdate };
   grants: { record: Grant; create: GrantCreate; update: GrantUpdate };
   idempotencyRecords: { record: IdempotencyRecord; create: IdempotencyRecordCreate; update: IdempotencyRecordUpdate };

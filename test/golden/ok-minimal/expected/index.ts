@@ -3,6 +3,12 @@ import { defineRegistry, type Store } from 'entigen/runtime';
 import metadata from './metadata.json' with { type: 'json' };
 import { ApiKeyRepository } from './repositories/apiKeys.js';
 import { apiKeysRoutes } from './routers/apiKeys.js';
+import { AuditLogRepository } from './repositories/auditLogs.js';
+import { auditLogsRoutes } from './routers/auditLogs.js';
+import { EntityVersionRepository } from './repositories/entityVersions.js';
+import { entityVersionsRoutes } from './routers/entityVersions.js';
+import { FieldChangeRepository } from './repositories/fieldChanges.js';
+import { fieldChangesRoutes } from './routers/fieldChanges.js';
 import { IdempotencyRecordRepository } from './repositories/idempotencyRecords.js';
 import { idempotencyRecordsRoutes } from './routers/idempotencyRecords.js';
 import { JobExecutionRepository } from './repositories/jobExecutions.js';
@@ -26,6 +32,9 @@ import { usersRoutes } from './routers/users.js';
 
 export type * from './types.js';
 export { ApiKeyRepository } from './repositories/apiKeys.js';
+export { AuditLogRepository } from './repositories/auditLogs.js';
+export { EntityVersionRepository } from './repositories/entityVersions.js';
+export { FieldChangeRepository } from './repositories/fieldChanges.js';
 export { IdempotencyRecordRepository } from './repositories/idempotencyRecords.js';
 export { JobExecutionRepository } from './repositories/jobExecutions.js';
 export { JobSnapshotRepository } from './repositories/jobSnapshots.js';
@@ -39,6 +48,9 @@ export { UserRepository } from './repositories/users.js';
 
 export const registry = defineRegistry(metadata, {
   apiKeys: apiKeysRoutes,
+  auditLogs: auditLogsRoutes,
+  entityVersions: entityVersionsRoutes,
+  fieldChanges: fieldChangesRoutes,
   idempotencyRecords: idempotencyRecordsRoutes,
   jobExecutions: jobExecutionsRoutes,
   jobSnapshots: jobSnapshotsRoutes,
@@ -55,6 +67,9 @@ export const registry = defineRegistry(metadata, {
 export function repositories(store: Store) {
   return{
     apiKeys: new ApiKeyRepository(store),
+    auditLogs: new AuditLogRepository(store),
+    entityVersions: new EntityVersionRepository(store),
+    fieldChanges: new FieldChangeRepository(store),
     idempotencyRecords: new IdempotencyRecordRepository(store),
     jobExecutions: new JobExecutionRepository(store),
     jobSnapshots: new JobSnapshotRepository(store),

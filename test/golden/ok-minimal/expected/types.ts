@@ -25,6 +25,117 @@ export interface ApiKeyUpdate {
   expiresAt?: string;
 }
 
+// Audit logs (/auditLogs)
+export type AuditLogChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
+export interface AuditLog {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  entity: string;
+  entityId: string;
+  changedBy: string;
+  changeType: AuditLogChangeType;
+  changedFields: string[] | null;
+  changes: Record<string, unknown> | null;
+  changeReason: string | null;
+}
+export interface AuditLogCreate {
+  entity: string;
+  entityId: string;
+  changedBy: string;
+  changeType: AuditLogChangeType;
+  changedFields?: string[] | null;
+  changes?: Record<string, unknown> | null;
+  changeReason?: string | null;
+}
+export interface AuditLogUpdate {
+  entity?: string;
+  entityId?: string;
+  changedBy?: string;
+  changeType?: AuditLogChangeType;
+  changedFields?: string[] | null;
+  changes?: Record<string, unknown> | null;
+  changeReason?: string | null;
+}
+
+// Entity versions (/entityVersions)
+export type EntityVersionChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
+export interface EntityVersion {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  entity: string;
+  entityId: string;
+  version: number;
+  snapshot: unknown;
+  changedBy: string;
+  changeReason: string | null;
+  changeType: EntityVersionChangeType;
+  changedFields: string[] | null;
+}
+export interface EntityVersionCreate {
+  entity: string;
+  entityId: string;
+  version: number;
+  snapshot: unknown;
+  changedBy: string;
+  changeReason?: string | null;
+  changeType: EntityVersionChangeType;
+  changedFields?: string[] | null;
+}
+export interface EntityVersionUpdate {
+  entity?: string;
+  entityId?: string;
+  version?: number;
+  snapshot?: unknown;
+  changedBy?: string;
+  changeReason?: string | null;
+  changeType?: EntityVersionChangeType;
+  changedFields?: string[] | null;
+}
+
+// Field changes (/fieldChanges)
+export type FieldChangeApprovalStatus = 'pending' | 'approved' | 'rejected';
+export interface FieldChange {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  entity: string;
+  entityId: string;
+  fieldName: string;
+  oldValue: unknown;
+  newValue: unknown;
+  changedBy: string;
+  changeReason: string | null;
+  approvedBy: string | null;
+  approvalStatus: FieldChangeApprovalStatus | null;
+  metadata: Record<string, unknown> | null;
+}
+export interface FieldChangeCreate {
+  entity: string;
+  entityId: string;
+  fieldName: string;
+  oldValue?: unknown;
+  newValue?: unknown;
+  changedBy: string;
+  changeReason?: string | null;
+  approvedBy?: string | null;
+  approvalStatus?: FieldChangeApprovalStatus | null;
+  metadata?: Record<string, unknown> | null;
+}
+export interface FieldChangeUpdate {
+  entity?: string;
+  entityId?: string;
+  fieldName?: string;
+  oldValue?: unknown;
+  newValue?: unknown;
+  changedBy?: string;
+  changeReason?: string | null;
+  approvedBy?: string | null;
+  approvalStatus?: FieldChangeApprovalStatus | null;
+  metadata?: Record<string, unknown> | null;
+}
+
 // Idempotency records (/idempotencyRecords)
 export type IdempotencyRecordState = 'inFlight' | 'completed';
 export interface IdempotencyRecord {
@@ -322,6 +433,9 @@ export interface UserUpdate {
 /** Every entity by plural, with its record, create and update types. */
 export interface Entities {
   apiKeys: { record: ApiKey; create: ApiKeyCreate; update: ApiKeyUpdate };
+  auditLogs: { record: AuditLog; create: AuditLogCreate; update: AuditLogUpdate };
+  entityVersions: { record: EntityVersion; create: EntityVersionCreate; update: EntityVersionUpdate };
+  fieldChanges: { record: FieldChange; create: FieldChangeCreate; update: FieldChangeUpdate };
   idempotencyRecords: { record: IdempotencyRecord; create: IdempotencyRecordCreate; update: IdempotencyRecordUpdate };
   jobExecutions: { record: JobExecution; create: JobExecutionCreate; update: JobExecutionUpdate };
   jobSnapshots: { record: JobSnapshot; create: JobSnapshotCreate; update: JobSnapshotUpdate };

@@ -20,5 +20,11 @@ export const thingsRoutes = defineEntityRoutes({
     ['PATCH', '/things/:id/increment', 'increment'],
     ['POST', '/things/:id/archive', 'archive'],
     ['POST', '/things/:id/restore', 'restore'],
+    ['GET', '/things/:id/versions', 'versions'],
+    ['GET', '/things/:id/versions/compare', 'compareVersions'],
+    ['GET', '/things/:id/versions/:version', 'version'],
+    ['POST', '/things/:id/revert/:version', 'revert'],
+    ['GET', '/things/:id/field-changes', 'fieldChanges'],
+    ['PUT', '/things/:id/field-changes/:changeId', 'decideFieldChange'],
   ],
 });

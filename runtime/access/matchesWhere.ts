@@ -1,0 +1,39 @@
+import type { Condition, Where } from '../store/types.js';
+
+/**
+ * The IR evaluated against one document in memory. Used only where no table row exists to
+ * query: the history of a deleted record is readable to whoever could view its last snapshot.
+ */
+export function matchesWhere(doc: Record<string, unknown>, where: Where | undefined): boolean {
+  if (!where) return true;
+  if ('and' in where) return where.and.every((w) => matchesWhere(doc, w));
+  if ('or' in where) return where.or.some((w) => matchesWhere(doc, w));
+  if ('not' in where) return !matchesWhere(doc, where.not);
+  return matchesCondition(doc[where.field], where);
+}
+
+function matchesCondition(value: unknown, { op, value: expected }: Condition): boolean {
+  const present = value !== null && value !== undefined;
+  switch (op) {
+    case 'eq':
+      return expected === null || expected === undefined ? !present : value === expected;
+    case 'ne':
+      return expected === null || expected === undefined ? present : value !== expected;
+    case 'in':
+      return (expected as unknown[]).some((e) => (e === null ? !present : e === value));
+    case 'gt':
+      return present && (value as number) > (expected as number);
+    case 'gte':
+      return present && (value as number) >= (expected as number);
+    case 'lt':
+      return present && (value as number) < (expected as number);
+    case 'lte':
+      return present && (value as number) <= (expected as number);
+    case 'exists':
+      return expected === false ? !present : present;
+    case 'contains': {
+      const wanted = Array.isArray(expected) ? expected : [expected];
+      return Array.isArray(value) && value.some((v) => wanted.includes(v));
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import type { Caller } from '../access/caller.js';
+import type { RuntimeContext } from '../context.js';
+import { sealValue } from '../crypto/signedToken.js';
+import { ENCRYPTED_PLACEHOLDER } from '../crypto/fieldCipher.js';
+import { entityOf } from '../entities/entityOf.js';
+import { presentRecord } from '../entities/presentRecord.js';
+import { findWritable } from '../entities/requireAccess.js';
+import { ApiError, notFound } from '../http/errors.js';
+import type { EntityModel } from '../model/types.js';
+import type { Doc, Where } from '../store/types.js';
+import { ofRecord, requireHistoryAccess } from './historyAccess.js';
+import { writeWithHistory } from './writeWithHistory.js';
+
+export interface HistoryPage {
+  limit: number;
+  /** From the cursor: versions below this number, or audit entries below this id. */
+  before?: number | string;
+}
+
+const omitNull = (doc: Record<string, unknown>) => Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== null && v !== undefined));
+
+function versionView(entity: EntityModel, v: Doc) {
+  return omitNull({
+    id: v.id, entityId: v.entityId, version: v.version, snapshot: presentRecord(entity, v.snapshot as Doc), changedBy: v.changedBy,
+    changeReason: v.changeReason, changeType: v.changeType, changedFields: v.changedFields ?? [], createdAt: v.createdAt, updatedAt: v.updatedAt,
+  });
+}
+
+/** Encrypted fields stay encrypted in history: their values show as [ENCRYPTED]. */
+function maskValue(entity: EntityModel, field: string, value: unknown): unknown {
+  const encrypted = entity.fields.some((f) => f.name === field && f.type === 'encryptedKey');
+  return encrypted && value !== null && value !== undefined ? ENCRYPTED_PLACEHOLDER : value;
+}
+
+function auditView(entity: EntityModel, a: Doc) {
+  const changes = a.changes
+    ? Object.fromEntries(Object.entries(a.changes as Record<string, { old: unknown; new: unknown }>).map(([field, diff]) => [field, { old: maskValue(entity, field, diff.old), new: maskValue(entity, field, diff.new) }]))
+    : undefined;
+  return omitNull({
+    id: a.id, entityId: a.entityId, changedBy: a.changedBy, changeType: a.changeType, changedFields: a.changedFields ?? [],
+    changes, changeReason: a.changeReason, createdAt: a.createdAt, updatedAt: a.updatedAt,
+  });
+}
+
+export function fieldChangeView(entity: EntityModel, c: Doc) {
+  const field = String(c.fieldName);
+  return {
+    id: c.id, entityId: c.entityId, fieldName: c.fieldName, oldValue: maskValue(entity, field, c.oldValue ?? null), newValue: maskValue(entity, field, c.newValue ?? null), changedBy: c.changedBy,
+    ...omitNull({ changeReason: c.changeReason, approvedBy: c.approvedBy, approvalStatus: c.approvalStatus, metadata: c.metadata }),
+    createdAt: c.createdAt, updatedAt: c.updatedAt,
+  };
+}
+
+/** GET /{plural}/{id}/versions: newest first, `{ items, total, hasMore, nextCursor? }`. */
+export async function listVersions(ctx: RuntimeContext, plural: string, id: string, caller: Caller, page: HistoryPage) {
+  const { model } = entityOf(ctx, plural);
+  await requireHistoryAccess(ctx, model, id, caller);
+  const all = ofRecord(model, id);
+  const where: Where = page.before !== undefined ? { and: [all, { field: 'version', op: 'lt', value: page.before }] } : all;
+  const found = await ctx.store.find('entityVersions', { where, sort: [{ field: 'version', direction: 'desc' }], limit: page.limit + 1 });
+  const items = found.slice(0, page.limit).map((v) => versionView(model, v));
+  const hasMore = found.length > page.limit;
+  return {
+    items,
+    total: await ctx.store.count('entityVersions', { where: all }),
+    hasMore,
+    ...(hasMore ? { nextCursor: sealValue(ctx.secrets.signing, { h: items.at(-1)!.version }) } : {}),
+  };
+}
+
+async function findVersion(ctx: RuntimeContext, model: EntityModel, id: string, version: number): Promise<Doc> {
+  const [found] = await ctx.store.find('entityVersions', { where: { and: [ofRecord(model, id), { field: 'version', op: 'eq', value: version }] }, limit: 1 });
+  if (!found) throw notFound(`Version ${version}`);
+  return found;
+}
+
+/** GET /{plural}/{id}/versions/{version} */
+export async function getVersion(ctx: RuntimeContext, plural: string, id: string, version: number, caller: Caller) {
+  const { model } = entityOf(ctx, plural);
+  await requireHistoryAccess(ctx, model, id, caller);
+  return versionView(model, await findVersion(ctx, model, id, version));
+}
+
+/** GET /{plural}/{id}/versions/compare?a=&b=: every field of either snapshot, with `changed` flags. */
+export async function compareVersions(ctx: RuntimeContext, plural: string, id: string, a: number, b: number, caller: Caller) {
+  const { model } = entityOf(ctx, plural);
+  await requireHistoryAccess(ctx, model, id, caller);
+  const [va, vb] = [await findVersion(ctx, model, id, a), await findVersion(ctx, model, id, b)];
+  const sa = presentRecord(model, va.snapshot as Doc) as Record<string, unknown>;
+  const sb = presentRecord(model, vb.snapshot as Doc) as Record<string, unknown>;
+  const fields = [...new Set([...Object.keys(sa), ...Object.keys(sb)])];
+  const changes = fields.map((field) => {
+    const oldValue = sa[field] ?? null;
+    const newValue = sb[field] ?? null;
+    return { field, oldValue, newValue, changed: JSON.stringify(oldValue) !== JSON.stringify(newValue) };
+  });
+  const header = (v: Doc) => ({ version: v.version, createdAt: v.createdAt, changedBy: v.changedBy });
+  return { entityId: id, versionA: header(va), versionB: header(vb), changes, totalChanges: changes.filter((c) => c.changed).length };
+}
+
+const NOT_REVERTED = new Set(['id', 'ownerId', 'tenantId', 'createdAt', 'updatedAt']);
+
+/** POST /{plural}/{id}/revert/{version}: a new version whose snapshot equals the target; later versions stay. */
+export async function revertToVersion(ctx: RuntimeContext, plural: string, id: string, version: number, caller: Caller, changeReason?: string) {
+  const { model } = entityOf(ctx, plural);
+  const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
+  const target = await findVersion(ctx, model, id, version);
+  const snapshot = target.snapshot as Doc;
+  const set = Object.fromEntries(model.fields.filter((f) => !f.hidden && !NOT_REVERTED.has(f.name)).map((f) => [f.name, snapshot[f.name] ?? null]));
+  const entity = await writeWithHistory(ctx, model, caller, changeReason ?? `Reverted to version ${version}`, async (store) => {
+    const after = await store.update(plural, id, { ...set, updatedAt: ctx.now().toISOString() }, where);
+    if (!after) throw notFound(model.name);
+    return { result: after, changes: [{ changeType: 'update', before: current, after }] };
+  });
+  const [latest] = await ctx.store.find('entityVersions', { where: ofRecord(model, id), sort: [{ field: 'version', direction: 'desc' }], limit: 1 });
+  return { success: true, revertedTo: version, newVersion: latest.version as number, entity: presentRecord(model, entity) };
+}
+
+/** GET /{plural}/{id}/audit: newest first, `{ items, total, hasMore, nextCursor? }`. */
+export async function listAudit(ctx: RuntimeContext, plural: string, id: string, caller: Caller, page: HistoryPage) {
+  const { model } = entityOf(ctx, plural);
+  await requireHistoryAccess(ctx, model, id, caller);
+  const all = ofRecord(model, id);
+  const found = await ctx.store.find('auditLogs', {
+    where: all, sort: [{ field: 'id', direction: 'desc' }], limit: page.limit + 1, ...(page.before ? { after: String(page.before) } : {}),
+  });
+  const items = found.slice(0, page.limit).map((a) => auditView(model, a));
+  const hasMore = found.length > page.limit;
+  return {
+    items,
+    total: await ctx.store.count('auditLogs', { where: all }),
+    hasMore,
+    ...(hasMore ? { nextCursor: sealValue(ctx.secrets.signing, { h: items.at(-1)!.id }) } : {}),
+  };
+}
+
+/** GET /{plural}/{id}/field-changes, optionally by fieldName and approvalStatus. */
+export async function listFieldChanges(ctx: RuntimeContext, plural: string, id: string, caller: Caller, filter: { fieldName?: string; approvalStatus?: string }) {
+  const { model } = entityOf(ctx, plural);
+  await requireHistoryAccess(ctx, model, id, caller);
+  const parts: Where[] = [ofRecord(model, id)];
+  if (filter.fieldName) parts.push({ field: 'fieldName', op: 'eq', value: filter.fieldName });
+  if (filter.approvalStatus) parts.push({ field: 'approvalStatus', op: 'eq', value: filter.approvalStatus });
+  const found = await ctx.store.find('fieldChanges', { where: { and: parts }, sort: [{ field: 'id', direction: 'desc' }], limit: 1000 });
+  return { items: found.map((c) => fieldChangeView(model, c)) };
+}
+
+/** PUT /{plural}/{id}/field-changes/{changeId}: admins approve or reject a pending change; the entity is not touched. */
+export async function decideFieldChange(
+  ctx: RuntimeContext,
+  plural: string,
+  id: string,
+  changeId: string,
+  caller: Caller,
+  decision: { approvalStatus: 'approved' | 'rejected'; approvedBy?: string },
+) {
+  const { model } = entityOf(ctx, plural);
+  if (!caller.user) throw new ApiError('UNAUTHORIZED');
+  if (!caller.isAdmin) throw new ApiError('FORBIDDEN', 'Only administrators decide on field changes');
+  const change = /^[0-9a-f]{24}$/.test(changeId) ? await ctx.store.get('fieldChanges', changeId) : null;
+  if (!change || change.entity !== model.plural || change.entityId !== id) throw notFound('Field change');
+  const now = ctx.now().toISOString();
+  const decided = await ctx.store.update(
+    'fieldChanges',
+    changeId,
+    { approvalStatus: decision.approvalStatus, approvedBy: decision.approvedBy ?? caller.user.id, updatedAt: now },
+    { field: 'approvalStatus', op: 'eq', value: 'pending' },
+  );
+  if (!decided) throw new ApiError('UNPROCESSABLE_ENTITY', `This change is already ${change.approvalStatus}; only pending changes can be decided`);
+  return fieldChangeView(model, decided);
+}

@@ -1,0 +1,85 @@
+import type { RuntimeContext } from '../context.js';
+import { newId } from '../entities/prepareWrite.js';
+import type { EntityModel } from '../model/types.js';
+import type { Doc, Store } from '../store/types.js';
+import { pruneHistory } from './pruneHistory.js';
+
+export type ChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
+
+/** One change of one record, as a write operation reports it. */
+export interface Change {
+  changeType: ChangeType;
+  before?: Doc;
+  after?: Doc;
+}
+
+export interface ChangeContext {
+  changedBy: string;
+  changeReason?: string;
+}
+
+const NOT_DIFFED = new Set(['updatedAt', 'createdAt', 'id']);
+
+export function hasHistory(entity: EntityModel): boolean {
+  return entity.versioning !== 'none' || entity.fields.some((f) => f.trackChanges);
+}
+
+/** A record as history keeps it: every field but hidden ones; encrypted values stay encrypted. */
+export function snapshotOf(entity: EntityModel, doc: Doc): Doc {
+  const out: Record<string, unknown> = {};
+  for (const field of entity.fields) if (!field.hidden) out[field.name] = doc[field.name] ?? null;
+  return out as Doc;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+export function changedFields(entity: EntityModel, before: Doc | undefined, after: Doc | undefined): string[] {
+  return entity.fields
+    .filter((f) => !f.hidden && !NOT_DIFFED.has(f.name))
+    .filter((f) => (before ? !same(before[f.name], after?.[f.name]) : after?.[f.name] !== null && after?.[f.name] !== undefined))
+    .map((f) => f.name);
+}
+
+/**
+ * Writes the history of one change inside the caller's transaction: a full snapshot with the next
+ * version number, an audit entry with old and new values, and a pending record for every tracked
+ * field whose value really changed. Then prunes what retention no longer keeps.
+ */
+export async function recordChange(tx: Store, ctx: RuntimeContext, entity: EntityModel, change: Change, context: ChangeContext): Promise<void> {
+  const record = (change.after ?? change.before)!;
+  const now = ctx.now().toISOString();
+  const stamp = { createdAt: now, updatedAt: now };
+  const reason = context.changeReason ? { changeReason: context.changeReason } : {};
+  const fields = change.changeType === 'delete' ? [] : changedFields(entity, change.before, change.after);
+
+  if (entity.versioning === 'full') {
+    const [latest] = await tx.find('entityVersions', {
+      where: { and: [{ field: 'entity', op: 'eq', value: entity.plural }, { field: 'entityId', op: 'eq', value: record.id }] },
+      sort: [{ field: 'version', direction: 'desc' }],
+      limit: 1,
+      select: ['version'],
+    });
+    const version = ((latest?.version as number | undefined) ?? 0) + 1;
+    await tx.insert('entityVersions', {
+      id: newId(), entity: entity.plural, entityId: record.id, version, versionKey: `${entity.plural}:${record.id}:${version}`,
+      snapshot: snapshotOf(entity, record), changedBy: context.changedBy, changeType: change.changeType, changedFields: fields, ...reason, ...stamp,
+    });
+  }
+  if (entity.versioning === 'simple') {
+    const changes = Object.fromEntries(fields.map((name) => [name, { old: change.before?.[name] ?? null, new: change.after?.[name] ?? null }]));
+    await tx.insert('auditLogs', {
+      id: newId(), entity: entity.plural, entityId: record.id, changedBy: context.changedBy, changeType: change.changeType,
+      changedFields: fields, changes, ...reason, ...stamp,
+    });
+  }
+  if (change.before && change.after) {
+    for (const field of entity.fields.filter((f) => f.trackChanges && fields.includes(f.name))) {
+      await tx.insert('fieldChanges', {
+        id: newId(), entity: entity.plural, entityId: record.id, fieldName: field.name,
+        oldValue: change.before[field.name] ?? null, newValue: change.after[field.name] ?? null,
+        changedBy: context.changedBy, approvalStatus: 'pending', ...reason, ...stamp,
+      });
+    }
+  }
+  if (entity.history) await pruneHistory(tx, entity, record.id, ctx.now());
+}

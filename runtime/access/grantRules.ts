@@ -1,7 +1,7 @@
 import type { RuntimeContext } from '../context.js';
 import { findWritable } from '../entities/requireAccess.js';
 import { ApiError, validationError } from '../http/errors.js';
-import type { Doc } from '../store/types.js';
+import type { EntityRules } from '../entities/entityRules.js';
 import type { Caller } from './caller.js';
 import { GRANTS } from './grants.js';
 import { tenantsOfUser } from './tenancy.js';
@@ -22,19 +22,12 @@ export async function checkGrant(ctx: RuntimeContext, caller: Caller, grant: Rec
   }
 }
 
-/** Rules some entities add to create and update, after validation and before the store. */
-export interface EntityRules {
-  beforeCreate?(ctx: RuntimeContext, caller: Caller, values: Record<string, unknown>): Promise<void>;
-  beforeUpdate?(ctx: RuntimeContext, caller: Caller, current: Doc, values: Record<string, unknown>): Promise<void>;
-}
-
-export const ENTITY_RULES: Record<string, EntityRules> = {
-  [GRANTS]: {
-    beforeCreate: checkGrant,
-    async beforeUpdate(ctx, caller, current, values) {
-      if (['entity', 'entityId', 'grantedTo'].some((key) => values[key] !== undefined && values[key] !== current[key])) {
-        await checkGrant(ctx, caller, { ...current, ...values });
-      }
-    },
+/** Grants are checked when made, and again when an edit would point one elsewhere. */
+export const grantRules: EntityRules = {
+  beforeCreate: checkGrant,
+  async beforeUpdate(ctx, caller, current, values) {
+    if (['entity', 'entityId', 'grantedTo'].some((key) => values[key] !== undefined && values[key] !== current[key])) {
+      await checkGrant(ctx, caller, { ...current, ...values });
+    }
   },
 };

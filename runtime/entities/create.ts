@@ -7,7 +7,7 @@ import { entityOf } from './entityOf.js';
 import { presentRecord } from './presentRecord.js';
 import { scopeFor } from './requireAccess.js';
 import { tenantForCreate } from '../access/tenancy.js';
-import { ENTITY_RULES } from '../access/grantRules.js';
+import { ENTITY_RULES } from './entityRules.js';
 import { storeWrite } from './storeWrite.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
 

@@ -9,7 +9,7 @@ import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
 import { storeWrite } from './storeWrite.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
-import { ENTITY_RULES } from '../access/grantRules.js';
+import { ENTITY_RULES } from './entityRules.js';
 
 export interface UpdateInput {
   ctx: RuntimeContext;

@@ -1,0 +1,42 @@
+import { CronExpressionParser } from 'cron-parser';
+
+export type ScheduleType = 'cron' | 'interval';
+
+const INTERVAL = /^([1-9]\d{0,8})([smh])$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+export function isValidTimezone(timezone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why an expression is not a schedule of its type, or undefined when it is one. */
+export function scheduleProblem(type: ScheduleType, expression: string): string | undefined {
+  if (type === 'interval') return INTERVAL.test(expression) ? undefined : `"${expression}" is not an interval: an integer and s, m or h, such as 30s or 5m`;
+  if (expression.trim().split(/\s+/).length !== 5) return `"${expression}" is not a five-field cron expression (minute hour day month weekday)`;
+  try {
+    CronExpressionParser.parse(expression);
+    return undefined;
+  } catch (error) {
+    return `"${expression}" is not a valid cron expression: ${(error as Error).message}`;
+  }
+}
+
+/**
+ * The next time any of the schedules fires after `from`. Cron expressions are evaluated in the
+ * job's timezone; intervals count from `from` (the start of the last run, or the creation).
+ */
+export function nextRunAfter(type: ScheduleType, schedules: string[], timezone: string, from: Date): Date {
+  const candidates = schedules.map((expression) => {
+    if (type === 'interval') {
+      const [, amount, unit] = INTERVAL.exec(expression)!;
+      return new Date(from.getTime() + Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS]);
+    }
+    return CronExpressionParser.parse(expression, { currentDate: from, tz: timezone }).next().toDate();
+  });
+  return new Date(Math.min(...candidates.map((d) => d.getTime())));
+}

@@ -4,6 +4,9 @@ import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import type { Registry } from '../../runtime/defineRegistry.js';
 import { startServer } from '../../runtime/server/startServer.js';
+import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
+import type { JobHandler } from '../../runtime/jobs/scheduler.js';
+import type { Store } from '../../runtime/store/types.js';
 import { reportFailure } from './reportFailure.js';
 
 export interface ServeOptions {
@@ -12,13 +15,32 @@ export interface ServeOptions {
   out: string;
 }
 
-/** Loads the project's generated registry (TypeScript, through tsx) and serves it. */
-export async function loadRegistry(root: string, out: string): Promise<Registry> {
+interface GeneratedModule {
+  registry?: Registry;
+  repositories?: (store: Store) => unknown;
+}
+
+async function loadGenerated(root: string, out: string): Promise<GeneratedModule & { registry: Registry }> {
   const index = resolve(root, out, 'index.ts');
   if (!existsSync(index)) throw new Error(`${join(out, 'index.ts')} not found; run \`entigen build\` first`);
-  const generated = (await tsImport(pathToFileURL(index).href, import.meta.url)) as { registry?: Registry };
+  const generated = (await tsImport(pathToFileURL(index).href, import.meta.url)) as GeneratedModule;
   if (!generated.registry) throw new Error(`${join(out, 'index.ts')} exports no registry; run \`entigen build\``);
-  return generated.registry;
+  return generated as GeneratedModule & { registry: Registry };
+}
+
+/** Loads the project's generated registry (TypeScript, through tsx). */
+export async function loadRegistry(root: string, out: string): Promise<Registry> {
+  return (await loadGenerated(root, out)).registry;
+}
+
+/** The module named by jobs.handlers: its exported functions (or its default export's) by name. */
+export async function loadHandlers(root: string, path: string | undefined): Promise<Record<string, JobHandler>> {
+  if (!path) return {};
+  const file = resolve(root, path);
+  if (!existsSync(file)) throw new Error(`jobs.handlers names ${path}, which does not exist`);
+  const module = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
+  const exported = { ...(typeof module.default === 'object' && module.default ? (module.default as Record<string, unknown>) : {}), ...module };
+  return Object.fromEntries(Object.entries(exported).filter(([name, value]) => name !== 'default' && typeof value === 'function')) as Record<string, JobHandler>;
 }
 
 export async function serveCommand(options: ServeOptions): Promise<void> {
@@ -26,8 +48,9 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     const root = resolve('.');
     const port = options.port === undefined ? undefined : Number(options.port);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`--port must be an integer from 0 to 65535`);
-    const registry = await loadRegistry(root, options.out);
-    const running = await startServer({ registry, root, port, host: options.host });
+    const generated = await loadGenerated(root, options.out);
+    const handlers = await loadHandlers(root, loadRuntimeConfig(root, process.env).jobs.handlers);
+    const running = await startServer({ registry: generated.registry, repositories: generated.repositories, handlers, root, port, host: options.host });
     const stop = (signal: string) => {
       running.ctx.logger.info({ signal, graceMs: running.config.server.shutdownGraceMs }, 'shutting down: finishing requests in flight');
       running.close().then(

@@ -23,6 +23,8 @@ import { schemaRoutes } from './schemaRoutes.js';
 import { securityHeaders } from './securityHeaders.js';
 import { setupGate, setupRoutes } from './setupRoutes.js';
 import { userRoutes } from './userRoutes.js';
+import { jobRoutes } from './jobRoutes.js';
+import type { Scheduler } from '../jobs/scheduler.js';
 
 export interface AppOptions {
   auth: AuthContext;
@@ -32,6 +34,7 @@ export interface AppOptions {
   drain: DrainState;
   /** Extra services for the health report (Redis). */
   services: Record<string, () => Promise<void>>;
+  scheduler: Scheduler;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -41,7 +44,7 @@ export const HEALTH_PATH = '/api/health';
  * The pipeline of the spec: correlation id -> rate limit -> idempotency -> authentication ->
  * route; then 405/404 and the error envelope. Returns the app and the table of its routes.
  */
-export function createApp({ auth, setup, limiter, metrics, drain, services }: AppOptions): { app: Express; routes: RouteTable } {
+export function createApp({ auth, setup, limiter, metrics, drain, services, scheduler }: AppOptions): { app: Express; routes: RouteTable } {
   const { ctx, config } = auth;
   const app = express();
   const routes = new RouteTable();
@@ -80,6 +83,7 @@ export function createApp({ auth, setup, limiter, metrics, drain, services }: Ap
   mount(`${API_PREFIX}/roles`, roleRoutes(auth));
   mount(`${API_PREFIX}/apikeys`, apiKeyRoutes(auth));
   mount(`${API_PREFIX}/schema`, schemaRoutes(ctx.registry.model));
+  if (ctx.registry.entities.has('scheduledJobs')) mount(`${API_PREFIX}/scheduledJobs`, jobRoutes(ctx, scheduler));
   for (const entity of ctx.registry.entities.values()) {
     if (entity.routes.length === 0) continue;
     // Mounted under its own prefix, so a request only walks the routes of its entity.

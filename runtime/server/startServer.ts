@@ -17,6 +17,8 @@ import { sweepIdempotencyRecords } from '../http/idempotency.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
 import { memoryLimiterStore, redisLimiterStore, type LimiterStore } from '../http/rateLimit/limiterStore.js';
 import { openStore } from '../store/openStore.js';
+import { Scheduler, type JobHandler } from '../jobs/scheduler.js';
+import type { Store } from '../store/types.js';
 
 export interface StartOptions {
   registry: Registry;
@@ -32,6 +34,12 @@ export interface StartOptions {
   overrides?: Partial<RuntimeConfig>;
   /** The clock of every operation and limit; tests move it. */
   now?: () => Date;
+  /** Job handlers by name (the module named by jobs.handlers). */
+  handlers?: Record<string, JobHandler>;
+  /** Builds the typed repositories handed to job handlers (generated/index.ts exports it). */
+  repositories?: (store: Store) => unknown;
+  /** false: do not look for due jobs (tests drive Scheduler.tick themselves). */
+  schedule?: boolean;
 }
 
 export interface RunningServer {
@@ -41,6 +49,7 @@ export interface RunningServer {
   config: RuntimeConfig;
   auth: AuthContext;
   routes: RouteTable;
+  scheduler: Scheduler;
   /** Stops accepting, lets requests in flight finish (503 for new ones), closes the store; bounded by the grace period. */
   close(): Promise<void>;
 }
@@ -79,7 +88,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${env.ENTIGEN_REDIS_PREFIX ?? 'entigen'}:rl`)) : memoryLimiterStore();
   const services: Record<string, () => Promise<void>> = redis ? { redis: async () => void (await redis.ping()) } : {};
   const drain: DrainState = { draining: false };
-  const { app, routes } = createApp({ auth, setup: new SetupState(store), limiter, metrics, drain, services });
+  const scheduler = new Scheduler({
+    ctx,
+    handlers: options.handlers ?? {},
+    repositories: options.repositories?.(store),
+    maxSeriesPerJob: config.jobs.maxSeriesPerJob,
+  });
+  const { app, routes } = createApp({ auth, setup: new SetupState(store), limiter, metrics, drain, services, scheduler });
 
   const port = options.port ?? config.server.port;
   const host = options.host ?? config.server.host;
@@ -93,7 +108,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${boundPort}`;
-  logger.info({ url, store: store.kind, redis: Boolean(redis) }, 'entigen listening');
+  if (options.schedule !== false && env.ENTIGEN_SCHEDULER !== 'off') scheduler.start();
+  logger.info({ url, store: store.kind, redis: Boolean(redis), handlers: Object.keys(options.handlers ?? {}) }, 'entigen listening');
 
   let closing: Promise<void> | undefined;
   return {
@@ -103,11 +119,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     config,
     auth,
     routes,
+    scheduler,
     close() {
       closing ??= (async () => {
         drain.draining = true;
         clearInterval(sweeper);
-        await drainConnections(server, config.server.shutdownGraceMs);
+        await Promise.all([drainConnections(server, config.server.shutdownGraceMs), scheduler.stop(config.server.shutdownGraceMs)]);
         await store.close();
         await redis?.quit().catch(() => undefined);
       })();

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { newId } from '../../runtime/entities/prepareWrite.js';
 import { startServer, type RunningServer, type StartOptions } from '../../runtime/server/startServer.js';
-import { registry } from '../../generated/index.js';
+import { registry, repositories } from '../../generated/index.js';
 import { repoRoot } from './cli.js';
 
 export interface TestServer extends RunningServer {
@@ -26,7 +26,12 @@ export const GENEROUS_LIMITS = { auth: { limit: 1_000_000, window: 60 }, api: { 
 
 export async function startTestServer(
   env: Record<string, string> = {},
-  { withAdmin = true, overrides = { rateLimit: GENEROUS_LIMITS }, now }: { withAdmin?: boolean; overrides?: StartOptions['overrides']; now?: () => Date } = {},
+  {
+    withAdmin = true,
+    overrides = { rateLimit: GENEROUS_LIMITS },
+    now,
+    handlers,
+  }: { withAdmin?: boolean; overrides?: StartOptions['overrides']; now?: () => Date; handlers?: StartOptions['handlers'] } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'entigen-server-'));
   const running = await startServer({
@@ -37,6 +42,9 @@ export async function startTestServer(
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     overrides,
     now,
+    handlers,
+    schedule: false,
+    repositories,
     env: { DATABASE_URL: `sqlite:${join(dir, 'test.db')}`, SESSION_SECRET: 'test-session-secret', APP_ENCRYPTION_KEY: 'test-encryption-key', ...env },
   });
   let users = 0;
@@ -56,7 +64,7 @@ export async function startTestServer(
         createdAt: now,
         updatedAt: now,
       });
-      return { id, token: signSession('test-session-secret', id, Date.now()) };
+      return { id, token: signSession('test-session-secret', id, running.ctx.now().getTime()) };
     },
     async call(method, path, options = {}) {
       const headers: Record<string, string> = { ...options.headers };

@@ -31,14 +31,12 @@ export function syncSqliteSchema(db: Database.Database, layout: TableLayout): vo
   for (const field of layout.unique) {
     db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${ident(`ux_${layout.table}_${field}`)} ON ${table} (${ident(field)})`);
   }
+  // Filters compare the stored value; ordering uses the natural-order key: each gets its own index.
   for (const field of layout.indexed) {
-    const column = layout.columns.get(field)!;
-    db.exec(`CREATE INDEX IF NOT EXISTS ${ident(`ix_${layout.table}_${field}`)} ON ${table} (${ident(column.sortKey ?? field)}, "id")`);
+    db.exec(`CREATE INDEX IF NOT EXISTS ${ident(`fx_${layout.table}_${field}`)} ON ${table} (${ident(field)}, "id")`);
   }
   for (const column of layout.columns.values()) {
-    if (column.sortKey && !layout.indexed.includes(column.field)) {
-      db.exec(`CREATE INDEX IF NOT EXISTS ${ident(`sk_${layout.table}_${column.field}`)} ON ${table} (${ident(column.sortKey)}, "id")`);
-    }
+    if (column.sortKey) db.exec(`CREATE INDEX IF NOT EXISTS ${ident(`sk_${layout.table}_${column.field}`)} ON ${table} (${ident(column.sortKey)}, "id")`);
   }
   syncSearchTable(db, layout);
 }

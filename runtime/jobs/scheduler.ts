@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { RuntimeContext } from '../context.js';
+import { newId } from '../entities/prepareWrite.js';
+import type { Doc } from '../store/types.js';
+import { nextRunAfter, type ScheduleType } from './schedule.js';
+import { metricPoints, storeSnapshots } from './snapshots.js';
+
+/** What a handler gets: the job, its execution, an abort signal that fires at the timeout, a logger, typed repositories. */
+export interface JobContext<R = unknown> {
+  job: Doc;
+  execution: Doc;
+  signal: AbortSignal;
+  logger: Logger;
+  repositories: R;
+}
+
+export type JobHandler = (ctx: JobContext) => Promise<unknown>;
+
+export interface SchedulerOptions {
+  ctx: RuntimeContext;
+  handlers: Record<string, JobHandler>;
+  repositories?: unknown;
+  maxSeriesPerJob: number;
+  /** How often due jobs are looked for. */
+  tickMs?: number;
+  instanceId?: string;
+}
+
+const JOBS = 'scheduledJobs';
+const EXECUTIONS = 'jobExecutions';
+/** A lease outlives the job's timeout by this much before another instance declares the run dead. */
+const LEASE_MARGIN_MS = 5_000;
+const DUE_BATCH = 20;
+
+/**
+ * Runs due jobs. A due run is claimed by moving the job's nextRunAt with a compare-and-set in
+ * the store and taking a lease, so across any number of instances each run happens once.
+ */
+export class Scheduler {
+  readonly instanceId: string;
+  private timer?: NodeJS.Timeout;
+  private stopping = false;
+  private readonly running = new Map<string, { done: Promise<void>; abort: (reason: string) => void }>();
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.instanceId = options.instanceId ?? randomUUID();
+  }
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.tick().catch((error) => this.options.ctx.logger.warn({ err: error }, 'scheduler tick failed'));
+    }, this.options.tickMs ?? 1000);
+    this.timer.unref();
+  }
+
+  /** One pass: claim and start every due enabled job, and fail runs whose instance died. */
+  async tick(): Promise<void> {
+    if (this.stopping) return;
+    const { store } = this.options.ctx;
+    const now = this.options.ctx.now();
+    const due = await store.find(JOBS, {
+      where: { and: [{ field: 'enabled', op: 'eq', value: true }, { field: 'nextRunAt', op: 'lte', value: now.toISOString() }] },
+      sort: [{ field: 'nextRunAt', direction: 'asc' }],
+      limit: DUE_BATCH,
+    });
+    for (const job of due) {
+      const claimed = await this.claim(job, now);
+      if (claimed) this.launch(claimed, 'scheduler');
+    }
+    await this.failDeadRuns(now);
+  }
+
+  /** POST /scheduledJobs/{id}/run: starts a run now and returns its execution. */
+  async runNow(job: Doc, userId: string): Promise<Doc> {
+    return this.launch(job, 'manual', userId);
+  }
+
+  /** Stops looking for work; lets running jobs finish until the grace period, then cancels them. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    const all = Promise.all([...this.running.values()].map((run) => run.done));
+    const timeout = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), graceMs).unref());
+    if ((await Promise.race([all.then(() => 'done' as const), timeout])) === 'late') {
+      for (const run of this.running.values()) run.abort('The server shut down before the job finished');
+      await all;
+    }
+  }
+
+  /** Settles when every run this instance started has ended (tests). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.running.values()].map((run) => run.done));
+  }
+
+  private async claim(job: Doc, now: Date): Promise<Doc | null> {
+    const next = nextRunAfter(job.scheduleType as ScheduleType, job.schedules as string[], (job.timezone as string) ?? 'UTC', now);
+    const leaseUntil = new Date(now.getTime() + Number(job.timeout ?? 300_000) + LEASE_MARGIN_MS).toISOString();
+    return this.options.ctx.store.update(
+      JOBS,
+      job.id,
+      { nextRunAt: next.toISOString(), leaseOwner: this.instanceId, leaseUntil },
+      { and: [{ field: 'nextRunAt', op: 'eq', value: job.nextRunAt }, { field: 'enabled', op: 'eq', value: true }] },
+    );
+  }
+
+  private async launch(job: Doc, triggeredBy: 'scheduler' | 'manual', userId?: string): Promise<Doc> {
+    const { store } = this.options.ctx;
+    const startedAt = this.options.ctx.now();
+    const stamp = startedAt.toISOString();
+    const execution = await store.insert(EXECUTIONS, {
+      id: newId(), jobId: job.id, jobName: job.name, handler: job.handler, status: 'running', startedAt: stamp,
+      triggeredBy, triggeredByUserId: userId ?? null, createdAt: stamp, updatedAt: stamp,
+    });
+    await store.update(JOBS, job.id, { lastStatus: 'running', updatedAt: stamp });
+    const controller = new AbortController();
+    let abort!: (reason: string) => void;
+    const aborted = new Promise<never>((_resolve, reject) => {
+      abort = (reason) => {
+        controller.abort(new Error(reason));
+        reject(new CancelledRun(reason));
+      };
+    });
+    aborted.catch(() => undefined);
+    const done = this.execute(job, execution, controller.signal, aborted, abort, startedAt).finally(() => this.running.delete(execution.id));
+    this.running.set(execution.id, { done, abort });
+    return execution;
+  }
+
+  private async execute(job: Doc, execution: Doc, signal: AbortSignal, aborted: Promise<never>, abort: (reason: string) => void, startedAt: Date): Promise<void> {
+    const { ctx } = this.options;
+    const timeoutMs = Number(job.timeout ?? 300_000);
+    const timer = setTimeout(() => abort(`Timed out after ${timeoutMs} ms`), timeoutMs);
+    const logger = ctx.logger.child({ job: job.name, executionId: execution.id });
+    let status: 'completed' | 'failed' | 'cancelled' = 'completed';
+    let output: string | null = null;
+    let error: string | null = null;
+    try {
+      const handler = this.options.handlers[job.handler as string];
+      if (!handler) throw new Error(`No handler named "${job.handler}" is registered (jobs.handlers exports: ${Object.keys(this.options.handlers).join(', ') || 'none'})`);
+      const result = await Promise.race([handler({ job, execution, signal, logger, repositories: this.options.repositories }), aborted]);
+      output = result === undefined ? null : typeof result === 'string' ? result : JSON.stringify(result);
+      const points = metricPoints(result);
+      if (points) await storeSnapshots(ctx.store, job, execution.id, points, ctx.now(), this.options.maxSeriesPerJob);
+    } catch (caught) {
+      status = caught instanceof CancelledRun ? 'cancelled' : 'failed';
+      error = (caught as Error)?.message ?? String(caught);
+      logger.warn({ err: caught }, `job ${status}`);
+    } finally {
+      clearTimeout(timer);
+    }
+    await this.finish(job, execution, startedAt, status, output, error);
+  }
+
+  private async finish(job: Doc, execution: Doc, startedAt: Date, status: 'completed' | 'failed' | 'cancelled', output: string | null, error: string | null) {
+    const { store, now } = this.options.ctx;
+    const ended = now();
+    const duration = ended.getTime() - startedAt.getTime();
+    await store.update(EXECUTIONS, execution.id, { status, completedAt: ended.toISOString(), duration, output, error, updatedAt: ended.toISOString() });
+    const release = { lastRunAt: startedAt.toISOString(), lastStatus: status, leaseOwner: null, leaseUntil: null, updatedAt: ended.toISOString() };
+    if (status === 'completed') await store.update(JOBS, job.id, { ...release, failureCount: 0, lastError: null });
+    else await store.increment(JOBS, job.id, { failureCount: 1 }, { ...release, lastError: error });
+  }
+
+  /** Runs whose lease ran out belong to an instance that died: they are marked failed. */
+  private async failDeadRuns(now: Date): Promise<void> {
+    const { store } = this.options.ctx;
+    const expired = await store.find(JOBS, { where: { field: 'leaseUntil', op: 'lt', value: now.toISOString() }, limit: DUE_BATCH });
+    for (const job of expired) {
+      const released = await store.update(JOBS, job.id, { leaseOwner: null, leaseUntil: null }, { field: 'leaseUntil', op: 'eq', value: job.leaseUntil });
+      if (!released) continue;
+      const stale = await store.find(EXECUTIONS, { where: { and: [{ field: 'jobId', op: 'eq', value: job.id }, { field: 'status', op: 'eq', value: 'running' }] } });
+      for (const execution of stale) {
+        if (this.running.has(execution.id)) continue;
+        const error = 'The instance running this job stopped before it finished (lease expired)';
+        await store.update(EXECUTIONS, execution.id, { status: 'failed', error, completedAt: now.toISOString(), updatedAt: now.toISOString() });
+        await store.increment(JOBS, job.id, { failureCount: 1 }, { lastStatus: 'failed', lastError: error });
+      }
+    }
+  }
+}
+
+class CancelledRun extends Error {}

@@ -21,6 +21,11 @@ const insertArticle = db.prepare(
   'INSERT INTO articles (id, ownerId, createdAt, updatedAt, archivedAt, title, _sk_title, body, _sk_body, status, _sk_status, tags, views, kind, _sk_kind, featured, related) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, ?)',
 );
 const insertText = db.prepare('INSERT INTO articles__fts (id, body, title, summary) VALUES (?, ?, ?, ?)');
+// articles keeps full versions: entigen writes version 1 with every create, so the baseline does too.
+const latestVersion = db.prepare('SELECT "version" FROM "entityVersions" WHERE "entity" = ? AND "entityId" = ? ORDER BY "version" DESC LIMIT 1');
+const insertVersion = db.prepare(
+  'INSERT INTO "entityVersions" (id, entity, _sk_entity, entityId, _sk_entityId, version, versionKey, snapshot, changedBy, _sk_changedBy, changeType, _sk_changeType, changedFields, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+);
 
 function decode(row: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
@@ -68,10 +73,16 @@ app.post('/api/v1/articles', (req, res) => {
   const id = randomBytes(12).toString('hex');
   const now = new Date().toISOString();
   const user = res.locals.user as { id: string };
+  const record = { id, ownerId: user.id, createdAt: now, updatedAt: now, archivedAt: null, title, body, status: 'draft', tags: [], views: 0, kind: 'news', featured: false, related: [] };
   db.transaction(() => {
     insertArticle.run(id, user.id, now, now, title, sortKey(title), body, sortKey(body), 'draft', 'draft', '[]', 'news', 'news', '[]');
     insertText.run(id, body, title, '');
+    const version = ((latestVersion.get('articles', id) as { version: number } | undefined)?.version ?? 0) + 1;
+    insertVersion.run(
+      randomBytes(12).toString('hex'), 'articles', 'articles', id, sortKey(id), version, `articles:${id}:${version}`, JSON.stringify(record),
+      user.id, sortKey(user.id), 'create', 'create', JSON.stringify(['title', 'body', 'status', 'tags', 'views', 'kind', 'featured', 'related']), now, now,
+    );
   })();
-  res.status(201).json({ data: { id, ownerId: user.id, createdAt: now, updatedAt: now, archivedAt: null, title, body, status: 'draft', tags: [], views: 0, kind: 'news', featured: false, related: [] } });
+  res.status(201).json({ data: record });
 });
 app.listen(Number(port), '127.0.0.1', () => console.log('listening'));

@@ -8,3 +8,4 @@ export type { Caller } from './access/caller.js';
 export { validationDetails, type CompiledValidator, type ValidationIssue } from './validation/validationDetails.js';
 export { parsePermission, type Permission } from './access/parsePermission.js';
 export type * from './model/types.js';
+export type { JobContext, JobHandler } from './jobs/scheduler.js';

@@ -66,7 +66,8 @@ export class Scheduler {
     });
     for (const job of due) {
       const claimed = await this.claim(job, now);
-      if (claimed) this.launch(claimed, 'scheduler');
+      // Awaited until the run is registered, so stop() and idle() always see it.
+      if (claimed) await this.launch(claimed, 'scheduler');
     }
     await this.failDeadRuns(now);
   }

@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
+import { PgStore } from './postgres/pgStore.js';
 import { SqliteStore } from './sqlite/sqliteStore.js';
 import type { Store } from './types.js';
 
 export const DEFAULT_SQLITE_PATH = 'data/entigen.db';
 
-/** The store DATABASE_URL names: none or `sqlite:PATH` / `sqlite::memory:` for the embedded store. */
+/** The store DATABASE_URL names: none or `sqlite:PATH` / `sqlite::memory:` for the embedded store, `postgres://...` for PostgreSQL. */
 export function openStore(databaseUrl: string | undefined, root: string): Store {
   if (!databaseUrl || databaseUrl.startsWith('sqlite:')) {
     const target = databaseUrl ? databaseUrl.slice('sqlite:'.length) : DEFAULT_SQLITE_PATH;
@@ -15,6 +16,13 @@ export function openStore(databaseUrl: string | undefined, root: string): Store 
     mkdirSync(dirname(path), { recursive: true });
     return SqliteStore.open(path);
   }
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    // `?schema=NAME` keeps the app's tables in their own schema (created when missing).
+    const url = new URL(databaseUrl);
+    const schema = url.searchParams.get('schema') ?? undefined;
+    url.searchParams.delete('schema');
+    return PgStore.open(url.toString(), { schema, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
+  }
   const scheme = databaseUrl.split(':')[0];
-  throw new Error(`DATABASE_URL scheme "${scheme}:" is not supported by this version; use sqlite:PATH or sqlite::memory:`);
+  throw new Error(`DATABASE_URL scheme "${scheme}:" is not supported by this version; use sqlite:PATH, sqlite::memory: or postgres://...`);
 }

@@ -128,7 +128,7 @@ describe('health', () => {
       uptime: expect.any(Number),
       requests: { total: expect.any(Number), errors: expect.any(Number), errorRate: expect.any(Number) },
       memory: { rss: expect.any(Number), heapUsed: expect.any(Number) },
-      database: { status: 'up', latencyMs: expect.any(Number), kind: 'sqlite' },
+      database: { status: 'up', latencyMs: expect.any(Number), kind: server.ctx.store.kind },
       services: { database: { status: 'up' } },
       externalCalls: expect.any(Object),
     });

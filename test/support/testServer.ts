@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +22,16 @@ export interface TestResponse {
   body: any;
 }
 
-/** The example app on a real port over a fresh SQLite file; with an admin unless `withAdmin` is false. */
+/** TEST_STORE=postgres runs the suite on PostgreSQL (a fresh schema per server), else on SQLite. */
+export function testDatabaseUrl(dir: string): string {
+  if (process.env.TEST_STORE === 'postgres') {
+    const base = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+    return `${base}?schema=t_${randomUUID().replace(/-/g, '')}`;
+  }
+  return `sqlite:${join(dir, 'test.db')}`;
+}
+
+/** The example app on a real port over a fresh database; with an admin unless `withAdmin` is false. */
 export const GENEROUS_LIMITS = { auth: { limit: 1_000_000, window: 60 }, api: { limit: 1_000_000, window: 60 }, public: { limit: 1_000_000, window: 60 } };
 
 export async function startTestServer(
@@ -45,7 +55,7 @@ export async function startTestServer(
     handlers,
     schedule: false,
     repositories,
-    env: { DATABASE_URL: `sqlite:${join(dir, 'test.db')}`, SESSION_SECRET: 'test-session-secret', APP_ENCRYPTION_KEY: 'test-encryption-key', ...env },
+    env: { DATABASE_URL: testDatabaseUrl(dir), SESSION_SECRET: 'test-session-secret', APP_ENCRYPTION_KEY: 'test-encryption-key', ...env },
   });
   let users = 0;
   const server: TestServer = {

@@ -1,0 +1,261 @@
+import pg from 'pg';
+import type { AppModel } from '../../model/types.js';
+import { compileWhere, type SqlDialect } from '../sql/compileWhere.js';
+import { decodeRow, encodeFields, searchTerms, searchText } from '../sql/rowCodec.js';
+import { ident, tableLayout, type TableLayout } from '../sql/tableLayout.js';
+import { StoreUnavailable, UniqueConflict, type CountQuery, type Doc, type FindQuery, type IncrementInput, type Store, type UpdateSet, type Where } from '../types.js';
+import { COLLATIONS, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
+
+const dialect: SqlDialect = {
+  bind(params, value) {
+    params.push(value);
+    return `$${params.length}`;
+  },
+  jsonArrayHasAny: (column, placeholders) =>
+    `EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(${column}) = 'array' THEN ${column} ELSE '[]'::jsonb END) AS e(v) WHERE e.v IN (${placeholders.map((p) => `${p}::text`).join(', ')}))`,
+  encodeScalar: (_kind, value) => value,
+};
+
+/** Search text as both stores compare it: lower case, accents removed. */
+function normalizeSearch(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+const INT8_OID = 20;
+const types = { getTypeParser: (oid: number, format?: string) => (oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) };
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/** PostgreSQL through pg: a pool with limits, real transactions on one pooled client. */
+export class PgStore implements Store {
+  readonly kind = 'postgres';
+
+  static open(url: string, options: { schema?: string; max?: number } = {}): PgStore {
+    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, types });
+    pool.on('error', () => undefined);
+    if (options.schema) pool.on('connect', (client) => void client.query(`SET search_path TO ${ident(options.schema!)}`).catch(() => undefined));
+    return new PgStore({ pool, layouts: new Map(), schema: options.schema }, undefined);
+  }
+
+  private constructor(
+    private readonly shared: { pool: pg.Pool; layouts: Map<string, TableLayout>; schema?: string },
+    private readonly client: pg.PoolClient | undefined,
+  ) {}
+
+  async init(model: AppModel): Promise<void> {
+    await this.withTransaction(async (client) => {
+      // One instance at a time prepares the schema.
+      await client.query('SELECT pg_advisory_xact_lock(7349001)');
+      if (this.shared.schema) {
+        await client.query(`CREATE SCHEMA IF NOT EXISTS ${ident(this.shared.schema)}`);
+        await client.query(`SET LOCAL search_path TO ${ident(this.shared.schema)}`);
+      }
+      for (const { name, locale } of COLLATIONS) {
+        await client.query(`CREATE COLLATION IF NOT EXISTS ${ident(name)} (provider = icu, locale = '${locale}', deterministic = false)`);
+      }
+      for (const entity of model.entities) {
+        const layout = tableLayout(entity);
+        await syncPgSchema(client, layout);
+        this.shared.layouts.set(entity.plural, layout);
+      }
+    });
+  }
+
+  async find(collection: string, query: FindQuery): Promise<Doc[]> {
+    const layout = this.layout(collection);
+    const params: unknown[] = [];
+    const select = query.select ? ['id', ...query.select.filter((f) => f !== 'id' && layout.columns.has(f))] : undefined;
+    const conditions = this.conditions(layout, query, params);
+    if (query.after !== undefined) {
+      const idDirection = query.sort?.find((s) => s.field === 'id')?.direction ?? 'desc';
+      conditions.push(`"id" ${idDirection === 'asc' ? '>' : '<'} ${dialect.bind(params, query.after)}`);
+    }
+    let sql = `SELECT ${select ? select.map(ident).join(', ') : '*'} FROM ${ident(layout.table)}`;
+    if (conditions.length > 0) sql += ` WHERE ${conditions.join(' AND ')}`;
+    sql += ` ORDER BY ${this.orderBy(layout, query)}`;
+    if (query.limit !== undefined) sql += ` LIMIT ${dialect.bind(params, query.limit)}`;
+    if (query.skip) sql += ` OFFSET ${dialect.bind(params, query.skip)}`;
+    const { rows } = await this.run(sql, params);
+    return rows.map((row) => decodeRow(layout, row, select));
+  }
+
+  async count(collection: string, query: CountQuery): Promise<number> {
+    const layout = this.layout(collection);
+    const params: unknown[] = [];
+    const conditions = this.conditions(layout, query, params);
+    const { rows } = await this.run(`SELECT COUNT(*)::int AS n FROM ${ident(layout.table)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}`, params);
+    return rows[0].n as number;
+  }
+
+  async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
+    const layout = this.layout(collection);
+    const params: unknown[] = [id];
+    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
+    const { rows } = await this.run(`SELECT * FROM ${ident(layout.table)} WHERE "id" = $1${extra}`, params);
+    return rows[0] ? decodeRow(layout, rows[0]) : null;
+  }
+
+  async insert(collection: string, doc: Doc): Promise<Doc> {
+    const [inserted] = await this.insertMany(collection, [doc]);
+    return inserted;
+  }
+
+  async insertMany(collection: string, docs: Doc[]): Promise<Doc[]> {
+    const layout = this.layout(collection);
+    await this.withTransaction(async (client) => {
+      for (const doc of docs) {
+        const values = encodeFields(layout, doc, false);
+        if (layout.searchFields.length > 0) values.set(SEARCH_COLUMN, this.searchValue(layout, doc));
+        const columns = [...values.keys()];
+        await this.guard(layout, client, `INSERT INTO ${ident(layout.table)} (${columns.map(ident).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, [...values.values()]);
+      }
+    });
+    return docs.map((doc) => Object.fromEntries([...layout.columns.keys()].map((field) => [field, doc[field] ?? null])) as Doc);
+  }
+
+  async update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
+    const layout = this.layout(collection);
+    const values = encodeFields(layout, set, false);
+    values.delete('id');
+    if (values.size === 0) return this.get(collection, id, where);
+    return this.withTransaction(async (client) => {
+      const params: unknown[] = [...values.values(), id];
+      const assignments = [...values.keys()].map((column, i) => `${ident(column)} = $${i + 1}`).join(', ');
+      const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
+      const { rows } = await this.guard(layout, client, `UPDATE ${ident(layout.table)} SET ${assignments} WHERE "id" = $${values.size + 1}${extra} RETURNING *`, params);
+      if (!rows[0]) return null;
+      const doc = decodeRow(layout, rows[0]);
+      if (layout.searchFields.some((f) => f in set)) {
+        await client.query(`UPDATE ${ident(layout.table)} SET "${SEARCH_COLUMN}" = $1 WHERE "id" = $2`, [this.searchValue(layout, doc), id]);
+      }
+      return doc;
+    });
+  }
+
+  async increment(collection: string, id: string, by: IncrementInput, set: UpdateSet = {}, where?: Where): Promise<Doc | null> {
+    const layout = this.layout(collection);
+    const params: unknown[] = [];
+    const assignments = Object.entries(by).map(([field, amount]) => `${ident(field)} = COALESCE(${ident(field)}, 0) + ${dialect.bind(params, amount)}`);
+    for (const [column, value] of encodeFields(layout, set, false)) assignments.push(`${ident(column)} = ${dialect.bind(params, value)}`);
+    const idParam = dialect.bind(params, id);
+    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
+    const { rows } = await this.run(`UPDATE ${ident(layout.table)} SET ${assignments.join(', ')} WHERE "id" = ${idParam}${extra} RETURNING *`, params);
+    return rows[0] ? decodeRow(layout, rows[0]) : null;
+  }
+
+  async remove(collection: string, id: string, where?: Where): Promise<boolean> {
+    const layout = this.layout(collection);
+    const params: unknown[] = [id];
+    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
+    const { rowCount } = await this.run(`DELETE FROM ${ident(layout.table)} WHERE "id" = $1${extra}`, params);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    if (this.client) return fn(this);
+    return this.withTransaction((client) => fn(new PgStore(this.shared, client)));
+  }
+
+  async ping(): Promise<void> {
+    await this.run('SELECT 1', []);
+  }
+
+  async close(): Promise<void> {
+    await this.shared.pool.end().catch(() => undefined);
+  }
+
+  private async withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (this.client) return fn(this.client);
+    const client = await this.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw translate(error);
+    } finally {
+      client.release();
+    }
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.shared.pool.connect();
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  private async run(sql: string, params: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await (this.client ?? this.shared.pool).query(sql, params);
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  private async guard(layout: TableLayout, client: Queryable, sql: string, params: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await client.query(sql, params);
+    } catch (error) {
+      const { code, constraint } = error as { code?: string; constraint?: string };
+      if (code === '23505') throw new UniqueConflict(layout.table, constraint?.replace(`ux_${layout.table}_`, '') ?? 'id');
+      throw error;
+    }
+  }
+
+  private layout(collection: string): TableLayout {
+    const layout = this.shared.layouts.get(collection);
+    if (!layout) throw new Error(`unknown collection ${collection}`);
+    return layout;
+  }
+
+  private searchValue(layout: TableLayout, doc: Record<string, unknown>): string {
+    return normalizeSearch(layout.searchFields.map((f) => searchText(doc[f])).join(' '));
+  }
+
+  private conditions(layout: TableLayout, query: CountQuery, params: unknown[]): string[] {
+    const conditions: string[] = [];
+    if (query.where) conditions.push(compileWhere(query.where, layout, dialect, params));
+    if (query.text !== undefined) {
+      const terms = searchTerms(query.text).map(normalizeSearch);
+      if (layout.searchFields.length === 0) conditions.push('1=0');
+      else if (terms.length > 0) {
+        conditions.push(`to_tsvector('simple', coalesce("${SEARCH_COLUMN}", '')) @@ to_tsquery('simple', ${dialect.bind(params, terms.map((t) => `${t}:*`).join(' & '))})`);
+      }
+    }
+    return conditions;
+  }
+
+  private orderBy(layout: TableLayout, query: FindQuery): string {
+    const parts: string[] = [];
+    let idDirection = 'DESC';
+    for (const key of query.sort ?? []) {
+      const direction = key.direction === 'asc' ? 'ASC' : 'DESC';
+      if (key.field === 'id') {
+        idDirection = direction;
+        break;
+      }
+      const column = layout.columns.get(key.field);
+      if (!column) continue;
+      const nulls = direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
+      if (query.collation && column.kind === 'text') {
+        const name = `entigen_s${query.collation.strength ?? 3}${query.collation.numericOrdering ? 'n' : ''}`;
+        parts.push(`${ident(column.field)} COLLATE ${ident(name)} ${direction} ${nulls}`);
+      } else parts.push(`${ident(column.sortKey ?? column.field)} ${direction} ${nulls}`);
+      idDirection = direction;
+    }
+    parts.push(`"id" ${idDirection}`);
+    return parts.join(', ');
+  }
+}
+
+function translate(error: unknown): unknown {
+  const code = (error as { code?: string })?.code;
+  if (code && CONNECTION_CODES.has(code)) return new StoreUnavailable(`PostgreSQL is unavailable: ${(error as Error).message}`);
+  if (error instanceof Error && /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(error.message)) return new StoreUnavailable(`PostgreSQL is unavailable: ${error.message}`);
+  return error;
+}

@@ -29,9 +29,14 @@ export class RoleTable {
     return this.roles;
   }
 
-  invalidate(): void {
+  /** Called after a role changes here, to tell other instances (Redis pub/sub when configured). */
+  onChange?: () => void;
+
+  /** Forgets every cached role; `broadcast` tells the other instances to do the same. */
+  invalidate(broadcast = true): void {
     this.roles = undefined;
     this.resolved.clear();
+    if (broadcast) this.onChange?.();
   }
 
   /** Union of the permissions of `keys`; everyone also holds ANONYMOUS's. Treat the result as read-only. */

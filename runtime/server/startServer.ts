@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
@@ -87,6 +88,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   // ENTIGEN_REDIS_PREFIX separates apps (or test runs) that share one Redis.
   const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${env.ENTIGEN_REDIS_PREFIX ?? 'entigen'}:rl`)) : memoryLimiterStore();
   const services: Record<string, () => Promise<void>> = redis ? { redis: async () => void (await redis.ping()) } : {};
+  const subscriber = redis ? await shareRoleChanges(redis, auth, `${env.ENTIGEN_REDIS_PREFIX ?? 'entigen'}:roles`) : undefined;
   const drain: DrainState = { draining: false };
   const scheduler = new Scheduler({
     ctx,
@@ -126,6 +128,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
         clearInterval(sweeper);
         await Promise.all([drainConnections(server, config.server.shutdownGraceMs), scheduler.stop(config.server.shutdownGraceMs)]);
         await store.close();
+        await subscriber?.quit().catch(() => undefined);
         await redis?.quit().catch(() => undefined);
       })();
       return closing;
@@ -145,6 +148,22 @@ async function drainConnections(server: Server, graceMs: number): Promise<void> 
     });
     server.closeIdleConnections();
   });
+}
+
+/** A role changed on one instance empties the role cache of every instance. */
+async function shareRoleChanges(redis: Redis, auth: AuthContext, channel: string): Promise<Redis> {
+  const instance = randomUUID();
+  // Unlike the limiter's client, the subscriber may wait for its connection.
+  const subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+  subscriber.on('error', (error) => auth.ctx.logger.warn({ err: error }, 'redis subscriber error'));
+  subscriber.on('message', (_channel, sender) => {
+    if (sender !== instance) auth.roles.invalidate(false);
+  });
+  await subscriber.subscribe(channel).catch((error) => auth.ctx.logger.warn({ err: error }, 'cannot subscribe to role changes'));
+  auth.roles.onChange = () => {
+    redis.publish(channel, instance).catch((error) => auth.ctx.logger.warn({ err: error }, 'cannot publish a role change'));
+  };
+  return subscriber;
 }
 
 function trackedLimiter(store: LimiterStore): LimiterStore {

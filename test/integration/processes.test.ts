@@ -146,3 +146,51 @@ describe('scheduled jobs across processes on PostgreSQL', () => {
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(900);
   }, 30_000);
 });
+
+describe('three instances on one PostgreSQL and one Redis', () => {
+  it('share rate limits, idempotency records and role changes', async () => {
+    const env = {
+      DATABASE_URL: `postgres://postgres@127.0.0.1:5432/test?schema=many_${randomUUID().replace(/-/g, '')}`,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      ENTIGEN_REDIS_PREFIX: `many-${randomUUID()}`,
+    };
+    const first = await start(env);
+    const [second, third] = await Promise.all([start(env), start(env)]);
+    const servers = [first, second, third];
+    const admin = await adminToken(first.url);
+    const call = (server: SpawnedServer, method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+
+    // One idempotency key sent to two instances: one record.
+    const order = { title: 'Once across instances', body: 'b' };
+    const [a, b] = await Promise.all([
+      call(first, 'POST', '/api/v1/articles', admin, order, { 'Idempotency-Key': 'multi-1' }),
+      call(second, 'POST', '/api/v1/articles', admin, order, { 'Idempotency-Key': 'multi-1' }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual(a.status === b.status ? [201, 201] : [201, 409]);
+    const listed = await (await call(third, 'GET', '/api/v1/articles?q=instances', admin)).json();
+    expect((listed as { data: { totalCount: number } }).data.totalCount).toBe(1);
+
+    // A role change on one instance takes effect on the others at once.
+    await call(first, 'POST', '/api/v1/roles', admin, { key: 'AUDITOR', label: 'Auditor', permissions: ['articles:view'] });
+    const registered = await call(first, 'POST', '/api/v1/auth/register', undefined, { email: 'aud@example.test', password: 'correct horse battery staple!', displayName: 'Aud' });
+    const auditor = (await registered.json()) as { user: { id: string }; token: string };
+    await call(first, 'PUT', `/api/v1/users/${auditor.user.id}`, admin, { roles: ['AUDITOR'] });
+    expect((await call(second, 'GET', '/api/v1/scheduledJobs', auditor.token)).status).toBe(403);
+    expect((await call(third, 'GET', '/api/v1/articles', auditor.token)).status).toBe(200);
+    await call(second, 'PUT', '/api/v1/roles/AUDITOR', admin, { permissions: ['articles:view', 'scheduledJobs:view'] });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await call(third, 'GET', '/api/v1/scheduledJobs', auditor.token)).status).toBe(200);
+    expect((await call(first, 'GET', '/api/v1/scheduledJobs', auditor.token)).status).toBe(200);
+
+    // The public window is shared by all three (60 a minute per address).
+    const statuses: number[] = [];
+    for (let i = 0; i < 66; i++) statuses.push((await fetch(`${servers[i % 3].url}/api/v1/schema/metadata/list`)).status);
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(60);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(6);
+  }, 60_000);
+});

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { AppModel } from '../../model/types.js';
 import { compileWhere, type SqlDialect } from '../sql/compileWhere.js';
 import { decodeRow, encodeFields, searchTerms, searchText } from '../sql/rowCodec.js';
+import { orderByClause } from '../sql/orderBy.js';
 import { ident, tableLayout, type TableLayout } from '../sql/tableLayout.js';
 import { StoreUnavailable, UniqueConflict, type CountQuery, type Doc, type FindQuery, type IncrementInput, type Store, type UpdateSet, type Where } from '../types.js';
 import { COLLATIONS, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
@@ -231,26 +232,16 @@ export class PgStore implements Store {
   }
 
   private orderBy(layout: TableLayout, query: FindQuery): string {
-    const parts: string[] = [];
-    let idDirection = 'DESC';
-    for (const key of query.sort ?? []) {
-      const direction = key.direction === 'asc' ? 'ASC' : 'DESC';
-      if (key.field === 'id') {
-        idDirection = direction;
-        break;
-      }
-      const column = layout.columns.get(key.field);
-      if (!column) continue;
-      const nulls = direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST';
-      if (query.collation && column.kind === 'text') {
-        const name = `entigen_s${query.collation.strength ?? 3}${query.collation.numericOrdering ? 'n' : ''}`;
-        parts.push(`${ident(column.field)} COLLATE ${ident(name)} ${direction} ${nulls}`);
-      } else parts.push(`${ident(column.sortKey ?? column.field)} ${direction} ${nulls}`);
-      idDirection = direction;
-    }
-    parts.push(`"id" ${idDirection}`);
-    return parts.join(', ');
+    const nulls = (direction: 'ASC' | 'DESC') => (direction === 'ASC' ? ' NULLS FIRST' : ' NULLS LAST');
+    return orderByClause(
+      layout,
+      query,
+      (column, collation, direction) =>
+        `${ident(column.field)} COLLATE ${ident(`entigen_s${collation.strength ?? 3}${collation.numericOrdering ? 'n' : ''}`)} ${direction}${nulls(direction)}`,
+      nulls,
+    );
   }
+
 }
 
 function translate(error: unknown): unknown {

@@ -3,6 +3,7 @@ import type { AppModel } from '../../model/types.js';
 import { compileWhere, type SqlDialect } from '../sql/compileWhere.js';
 import { decodeRow, encodeFields, searchTerms, searchText } from '../sql/rowCodec.js';
 import { collationKey } from '../sql/sortKey.js';
+import { orderByClause } from '../sql/orderBy.js';
 import { ident, tableLayout, type TableLayout } from '../sql/tableLayout.js';
 import {
   StoreUnavailable,
@@ -248,27 +249,12 @@ export class SqliteStore implements Store {
   }
 
   private orderBy(layout: TableLayout, query: FindQuery, params: unknown[]): string {
-    const parts: string[] = [];
-    let idDirection = 'DESC';
-    for (const key of query.sort ?? []) {
-      const direction = key.direction === 'asc' ? 'ASC' : 'DESC';
-      if (key.field === 'id') {
-        idDirection = direction;
-        break;
-      }
-      const column = layout.columns.get(key.field);
-      if (!column) continue;
-      if (query.collation && column.kind === 'text') {
-        parts.push(`entigen_collate(${ident(column.field)}, ?, ?) ${direction}`);
-        params.push(query.collation.strength ?? 3, query.collation.numericOrdering ? 1 : 0);
-      } else {
-        parts.push(`${ident(column.sortKey ?? column.field)} ${direction}`);
-      }
-      idDirection = direction;
-    }
-    parts.push(`"id" ${idDirection}`);
-    return parts.join(', ');
+    return orderByClause(layout, query, (column, collation, direction) => {
+      params.push(collation.strength ?? 3, collation.numericOrdering ? 1 : 0);
+      return `entigen_collate(${ident(column.field)}, ?, ?) ${direction}`;
+    });
   }
+
 
   private insertRow(layout: TableLayout, doc: Doc): void {
     const values = encodeFields(layout, doc, true);

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { loadRegistry } from '../../bin/commands/serveCommand.js';
 import { startServer } from '../../runtime/server/startServer.js';
 
-const [path, port, secret, root] = process.argv.slice(2);
+const [databaseUrl, port, secret, root] = process.argv.slice(2);
 const registry = await loadRegistry(root, 'generated');
 await startServer({
   registry,
@@ -12,6 +12,6 @@ await startServer({
   host: '127.0.0.1',
   logger: pino({ level: 'warn' }),
   // The full pipeline runs, rate limiting included, with a limit the load never reaches.
-  env: { DATABASE_URL: `sqlite:${path}`, SESSION_SECRET: secret, APP_ENCRYPTION_KEY: secret, RATE_LIMIT_API: '1000000000/60', RATE_LIMIT_PUBLIC: '1000000000/60' },
+  env: { DATABASE_URL: databaseUrl, SESSION_SECRET: secret, APP_ENCRYPTION_KEY: secret, RATE_LIMIT_API: '1000000000/60', RATE_LIMIT_PUBLIC: '1000000000/60' },
 });
 console.log('listening');

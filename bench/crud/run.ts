@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { loadRegistry } from '../../bin/commands/serveCommand.js';
+import { openStore } from '../../runtime/store/openStore.js';
 import { RECORDS, seed } from './seed.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -19,6 +20,7 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const SECRET = 'bench-secret';
 const SOUL = join(root, '.bench-tmp', 'soul', 'node_modules', 'soul-cli', 'src', 'server.js');
+const PG_URL = process.env.BENCH_STORE === 'postgres' ? `postgres://postgres@127.0.0.1:5432/test?schema=bench_${Date.now()}` : undefined;
 
 interface Target {
   name: 'entigen' | 'baseline' | 'soul';
@@ -35,7 +37,12 @@ const ENTIGEN_PATHS = {
 const pinned = (core: number, args: string[]) => spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
 
 const TARGETS: Target[] = [
-  { name: 'entigen', start: (db, port) => pinned(0, [join(here, 'entigenServer.js'), db, String(port), SECRET, root]), paths: ENTIGEN_PATHS },
+  {
+    name: 'entigen',
+    // BENCH_STORE=postgres serves entigen from PostgreSQL (the peers stay on their SQLite copies).
+    start: (db, port) => pinned(0, [join(here, 'entigenServer.js'), PG_URL ?? `sqlite:${db}`, String(port), SECRET, root]),
+    paths: ENTIGEN_PATHS,
+  },
   { name: 'baseline', start: (db, port) => pinned(0, [join(here, 'baselineServer.js'), db, String(port), SECRET]), paths: ENTIGEN_PATHS },
   {
     name: 'soul',
@@ -71,13 +78,35 @@ function load(spec: object): { rps: number; p99: number; failures: number } {
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
 }
 
+/** The seeded SQLite rows, copied as they are into PostgreSQL so both hold the same data. */
+async function copyToPostgres(sqlitePath: string, url: string, registry: Awaited<ReturnType<typeof loadRegistry>>): Promise<void> {
+  const source = openStore(`sqlite:${sqlitePath}`, root);
+  const target = openStore(url, root);
+  await source.init(registry.model);
+  await target.init(registry.model);
+  for (const collection of ['users', 'articles']) {
+    for (let skip = 0; ; skip += 5000) {
+      const docs = await source.find(collection, { sort: [{ field: 'id', direction: 'asc' }], skip, limit: 5000 });
+      if (docs.length === 0) break;
+      await target.insertMany(collection, docs);
+    }
+  }
+  await source.close();
+  await target.close();
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'entigen-bench-crud-'));
   const seeded = join(dir, 'seed.db');
   process.stdout.write(`seeding ${RECORDS} articles...\n`);
-  const { adminId, articleIds } = await seed(seeded, await loadRegistry(root, 'generated'));
+  const registry = await loadRegistry(root, 'generated');
+  const { adminId, articleIds } = await seed(`sqlite:${seeded}`, registry);
+  if (PG_URL) {
+    process.stdout.write('seeding the same articles into PostgreSQL...\n');
+    await copyToPostgres(seeded, PG_URL, registry);
+  }
   const idsFile = join(dir, 'ids.json');
   writeFileSync(idsFile, JSON.stringify(articleIds.filter((_, i) => i % 97 === 0)));
   const token = signSession(SECRET, adminId, Date.now());

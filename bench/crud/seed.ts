@@ -1,13 +1,13 @@
-import { SqliteStore } from '../../runtime/store/sqlite/sqliteStore.js';
+import { openStore } from '../../runtime/store/openStore.js';
 import { newId } from '../../runtime/entities/prepareWrite.js';
 import type { Registry } from '../../runtime/defineRegistry.js';
 
 export const RECORDS = 100_000;
 const KINDS = ['news', 'opinion', 'guide'];
 
-/** A SQLite file with the example app's schema, an admin user and RECORDS articles. */
-export async function seed(path: string, registry: Registry): Promise<{ adminId: string; articleIds: string[] }> {
-  const store = SqliteStore.open(path);
+/** A database (DATABASE_URL form) with the example app's schema, an admin user and RECORDS articles. */
+export async function seed(databaseUrl: string, registry: Registry): Promise<{ adminId: string; articleIds: string[] }> {
+  const store = openStore(databaseUrl, process.cwd());
   await store.init(registry.model);
   const now = new Date().toISOString();
   const adminId = newId();

@@ -8,6 +8,7 @@ import { checkCommand } from './commands/checkCommand.js';
 import { initCommand } from './commands/initCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
 import { setupCommand } from './commands/setupCommand.js';
+import { migrateCommand } from './commands/migrateCommand.js';
 
 const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
 
@@ -41,6 +42,13 @@ program
   .option('--host <h>', 'address to listen on (HOST, default 0.0.0.0)')
   .option('--out <dir>', 'folder of generated files', 'generated')
   .action(serveCommand);
+
+withPaths(
+  program
+    .command('migrate')
+    .description('record breaking entity changes (removed or retyped fields, new required fields) in migrations/')
+    .option('--create <name>', 'write a migration file covering the changes the next build would refuse'),
+).action(migrateCommand);
 
 program
   .command('setup')

@@ -5,12 +5,16 @@ import { buildModel, type EntitySource, type RawConfig } from './model/buildMode
 import { featureFolders, packageEntityFiles, readInputs, type Inputs } from './readInputs.js';
 import { checkShape } from './schema/checkShape.js';
 import { loadYaml, type SourceFile } from './schema/loadYaml.js';
+import { coveredChanges, previousModel, uncoveredChanges } from './migrations.js';
+import { parse } from 'yaml';
 import type { AppModel } from '../runtime/model/types.js';
 
 export interface BuildOptions {
   /** Project folder; paths in messages are relative to it. */
   root: string;
   entitiesDir?: string;
+  /** Output folder: its metadata.json is the previous model that breaking changes are measured against. */
+  outDir?: string;
 }
 
 export interface BuildOutput {
@@ -21,7 +25,17 @@ export interface BuildOutput {
 
 /** Reads the project's entity files and returns every generated file; writes nothing. Rejects with BuildFailure. */
 export async function build(options: BuildOptions): Promise<BuildOutput> {
-  return buildFromInputs(readInputs(options.root, options.entitiesDir ?? 'entities'));
+  const entitiesDir = options.entitiesDir ?? 'entities';
+  const inputs = readInputs(options.root, entitiesDir);
+  const output = await buildFromInputs(inputs);
+  const previous = previousModel(options.root, options.outDir ?? 'generated');
+  const uncovered = uncoveredChanges(previous, output.model, coveredChanges(options.root), (plural) => fileOfEntity(inputs, plural) ?? entitiesDir);
+  if (uncovered.length > 0) throw new BuildFailure(sortDiagnostics(uncovered));
+  return output;
+}
+
+function fileOfEntity(inputs: Inputs, plural: string): string | undefined {
+  return inputs.entityFiles.find((f) => f.origin === 'app' && (parse(f.text) as { plural?: unknown } | null)?.plural === plural)?.file;
 }
 
 export async function buildFromInputs(inputs: Inputs): Promise<BuildOutput> {

@@ -14,7 +14,7 @@ export async function buildCommand(options: PathOptions): Promise<void> {
   const started = performance.now();
   try {
     const root = process.cwd();
-    const { model, files } = await build({ root, entitiesDir: options.entities });
+    const { model, files } = await build({ root, entitiesDir: options.entities, outDir: options.out });
     if (model.entities.length >= LARGE_MODEL) process.stderr.write(`entigen: ${model.entities.length} entities modelled, writing ${files.size} files\n`);
     const summary = writeOutput(resolve(root, options.out), files);
     const ms = Math.round(performance.now() - started);

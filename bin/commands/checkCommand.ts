@@ -8,7 +8,7 @@ import { reportFailure } from './reportFailure.js';
 export async function checkCommand(options: PathOptions): Promise<void> {
   try {
     const root = process.cwd();
-    const { files } = await build({ root, entitiesDir: options.entities });
+    const { files } = await build({ root, entitiesDir: options.entities, outDir: options.out });
     const difference = compareOutput(resolve(root, options.out), files);
     const lines = [
       ...difference.stale.map((path) => `stale:   ${options.out}/${path}`),

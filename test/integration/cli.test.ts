@@ -68,6 +68,10 @@ describe('entigen build', () => {
     const app = copyExampleApp();
     runCli(['build'], app);
     rmSync(join(app, 'entities', 'comments.yaml'));
+    // Removing an entity is a breaking change: refused until a migration covers it.
+    expect(runCli(['build'], app).stderr).toContain('"comments: removed"');
+    mkdirSync(join(app, 'migrations'));
+    writeFileSync(join(app, 'migrations', '001_drop-comments.yaml'), 'version: 1\nname: drop-comments\ncovers: ["comments: removed"]\n');
     const result = runCli(['build'], app);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('4 removed');
@@ -150,5 +154,41 @@ describe('entigen init and help', () => {
     const result = runCli(['--help'], repoRoot);
     expect(result.status).toBe(0);
     for (const command of ['init', 'build', 'check']) expect(result.stdout).toContain(command);
+  });
+});
+
+describe('breaking changes and migrations', () => {
+  it('refuses a removed or retyped field or a new required field until a migration covers it; additive changes pass', async () => {
+    const app = copyExampleApp();
+    expect(runCli(['build'], app).status).toBe(0);
+    const file = join(app, 'entities', 'articles.yaml');
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, original.replace('fields:\n', 'fields:\n  subtitle: { type: string }\n'));
+    expect(runCli(['build'], app).status).toBe(0);
+
+    writeFileSync(
+      file,
+      original
+        .replace('  rating: { type: float }\n', '')
+        .replace('views: { type: int, default: 0 }', 'views: { type: float, default: 0 }')
+        .replace('fields:\n', 'fields:\n  subtitle: { type: string }\n  isbn: { type: string, required: true }\n'),
+    );
+    const refused = runCli(['build'], app);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('entities/articles.yaml:1:1 fields.rating: field rating (float) was removed or renamed');
+    expect(refused.stderr).toContain('"articles.rating: removed"');
+    expect(refused.stderr).toContain('"articles.views: type int -> float"');
+    expect(refused.stderr).toContain('"articles.isbn: required field added"');
+    expect(readFileSync(join(app, 'generated', 'metadata.json'), 'utf8')).toContain('"rating"');
+
+    const created = runCli(['migrate', '--create', 'reshape-articles'], app);
+    expect(created.status).toBe(0);
+    expect(created.stdout).toContain('covering 3 change(s)');
+    const migrations = readdirSync(join(app, 'migrations'));
+    expect(migrations).toHaveLength(1);
+    expect(migrations[0]).toMatch(/^\d{14}_reshape-articles\.yaml$/);
+    expect(runCli(['build'], app).status).toBe(0);
+    expect(runCli(['check'], app).status).toBe(0);
+    expect(runCli(['migrate', '--create', 'again'], app).stdout).toContain('no migration needed');
   });
 });

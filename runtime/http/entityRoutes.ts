@@ -15,7 +15,7 @@ import { updateOperation } from '../entities/update.js';
 import type { CursorPosition } from '../query/listQuery.js';
 import { parseListQuery } from '../query/parseListQuery.js';
 import { parsePopulate } from '../query/parsePopulate.js';
-import { ApiError, notFound, validationError } from './errors.js';
+import { notFound, validationError } from './errors.js';
 import {
   compareVersions,
   decideFieldChange,
@@ -192,4 +192,3 @@ function openCursor(ctx: RuntimeContext, cursor: string): CursorPosition | undef
   return { after: value.a, direction: value.d };
 }
 
-export { ApiError };

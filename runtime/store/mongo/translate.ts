@@ -1,0 +1,90 @@
+import type { Collation, Condition, FindQuery, Where } from '../types.js';
+import { searchTerms } from '../sql/rowCodec.js';
+import { sortKeyColumn } from '../sql/tableLayout.js';
+
+/** What the Mongo adapter needs to know of a collection's fields. */
+export interface MongoLayout {
+  /** Text fields that carry a natural-order key beside them. */
+  sortKeyFields: ReadonlySet<string>;
+  /** Whether the collection has searchable fields (kept normalized in `_search`). */
+  searchable: boolean;
+}
+
+export type MongoFilter = Record<string, unknown>;
+export const SEARCH_FIELD = '_search';
+/** Matches no document: the translation of an empty `or` and of `in []`. */
+const NOTHING: MongoFilter = { $expr: false };
+
+const mongoField = (field: string) => (field === 'id' ? '_id' : field);
+
+/** The IR as a MongoDB filter, with the same null and missing-field semantics as the SQL stores. */
+export function toMongoFilter(where: Where | undefined): MongoFilter {
+  if (!where) return {};
+  if ('and' in where) return where.and.length === 0 ? {} : { $and: where.and.map(toMongoFilter) };
+  if ('or' in where) return where.or.length === 0 ? NOTHING : { $or: where.or.map(toMongoFilter) };
+  if ('not' in where) return { $nor: [toMongoFilter(where.not)] };
+  return condition(where);
+}
+
+function condition({ field, op, value }: Condition): MongoFilter {
+  const name = mongoField(field);
+  switch (op) {
+    case 'eq':
+      // `null` matches a missing field too, as SQL's NULL does.
+      return { [name]: value ?? null };
+    case 'ne':
+      return value === null || value === undefined ? { [name]: { $ne: null } } : { [name]: { $ne: value } };
+    case 'in': {
+      const values = value as unknown[];
+      return values.length === 0 ? NOTHING : { [name]: { $in: values.map((v) => v ?? null) } };
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return { [name]: { [`$${op}`]: value } };
+    case 'exists':
+      return value === false ? { [name]: null } : { [name]: { $ne: null } };
+    case 'contains': {
+      const values = Array.isArray(value) ? value : [value];
+      // On an array field, $in matches when any element is one of the values.
+      return values.length === 0 ? NOTHING : { [name]: { $in: values } };
+    }
+  }
+}
+
+/** Every term must match as a word prefix in the normalized search text. */
+export function toMongoTextFilter(text: string | undefined, layout: MongoLayout): MongoFilter | undefined {
+  if (text === undefined) return undefined;
+  if (!layout.searchable) return NOTHING;
+  const terms = searchTerms(text).map((t) => t.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase());
+  if (terms.length === 0) return undefined;
+  return { $and: terms.map((term) => ({ [SEARCH_FIELD]: { $regex: `(^|\\s)${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } })) };
+}
+
+/**
+ * The sort: requested fields (text through its natural-order key, unless an explicit collation
+ * applies, which MongoDB then uses natively), then _id as the tie-breaker in the last direction.
+ */
+export function toMongoSort(query: FindQuery, layout: MongoLayout): [string, 1 | -1][] {
+  const sort: [string, 1 | -1][] = [];
+  let idDirection: 1 | -1 = -1;
+  for (const key of query.sort ?? []) {
+    const direction = key.direction === 'asc' ? 1 : -1;
+    if (key.field === 'id') {
+      idDirection = direction;
+      break;
+    }
+    const natural = layout.sortKeyFields.has(key.field) && !query.collation;
+    sort.push([natural ? sortKeyColumn(key.field) : key.field, direction]);
+    idDirection = direction;
+  }
+  sort.push(['_id', idDirection]);
+  return sort;
+}
+
+/** An explicit collation in MongoDB's own terms (strength 3 when none is given). */
+export function toMongoCollation(collation: Collation | undefined): { locale: string; strength: number; numericOrdering: boolean } | undefined {
+  if (!collation) return undefined;
+  return { locale: collation.locale, strength: collation.strength ?? 3, numericOrdering: collation.numericOrdering ?? false };
+}

@@ -9,6 +9,14 @@ import { initCommand } from './commands/initCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
 import { setupCommand } from './commands/setupCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
+import { openapiCommand } from './commands/openapiCommand.js';
+import { devCommand } from './commands/devCommand.js';
+
+// Output piped into a reader that stops early (entigen openapi | head) is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 
 const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
 
@@ -32,6 +40,16 @@ program
 withPaths(program.command('build').description('write the generated files for the entities')).action(buildCommand);
 
 withPaths(
+  program
+    .command('dev')
+    .description('build and serve, then rebuild and restart on every change of the entity files or the config')
+    .option('--port <n>', 'port to listen on (PORT, default 3000)')
+    .option('--host <h>', 'address to listen on (HOST, default 0.0.0.0)'),
+).action(devCommand);
+
+withPaths(program.command('openapi').description('print the OpenAPI 3.1 document of the entities (JSON)')).action(openapiCommand);
+
+withPaths(
   program.command('check').description('exit 1 and list stale, missing and extra files when the generated files are out of date'),
 ).action(checkCommand);
 
@@ -46,7 +64,7 @@ program
 withPaths(
   program
     .command('migrate')
-    .description('record breaking entity changes (removed or retyped fields, new required fields) in migrations/')
+    .description('apply pending migrations from migrations/ to the store DATABASE_URL names; --create NAME records breaking entity changes')
     .option('--create <name>', 'write a migration file covering the changes the next build would refuse'),
 ).action(migrateCommand);
 

@@ -104,6 +104,35 @@ export interface ArticleUpdate {
   reviewedAt?: string | null;
 }
 
+// Attributes (/attributes)
+export type AttributeDataType = 'string' | 'number' | 'boolean' | 'date' | 'enum';
+export interface Attribute {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  key: string;
+  label: string;
+  dataType: AttributeDataType | null;
+  options: string[] | null;
+  appliesTo: string | null;
+}
+export interface AttributeCreate {
+  key: string;
+  label: string;
+  dataType?: AttributeDataType | null;
+  options?: string[] | null;
+  appliesTo?: string | null;
+}
+export interface AttributeUpdate {
+  key?: string;
+  label?: string;
+  dataType?: AttributeDataType | null;
+  options?: string[] | null;
+  appliesTo?: string | null;
+}
+
 // Audit logs (/auditLogs)
 export type AuditLogChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
 export interface AuditLog {
@@ -160,6 +189,130 @@ export interface CommentUpdate {
   body?: string;
   author?: string | null;
   approved?: boolean | null;
+}
+
+// Content blocks (/contentBlocks)
+export type ContentBlockStatus = 'draft' | 'published' | 'archived';
+export type ContentBlockBlockType = 'text' | 'markdown' | 'html' | 'json';
+export interface ContentBlock {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  title: string;
+  slug: string | null;
+  summary: string | null;
+  tags: string[] | null;
+  status: ContentBlockStatus | null;
+  publishedAt: string | null;
+  featuredImage: string | null;
+  key: string | null;
+  blockType: ContentBlockBlockType | null;
+  body: string | null;
+  data: unknown;
+  locale: string | null;
+  position: number | null;
+}
+export interface ContentBlockCreate {
+  title: string;
+  slug?: string | null;
+  summary?: string | null;
+  tags?: string[] | null;
+  status?: ContentBlockStatus | null;
+  publishedAt?: string | null;
+  featuredImage?: string | null;
+  key?: string | null;
+  blockType?: ContentBlockBlockType | null;
+  body?: string | null;
+  data?: unknown;
+  locale?: string | null;
+  position?: number | null;
+}
+export interface ContentBlockUpdate {
+  title?: string;
+  slug?: string | null;
+  summary?: string | null;
+  tags?: string[] | null;
+  status?: ContentBlockStatus | null;
+  publishedAt?: string | null;
+  featuredImage?: string | null;
+  key?: string | null;
+  blockType?: ContentBlockBlockType | null;
+  body?: string | null;
+  data?: unknown;
+  locale?: string | null;
+  position?: number | null;
+}
+
+// Dataset definitions (/datasetDefinitions)
+export interface DatasetDefinition {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  name: string;
+  key: string;
+  description: string | null;
+}
+export interface DatasetDefinitionCreate {
+  name: string;
+  key: string;
+  description?: string | null;
+}
+export interface DatasetDefinitionUpdate {
+  name?: string;
+  key?: string;
+  description?: string | null;
+}
+
+// Dataset fields (/datasetFields)
+export type DatasetFieldDataType = 'string' | 'number' | 'boolean' | 'date';
+export interface DatasetField {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  datasetId: string;
+  name: string;
+  dataType: DatasetFieldDataType | null;
+  required: boolean | null;
+  position: number | null;
+}
+export interface DatasetFieldCreate {
+  datasetId: string;
+  name: string;
+  dataType?: DatasetFieldDataType | null;
+  required?: boolean | null;
+  position?: number | null;
+}
+export interface DatasetFieldUpdate {
+  datasetId?: string;
+  name?: string;
+  dataType?: DatasetFieldDataType | null;
+  required?: boolean | null;
+  position?: number | null;
+}
+
+// Dataset rows (/datasetRows)
+export interface DatasetRow {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  datasetId: string;
+  values: Record<string, unknown>;
+}
+export interface DatasetRowCreate {
+  datasetId: string;
+  values: Record<string, unknown>;
+}
+export interface DatasetRowUpdate {
+  datasetId?: string;
+  values?: Record<string, unknown>;
 }
 
 // Entity versions (/entityVersions)
@@ -238,6 +391,34 @@ export interface FieldChangeUpdate {
   approvedBy?: string | null;
   approvalStatus?: FieldChangeApprovalStatus | null;
   metadata?: Record<string, unknown> | null;
+}
+
+// Form templates (/formTemplates)
+export interface FormTemplate {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  name: string;
+  description: string | null;
+  formFields: Array<Record<string, unknown>> | null;
+  submitLabel: string | null;
+  active: boolean | null;
+}
+export interface FormTemplateCreate {
+  name: string;
+  description?: string | null;
+  formFields?: Array<Record<string, unknown>> | null;
+  submitLabel?: string | null;
+  active?: boolean | null;
+}
+export interface FormTemplateUpdate {
+  name?: string;
+  description?: string | null;
+  formFields?: Array<Record<string, unknown>> | null;
+  submitLabel?: string | null;
+  active?: boolean | null;
 }
 
 // Grants (/grants)
@@ -383,6 +564,36 @@ export interface JobSnapshotUpdate {
   capturedAt?: string;
 }
 
+// Media assets (/mediaAssets)
+export interface MediaAsset {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  filename: string;
+  mimeType: string;
+  size: number | null;
+  url: string | null;
+  altText: string | null;
+  width: number | null;
+  height: number | null;
+}
+export interface MediaAssetCreate {
+  filename: string;
+  mimeType: string;
+  altText?: string | null;
+  width?: number | null;
+  height?: number | null;
+}
+export interface MediaAssetUpdate {
+  filename?: string;
+  mimeType?: string;
+  altText?: string | null;
+  width?: number | null;
+  height?: number | null;
+}
+
 // Organizations (/organizations)
 export type OrganizationPlan = 'free' | 'team' | 'enterprise';
 export interface Organization {
@@ -526,6 +737,40 @@ export interface RoleUpdate {
   isSystem?: boolean | null;
 }
 
+// Rules (/rules)
+export interface Rule {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  name: string;
+  description: string | null;
+  appliesTo: string | null;
+  conditions: Record<string, unknown> | null;
+  actions: Array<Record<string, unknown>> | null;
+  priority: number | null;
+  enabled: boolean | null;
+}
+export interface RuleCreate {
+  name: string;
+  description?: string | null;
+  appliesTo?: string | null;
+  conditions?: Record<string, unknown> | null;
+  actions?: Array<Record<string, unknown>> | null;
+  priority?: number | null;
+  enabled?: boolean | null;
+}
+export interface RuleUpdate {
+  name?: string;
+  description?: string | null;
+  appliesTo?: string | null;
+  conditions?: Record<string, unknown> | null;
+  actions?: Array<Record<string, unknown>> | null;
+  priority?: number | null;
+  enabled?: boolean | null;
+}
+
 // Scheduled jobs (/scheduledJobs)
 export type ScheduledJobScheduleType = 'cron' | 'interval';
 export type ScheduledJobLastStatus = 'running' | 'completed' | 'failed' | 'cancelled';
@@ -581,6 +826,57 @@ export interface ScheduledJobUpdate {
   metadata?: unknown;
 }
 
+// Schema migrations (/schemaMigrations)
+export interface SchemaMigration {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  appliedAt: string;
+  steps: number;
+}
+export interface SchemaMigrationCreate {
+  name: string;
+  appliedAt: string;
+  steps: number;
+}
+export interface SchemaMigrationUpdate {
+  name?: string;
+  appliedAt?: string;
+  steps?: number;
+}
+
+// Search feedback (/searchFeedback)
+export interface SearchFeedback {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  query: string;
+  resultEntity: string | null;
+  resultId: string | null;
+  helpful: boolean | null;
+  rating: number | null;
+  comment: string | null;
+}
+export interface SearchFeedbackCreate {
+  query: string;
+  resultEntity?: string | null;
+  resultId?: string | null;
+  helpful?: boolean | null;
+  rating?: number | null;
+  comment?: string | null;
+}
+export interface SearchFeedbackUpdate {
+  query?: string;
+  resultEntity?: string | null;
+  resultId?: string | null;
+  helpful?: boolean | null;
+  rating?: number | null;
+  comment?: string | null;
+}
+
 // Settings (/settings)
 export interface Setting {
   id: string;
@@ -628,20 +924,30 @@ export interface UserUpdate {
 export interface Entities {
   apiKeys: { record: ApiKey; create: ApiKeyCreate; update: ApiKeyUpdate };
   articles: { record: Article; create: ArticleCreate; update: ArticleUpdate };
+  attributes: { record: Attribute; create: AttributeCreate; update: AttributeUpdate };
   auditLogs: { record: AuditLog; create: AuditLogCreate; update: AuditLogUpdate };
   comments: { record: Comment; create: CommentCreate; update: CommentUpdate };
+  contentBlocks: { record: ContentBlock; create: ContentBlockCreate; update: ContentBlockUpdate };
+  datasetDefinitions: { record: DatasetDefinition; create: DatasetDefinitionCreate; update: DatasetDefinitionUpdate };
+  datasetFields: { record: DatasetField; create: DatasetFieldCreate; update: DatasetFieldUpdate };
+  datasetRows: { record: DatasetRow; create: DatasetRowCreate; update: DatasetRowUpdate };
   entityVersions: { record: EntityVersion; create: EntityVersionCreate; update: EntityVersionUpdate };
   fieldChanges: { record: FieldChange; create: FieldChangeCreate; update: FieldChangeUpdate };
+  formTemplates: { record: FormTemplate; create: FormTemplateCreate; update: FormTemplateUpdate };
   grants: { record: Grant; create: GrantCreate; update: GrantUpdate };
   idempotencyRecords: { record: IdempotencyRecord; create: IdempotencyRecordCreate; update: IdempotencyRecordUpdate };
   jobExecutions: { record: JobExecution; create: JobExecutionCreate; update: JobExecutionUpdate };
   jobSnapshots: { record: JobSnapshot; create: JobSnapshotCreate; update: JobSnapshotUpdate };
+  mediaAssets: { record: MediaAsset; create: MediaAssetCreate; update: MediaAssetUpdate };
   organizations: { record: Organization; create: OrganizationCreate; update: OrganizationUpdate };
   passwordResets: { record: PasswordReset; create: PasswordResetCreate; update: PasswordResetUpdate };
   projects: { record: Project; create: ProjectCreate; update: ProjectUpdate };
   revokedSessions: { record: RevokedSession; create: RevokedSessionCreate; update: RevokedSessionUpdate };
   roles: { record: Role; create: RoleCreate; update: RoleUpdate };
+  rules: { record: Rule; create: RuleCreate; update: RuleUpdate };
   scheduledJobs: { record: ScheduledJob; create: ScheduledJobCreate; update: ScheduledJobUpdate };
+  schemaMigrations: { record: SchemaMigration; create: SchemaMigrationCreate; update: SchemaMigrationUpdate };
+  searchFeedback: { record: SearchFeedback; create: SearchFeedbackCreate; update: SearchFeedbackUpdate };
   settings: { record: Setting; create: SettingCreate; update: SettingUpdate };
   users: { record: User; create: UserCreate; update: UserUpdate };
 }

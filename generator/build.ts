@@ -15,6 +15,8 @@ export interface BuildOptions {
   entitiesDir?: string;
   /** Output folder: its metadata.json is the previous model that breaking changes are measured against. */
   outDir?: string;
+  /** Told each stage as it ends, with the milliseconds since the build began. */
+  onProgress?: (stage: string, elapsedMs: number) => void;
 }
 
 export interface BuildOutput {
@@ -26,8 +28,11 @@ export interface BuildOutput {
 /** Reads the project's entity files and returns every generated file; writes nothing. Rejects with BuildFailure. */
 export async function build(options: BuildOptions): Promise<BuildOutput> {
   const entitiesDir = options.entitiesDir ?? 'entities';
+  const started = performance.now();
+  const progress = (stage: string) => options.onProgress?.(stage, Math.round(performance.now() - started));
   const inputs = readInputs(options.root, entitiesDir);
-  const output = await buildFromInputs(inputs);
+  progress(`read ${inputs.entityFiles.filter((f) => f.origin === 'app').length} entity files`);
+  const output = await buildFromInputs(inputs, progress);
   const previous = previousModel(options.root, options.outDir ?? 'generated');
   const uncovered = uncoveredChanges(previous, output.model, coveredChanges(options.root), (plural) => fileOfEntity(inputs, plural) ?? entitiesDir);
   if (uncovered.length > 0) throw new BuildFailure(sortDiagnostics(uncovered));
@@ -38,10 +43,13 @@ function fileOfEntity(inputs: Inputs, plural: string): string | undefined {
   return inputs.entityFiles.find((f) => f.origin === 'app' && (parse(f.text) as { plural?: unknown } | null)?.plural === plural)?.file;
 }
 
-export async function buildFromInputs(inputs: Inputs): Promise<BuildOutput> {
+export async function buildFromInputs(inputs: Inputs, progress: (stage: string) => void = () => undefined): Promise<BuildOutput> {
   const helper = startValidatorHelper(inputs.entityFiles.length);
   const model = modelFromInputs(inputs);
-  return { model, files: await emitAll(model, helper) };
+  progress(`modelled ${model.entities.length} entities`);
+  const files = await emitAll(model, helper);
+  progress(`generated ${files.size} files`);
+  return { model, files };
 }
 
 /** load -> check shape -> model; every problem of every file is collected before failing. */

@@ -1,11 +1,11 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { MIGRATIONS_DIR, readMigrationFiles } from '../runtime/migrations/readMigrationFiles.js';
 import type { AppModel } from '../runtime/model/types.js';
 import type { Diagnostic } from './diagnostics.js';
 import { breakingChanges, type BreakingChange } from './model/diffModels.js';
 
-export const MIGRATIONS_DIR = 'migrations';
+export { MIGRATIONS_DIR };
 
 /** The previous build's model, read from the output folder's metadata.json; undefined on a first build. */
 export function previousModel(root: string, outDir: string): AppModel | undefined {
@@ -21,14 +21,7 @@ export function previousModel(root: string, outDir: string): AppModel | undefine
 
 /** Every change key the migration files list under `covers`. */
 export function coveredChanges(root: string): Set<string> {
-  const dir = join(root, MIGRATIONS_DIR);
-  const covered = new Set<string>();
-  if (!existsSync(dir)) return covered;
-  for (const name of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).sort()) {
-    const data = parse(readFileSync(join(dir, name), 'utf8')) as { covers?: unknown } | null;
-    if (Array.isArray(data?.covers)) for (const key of data.covers) if (typeof key === 'string') covered.add(key);
-  }
-  return covered;
+  return new Set(readMigrationFiles(root).flatMap((migration) => migration.covers));
 }
 
 /** Breaking changes no migration covers, as diagnostics on the entity files. */

@@ -20,10 +20,12 @@ export interface RegisteredEntity {
 export interface Registry {
   model: AppModel;
   entities: Map<string, RegisteredEntity>;
+  /** generated/openapi.json, served at /api/docs/openapi.json. */
+  openapi?: unknown;
 }
 
 /** Called by generated/index.ts; checks that metadata, validators and routes belong together. */
-export function defineRegistry(metadata: unknown, definitions: Record<string, EntityDefinition>): Registry {
+export function defineRegistry(metadata: unknown, definitions: Record<string, EntityDefinition>, documents: { openapi?: unknown } = {}): Registry {
   const model = metadata as AppModel;
   if (model?.version !== 1 || !Array.isArray(model.entities)) {
     throw new Error('generated/metadata.json is not an entigen version 1 model; run `entigen build`');
@@ -34,5 +36,5 @@ export function defineRegistry(metadata: unknown, definitions: Record<string, En
     if (!definition) throw new Error(`generated/index.ts does not register ${entity.plural}; run \`entigen build\``);
     entities.set(entity.plural, { model: entity, validators: definition.validators, routes: definition.routes ?? [] });
   }
-  return { model, entities };
+  return { model, entities, openapi: documents.openapi };
 }

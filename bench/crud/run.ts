@@ -80,8 +80,8 @@ function load(spec: object): { rps: number; p99: number; failures: number } {
 
 /** The seeded SQLite rows, copied as they are into PostgreSQL so both hold the same data. */
 async function copyToPostgres(sqlitePath: string, url: string, registry: Awaited<ReturnType<typeof loadRegistry>>): Promise<void> {
-  const source = openStore(`sqlite:${sqlitePath}`, root);
-  const target = openStore(url, root);
+  const source = await openStore(`sqlite:${sqlitePath}`, root);
+  const target = await openStore(url, root);
   await source.init(registry.model);
   await target.init(registry.model);
   for (const collection of ['users', 'articles']) {

@@ -7,7 +7,7 @@ const KINDS = ['news', 'opinion', 'guide'];
 
 /** A database (DATABASE_URL form) with the example app's schema, an admin user and RECORDS articles. */
 export async function seed(databaseUrl: string, registry: Registry): Promise<{ adminId: string; articleIds: string[] }> {
-  const store = openStore(databaseUrl, process.cwd());
+  const store = await openStore(databaseUrl, process.cwd());
   await store.init(registry.model);
   const now = new Date().toISOString();
   const adminId = newId();

@@ -14,8 +14,18 @@ export async function buildCommand(options: PathOptions): Promise<void> {
   const started = performance.now();
   try {
     const root = process.cwd();
-    const { model, files } = await build({ root, entitiesDir: options.entities, outDir: options.out });
-    if (model.entities.length >= LARGE_MODEL) process.stderr.write(`entigen: ${model.entities.length} entities modelled, writing ${files.size} files\n`);
+    // Large models show each stage as it ends (on stderr, so stdout stays one summary line).
+    let large = false;
+    const { model, files } = await build({
+      root,
+      entitiesDir: options.entities,
+      outDir: options.out,
+      onProgress: (stage, ms) => {
+        large ||= /^read (\d+)/.test(stage) && Number(/^read (\d+)/.exec(stage)![1]) >= LARGE_MODEL;
+        if (large) process.stderr.write(`entigen: ${stage} (${ms} ms)\n`);
+      },
+    });
+    if (large) process.stderr.write(`entigen: writing ${files.size} files\n`);
     const summary = writeOutput(resolve(root, options.out), files);
     const ms = Math.round(performance.now() - started);
     const removed = summary.removed.length > 0 ? `, ${summary.removed.length} removed` : '';

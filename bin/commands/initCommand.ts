@@ -26,7 +26,7 @@ export function initCommand(dir = '.'): void {
     if (!existsSync(join(target, '.gitignore'))) put('.gitignore', readFileSync(join(TEMPLATE, 'gitignore'), 'utf8'));
     const where = relative(process.cwd(), target) || '.';
     process.stdout.write(
-      `entigen: created ${written.join(', ')} in ${where}\nnext: cd ${where} && npm install && npx entigen build\n`,
+      `entigen: created ${written.join(', ')} in ${where}\nnext: cd ${where} && npm install && npm start   (then open http://localhost:3000/setup)\n`,
     );
   } catch (error) {
     reportFailure(error);
@@ -39,7 +39,7 @@ function projectManifest(name: string) {
     name,
     version: '0.1.0',
     private: true,
-    scripts: { build: 'entigen build', check: 'entigen check', start: 'entigen build && entigen serve' },
+    scripts: { build: 'entigen build', check: 'entigen check', start: 'entigen build && entigen serve', dev: 'entigen dev' },
     // A local checkout or tarball of entigen; replace with a registry version once published.
     dependencies: { entigen: existsSync(join(packageRoot, '.git')) ? `file:${packageRoot}` : `^${version}` },
   };

@@ -21,7 +21,7 @@ export async function setupCommand(options: SetupOptions): Promise<void> {
     const root = resolve('.');
     const registry = await loadRegistry(root, options.out);
     const config = loadRuntimeConfig(root, process.env);
-    const store = openStore(process.env.DATABASE_URL, root);
+    const store = await openStore(process.env.DATABASE_URL, root);
     await store.init(registry.model);
     try {
       const logger = pino({ level: 'warn' });

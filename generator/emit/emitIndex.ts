@@ -6,6 +6,7 @@ export function emitIndex(model: AppModel): Map<string, string> {
   const writer = newWriter();
   writer.writeLine("import { defineRegistry, type Store } from 'entigen/runtime';");
   writer.writeLine("import metadata from './metadata.json' with { type: 'json' };");
+  writer.writeLine("import openapi from './openapi.json' with { type: 'json' };");
   for (const entity of model.entities) {
     writer.writeLine(`import { ${entity.name}Repository } from './repositories/${entity.plural}.js';`);
     writer.writeLine(`import { ${entity.plural}Routes } from './routers/${entity.plural}.js';`);
@@ -17,7 +18,7 @@ export function emitIndex(model: AppModel): Map<string, string> {
   writer.write('export const registry = defineRegistry(metadata, ').inlineBlock(() => {
     for (const entity of model.entities) writer.writeLine(`${entity.plural}: ${entity.plural}Routes,`);
   });
-  writer.write(');').newLine();
+  writer.write(', { openapi });').newLine();
   writer.blankLine();
   writer.writeLine('/** Typed repositories over a store, for application code and job handlers. */');
   writer.write('export function repositories(store: Store)').block(() => {

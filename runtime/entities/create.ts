@@ -17,10 +17,12 @@ export interface CreateInput {
   body: unknown;
   caller: Caller;
   changeReason?: string;
+  /** Values only the server sets (read-only and hidden fields), given the new record. */
+  serverFields?: (doc: Doc) => Record<string, unknown>;
 }
 
 /** POST /{plural}: access -> validate -> defaults and macros -> store -> the created record. */
-export async function createOperation({ ctx, plural, body, caller, changeReason }: CreateInput): Promise<Doc> {
+export async function createOperation({ ctx, plural, body, caller, changeReason, serverFields }: CreateInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
   const input = requireValid(validators.create, body);
@@ -28,6 +30,7 @@ export async function createOperation({ ctx, plural, body, caller, changeReason 
   await ENTITY_RULES[plural]?.beforeCreate?.(ctx, caller, input);
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
   const doc = buildNewRecord(model, input, caller, ctx, ctx.now(), tenantId);
+  if (serverFields) Object.assign(doc, serverFields(doc));
   const created = await storeWrite(model, () =>
     writeWithHistory(ctx, model, caller, changeReason, async (store) => {
       const after = await store.insert(plural, doc);

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type { Caller } from '../access/caller.js';
 import { grantRules } from '../access/grantRules.js';
 import { GRANTS } from '../access/grants.js';
@@ -9,9 +10,19 @@ import type { Doc } from '../store/types.js';
 export interface EntityRules {
   beforeCreate?(ctx: RuntimeContext, caller: Caller, values: Record<string, unknown>): Promise<void>;
   beforeUpdate?(ctx: RuntimeContext, caller: Caller, current: Doc, values: Record<string, unknown>): Promise<void>;
+  /** After a delete committed, with the record as it was. */
+  afterRemove?(doc: Doc): void;
 }
+
+/** Media assets keep their file in the upload folder; it goes with the record. */
+const mediaRules: EntityRules = {
+  afterRemove(doc) {
+    if (typeof doc.storagePath === 'string') rmSync(doc.storagePath, { force: true });
+  },
+};
 
 export const ENTITY_RULES: Record<string, EntityRules> = {
   [GRANTS]: grantRules,
   [JOBS]: jobRules,
+  mediaAssets: mediaRules,
 };

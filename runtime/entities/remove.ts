@@ -2,6 +2,7 @@ import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { notFound } from '../http/errors.js';
 import { entityOf } from './entityOf.js';
+import { ENTITY_RULES } from './entityRules.js';
 import { findWritable } from './requireAccess.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
 
@@ -18,9 +19,12 @@ export async function removeOperation({ ctx, plural, id, caller, changeReason }:
   const { model } = entityOf(ctx, plural);
   const { doc, where } = await findWritable(ctx, model, id, caller, 'delete');
   // Full versioning writes a `delete` version, with the last state, in the same transaction.
-  return writeWithHistory(ctx, model, caller, changeReason, async (store) => {
-    const before = (await store.get(plural, id)) ?? doc;
+  let removed = doc;
+  const result = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+    const before = (removed = (await store.get(plural, id)) ?? doc);
     if (!(await store.remove(plural, id, where))) throw notFound(model.name);
     return { result: { id, deleted: true as const }, changes: [{ changeType: 'delete', before }] };
   });
+  ENTITY_RULES[plural]?.afterRemove?.(removed);
+  return result;
 }

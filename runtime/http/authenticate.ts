@@ -34,12 +34,14 @@ export function authenticate(options: AuthenticateOptions) {
     const now = options.now().getTime();
     const claims = verifySession(options.secret, token, now, options.sessionTtlMs);
     if (!claims) return undefined;
-    const user = await options.store.get('users', claims.userId);
-    if (!user || user.disabled === true) return undefined;
+    // Both reads at once: on a networked store that is one round trip instead of two.
+    const [user, [revoked]] = await Promise.all([
+      options.store.get('users', claims.userId),
+      options.store.find('revokedSessions', { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1, select: ['id'] }),
+    ]);
+    if (!user || user.disabled === true || revoked) return undefined;
     const validAfter = typeof user.sessionsValidAfter === 'string' ? Date.parse(user.sessionsValidAfter) : 0;
     if (claims.issuedAt < validAfter) return undefined;
-    const [revoked] = await options.store.find('revokedSessions', { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1, select: ['id'] });
-    if (revoked) return undefined;
     return { ...(await callerForUser(user, options.roles)), credential: { kind: 'session', token, issuedAt: claims.issuedAt } };
   }
 

@@ -21,6 +21,9 @@ import { requestLog } from './requestLog.js';
 import { roleRoutes } from './roleRoutes.js';
 import { schemaRoutes } from './schemaRoutes.js';
 import { securityHeaders } from './securityHeaders.js';
+import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
+import { MEDIA, UPLOAD_PATH, mediaRoutes } from './mediaRoutes.js';
+import { searchRoutes } from './searchRoutes.js';
 import { setupGate, setupRoutes } from './setupRoutes.js';
 import { userRoutes } from './userRoutes.js';
 import { jobRoutes } from './jobRoutes.js';
@@ -35,6 +38,8 @@ export interface AppOptions {
   /** Extra services for the health report (Redis). */
   services: Record<string, () => Promise<void>>;
   scheduler: Scheduler;
+  /** Absolute folder and size limit of media uploads (feature content). */
+  uploads: { dir: string; maxBytes: number };
 }
 
 export const API_PREFIX = '/api/v1';
@@ -44,7 +49,7 @@ export const HEALTH_PATH = '/api/health';
  * The pipeline of the spec: correlation id -> rate limit -> idempotency -> authentication ->
  * route; then 405/404 and the error envelope. Returns the app and the table of its routes.
  */
-export function createApp({ auth, setup, limiter, metrics, drain, services, scheduler }: AppOptions): { app: Express; routes: RouteTable } {
+export function createApp({ auth, setup, limiter, metrics, drain, services, scheduler, uploads }: AppOptions): { app: Express; routes: RouteTable } {
   const { ctx, config } = auth;
   const app = express();
   const routes = new RouteTable();
@@ -71,7 +76,13 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   const setupRouter = setupRoutes(auth, setup);
   routes.addRouter('', setupRouter);
   app.use(setupRouter);
-  app.use(jsonBody());
+  if (ctx.registry.openapi) {
+    const docs = docsRoutes(ctx.registry.openapi, ctx.registry.model.app.name);
+    routes.addRouter(DOCS_PATH, docs);
+    app.use(DOCS_PATH, docs);
+  }
+  const media = ctx.registry.entities.has(MEDIA);
+  app.use(jsonBody(undefined, (req) => media && req.method === 'POST' && req.path === UPLOAD_PATH));
   app.use(idempotency({ store: ctx.store, clock, logger: ctx.logger, scopeOf: (req) => credentialScope(req, auth.cookieName) }));
   app.use(authenticateCaller);
   const mount = (prefix: string, router: Router) => {
@@ -83,7 +94,9 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   mount(`${API_PREFIX}/roles`, roleRoutes(auth));
   mount(`${API_PREFIX}/apikeys`, apiKeyRoutes(auth));
   mount(`${API_PREFIX}/schema`, schemaRoutes(ctx.registry.model));
+  if (ctx.registry.model.features.includes('search')) mount(`${API_PREFIX}/search`, searchRoutes(ctx));
   if (ctx.registry.entities.has('scheduledJobs')) mount(`${API_PREFIX}/scheduledJobs`, jobRoutes(ctx, scheduler));
+  if (media) mount(`${API_PREFIX}/${MEDIA}`, mediaRoutes(ctx, uploads));
   for (const entity of ctx.registry.entities.values()) {
     if (entity.routes.length === 0) continue;
     // Mounted under its own prefix, so a request only walks the routes of its entity.

@@ -3,11 +3,11 @@ import { ApiError, validationError } from './errors.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** JSON bodies up to 1 MB; a body of another content type, malformed JSON or a bigger body is refused. */
-export function jsonBody(limit = MAX_BODY_BYTES) {
+/** JSON bodies up to 1 MB; a body of another content type, malformed JSON or a bigger body is refused (except where `passThrough` says a route reads its own body). */
+export function jsonBody(limit = MAX_BODY_BYTES, passThrough: (req: Request) => boolean = () => false) {
   const parse = express.json({ limit, strict: false, type: ['application/json', 'application/*+json'] });
   return function jsonBody(req: Request, res: Response, next: NextFunction): void {
-    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    if (req.method === 'GET' || req.method === 'HEAD' || passThrough(req)) return next();
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (hasBody && !req.is(['application/json', 'application/*+json'])) {
       return next(validationError({ 'content-type': 'must be application/json' }, 'Request body must be JSON'));

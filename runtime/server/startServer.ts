@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { RoleTable } from '../access/roleTable.js';
 import { logMailer, type AuthContext, type Mailer } from '../auth/authContext.js';
@@ -17,6 +17,7 @@ import type { DrainState } from '../http/draining.js';
 import { sweepIdempotencyRecords } from '../http/idempotency.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
 import { memoryLimiterStore, redisLimiterStore, type LimiterStore } from '../http/rateLimit/limiterStore.js';
+import { checkMigrations } from '../migrations/applyMigrations.js';
 import { openStore } from '../store/openStore.js';
 import { Scheduler, type JobHandler } from '../jobs/scheduler.js';
 import type { Store } from '../store/types.js';
@@ -63,8 +64,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const logger = options.logger ?? pino({ level: env.LOG_LEVEL ?? 'info' });
   const config = { ...loadRuntimeConfig(options.root, env), ...options.overrides };
   const secrets = loadSecrets({ env, devFile: join(options.root, 'data', 'secrets.json'), warn: (message) => logger.warn(message) });
-  const store = openStore(env.DATABASE_URL, options.root);
+  const store = await openStore(env.DATABASE_URL, options.root);
   await store.init(options.registry.model);
+  try {
+    await checkMigrations(store, options.root, options.registry.model, options.now ?? (() => new Date()));
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const ctx: RuntimeContext = {
     registry: options.registry,
     store,
@@ -83,7 +90,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   };
   await bootstrapAdmin(auth, env);
 
-  const redis = env.REDIS_URL ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  // ioredis loads only when REDIS_URL asks for it.
+  const redis = env.REDIS_URL ? new (await import('ioredis')).Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   // ENTIGEN_REDIS_PREFIX separates apps (or test runs) that share one Redis.
   const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${env.ENTIGEN_REDIS_PREFIX ?? 'entigen'}:rl`)) : memoryLimiterStore();
@@ -96,7 +104,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     repositories: options.repositories?.(store),
     maxSeriesPerJob: config.jobs.maxSeriesPerJob,
   });
-  const { app, routes } = createApp({ auth, setup: new SetupState(store), limiter, metrics, drain, services, scheduler });
+  const uploads = { dir: resolve(options.root, config.uploads.dir), maxBytes: config.uploads.maxBytes };
+  const { app, routes } = createApp({ auth, setup: new SetupState(store), limiter, metrics, drain, services, scheduler, uploads });
 
   const port = options.port ?? config.server.port;
   const host = options.host ?? config.server.host;

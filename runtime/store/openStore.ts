@@ -1,13 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
-import { PgStore } from './postgres/pgStore.js';
 import { SqliteStore } from './sqlite/sqliteStore.js';
 import type { Store } from './types.js';
 
 export const DEFAULT_SQLITE_PATH = 'data/entigen.db';
 
-/** The store DATABASE_URL names: none or `sqlite:PATH` / `sqlite::memory:` for the embedded store, `postgres://...` for PostgreSQL. */
-export function openStore(databaseUrl: string | undefined, root: string): Store {
+/** The store DATABASE_URL names: none or `sqlite:PATH` / `sqlite::memory:` for the embedded store, `postgres://...` for PostgreSQL, `mongodb://...` for MongoDB. */
+export async function openStore(databaseUrl: string | undefined, root: string): Promise<Store> {
   if (!databaseUrl || databaseUrl.startsWith('sqlite:')) {
     const target = databaseUrl ? databaseUrl.slice('sqlite:'.length) : DEFAULT_SQLITE_PATH;
     if (target === ':memory:') return SqliteStore.open(':memory:');
@@ -21,8 +20,14 @@ export function openStore(databaseUrl: string | undefined, root: string): Store 
     const url = new URL(databaseUrl);
     const schema = url.searchParams.get('schema') ?? undefined;
     url.searchParams.delete('schema');
+    // Drivers load only when their store is used: starting on SQLite skips pg and mongodb.
+    const { PgStore } = await import('./postgres/pgStore.js');
     return PgStore.open(url.toString(), { schema, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
   }
+  if (/^mongodb(\+srv)?:\/\//.test(databaseUrl)) {
+    const { MongoStore } = await import('./mongo/mongoStore.js');
+    return MongoStore.open(databaseUrl, { maxPoolSize: Number(process.env.DATABASE_POOL_MAX ?? 10) });
+  }
   const scheme = databaseUrl.split(':')[0];
-  throw new Error(`DATABASE_URL scheme "${scheme}:" is not supported by this version; use sqlite:PATH, sqlite::memory: or postgres://...`);
+  throw new Error(`DATABASE_URL scheme "${scheme}:" is not supported; use sqlite:PATH, sqlite::memory:, postgres://... or mongodb://...`);
 }

@@ -1,8 +1,35 @@
 import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../runtime/entities/prepareWrite.js';
 import { PgStore } from '../../runtime/store/postgres/pgStore.js';
-import { storeConformance } from './storeConformance.js';
+import { conformanceModel, storeConformance } from './storeConformance.js';
 
 // Runs under `npm run test:postgres` (CI runs it); it needs a PostgreSQL server at POSTGRES_URL.
 const POSTGRES_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 // Each run gets its own schema, so runs never see each other's tables.
 storeConformance('postgres', async () => PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` }));
+
+describe('postgres transactions', () => {
+  it('runs a transaction again when it loses a deadlock, so both callers succeed', async () => {
+    const store = PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` });
+    try {
+      await store.init(conformanceModel);
+      const doc = (name: string) => ({ id: newId(), ownerId: '0'.repeat(24), name, n: 0, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' });
+      const [a, b] = [await store.insert('things', doc('a')), await store.insert('things', doc('b'))];
+      let attempts = 0;
+      const crossing = (first: string, second: string) =>
+        store.transaction(async (tx) => {
+          attempts++;
+          await tx.increment('things', first, { n: 1 });
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await tx.increment('things', second, { n: 1 });
+        });
+      await Promise.all([crossing(a.id, b.id), crossing(b.id, a.id)]);
+      expect(attempts).toBe(3);
+      expect((await store.get('things', a.id))!.n).toBe(2);
+      expect((await store.get('things', b.id))!.n).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { newId } from '../../runtime/entities/prepareWrite.js';
 import { modelFromInputs } from '../../generator/build.js';
-import type { Doc, Store } from '../../runtime/store/types.js';
+import type { Doc, Store, Where } from '../../runtime/store/types.js';
 import { UniqueConflict } from '../../runtime/store/types.js';
 
 const ENTITY = `
@@ -25,6 +25,45 @@ filters: [kind, tags, flag]
 
 export const conformanceModel = modelFromInputs({ entityFiles: [{ file: 'things.yaml', text: ENTITY, origin: 'app' }] });
 
+export const conformanceRows: Record<string, unknown>[] = [
+  { name: 'item 10', n: 10, x: 1.5, flag: true, kind: 'a', tags: ['red', 'blue'], meta: { deep: { v: 1 } }, when: '2024-03-01T00:00:00.000Z', note: 'Café au lait' },
+  { name: 'Banana', n: 2, x: -1, flag: false, kind: 'b', tags: ['blue'], note: 'yellow fruit' },
+  { name: 'item 2', n: 2, flag: true, kind: 'c', tags: [], note: null },
+  { name: 'apple', n: null, x: 0, kind: 'a', tags: ['green'], note: 'red fruit' },
+  { name: 'Éclair', n: 7, kind: 'b', note: 'pastry cream' },
+];
+
+/** Every filter case: the condition and the names it selects, sorted by name. */
+export const filterCases: [Where, string[]][] = [
+  [{ field: 'kind', op: 'eq', value: 'a' }, ['apple', 'item 10']],
+  [{ field: 'kind', op: 'ne', value: 'a' }, ['Banana', 'Éclair', 'item 2']],
+  [{ field: 'n', op: 'ne', value: 2 }, ['apple', 'Éclair', 'item 10']],
+  [{ field: 'kind', op: 'in', value: ['b', 'c'] }, ['Banana', 'Éclair', 'item 2']],
+  [{ field: 'n', op: 'gt', value: 2 }, ['Éclair', 'item 10']],
+  [{ field: 'n', op: 'gte', value: 7 }, ['Éclair', 'item 10']],
+  [{ field: 'x', op: 'lt', value: 0 }, ['Banana']],
+  [{ field: 'x', op: 'lte', value: 0 }, ['apple', 'Banana']],
+  [{ field: 'n', op: 'exists', value: false }, ['apple']],
+  [{ field: 'note', op: 'exists', value: true }, ['apple', 'Banana', 'Éclair', 'item 10']],
+  [{ field: 'n', op: 'eq', value: null }, ['apple']],
+  [{ field: 'flag', op: 'eq', value: true }, ['item 2', 'item 10']],
+  [{ field: 'tags', op: 'contains', value: 'blue' }, ['Banana', 'item 10']],
+  [{ field: 'tags', op: 'contains', value: ['green', 'red'] }, ['apple', 'item 10']],
+  [{ field: 'when', op: 'gte', value: '2024-02-01T00:00:00.000Z' }, ['item 10']],
+  [{ and: [{ field: 'kind', op: 'eq', value: 'a' }, { field: 'n', op: 'exists', value: true }] }, ['item 10']],
+  [{ or: [{ field: 'kind', op: 'eq', value: 'c' }, { field: 'x', op: 'lt', value: 0 }] }, ['Banana', 'item 2']],
+  [{ not: { field: 'kind', op: 'in', value: ['a', 'b'] } }, ['item 2']],
+  // NOT is true only where its condition is false, never where a null field makes it unknown.
+  [{ not: { field: 'n', op: 'eq', value: 2 } }, ['Éclair', 'item 10']],
+  [{ not: { field: 'note', op: 'exists', value: true } }, ['item 2']],
+  [{ not: { or: [{ field: 'kind', op: 'eq', value: 'a' }, { field: 'x', op: 'gt', value: 0 }] } }, ['Banana']],
+  [{ not: { field: 'tags', op: 'contains', value: 'blue' } }, ['apple', 'Éclair', 'item 2']],
+  [{ not: { not: { field: 'n', op: 'lt', value: 7 } } }, ['Banana', 'item 2']],
+  [{ and: [] }, ['apple', 'Banana', 'Éclair', 'item 2', 'item 10']],
+  [{ or: [] }, []],
+  [{ field: 'kind', op: 'in', value: [] }, []],
+].map(([where, names]) => [where as Where, names as string[]]);
+
 /** The same inputs must give the same outputs on every store adapter. */
 export function storeConformance(name: string, open: () => Promise<Store>): void {
   describe(`store conformance: ${name}`, () => {
@@ -38,14 +77,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
     beforeAll(async () => {
       store = await open();
       await store.init(conformanceModel);
-      const rows = [
-        { name: 'item 10', n: 10, x: 1.5, flag: true, kind: 'a', tags: ['red', 'blue'], meta: { deep: { v: 1 } }, when: '2024-03-01T00:00:00.000Z', note: 'Café au lait' },
-        { name: 'Banana', n: 2, x: -1, flag: false, kind: 'b', tags: ['blue'], note: 'yellow fruit' },
-        { name: 'item 2', n: 2, flag: true, kind: 'c', tags: [], note: null },
-        { name: 'apple', n: null, x: 0, kind: 'a', tags: ['green'], note: 'red fruit' },
-        { name: 'Éclair', n: 7, kind: 'b', note: 'pastry cream' },
-      ];
-      for (const row of rows) docs.push(await store.insert('things', make(row)));
+      for (const row of conformanceRows) docs.push(await store.insert('things', make(row)));
     });
     afterAll(() => store.close());
 
@@ -61,29 +93,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       expect(names(await store.find('things', { skip: 1, limit: 2 }))).toEqual(['apple', 'item 2']);
     });
 
-    it.each([
-      [{ field: 'kind', op: 'eq', value: 'a' }, ['apple', 'item 10']],
-      [{ field: 'kind', op: 'ne', value: 'a' }, ['Banana', 'Éclair', 'item 2']],
-      [{ field: 'n', op: 'ne', value: 2 }, ['apple', 'Éclair', 'item 10']],
-      [{ field: 'kind', op: 'in', value: ['b', 'c'] }, ['Banana', 'Éclair', 'item 2']],
-      [{ field: 'n', op: 'gt', value: 2 }, ['Éclair', 'item 10']],
-      [{ field: 'n', op: 'gte', value: 7 }, ['Éclair', 'item 10']],
-      [{ field: 'x', op: 'lt', value: 0 }, ['Banana']],
-      [{ field: 'x', op: 'lte', value: 0 }, ['apple', 'Banana']],
-      [{ field: 'n', op: 'exists', value: false }, ['apple']],
-      [{ field: 'note', op: 'exists', value: true }, ['apple', 'Banana', 'Éclair', 'item 10']],
-      [{ field: 'n', op: 'eq', value: null }, ['apple']],
-      [{ field: 'flag', op: 'eq', value: true }, ['item 2', 'item 10']],
-      [{ field: 'tags', op: 'contains', value: 'blue' }, ['Banana', 'item 10']],
-      [{ field: 'tags', op: 'contains', value: ['green', 'red'] }, ['apple', 'item 10']],
-      [{ field: 'when', op: 'gte', value: '2024-02-01T00:00:00.000Z' }, ['item 10']],
-      [{ and: [{ field: 'kind', op: 'eq', value: 'a' }, { field: 'n', op: 'exists', value: true }] }, ['item 10']],
-      [{ or: [{ field: 'kind', op: 'eq', value: 'c' }, { field: 'x', op: 'lt', value: 0 }] }, ['Banana', 'item 2']],
-      [{ not: { field: 'kind', op: 'in', value: ['a', 'b'] } }, ['item 2']],
-      [{ and: [] }, ['apple', 'Banana', 'Éclair', 'item 2', 'item 10']],
-      [{ or: [] }, []],
-      [{ field: 'kind', op: 'in', value: [] }, []],
-    ])('filters %j', async (where, expected) => {
+    it.each(filterCases)('filters %j', async (where, expected) => {
       const found = await store.find('things', { where: where as never, sort: [{ field: 'name', direction: 'asc' }] });
       expect(names(found)).toEqual(expected);
       expect(await store.count('things', { where: where as never })).toBe(expected.length);

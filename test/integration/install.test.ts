@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,9 @@ describe('entigen as a dependency', () => {
     expect(result.status).toBe(0);
     expect(existsSync(join(project, 'generated', 'validators', 'widgets.js'))).toBe(true);
     expect(existsSync(join(project, 'generated', 'validators', 'users.js'))).toBe(true);
+    const openapi = spawnSync('npx', ['--no-install', 'entigen', 'openapi'], { cwd: project, encoding: 'utf8' });
+    expect(openapi.status).toBe(0);
+    expect(Object.keys(JSON.parse(openapi.stdout).paths)).toContain('/api/v1/widgets/{id}');
 
     writeFileSync(
       join(project, 'tsconfig.json'),
@@ -53,5 +56,37 @@ describe('entigen as a dependency', () => {
       { cwd: project, encoding: 'utf8' },
     );
     expect(load.stdout.trim()).toBe('true false');
+  });
+});
+
+describe('entigen init', () => {
+  it('scaffolds a project whose npm start builds and serves at once, first visit at /setup', async () => {
+    const project = join(mkdtempSync(join(tmpdir(), 'entigen-init-')), 'notes-app');
+    const init = spawnSync(process.execPath, [join(repoRoot, 'dist', 'bin', 'entigen.js'), 'init', project], { encoding: 'utf8' });
+    expect(init.status).toBe(0);
+    expect(init.stdout).toContain('npm install && npm start');
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project, stdio: 'pipe' });
+    const start = spawn('npm', ['start'], { cwd: project, detached: true, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' } });
+    let output = '';
+    start.stdout!.on('data', (chunk) => (output += chunk));
+    start.stderr!.on('data', (chunk) => (output += chunk));
+    try {
+      const deadline = Date.now() + 60_000;
+      let url: string | undefined;
+      while (!url) {
+        url = /"url":"(http:\/\/[^"]+)"/.exec(output)?.[1];
+        if (Date.now() > deadline) throw new Error(`npm start did not serve:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const first = await fetch(`${url}/api/v1/notes`, { redirect: 'manual' });
+      expect(first.status).toBe(302);
+      expect(first.headers.get('location')).toBe('/setup');
+      const setup = await fetch(`${url}/setup`);
+      expect(setup.status).toBe(200);
+      expect(await setup.text()).toContain('<form');
+      expect(existsSync(join(project, 'generated', 'client.ts'))).toBe(true);
+    } finally {
+      process.kill(-start.pid!, 'SIGKILL');
+    }
   });
 });

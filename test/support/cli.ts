@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +14,8 @@ export interface CliResult {
 }
 
 /** Runs the compiled CLI in `cwd`. */
-export function runCli(args: string[], cwd: string): CliResult {
-  const result = spawnSync(process.execPath, [cliPath, ...args], { cwd, encoding: 'utf8' });
+export function runCli(args: string[], cwd: string, env: Record<string, string> = {}): CliResult {
+  const result = spawnSync(process.execPath, [cliPath, ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -25,4 +25,13 @@ export function copyExampleApp(): string {
   cpSync(join(repoRoot, 'entities'), join(dir, 'entities'), { recursive: true, filter: (src) => !/[/\\](builtin|features)([/\\]|$)/.test(src) });
   cpSync(join(repoRoot, 'entigen.config.yaml'), join(dir, 'entigen.config.yaml'));
   return dir;
+}
+
+/** A copy of the example app that can serve on its own: its jobs, and `entigen` resolving to this checkout. */
+export function servableApp(): string {
+  const app = copyExampleApp();
+  cpSync(join(repoRoot, 'jobs'), join(app, 'jobs'), { recursive: true });
+  mkdirSync(join(app, 'node_modules'));
+  symlinkSync(repoRoot, join(app, 'node_modules', 'entigen'), 'dir');
+  return app;
 }

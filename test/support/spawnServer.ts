@@ -11,9 +11,9 @@ export interface SpawnedServer {
 }
 
 /** `entigen serve` as a real process on a free port; resolves once it listens. */
-export function spawnServer(env: Record<string, string>): Promise<SpawnedServer> {
+export function spawnServer(env: Record<string, string>, cwd: string = repoRoot): Promise<SpawnedServer> {
   const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
-    cwd: repoRoot,
+    cwd,
     env: { ...process.env, SESSION_SECRET: 'spawn-test', LOG_LEVEL: 'info', ...ADMIN_ENV, ...env },
   });
   let output = '';

@@ -8,6 +8,7 @@ import { newId } from '../../runtime/entities/prepareWrite.js';
 import { startServer, type RunningServer, type StartOptions } from '../../runtime/server/startServer.js';
 import { registry, repositories } from '../../generated/index.js';
 import { repoRoot } from './cli.js';
+import { checkResponse } from './openApiCheck.js';
 
 export interface TestServer extends RunningServer {
   /** Creates a user directly in the store and returns a session token for it. */
@@ -41,11 +42,12 @@ export async function startTestServer(
     overrides = { rateLimit: GENEROUS_LIMITS },
     now,
     handlers,
-  }: { withAdmin?: boolean; overrides?: StartOptions['overrides']; now?: () => Date; handlers?: StartOptions['handlers'] } = {},
+    registry: app = registry,
+  }: { withAdmin?: boolean; overrides?: StartOptions['overrides']; now?: () => Date; handlers?: StartOptions['handlers']; registry?: StartOptions['registry'] } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'entigen-server-'));
   const running = await startServer({
-    registry,
+    registry: app,
     root: repoRoot,
     port: 0,
     host: '127.0.0.1',
@@ -92,6 +94,9 @@ export async function startTestServer(
       } catch {
         // Not JSON: the test sees the text.
       }
+      // Every response the integration suite sees must match generated/openapi.json.
+      const problems = checkResponse(method, path, response.status, response.headers.get('content-type'), parsed);
+      if (problems.length > 0) throw new Error(`response does not match the OpenAPI document: ${problems.join('; ')}`);
       return { status: response.status, headers: response.headers, body: parsed };
     },
   };

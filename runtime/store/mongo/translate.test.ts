@@ -21,14 +21,17 @@ describe('IR -> MongoDB', () => {
     [{ and: [] }, {}],
     [{ or: [] }, { $expr: false }],
     [{ and: [{ field: 'a', op: 'eq', value: 1 }, { or: [{ field: 'b', op: 'gt', value: 2 }, { not: { field: 'c', op: 'eq', value: 3 } }] }] },
-      { $and: [{ a: 1 }, { $or: [{ b: { $gt: 2 } }, { $nor: [{ c: 3 }] }] }] }],
+      { $and: [{ a: 1 }, { $or: [{ b: { $gt: 2 } }, { c: { $nin: [null, 3] } }] }] }],
+    [{ not: { field: 'n', op: 'gt', value: 1 } }, { n: { $ne: null, $not: { $gt: 1 } } }],
+    [{ not: { and: [{ field: 'a', op: 'eq', value: null }, { field: 'b', op: 'ne', value: 2 }] } }, { $or: [{ a: { $ne: null } }, { b: 2 }] }],
+    [{ not: { or: [] } }, {}],
   ])('translates %j', (where, expected) => {
     expect(toMongoFilter(where as never)).toEqual(expected);
   });
 
   it('searches word prefixes in the normalized text, every term, escaping regex characters', () => {
-    expect(toMongoTextFilter('Café LA', layout)).toEqual({ $and: [{ _search: { $regex: '(^|\\s)cafe' } }, { _search: { $regex: '(^|\\s)la' } }] });
-    expect(toMongoTextFilter('a.b', layout)).toEqual({ $and: [{ _search: { $regex: '(^|\\s)a' } }, { _search: { $regex: '(^|\\s)b' } }] });
+    expect(toMongoTextFilter('Café LA', layout)).toEqual({ $and: [{ _words: { $regex: '^cafe' } }, { _words: { $regex: '^la' } }] });
+    expect(toMongoTextFilter('a.b', layout)).toEqual({ $and: [{ _words: { $regex: '^a' } }, { _words: { $regex: '^b' } }] });
     expect(toMongoTextFilter('x', { ...layout, searchable: false })).toEqual({ $expr: false });
     expect(toMongoTextFilter('!!!', layout)).toBeUndefined();
   });

@@ -1,17 +1,22 @@
 import type { Collation, Condition, FindQuery, Where } from '../types.js';
-import { searchTerms } from '../sql/rowCodec.js';
+import { normalizeSearch, searchTerms } from '../sql/rowCodec.js';
 import { sortKeyColumn } from '../sql/tableLayout.js';
 
 /** What the Mongo adapter needs to know of a collection's fields. */
 export interface MongoLayout {
   /** Text fields that carry a natural-order key beside them. */
   sortKeyFields: ReadonlySet<string>;
-  /** Whether the collection has searchable fields (kept normalized in `_search`). */
+  /** Whether the collection has searchable fields (their normalized words kept in `_words`). */
   searchable: boolean;
 }
 
 export type MongoFilter = Record<string, unknown>;
-export const SEARCH_FIELD = '_search';
+/**
+ * The normalized words of a document's search fields, under an ordinary multikey index: the
+ * spec's search matches word prefixes, which an anchored regex answers from that index, while a
+ * MongoDB text index matches whole words only.
+ */
+export const SEARCH_FIELD = '_words';
 /** Matches no document: the translation of an empty `or` and of `in []`. */
 const NOTHING: MongoFilter = { $expr: false };
 
@@ -22,8 +27,45 @@ export function toMongoFilter(where: Where | undefined): MongoFilter {
   if (!where) return {};
   if ('and' in where) return where.and.length === 0 ? {} : { $and: where.and.map(toMongoFilter) };
   if ('or' in where) return where.or.length === 0 ? NOTHING : { $or: where.or.map(toMongoFilter) };
-  if ('not' in where) return { $nor: [toMongoFilter(where.not)] };
+  if ('not' in where) return negate(where.not);
   return condition(where);
+}
+
+/**
+ * NOT as SQL evaluates it: true only where the condition is false, never where it is unknown
+ * because its field is null. Pushed down to the conditions (De Morgan holds in three-valued logic).
+ */
+function negate(where: Where): MongoFilter {
+  if ('and' in where) return where.and.length === 0 ? NOTHING : { $or: where.and.map(negate) };
+  if ('or' in where) return where.or.length === 0 ? {} : { $and: where.or.map(negate) };
+  if ('not' in where) return toMongoFilter(where.not);
+  return negatedCondition(where);
+}
+
+function negatedCondition({ field, op, value }: Condition): MongoFilter {
+  const name = mongoField(field);
+  const isNull = value === null || value === undefined;
+  switch (op) {
+    case 'eq':
+      return isNull ? { [name]: { $ne: null } } : { [name]: { $nin: [null, value] } };
+    case 'ne':
+      return isNull ? { [name]: null } : { [name]: value };
+    case 'in': {
+      const values = value as unknown[];
+      return values.length === 0 ? {} : { [name]: { $nin: [...values.filter((v) => v !== null && v !== undefined), null] } };
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return { [name]: { $ne: null, $not: { [`$${op}`]: value } } };
+    case 'exists':
+      return value === false ? { [name]: { $ne: null } } : { [name]: null };
+    case 'contains': {
+      const values = Array.isArray(value) ? value : [value];
+      return values.length === 0 ? {} : { [name]: { $nin: values } };
+    }
+  }
 }
 
 function condition({ field, op, value }: Condition): MongoFilter {
@@ -57,9 +99,9 @@ function condition({ field, op, value }: Condition): MongoFilter {
 export function toMongoTextFilter(text: string | undefined, layout: MongoLayout): MongoFilter | undefined {
   if (text === undefined) return undefined;
   if (!layout.searchable) return NOTHING;
-  const terms = searchTerms(text).map((t) => t.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase());
+  const terms = searchTerms(text).map(normalizeSearch);
   if (terms.length === 0) return undefined;
-  return { $and: terms.map((term) => ({ [SEARCH_FIELD]: { $regex: `(^|\\s)${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } })) };
+  return { $and: terms.map((term) => ({ [SEARCH_FIELD]: { $regex: `^${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } })) };
 }
 
 /**

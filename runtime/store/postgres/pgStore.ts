@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { AppModel } from '../../model/types.js';
 import { compileWhere, type SqlDialect } from '../sql/compileWhere.js';
-import { decodeRow, encodeFields, searchTerms, searchText } from '../sql/rowCodec.js';
+import { decodeRow, encodeFields, normalizeSearch, searchTerms, searchText } from '../sql/rowCodec.js';
 import { orderByClause } from '../sql/orderBy.js';
 import { ident, tableLayout, type TableLayout } from '../sql/tableLayout.js';
 import { StoreUnavailable, UniqueConflict, type CountQuery, type Doc, type FindQuery, type IncrementInput, type Store, type UpdateSet, type Where } from '../types.js';
@@ -17,14 +17,14 @@ const dialect: SqlDialect = {
   encodeScalar: (_kind, value) => value,
 };
 
-/** Search text as both stores compare it: lower case, accents removed. */
-function normalizeSearch(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-}
-
 const INT8_OID = 20;
 const types = { getTypeParser: (oid: number, format?: string) => (oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) };
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+
+/** serialization_failure and deadlock_detected: the transaction may simply be run again. */
+const RETRYABLE_CODES = new Set(['40001', '40P01']);
+const SERIALIZATION_RETRIES = 5;
+const isSerializationFailure = (error: unknown) => RETRYABLE_CODES.has((error as { code?: string })?.code ?? '');
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
@@ -166,19 +166,29 @@ export class PgStore implements Store {
     await this.shared.pool.end().catch(() => undefined);
   }
 
+  /**
+   * One transaction on one pooled client. A serialization failure or deadlock (another
+   * transaction won) rolls back and runs `fn` again, up to SERIALIZATION_RETRIES times.
+   */
   private async withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (this.client) return fn(this.client);
-    const client = await this.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw translate(error);
-    } finally {
-      client.release();
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        if (isSerializationFailure(error) && attempt < SERIALIZATION_RETRIES) {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+          continue;
+        }
+        throw translate(error);
+      } finally {
+        client.release();
+      }
     }
   }
 

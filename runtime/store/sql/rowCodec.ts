@@ -47,6 +47,11 @@ export function searchText(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** Search text as every store compares it: lower case, accents removed. */
+export function normalizeSearch(text: string): string {
+  return text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
 /** Query text -> the terms every one of which must match as a word prefix. */
 export function searchTerms(text: string): string[] {
   return text

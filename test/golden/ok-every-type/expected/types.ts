@@ -642,6 +642,26 @@ export interface ScheduledJobUpdate {
   metadata?: unknown;
 }
 
+// Schema migrations (/schemaMigrations)
+export interface SchemaMigration {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  appliedAt: string;
+  steps: number;
+}
+export interface SchemaMigrationCreate {
+  name: string;
+  appliedAt: string;
+  steps: number;
+}
+export interface SchemaMigrationUpdate {
+  name?: string;
+  appliedAt?: string;
+  steps?: number;
+}
+
 // Search feedback (/searchFeedback)
 export interface SearchFeedback {
   id: string;
@@ -839,6 +859,7 @@ export interface Entities {
   roles: { record: Role; create: RoleCreate; update: RoleUpdate };
   rules: { record: Rule; create: RuleCreate; update: RuleUpdate };
   scheduledJobs: { record: ScheduledJob; create: ScheduledJobCreate; update: ScheduledJobUpdate };
+  schemaMigrations: { record: SchemaMigration; create: SchemaMigrationCreate; update: SchemaMigrationUpdate };
   searchFeedback: { record: SearchFeedback; create: SearchFeedbackCreate; update: SearchFeedbackUpdate };
   settings: { record: Setting; create: SettingCreate; update: SettingUpdate };
   teams: { record: Team; create: TeamCreate; update: TeamUpdate };

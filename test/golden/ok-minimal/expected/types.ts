@@ -387,6 +387,26 @@ export interface ScheduledJobUpdate {
   metadata?: unknown;
 }
 
+// Schema migrations (/schemaMigrations)
+export interface SchemaMigration {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  appliedAt: string;
+  steps: number;
+}
+export interface SchemaMigrationCreate {
+  name: string;
+  appliedAt: string;
+  steps: number;
+}
+export interface SchemaMigrationUpdate {
+  name?: string;
+  appliedAt?: string;
+  steps?: number;
+}
+
 // Settings (/settings)
 export interface Setting {
   id: string;
@@ -444,6 +464,7 @@ export interface Entities {
   revokedSessions: { record: RevokedSession; create: RevokedSessionCreate; update: RevokedSessionUpdate };
   roles: { record: Role; create: RoleCreate; update: RoleUpdate };
   scheduledJobs: { record: ScheduledJob; create: ScheduledJobCreate; update: ScheduledJobUpdate };
+  schemaMigrations: { record: SchemaMigration; create: SchemaMigrationCreate; update: SchemaMigrationUpdate };
   settings: { record: Setting; create: SettingCreate; update: SettingUpdate };
   users: { record: User; create: UserCreate; update: UserUpdate };
 }

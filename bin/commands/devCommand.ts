@@ -1,0 +1,120 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, watch, type FSWatcher } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from '../../generator/build.js';
+import { BuildFailure, formatDiagnostic } from '../../generator/diagnostics.js';
+import { writeOutput } from '../../generator/writeOutput.js';
+import { reportFailure } from './reportFailure.js';
+
+export interface DevOptions {
+  entities: string;
+  out: string;
+  port?: string;
+  host?: string;
+}
+
+const CONFIG_FILES = ['entigen.config.yaml', 'entigen.config.yml'];
+/** Edits arrive as bursts of events; one rebuild per burst. */
+const SETTLE_MS = 80;
+/** A server that does not stop on SIGTERM within this is killed. */
+const STOP_MS = 1500;
+
+const cliPath = fileURLToPath(new URL('../entigen.js', import.meta.url));
+const say = (line: string) => process.stderr.write(`entigen dev: ${line}\n`);
+
+/**
+ * `entigen dev`: builds, serves (`entigen serve` as a child process), and on every change of the
+ * entity files or the config rebuilds and restarts the server. A failing build prints its errors
+ * and keeps the last good server running.
+ */
+export async function devCommand(options: DevOptions): Promise<void> {
+  const root = process.cwd();
+  let server: ChildProcess | undefined;
+  let building = false;
+  let again = false;
+
+  const startServer = () => {
+    const args = [cliPath, 'serve', '--out', options.out];
+    if (options.port !== undefined) args.push('--port', options.port);
+    if (options.host !== undefined) args.push('--host', options.host);
+    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: process.env });
+    child.on('exit', (code, signal) => {
+      if (server === child && signal === null) say(`the server exited with code ${code}; waiting for a change to start it again`);
+      if (server === child) server = undefined;
+    });
+    server = child;
+  };
+
+  const stopServer = async () => {
+    const child = server;
+    if (!child || child.exitCode !== null) return;
+    server = undefined;
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  /** Builds; on success restarts the server. Returns whether the build succeeded. */
+  const rebuild = async (reason: string): Promise<boolean> => {
+    if (building) {
+      again = true;
+      return false;
+    }
+    building = true;
+    const started = performance.now();
+    try {
+      const { model, files } = await build({ root, entitiesDir: options.entities, outDir: options.out });
+      const summary = writeOutput(resolve(root, options.out), files);
+      say(`${reason}: ${model.entities.length} entities built (${summary.written.length} files written) in ${Math.round(performance.now() - started)} ms`);
+      await stopServer();
+      startServer();
+      return true;
+    } catch (error) {
+      if (error instanceof BuildFailure) {
+        for (const diagnostic of error.diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
+        say(`${error.summary}; ${server ? 'the previous build keeps serving' : 'nothing to serve yet'}; fix the file and save`);
+      } else {
+        say(`build failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      return false;
+    } finally {
+      building = false;
+      if (again) {
+        again = false;
+        void rebuild('changed while building');
+      }
+    }
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const changed = (what: string) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void rebuild(`${what} changed`), SETTLE_MS);
+  };
+
+  const watchers: FSWatcher[] = [];
+  try {
+    const entitiesDir = resolve(root, options.entities);
+    if (!existsSync(entitiesDir)) throw new Error(`${options.entities}/ not found; run \`entigen init\` first`);
+    watchers.push(watch(entitiesDir, { recursive: true }, (_event, file) => changed(file ? join(options.entities, String(file)) : options.entities)));
+    // The folder is watched, not the file, so a config created or replaced by an editor is seen.
+    watchers.push(watch(root, (_event, file) => file && CONFIG_FILES.includes(String(file)) && changed(String(file))));
+  } catch (error) {
+    reportFailure(error);
+    return;
+  }
+  say(`watching ${options.entities}/ and ${CONFIG_FILES[0]}`);
+  await rebuild('start');
+
+  const shutdown = async () => {
+    for (const watcher of watchers) watcher.close();
+    clearTimeout(timer);
+    await stopServer();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown());
+  process.once('SIGTERM', () => void shutdown());
+}

@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AppModel, EntityModel } from '../../runtime/model/types.js';
+import { typeNamesOf } from '../model/typeNames.js';
+import { packageRoot } from '../packageRoot.js';
+import { entityRouteTable } from './entityRoutes.js';
+import { newWriter, quote } from './header.js';
+import { writableFields } from './emitTypes.js';
+
+export const CLIENT_FILE = 'client.ts';
+
+/** Route names of the route table -> the EntityClient method that calls them. */
+const METHODS: Record<string, string> = {
+  list: 'list', get: 'get', create: 'create', bulkCreate: 'bulk', update: 'update', remove: 'remove', increment: 'increment', archive: 'archive', restore: 'restore',
+  versions: 'versions', version: 'version', compareVersions: 'compareVersions', revert: 'revert', audit: 'audit', fieldChanges: 'fieldChanges', decideFieldChange: 'decideFieldChange',
+};
+
+/** Client members that are not entities; an entity with such a plural is reached as `<plural>Records`. */
+const RESERVED = new Set(['auth', 'apiKeys', 'search', 'setCredential']);
+const memberOf = (entity: EntityModel) => (RESERVED.has(entity.plural) ? `${entity.plural}Records` : entity.plural);
+
+let core: string | undefined;
+const clientCore = () => (core ??= readFileSync(join(packageRoot, 'templates', 'client', 'core.ts'), 'utf8'));
+
+/**
+ * generated/client.ts: a fetch-based client with no dependencies, usable in browsers and Node.
+ * One typed method per operation an entity has, typed list parameters (its fields and filters),
+ * typed errors (ApiRequestError), a session (cookie or token) or an API key.
+ */
+export function emitClient(model: AppModel): Map<string, string> {
+  const entities = model.entities.filter((e) => !e.internal);
+  const writer = newWriter();
+  writer.writeLine(`import type { ${entities.flatMap((e) => Object.values(typeNamesOf(e)).filter((n): n is string => typeof n === 'string')).sort().join(', ')} } from './types.js';`);
+  writer.blankLine();
+  writer.write(clientCore().trimEnd()).newLine();
+  for (const entity of entities) emitEntityTypes(writer, entity);
+  writer.blankLine();
+  writer.writeLine('/** The typed client of this API. */');
+  writer.write('export interface Client').block(() => {
+    writer.writeLine('auth: AuthClient;');
+    writer.writeLine('apiKeys: ApiKeysClient;');
+    if (model.features.includes('search')) writer.writeLine('/** Every entity the caller may view, ranked, with snippets. */\nsearch(q: string, limit?: number): Promise<{ items: SearchHit[]; totalCount: number }>;');
+    writer.writeLine('/** Switches to a session token or API key (undefined: anonymous). */');
+    writer.writeLine('setCredential(credential: string | undefined): void;');
+    for (const entity of entities) writer.writeLine(`${memberOf(entity)}: ${entity.name}Client;`);
+  });
+  writer.blankLine();
+  writer.write('export function createClient(options: ClientOptions): Client').block(() => {
+    writer.writeLine('const transport = new Transport(options);');
+    writer.write('return').inlineBlock(() => {
+      writer.writeLine('auth: new AuthClient(transport),');
+      writer.writeLine('apiKeys: new ApiKeysClient(transport),');
+      if (model.features.includes('search')) {
+        writer.writeLine("search: (q, limit) => transport.data('GET', '/api/v1/search', { query: { q, limit } }),");
+      }
+      writer.writeLine('setCredential: (credential) => transport.setCredential(credential),');
+      for (const entity of entities) writer.writeLine(`${memberOf(entity)}: new EntityClient(transport, ${quote(entity.plural)}),`);
+    });
+    writer.write(';').newLine();
+  });
+  return new Map([[CLIENT_FILE, writer.toString()]]);
+}
+
+function emitEntityTypes(writer: ReturnType<typeof newWriter>, entity: EntityModel): void {
+  const names = typeNamesOf(entity);
+  const fields = new Map(entity.fields.map((f) => [f.name, f]));
+  writer.blankLine();
+  writer.writeLine(`// ${entity.label} (/${entity.plural})`);
+  writer.write(`export interface ${entity.name}Filters`).block(() => {
+    for (const name of entity.filters) {
+      const field = fields.get(name)!;
+      const value = `NonNullable<${names.record}[${quote(name)}]>`;
+      writer.writeLine(`${name}?: ${field.type === 'array' ? `${value}[number] | ${value}` : value};`);
+    }
+  });
+  const visible = entity.fields.filter((f) => !f.hidden).map((f) => quote(f.name));
+  writer.writeLine(`export type ${entity.name}Field = ${visible.join(' | ')};`);
+  const numeric = writableFields(entity).filter((f) => f.type === 'int' || f.type === 'float').map((f) => quote(f.name));
+  const methods = entityRouteTable(entity).map(([, , route]) => METHODS[route]).filter(Boolean).map(quote);
+  writer.writeLine(
+    `export type ${entity.name}Client = Pick<EntityClient<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}>, ${methods.join(' | ')}>;`,
+  );
+}

@@ -1,0 +1,202 @@
+import type { ErrorCode } from '../../../runtime/http/errors.js';
+import type { AppModel } from '../../../runtime/model/types.js';
+import type { JsonSchema } from '../../model/valueSchema.js';
+
+/** One operation of the document, before it becomes an OpenAPI operation object. */
+export interface Operation {
+  method: string;
+  /** OpenAPI form, `{id}` */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** none: no credential is read; required: a credential must be present; default: optional. */
+  security?: 'none' | 'required';
+  query?: JsonSchema[];
+  body?: JsonSchema;
+  bodyType?: 'json' | 'form' | 'multipart';
+  bodyOptional?: boolean;
+  status?: number;
+  response?: JsonSchema;
+  responseType?: 'json' | 'html' | 'binary';
+  responseDescription?: string;
+  errors: ErrorCode[];
+  /** Takes x-tenant-id (operations on tenant-scoped entities). */
+  tenantScoped?: boolean;
+  /** Responses beyond the success and the error codes, by status. */
+  responses?: Record<string, JsonSchema>;
+}
+
+const str = { type: 'string' };
+const strings = { type: 'array', items: str };
+const object = (properties: Record<string, JsonSchema>, required: string[] = Object.keys(properties), extra: JsonSchema = {}) => ({
+  type: 'object',
+  properties,
+  ...(required.length ? { required } : {}),
+  ...extra,
+});
+const body = (properties: Record<string, JsonSchema>, required: string[]) => object(properties, required, { additionalProperties: false });
+const publicUser = object({ id: str, email: str, displayName: str });
+const session = object({ user: publicUser, token: str });
+const success = object({ success: { type: 'boolean' } });
+const userView = object(
+  { id: str, email: str, displayName: str, roles: strings, authSource: str, disabled: { type: 'boolean' }, createdAt: str, updatedAt: str },
+  ['id', 'email', 'displayName', 'roles'],
+);
+const role = object(
+  { key: str, label: str, description: { type: ['string', 'null'] }, isSystem: { type: 'boolean' }, isBuiltin: { type: 'boolean' }, permissions: strings },
+  ['key', 'label', 'permissions'],
+);
+const apiKey = object({ id: str, name: str, permissions: strings, expiresAt: str, lastEight: str, createdAt: str, lastUsedAt: { type: ['string', 'null'] } }, ['id', 'name', 'permissions', 'expiresAt', 'lastEight']);
+const health = object({ status: { enum: ['ok', 'error'] }, timestamp: str });
+const data = (schema: JsonSchema) => object({ data: schema });
+const INPUT: ErrorCode[] = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE'];
+const ADMIN: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN'];
+
+/** The routes the runtime defines by hand: auth, users, roles, API keys, schema, jobs, health, setup, docs, search. */
+export function fixedOperations(model: AppModel): Operation[] {
+  const ops: Operation[] = [
+    {
+      method: 'GET', path: '/api/health', operationId: 'health', tag: 'health', summary: 'Health: status and timestamp; an admin also sees uptime, requests, memory, services and the database',
+      response: health, responseDescription: 'Healthy', errors: [],
+      responses: { '503': { description: 'The database is unreachable', content: { 'application/json': { schema: health } } } },
+    },
+    {
+      method: 'GET', path: '/setup', operationId: 'setup_page', tag: 'auth', security: 'none', summary: 'First-run page that creates the administrator (404 once one exists)',
+      response: str, responseType: 'html', errors: ['NOT_FOUND'],
+    },
+    {
+      method: 'POST', path: '/setup', operationId: 'setup_submit', tag: 'auth', security: 'none', summary: 'Create the first administrator (form or JSON); 303 to /api/v1/auth/me for a form',
+      body: object({ name: str, email: str, password: str, tenantName: str }, ['email', 'password']), bodyType: 'form', status: 201, response: session,
+      errors: [...INPUT, 'NOT_FOUND', 'CONFLICT'],
+      responses: { '303': { description: 'A submitted form: signed in, redirected to /api/v1/auth/me' } },
+    },
+    {
+      method: 'POST', path: '/api/v1/auth/register', operationId: 'auth_register', tag: 'auth', security: 'none', summary: 'Create an account and sign in (sets the session cookie)',
+      body: body({ email: str, password: str, displayName: str }, ['email', 'password', 'displayName']), status: 201, response: session, errors: [...INPUT, 'CONFLICT'],
+    },
+    {
+      method: 'POST', path: '/api/v1/auth/login', operationId: 'auth_login', tag: 'auth', security: 'none', summary: 'Sign in with a password or through LDAP (sets the session cookie)',
+      body: body(
+        { authType: { enum: ['password', 'ldap'] }, email: str, password: str, ldapConfig: body({ url: str, baseDN: str, userFilter: str }, []) },
+        ['email', 'password'],
+      ),
+      response: session, errors: [...INPUT, 'UNAUTHORIZED', 'UNPROCESSABLE_ENTITY'],
+    },
+    { method: 'POST', path: '/api/v1/auth/logout', operationId: 'auth_logout', tag: 'auth', security: 'required', summary: 'End the session', response: success, errors: ['UNAUTHORIZED'] },
+    {
+      method: 'POST', path: '/api/v1/auth/change-password', operationId: 'auth_changePassword', tag: 'auth', security: 'required', summary: 'Change the password; ends every earlier session and returns a new token',
+      body: body({ currentPassword: str, newPassword: str }, ['currentPassword', 'newPassword']), response: object({ success: { type: 'boolean' }, token: str }), errors: [...INPUT, 'UNAUTHORIZED'],
+    },
+    {
+      method: 'GET', path: '/api/v1/auth/me', operationId: 'auth_me', tag: 'auth', security: 'required', summary: 'The signed-in user with roles and effective permissions',
+      response: object({ user: object({ id: str, email: str }, ['id']), roles: strings, permissions: strings }), errors: ['UNAUTHORIZED'],
+    },
+    {
+      method: 'GET', path: '/api/v1/auth/test-ldap', operationId: 'auth_testLdap', tag: 'auth', summary: 'Test the connection to the configured LDAP server',
+      response: object({ ok: { type: 'boolean' }, url: { type: ['string', 'null'] }, message: str }, ['ok']), errors: ADMIN,
+    },
+    {
+      method: 'POST', path: '/api/v1/auth/forgot-password', operationId: 'auth_forgotPassword', tag: 'auth', security: 'none', summary: 'Send a password-reset token (the answer does not reveal whether the account exists)',
+      body: body({ email: str }, ['email']), status: 202, response: object({ success: { type: 'boolean' }, message: str }), errors: INPUT,
+    },
+    {
+      method: 'POST', path: '/api/v1/auth/reset-password', operationId: 'auth_resetPassword', tag: 'auth', security: 'none', summary: 'Set a new password with a reset token',
+      body: body({ token: str, newPassword: str }, ['token', 'newPassword']), response: success, errors: [...INPUT, 'UNPROCESSABLE_ENTITY'],
+    },
+    {
+      method: 'GET', path: '/api/v1/users', operationId: 'users_list', tag: 'users', security: 'required', summary: 'Users (admin)',
+      query: [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } }, { name: 'cursor', in: 'query', schema: str }],
+      response: object({ items: { type: 'array', items: userView }, nextCursor: str }, ['items']), errors: [...ADMIN, 'VALIDATION_ERROR'],
+    },
+    {
+      method: 'PUT', path: '/api/v1/users/{id}', operationId: 'users_update', tag: 'users', security: 'required', summary: 'Change a user: own displayName; roles and disabled by an admin',
+      body: body({ displayName: str, roles: strings, disabled: { type: 'boolean' } }, []), response: userView, errors: [...ADMIN, ...INPUT, 'NOT_FOUND'],
+    },
+    { method: 'GET', path: '/api/v1/roles', operationId: 'roles_list', tag: 'roles', security: 'required', summary: 'Every role, built-in and stored (admin)', response: object({ items: { type: 'array', items: role } }), errors: ADMIN },
+    {
+      method: 'GET', path: '/api/v1/roles/available-permissions', operationId: 'roles_availablePermissions', tag: 'roles', security: 'required', summary: 'Every permission string the model understands (admin)',
+      response: { type: 'array', items: object({ key: str, entity: str, action: str, scope: str, label: str, description: str }, ['key', 'entity', 'action']) }, errors: ADMIN,
+    },
+    {
+      method: 'POST', path: '/api/v1/roles', operationId: 'roles_create', tag: 'roles', security: 'required', summary: 'Create a role, or a stored override of a built-in one (admin)',
+      body: body({ key: str, label: str, description: str, permissions: strings, isSystem: { type: 'boolean' } }, ['key', 'label', 'permissions']), status: 201, response: role,
+      errors: [...ADMIN, ...INPUT, 'CONFLICT'],
+    },
+    {
+      method: 'PUT', path: '/api/v1/roles/{key}', operationId: 'roles_update', tag: 'roles', security: 'required', summary: 'Change a role (admin)',
+      body: body({ label: str, description: str, permissions: strings, isSystem: { type: 'boolean' } }, []), response: role, errors: [...ADMIN, ...INPUT, 'NOT_FOUND'],
+    },
+    {
+      method: 'DELETE', path: '/api/v1/roles/{key}', operationId: 'roles_delete', tag: 'roles', security: 'required', summary: 'Delete a stored role; a built-in falls back to its code definition (admin)',
+      response: object({ key: str, deleted: { const: true } }), errors: [...ADMIN, 'NOT_FOUND', 'UNPROCESSABLE_ENTITY'],
+    },
+    {
+      method: 'POST', path: '/api/v1/apikeys', operationId: 'apikeys_create', tag: 'apikeys', security: 'required', summary: 'Create an API key with a subset of your permissions; the token is shown only here',
+      body: body({ name: str, permissions: strings, expiresAt: str }, ['name', 'permissions', 'expiresAt']), status: 201,
+      response: data(object({ id: str, name: str, token: str, lastEight: str, expiresAt: str, permissions: strings }, ['id', 'name', 'token', 'lastEight', 'expiresAt'])),
+      errors: [...ADMIN, ...INPUT, 'UNPROCESSABLE_ENTITY'],
+    },
+    {
+      method: 'GET', path: '/api/v1/apikeys', operationId: 'apikeys_list', tag: 'apikeys', security: 'required', summary: 'Your live API keys (masked)',
+      response: data(object({ items: { type: 'array', items: apiKey } })), errors: ['UNAUTHORIZED'],
+    },
+    {
+      method: 'DELETE', path: '/api/v1/apikeys/{id}', operationId: 'apikeys_revoke', tag: 'apikeys', security: 'required', summary: 'Revoke an API key',
+      response: data(object({ id: str, revoked: { const: true } })), errors: ['UNAUTHORIZED', 'NOT_FOUND'],
+    },
+    {
+      method: 'GET', path: '/api/v1/schema/metadata', operationId: 'schema_metadata', tag: 'schema', summary: 'Every entity with its fields',
+      response: data(object({ entities: { type: 'array', items: { $ref: '#/components/schemas/EntityMetadata' } } })), errors: [],
+    },
+    {
+      method: 'GET', path: '/api/v1/schema/metadata/list', operationId: 'schema_list', tag: 'schema', summary: 'Entity names',
+      response: data(object({ items: { type: 'array', items: object({ name: str, plural: str, label: str }) } })), errors: [],
+    },
+    {
+      method: 'GET', path: '/api/v1/schema/metadata/{entity}', operationId: 'schema_entity', tag: 'schema', summary: 'One entity (by plural or name) with its fields',
+      response: data({ $ref: '#/components/schemas/EntityMetadata' }), errors: ['NOT_FOUND'],
+    },
+    {
+      method: 'GET', path: '/api/docs/openapi.json', operationId: 'docs_openapi', tag: 'schema', security: 'none', summary: 'This document',
+      response: { type: 'object' }, errors: [],
+    },
+    {
+      method: 'GET', path: '/api/docs/assets/{file}', operationId: 'docs_asset', tag: 'schema', security: 'none', summary: 'Script and style of the reference page (served from swagger-ui-dist)',
+      response: str, responseType: 'html', errors: ['NOT_FOUND'],
+    },
+    { method: 'GET', path: '/api/docs', operationId: 'docs_page', tag: 'schema', security: 'none', summary: 'API reference page', response: str, responseType: 'html', errors: [] },
+  ];
+  if (model.entities.some((e) => e.plural === 'scheduledJobs' && !e.internal)) {
+    ops.push({
+      method: 'POST', path: '/api/v1/scheduledJobs/{id}/run', operationId: 'scheduledJobs_run', tag: 'scheduledJobs', security: 'required', summary: 'Run a job now (admin); answers the started execution',
+      status: 202, response: data({ $ref: '#/components/schemas/JobExecution' }), errors: [...ADMIN, 'NOT_FOUND', 'UNPROCESSABLE_ENTITY'],
+    });
+  }
+  if (model.entities.some((e) => e.plural === 'mediaAssets' && !e.internal)) {
+    ops.push(
+      {
+        method: 'POST', path: '/api/v1/mediaAssets/upload', operationId: 'mediaAssets_upload', tag: 'mediaAssets', security: 'required',
+        summary: 'Upload a file (multipart part `file`, optional altText, width, height, filename) into the upload folder and create its MediaAsset',
+        body: object({ file: { type: 'string', contentMediaType: 'application/octet-stream' }, altText: str, width: str, height: str, filename: str }, ['file']), bodyType: 'multipart',
+        status: 201, response: data({ $ref: '#/components/schemas/MediaAsset' }), errors: [...ADMIN, ...INPUT, 'UNPROCESSABLE_ENTITY'],
+      },
+      {
+        method: 'GET', path: '/api/v1/mediaAssets/{id}/file', operationId: 'mediaAssets_file', tag: 'mediaAssets', summary: 'The stored file of a media asset you may view',
+        response: str, responseType: 'binary', errors: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'],
+      },
+    );
+  }
+  if (model.features.includes('search')) {
+    ops.push({
+      method: 'GET', path: '/api/v1/search', operationId: 'search', tag: 'search', summary: 'Search every entity you may view, ranked, with snippets',
+      query: [
+        { name: 'q', in: 'query', required: true, description: 'terms, each matched as a word prefix', schema: { type: 'string', minLength: 1, maxLength: 200 } },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+      ],
+      response: data(object({ items: { type: 'array', items: object({ entity: str, id: str, title: str, snippet: str }) }, totalCount: { type: 'integer' } })),
+      errors: ['VALIDATION_ERROR'],
+    });
+  }
+  return ops;
+}

@@ -1,0 +1,65 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Router, type Response } from 'express';
+import { notFound } from './errors.js';
+
+export const DOCS_PATH = '/api/docs';
+
+// The reference page is swagger-ui from the swagger-ui-dist package, served from this server:
+// nothing is fetched from the internet when the page opens.
+const ASSETS: Record<string, string> = {
+  'swagger-ui-bundle.js': 'application/javascript; charset=utf-8',
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+const INIT_SCRIPT = `window.onload = () => {
+  window.ui = SwaggerUIBundle({ url: '${DOCS_PATH}/openapi.json', dom_id: '#reference', deepLinking: true, withCredentials: true });
+};
+`;
+const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'";
+
+function assetsFolder(): string {
+  return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+}
+
+function page(title: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${title.replace(/[<>&"]/g, '')} - API reference</title>
+  <link rel="stylesheet" href="${DOCS_PATH}/assets/swagger-ui.css">
+  <link rel="icon" href="${DOCS_PATH}/assets/favicon-32x32.png">
+</head>
+<body>
+  <div id="reference"></div>
+  <script src="${DOCS_PATH}/assets/swagger-ui-bundle.js"></script>
+  <script src="${DOCS_PATH}/assets/init.js"></script>
+</body>
+</html>
+`;
+}
+
+/** /api/docs (reference page), /api/docs/openapi.json (the generated document), /api/docs/assets/*. */
+export function docsRoutes(openapi: unknown, title: string): Router {
+  const router = Router();
+  const folder = assetsFolder();
+  const cacheable = (res: Response) => res.setHeader('Cache-Control', 'public, max-age=3600');
+  router.get('/openapi.json', (_req, res) => void res.json(openapi));
+  router.get('/', (_req, res) => {
+    res.setHeader('Content-Security-Policy', PAGE_CSP);
+    res.type('html').send(page(title));
+  });
+  router.get('/assets/:file', (req, res, next) => {
+    const file = String(req.params.file);
+    if (file === 'init.js') {
+      cacheable(res);
+      return void res.type('application/javascript; charset=utf-8').send(INIT_SCRIPT);
+    }
+    if (!ASSETS[file]) throw notFound('Asset');
+    cacheable(res);
+    res.sendFile(join(folder, file), { headers: { 'Content-Type': ASSETS[file] } }, (error) => error && next(error));
+  });
+  return router;
+}

@@ -1,0 +1,219 @@
+import { MongoClient, MongoError, MongoServerError, type ClientSession, type Collection, type Db, type Document } from 'mongodb';
+import type { AppModel } from '../../model/types.js';
+import { tableLayout, type TableLayout } from '../sql/tableLayout.js';
+import { StoreUnavailable, UniqueConflict, type CountQuery, type Doc, type FindQuery, type IncrementInput, type Store, type UpdateSet, type Where } from '../types.js';
+import { fromMongoDoc, mongoLayout, searchWords, toMongoDoc, toMongoUpdate, type MongoDoc } from './mongoDocument.js';
+import { SEARCH_FIELD, toMongoCollation, toMongoFilter, toMongoSort, toMongoTextFilter, type MongoFilter } from './translate.js';
+
+const DUPLICATE_KEY = 11000;
+const NAMESPACE_EXISTS = 48;
+/** Driver errors that mean the server cannot be reached, by class name. */
+const UNAVAILABLE = new Set(['MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoClientClosedError', 'MongoServerClosedError']);
+
+interface Shared {
+  client: MongoClient;
+  db: Db;
+  layouts: Map<string, TableLayout>;
+}
+
+/**
+ * MongoDB through the official driver: native collations for explicit sorts, `$inc` for
+ * increments, unique and filter indexes from the model, transactions on client sessions (which
+ * need a replica set or sharded cluster), every write acknowledged by a journaled majority.
+ */
+export class MongoStore implements Store {
+  readonly kind = 'mongo';
+
+  /** `mongodb://host/DB`: the database named in the path, `entigen` when none is. */
+  static open(url: string, options: { database?: string; maxPoolSize?: number } = {}): MongoStore {
+    const client = new MongoClient(url, {
+      writeConcern: { w: 'majority', journal: true },
+      maxPoolSize: options.maxPoolSize ?? 10,
+      serverSelectionTimeoutMS: 5000,
+      connectTimeoutMS: 5000,
+    });
+    const database = options.database ?? (decodeURIComponent(new URL(url).pathname.slice(1)) || 'entigen');
+    return MongoStore.withClient(client, database);
+  }
+
+  /** Over a client made elsewhere (tests hand in a stand-in). */
+  static withClient(client: MongoClient, database: string): MongoStore {
+    return new MongoStore({ client, db: client.db(database), layouts: new Map() }, undefined);
+  }
+
+  private constructor(
+    private readonly shared: Shared,
+    private readonly session: ClientSession | undefined,
+  ) {}
+
+  async init(model: AppModel): Promise<void> {
+    await guard(async () => {
+      for (const entity of model.entities) {
+        const layout = tableLayout(entity);
+        this.shared.layouts.set(entity.plural, layout);
+        await this.shared.db.createCollection(layout.table).catch((error: unknown) => {
+          if ((error as MongoServerError).code !== NAMESPACE_EXISTS) throw error;
+        });
+        const collection = this.shared.db.collection(layout.table);
+        for (const field of layout.unique) {
+          // Absent values are not indexed, so many records may leave a unique field unset (as NULLs in SQL).
+          await collection.createIndex({ [field]: 1 }, { name: `ux_${field}`, unique: true, partialFilterExpression: { [field]: { $exists: true } } });
+        }
+        for (const field of layout.indexed) await collection.createIndex({ [field]: 1 }, { name: `ix_${field}` });
+        if (layout.searchFields.length > 0) await collection.createIndex({ [SEARCH_FIELD]: 1 }, { name: 'ix_search_words' });
+      }
+    });
+  }
+
+  async find(collection: string, query: FindQuery): Promise<Doc[]> {
+    const layout = this.layout(collection);
+    const filter = this.filter(layout, query, query.after === undefined ? undefined : { _id: { [idDirection(query) === 'asc' ? '$gt' : '$lt']: query.after } });
+    const projection = query.select ? Object.fromEntries(query.select.filter((f) => layout.columns.has(f) && f !== 'id').map((f) => [f, 1])) : undefined;
+    return guard(async () => {
+      const cursor = this.collection(layout).find(filter, {
+        session: this.session,
+        sort: toMongoSort(query, mongoLayout(layout)),
+        collation: toMongoCollation(query.collation),
+        projection,
+        skip: query.skip || undefined,
+        limit: query.limit,
+      });
+      const stored = await cursor.toArray();
+      return stored.map((doc) => fromMongoDoc(layout, doc, query.select ? ['id', ...query.select.filter((f) => f !== 'id')] : undefined));
+    });
+  }
+
+  async count(collection: string, query: CountQuery): Promise<number> {
+    const layout = this.layout(collection);
+    return guard(() => this.collection(layout).countDocuments(this.filter(layout, query), { session: this.session }));
+  }
+
+  async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
+    const layout = this.layout(collection);
+    const stored = await guard(() => this.collection(layout).findOne(withId(id, where), { session: this.session }));
+    return stored ? fromMongoDoc(layout, stored) : null;
+  }
+
+  async insert(collection: string, doc: Doc): Promise<Doc> {
+    const layout = this.layout(collection);
+    await this.write(layout, () => this.collection(layout).insertOne(toMongoDoc(layout, doc), { session: this.session }));
+    return fromMongoDoc(layout, toMongoDoc(layout, doc));
+  }
+
+  async insertMany(collection: string, docs: Doc[]): Promise<Doc[]> {
+    const layout = this.layout(collection);
+    const stored = docs.map((doc) => toMongoDoc(layout, doc));
+    if (stored.length === 0) return [];
+    await this.transaction(async (tx) => {
+      const session = (tx as MongoStore).session;
+      await this.write(layout, () => this.collection(layout).insertMany(stored, { session, ordered: true }));
+    });
+    return stored.map((doc) => fromMongoDoc(layout, doc));
+  }
+
+  async update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
+    const layout = this.layout(collection);
+    const update = toMongoUpdate(layout, set);
+    if (Object.keys(update).length === 0) return this.get(collection, id, where);
+    const searchChanged = layout.searchFields.some((f) => f in set);
+    const apply = async (session: ClientSession | undefined) => {
+      const after = await this.write(layout, () => this.collection(layout).findOneAndUpdate(withId(id, where), update, { session, returnDocument: 'after' }));
+      if (after && searchChanged) {
+        await this.collection(layout).updateOne({ _id: id }, { $set: { [SEARCH_FIELD]: searchWords(layout, fromMongoDoc(layout, after)) } }, { session });
+      }
+      return after ? fromMongoDoc(layout, after) : null;
+    };
+    // The record and its search words change together.
+    return searchChanged && !this.session ? this.transaction((tx) => apply((tx as MongoStore).session)) : apply(this.session);
+  }
+
+  async increment(collection: string, id: string, by: IncrementInput, set: UpdateSet = {}, where?: Where): Promise<Doc | null> {
+    const layout = this.layout(collection);
+    const after = await this.write(layout, () =>
+      this.collection(layout).findOneAndUpdate(withId(id, where), toMongoUpdate(layout, set, by), { session: this.session, returnDocument: 'after' }),
+    );
+    return after ? fromMongoDoc(layout, after) : null;
+  }
+
+  async remove(collection: string, id: string, where?: Where): Promise<boolean> {
+    const layout = this.layout(collection);
+    const { deletedCount } = await guard(() => this.collection(layout).deleteOne(withId(id, where), { session: this.session }));
+    return deletedCount > 0;
+  }
+
+  /** A session transaction; the driver retries it on transient errors (write conflicts, elections). */
+  async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    if (this.session) return fn(this);
+    const session = this.shared.client.startSession();
+    try {
+      let result: T | undefined;
+      await guard(() =>
+        session.withTransaction(async () => {
+          result = await fn(new MongoStore(this.shared, session));
+        }),
+      );
+      return result as T;
+    } finally {
+      await session.endSession().catch(() => undefined);
+    }
+  }
+
+  async ping(): Promise<void> {
+    await guard(() => this.shared.db.command({ ping: 1 }));
+  }
+
+  async close(): Promise<void> {
+    await this.shared.client.close().catch(() => undefined);
+  }
+
+  private collection(layout: TableLayout): Collection<MongoDoc> {
+    return this.shared.db.collection<MongoDoc>(layout.table);
+  }
+
+  private layout(collection: string): TableLayout {
+    const layout = this.shared.layouts.get(collection);
+    if (!layout) throw new Error(`unknown collection ${collection}`);
+    return layout;
+  }
+
+  private filter(layout: TableLayout, query: CountQuery, extra?: MongoFilter): MongoFilter {
+    const parts = [toMongoFilter(query.where), toMongoTextFilter(query.text, mongoLayout(layout)), extra].filter(
+      (part): part is MongoFilter => part !== undefined && Object.keys(part).length > 0,
+    );
+    return parts.length === 0 ? {} : parts.length === 1 ? parts[0] : { $and: parts };
+  }
+
+  /** A write whose duplicate-key error becomes a UniqueConflict naming the field. */
+  private async write<T>(layout: TableLayout, run: () => Promise<T>): Promise<T> {
+    try {
+      return await guard(run);
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
+        const field = Object.keys((error.keyPattern as Document | undefined) ?? {})[0] ?? 'id';
+        throw new UniqueConflict(layout.table, field === '_id' ? 'id' : field);
+      }
+      throw error;
+    }
+  }
+}
+
+function withId(id: string, where: Where | undefined): MongoFilter {
+  const condition = toMongoFilter(where);
+  return Object.keys(condition).length === 0 ? { _id: id } : { $and: [{ _id: id }, condition] };
+}
+
+function idDirection(query: FindQuery): 'asc' | 'desc' {
+  return query.sort?.find((s) => s.field === 'id')?.direction ?? 'desc';
+}
+
+/** Runs a driver call; connection failures become StoreUnavailable (503). */
+async function guard<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof MongoError && (UNAVAILABLE.has(error.name) || error.hasErrorLabel('ResetPool'))) {
+      throw new StoreUnavailable(`MongoDB is unavailable: ${error.message}`);
+    }
+    throw error;
+  }
+}

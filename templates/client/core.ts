@@ -1,0 +1,380 @@
+// ---- The client core: the same in every project; the typed entity clients follow below.
+
+export type ErrorCode =
+  | 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE' | 'UNPROCESSABLE_ENTITY' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
+
+/** An error answer of the API: its status, code, message and per-field details. */
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, string> | undefined,
+    readonly correlationId: string | null,
+  ) {
+    super(message);
+    this.name = 'ApiRequestError';
+  }
+}
+
+export interface ClientOptions {
+  /** Where the server is, e.g. http://localhost:3000 */
+  baseUrl: string;
+  /** An API key (egk_...), sent as a Bearer credential. */
+  apiKey?: string;
+  /** A session token (from login or register), sent as a Bearer credential. */
+  token?: string;
+  /**
+   * Keep the session cookie that login and register set and send it back (for Node and other
+   * runtimes without a browser's cookie store). In a browser the cookie is sent anyway.
+   */
+  cookies?: boolean;
+  /** x-tenant-id: the tenant to act in, for users who belong to several. */
+  tenantId?: string;
+  /** Another fetch (tests, retries, instrumentation). */
+  fetch?: typeof fetch;
+  headers?: Record<string, string>;
+}
+
+export interface RequestOptions {
+  /** Idempotency-Key of a POST: a repeat within 24 hours answers the first response. */
+  idempotencyKey?: string;
+  /** Why the change was made; recorded in the change history (x-change-reason). */
+  changeReason?: string;
+  signal?: AbortSignal;
+}
+
+export interface Collation {
+  locale: string;
+  strength?: 1 | 2 | 3;
+  numericOrdering?: boolean;
+}
+
+export interface ListParams<Field extends string = string> {
+  q?: string;
+  limit?: number;
+  page?: number;
+  skip?: number;
+  offset?: number;
+  cursor?: string;
+  sort?: Field | `-${Field}` | { field: Field; direction?: 'asc' | 'desc'; collation?: Collation };
+  sortBy?: Field;
+  sortDir?: 'asc' | 'desc';
+  select?: Field[];
+  includeArchived?: boolean;
+  populate?: string[] | { paths: string[]; depth?: number };
+  dateFrom?: string;
+  dateTo?: string;
+  dateMonth?: string;
+  dateField?: Field;
+}
+
+export interface ListResult<T> {
+  items: T[];
+  totalCount: number;
+  totalPages: number;
+  nextCursor?: string;
+}
+
+export interface HistoryPage<T> {
+  items: T[];
+  total: number;
+  hasMore: boolean;
+  nextCursor?: string;
+}
+
+export interface Version<T> {
+  id: string;
+  entityId: string;
+  version: number;
+  snapshot: T;
+  changedBy: string;
+  changeReason?: string | null;
+  changeType: 'create' | 'update' | 'delete' | 'archive' | 'restore';
+  changedFields?: string[] | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface VersionComparison {
+  entityId: string;
+  versionA: { version: number; createdAt: string; changedBy: string };
+  versionB: { version: number; createdAt: string; changedBy: string };
+  changes: { field: string; oldValue: unknown; newValue: unknown; changed: boolean }[];
+  totalChanges: number;
+}
+
+export interface AuditEntry {
+  id: string;
+  entityId: string;
+  changedBy: string;
+  changeType: 'create' | 'update' | 'delete' | 'archive' | 'restore';
+  changedFields?: string[] | null;
+  changes?: Record<string, { old: unknown; new: unknown }> | null;
+  changeReason?: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TrackedChange {
+  id: string;
+  entityId: string;
+  fieldName: string;
+  oldValue: unknown;
+  newValue: unknown;
+  changedBy: string;
+  changeReason?: string | null;
+  approvedBy?: string | null;
+  approvalStatus?: 'pending' | 'approved' | 'rejected' | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  displayName: string;
+}
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  permissions: string[];
+  expiresAt: string;
+  lastEight: string;
+  createdAt?: string;
+  lastUsedAt?: string | null;
+}
+
+export interface SearchHit {
+  entity: string;
+  id: string;
+  title: string;
+  snippet: string;
+}
+
+type Query = Record<string, unknown>;
+
+/** Query parameters in the server's forms: repeated for arrays, bracketed for objects. */
+function queryString(params: Query | undefined): string {
+  if (!params) return '';
+  const search = new URLSearchParams();
+  const add = (key: string, value: unknown): void => {
+    if (value === undefined || value === null) return;
+    if (Array.isArray(value)) for (const item of value) add(key, item);
+    else if (typeof value === 'object') for (const [k, v] of Object.entries(value)) add(`${key}[${k}]`, v);
+    else search.append(key, String(value));
+  };
+  for (const [key, value] of Object.entries(params)) {
+    if (key === 'select' && Array.isArray(value)) add(key, value.join(','));
+    else if (key === 'populate' && Array.isArray(value)) add(key, value.join(','));
+    else add(key, value);
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Sends requests; the typed clients are thin layers over it. */
+export class Transport {
+  private readonly fetch: typeof fetch;
+  private credential: string | undefined;
+  private cookie: string | undefined;
+
+  constructor(private readonly options: ClientOptions) {
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.credential = options.apiKey ?? options.token;
+  }
+
+  /** Uses a session token (or API key) from now on; undefined signs out of this client. */
+  setCredential(credential: string | undefined): void {
+    this.credential = credential;
+    if (credential === undefined) this.cookie = undefined;
+  }
+
+  /** After login or register: the kept cookie carries the session when `cookies` is on, else the token does. */
+  useSession(token: string): void {
+    if (!this.options.cookies) this.credential = token;
+  }
+
+  async request<T>(method: string, path: string, init: { query?: Query; body?: unknown; options?: RequestOptions } = {}): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers };
+    if (this.credential) headers.authorization = `Bearer ${this.credential}`;
+    if (this.cookie) headers.cookie = this.cookie;
+    if (this.options.tenantId) headers['x-tenant-id'] = this.options.tenantId;
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    if (init.options?.idempotencyKey) headers['idempotency-key'] = init.options.idempotencyKey;
+    if (init.options?.changeReason) headers['x-change-reason'] = init.options.changeReason;
+    const response = await this.fetch(`${this.options.baseUrl.replace(/\/$/, '')}${path}${queryString(init.query)}`, {
+      method,
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      credentials: 'include',
+      signal: init.options?.signal,
+    });
+    if (this.options.cookies) this.keepCookie(response);
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    if (!response.ok) {
+      const error = (body as { error?: { code?: ErrorCode; message?: string; details?: Record<string, string> } } | undefined)?.error;
+      throw new ApiRequestError(
+        response.status,
+        error?.code ?? (response.status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR'),
+        error?.message ?? `${method} ${path} answered ${response.status}`,
+        error?.details,
+        response.headers.get('x-correlation-id'),
+      );
+    }
+    return body as T;
+  }
+
+  /** Enveloped answers: `{ data }` -> data. */
+  async data<T>(method: string, path: string, init: { query?: Query; body?: unknown; options?: RequestOptions } = {}): Promise<T> {
+    return (await this.request<{ data: T }>(method, path, init)).data;
+  }
+
+  private keepCookie(response: Response): void {
+    const headers = response.headers as Headers & { getSetCookie?: () => string[] };
+    const cookies = headers.getSetCookie?.() ?? [];
+    for (const cookie of cookies) {
+      const pair = cookie.split(';')[0];
+      const expired = /max-age=0|expires=thu, 01 jan 1970/i.test(cookie);
+      this.cookie = expired ? undefined : pair;
+    }
+  }
+}
+
+const segment = (value: string | number) => encodeURIComponent(String(value));
+
+/** Every generic operation of one entity; the generated types pick those the entity has. */
+export class EntityClient<Record_, Create, Update, Filters, Field extends string, Numeric extends string> {
+  constructor(
+    private readonly transport: Transport,
+    private readonly plural: string,
+  ) {}
+
+  private path(...parts: (string | number)[]): string {
+    return ['/api/v1', this.plural, ...parts.map(segment)].join('/');
+  }
+
+  list(params: ListParams<Field> & Filters = {} as ListParams<Field> & Filters): Promise<ListResult<Record_>> {
+    return this.transport.data('GET', this.path(), { query: params as Query });
+  }
+
+  get(id: string, params: { populate?: string[] | { paths: string[]; depth?: number } } = {}): Promise<Record_> {
+    return this.transport.data('GET', this.path(id), { query: params });
+  }
+
+  create(body: Create, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data('POST', this.path(), { body, options });
+  }
+
+  /** Up to 500 records, all or nothing. */
+  bulk(items: Create[], options?: RequestOptions): Promise<{ items: Record_[]; count: number }> {
+    return this.transport.data('POST', this.path('bulk'), { body: { items }, options });
+  }
+
+  update(id: string, body: Update, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data('PATCH', this.path(id), { body, options });
+  }
+
+  remove(id: string, options?: RequestOptions): Promise<{ id: string; deleted: true }> {
+    return this.transport.data('DELETE', this.path(id), { options });
+  }
+
+  /** Adds to numeric fields atomically (negative amounts subtract). */
+  increment(id: string, by: Partial<Record<Numeric, number>>, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data('PATCH', this.path(id, 'increment'), { body: by, options });
+  }
+
+  archive(id: string, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data('POST', this.path(id, 'archive'), { options });
+  }
+
+  restore(id: string, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data('POST', this.path(id, 'restore'), { options });
+  }
+
+  versions(id: string, page: { limit?: number; cursor?: string } = {}): Promise<HistoryPage<Version<Record_>>> {
+    return this.transport.request('GET', this.path(id, 'versions'), { query: page });
+  }
+
+  version(id: string, version: number): Promise<Version<Record_>> {
+    return this.transport.request('GET', this.path(id, 'versions', version));
+  }
+
+  compareVersions(id: string, a: number, b: number): Promise<VersionComparison> {
+    return this.transport.request('GET', this.path(id, 'versions', 'compare'), { query: { a, b } });
+  }
+
+  revert(id: string, version: number, changeReason?: string): Promise<{ success: boolean; revertedTo: number; newVersion: number; entity: Record_ }> {
+    return this.transport.request('POST', this.path(id, 'revert', version), { body: changeReason === undefined ? {} : { changeReason } });
+  }
+
+  audit(id: string, page: { limit?: number; cursor?: string } = {}): Promise<HistoryPage<AuditEntry>> {
+    return this.transport.request('GET', this.path(id, 'audit'), { query: page });
+  }
+
+  fieldChanges(id: string, filter: { fieldName?: string; approvalStatus?: 'pending' | 'approved' | 'rejected' } = {}): Promise<{ items: TrackedChange[] }> {
+    return this.transport.request('GET', this.path(id, 'field-changes'), { query: filter });
+  }
+
+  decideFieldChange(id: string, changeId: string, decision: { approvalStatus: 'approved' | 'rejected'; approvedBy?: string }): Promise<TrackedChange> {
+    return this.transport.request('PUT', this.path(id, 'field-changes', changeId), { body: decision });
+  }
+}
+
+/** Sign-in and account operations; a successful login or register makes the client use the session. */
+export class AuthClient {
+  constructor(private readonly transport: Transport) {}
+
+  async register(body: { email: string; password: string; displayName: string }): Promise<{ user: SessionUser; token: string }> {
+    const session = await this.transport.request<{ user: SessionUser; token: string }>('POST', '/api/v1/auth/register', { body });
+    this.transport.useSession(session.token);
+    return session;
+  }
+
+  async login(body: { email: string; password: string; authType?: 'password' | 'ldap'; ldapConfig?: { url?: string; baseDN?: string; userFilter?: string } }): Promise<{ user: SessionUser; token: string }> {
+    const session = await this.transport.request<{ user: SessionUser; token: string }>('POST', '/api/v1/auth/login', { body });
+    this.transport.useSession(session.token);
+    return session;
+  }
+
+  async logout(): Promise<{ success: boolean }> {
+    const result = await this.transport.request<{ success: boolean }>('POST', '/api/v1/auth/logout');
+    this.transport.setCredential(undefined);
+    return result;
+  }
+
+  async changePassword(body: { currentPassword: string; newPassword: string }): Promise<{ success: boolean; token: string }> {
+    const result = await this.transport.request<{ success: boolean; token: string }>('POST', '/api/v1/auth/change-password', { body });
+    this.transport.useSession(result.token);
+    return result;
+  }
+
+  me(): Promise<{ user: SessionUser & Record<string, unknown>; roles: string[]; permissions: string[] }> {
+    return this.transport.request('GET', '/api/v1/auth/me');
+  }
+}
+
+export class ApiKeysClient {
+  constructor(private readonly transport: Transport) {}
+
+  /** The token is in this answer only. */
+  create(body: { name: string; permissions: string[]; expiresAt: string }): Promise<ApiKeyInfo & { token: string }> {
+    return this.transport.data('POST', '/api/v1/apikeys', { body });
+  }
+
+  list(): Promise<{ items: ApiKeyInfo[] }> {
+    return this.transport.data('GET', '/api/v1/apikeys');
+  }
+
+  revoke(id: string): Promise<{ id: string; revoked: true }> {
+    return this.transport.data('DELETE', `/api/v1/apikeys/${segment(id)}`);
+  }
+}

@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cliPath, servableApp } from '../support/cli.js';
+import { ADMIN_ENV } from '../support/spawnServer.js';
+
+describe('entigen dev', () => {
+  const app = servableApp();
+  const child = spawn(process.execPath, [cliPath, 'dev', '--port', '0', '--host', '127.0.0.1'], {
+    cwd: app,
+    env: { ...process.env, DATABASE_URL: 'sqlite:data/dev.db', SESSION_SECRET: 'dev-test', LOG_LEVEL: 'info', ...ADMIN_ENV },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  afterAll(() => void child.kill('SIGKILL'));
+
+  /** Waits until the output holds `count` matches of the pattern; returns the last. */
+  const waitFor = async (pattern: RegExp, count: number): Promise<RegExpMatchArray> => {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const matches = [...output.matchAll(new RegExp(pattern.source, 'g'))];
+      if (matches.length >= count) return matches[count - 1];
+      if (Date.now() > deadline) throw new Error(`no ${pattern} (x${count}) in:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const listening = /"url":"(http:\/\/[^"]+)"/;
+  const fieldsOf = async (url: string) => {
+    const response = await fetch(`${url}/api/v1/schema/metadata/articles`);
+    return ((await response.json()) as { data: { fields: { name: string }[] } }).data.fields.map((f) => f.name);
+  };
+  const file = join(app, 'entities', 'articles.yaml');
+  const original = readFileSync(file, 'utf8');
+
+  it('builds and serves, then serves a field added to an entity file after a rebuild and restart', async () => {
+    const first = (await waitFor(listening, 1))[1];
+    expect(await fieldsOf(first)).not.toContain('subtitle');
+    const edited = Date.now();
+    writeFileSync(file, original.replace('fields:\n', 'fields:\n  subtitle: { type: string }\n'));
+    const second = (await waitFor(listening, 2))[1];
+    console.log(`entigen dev: edit to serving the new field in ${Date.now() - edited} ms`);
+    expect(await fieldsOf(second)).toContain('subtitle');
+    expect(output).toMatch(/entigen dev: entities\/articles\.yaml changed: \d+ entities built/);
+  });
+
+  it('shows build errors without dying, keeps serving the last good build, and recovers when the file is fixed', async () => {
+    const serving = (await waitFor(listening, 2))[1];
+    writeFileSync(file, original.replace('fields:\n', 'fields:\n  subtitle: { type: strng }\n'));
+    await waitFor(/the previous build keeps serving/, 1);
+    expect(output).toMatch(/entities\/articles\.yaml:\d+:\d+ fields\.subtitle\.type: /);
+    expect((await fetch(`${serving}/api/health`)).status).toBe(200);
+    writeFileSync(file, original.replace('fields:\n', 'fields:\n  subtitle: { type: string }\n  teaser: { type: string }\n'));
+    const third = (await waitFor(listening, 3))[1];
+    expect(await fieldsOf(third)).toEqual(expect.arrayContaining(['subtitle', 'teaser']));
+  });
+
+  it('stops its server and exits 0 on SIGTERM', async () => {
+    const last = (await waitFor(listening, 3))[1];
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await expect(fetch(`${last}/api/health`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,185 @@
+import { Query, updateOne } from 'mingo';
+import { MongoServerError, type MongoClient } from 'mongodb';
+
+// An in-memory stand-in for the parts of the MongoDB driver MongoStore calls, with MongoDB's
+// query language from mingo, unique indexes, collation sorts and all-or-nothing transactions.
+// It lets the whole conformance suite exercise the adapter's own logic where no server can run;
+// it is not MongoDB, so the suite against a real replica set (MONGODB_URL) remains the proof.
+
+type Doc = Record<string, unknown> & { _id: string };
+type Sort = [string, 1 | -1][];
+interface FindOptions {
+  sort?: Sort;
+  collation?: { locale: string; strength?: number; numericOrdering?: boolean };
+  projection?: Record<string, 1>;
+  skip?: number;
+  limit?: number;
+}
+
+const matches = (filter: object) => {
+  const query = new Query(filter as Record<string, unknown>);
+  return (doc: Doc) => query.test(doc);
+};
+
+function rank(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === 'number') return 1;
+  if (typeof value === 'string') return 2;
+  if (Array.isArray(value)) return 4;
+  if (typeof value === 'object') return 3;
+  return 5;
+}
+
+function comparator(sort: Sort, collation: FindOptions['collation']) {
+  const collator = collation
+    ? new Intl.Collator(collation.locale, { sensitivity: collation.strength === 1 ? 'base' : collation.strength === 2 ? 'accent' : 'variant', numeric: collation.numericOrdering ?? false, caseFirst: 'lower' })
+    : undefined;
+  const compare = (a: unknown, b: unknown): number => {
+    const ra = rank(a);
+    const rb = rank(b);
+    if (ra !== rb) return ra - rb;
+    if (typeof a === 'string' && typeof b === 'string') return collator ? collator.compare(a, b) : a < b ? -1 : a > b ? 1 : 0;
+    if (typeof a === 'number' && typeof b === 'number') return a - b;
+    if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+    return 0;
+  };
+  return (x: Doc, y: Doc) => {
+    for (const [field, direction] of sort) {
+      const order = compare(x[field], y[field]);
+      if (order !== 0) return order * direction;
+    }
+    return 0;
+  };
+}
+
+class FakeCollection {
+  docs: Doc[] = [];
+  readonly unique = new Set<string>();
+
+  constructor(private readonly name: string) {}
+
+  async createIndex(keys: Record<string, unknown>, options: { unique?: boolean } = {}): Promise<string> {
+    if (options.unique) for (const field of Object.keys(keys)) this.unique.add(field);
+    return Object.keys(keys).join('_');
+  }
+
+  private checkUnique(doc: Doc): void {
+    for (const field of ['_id', ...this.unique]) {
+      if (doc[field] === undefined) continue;
+      if (this.docs.some((other) => other !== doc && other[field] === doc[field])) {
+        throw new MongoServerError({ message: `E11000 duplicate key error collection: ${this.name}`, code: 11000, keyPattern: { [field]: 1 } });
+      }
+    }
+  }
+
+  async insertOne(doc: Doc): Promise<{ insertedId: string }> {
+    const copy = structuredClone(doc);
+    this.checkUnique(copy);
+    this.docs.push(copy);
+    return { insertedId: copy._id };
+  }
+
+  async insertMany(docs: Doc[]): Promise<{ insertedCount: number }> {
+    for (const doc of docs) await this.insertOne(doc);
+    return { insertedCount: docs.length };
+  }
+
+  find(filter: object, options: FindOptions = {}) {
+    return {
+      toArray: async (): Promise<Doc[]> => {
+        let found = this.docs.filter(matches(filter));
+        if (options.sort) found = [...found].sort(comparator(options.sort, options.collation));
+        found = found.slice(options.skip ?? 0, options.limit === undefined ? undefined : (options.skip ?? 0) + options.limit);
+        return found.map((doc) => {
+          const copy = structuredClone(doc);
+          if (!options.projection) return copy;
+          return Object.fromEntries(Object.entries(copy).filter(([key]) => key === '_id' || key in options.projection!)) as Doc;
+        });
+      },
+    };
+  }
+
+  async countDocuments(filter: object): Promise<number> {
+    return this.docs.filter(matches(filter)).length;
+  }
+
+  async findOne(filter: object): Promise<Doc | null> {
+    const found = this.docs.find(matches(filter));
+    return found ? structuredClone(found) : null;
+  }
+
+  async findOneAndUpdate(filter: object, update: Record<string, unknown>, options: { returnDocument?: 'after' | 'before' } = {}): Promise<Doc | null> {
+    const found = this.docs.find(matches(filter));
+    if (!found) return null;
+    const before = structuredClone(found);
+    updateOne([found], { _id: found._id }, update as never);
+    try {
+      this.checkUnique(found);
+    } catch (error) {
+      Object.keys(found).forEach((key) => delete found[key]);
+      Object.assign(found, before);
+      throw error;
+    }
+    return structuredClone(options.returnDocument === 'after' ? found : before);
+  }
+
+  async updateOne(filter: object, update: Record<string, unknown>): Promise<{ modifiedCount: number }> {
+    return { modifiedCount: (await this.findOneAndUpdate(filter, update)) ? 1 : 0 };
+  }
+
+  async deleteOne(filter: object): Promise<{ deletedCount: number }> {
+    const index = this.docs.findIndex(matches(filter));
+    if (index < 0) return { deletedCount: 0 };
+    this.docs.splice(index, 1);
+    return { deletedCount: 1 };
+  }
+}
+
+class FakeDb {
+  readonly collections = new Map<string, FakeCollection>();
+
+  async createCollection(name: string): Promise<void> {
+    if (this.collections.has(name)) throw new MongoServerError({ message: `Collection ${name} already exists`, code: 48 });
+    this.collections.set(name, new FakeCollection(name));
+  }
+
+  collection(name: string): FakeCollection {
+    if (!this.collections.has(name)) this.collections.set(name, new FakeCollection(name));
+    return this.collections.get(name)!;
+  }
+
+  async command(): Promise<{ ok: 1 }> {
+    return { ok: 1 };
+  }
+}
+
+/** Transactions keep a copy of every collection and put it back when the callback throws. */
+class FakeSession {
+  constructor(private readonly db: FakeDb) {}
+
+  async withTransaction<T>(fn: () => Promise<T>): Promise<T> {
+    const snapshot = new Map([...this.db.collections].map(([name, collection]) => [name, structuredClone(collection.docs)]));
+    try {
+      return await fn();
+    } catch (error) {
+      for (const [name, collection] of this.db.collections) collection.docs = snapshot.get(name) ?? [];
+      throw error;
+    }
+  }
+
+  async endSession(): Promise<void> {}
+}
+
+export function fakeMongoClient(): MongoClient {
+  const dbs = new Map<string, FakeDb>();
+  const db = (name: string) => {
+    if (!dbs.has(name)) dbs.set(name, new FakeDb());
+    return dbs.get(name)!;
+  };
+  let last: FakeDb | undefined;
+  return {
+    db: (name: string) => (last = db(name)),
+    startSession: () => new FakeSession(last!),
+    close: async () => undefined,
+  } as unknown as MongoClient;
+}

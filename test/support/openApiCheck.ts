@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
+import { repoRoot } from './cli.js';
+
+// Checks real responses against generated/openapi.json: the operation that matches the method and
+// path must document the status, and a JSON body must satisfy that response's schema.
+
+const Ajv2020 = Ajv2020Module.default;
+type Json = Record<string, any>;
+
+interface Route {
+  method: string;
+  template: string;
+  pattern: RegExp;
+  /** Literal segments: a more literal template wins (`/articles/bulk` before `/articles/{id}`). */
+  literals: number;
+  operation: Json;
+}
+
+let compiled: { routes: Route[]; ajv: InstanceType<typeof Ajv2020>; document: Json } | undefined;
+const validators = new Map<string, ValidateFunction>();
+
+function load() {
+  if (compiled) return compiled;
+  const document = JSON.parse(readFileSync(join(repoRoot, 'generated', 'openapi.json'), 'utf8')) as Json;
+  const ajv = new Ajv2020({ strict: false, allErrors: false });
+  ajv.addSchema({ $id: 'openapi', components: document.components }, 'openapi');
+  const routes: Route[] = [];
+  for (const [template, item] of Object.entries(document.paths as Json)) {
+    for (const [method, operation] of Object.entries(item as Json)) {
+      const segments = template.split('/');
+      routes.push({
+        method: method.toUpperCase(),
+        template,
+        pattern: new RegExp(`^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`),
+        literals: segments.filter((s) => !/^\{.+\}$/.test(s)).length,
+        operation: operation as Json,
+      });
+    }
+  }
+  routes.sort((a, b) => b.literals - a.literals);
+  compiled = { routes, ajv, document };
+  return compiled;
+}
+
+/** Rewrites `#/components/...` references to the registered document. */
+function rebase(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(rebase);
+  if (!schema || typeof schema !== 'object') return schema;
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi${v}` : rebase(v)]));
+}
+
+/** Problems of one response against the document; empty when it tells the truth. */
+export function checkResponse(method: string, url: string, status: number, contentType: string | null, body: unknown): string[] {
+  const { routes, ajv, document } = load();
+  const path = new URL(url, 'http://x').pathname.replace(/\/$/, '') || '/';
+  const route = routes.find((r) => r.method === method && r.pattern.test(path));
+  if (!route) {
+    // 404 and 405 for paths and methods the API does not have are the envelope by design.
+    return status === 404 || status === 405 ? checkEnvelope(ajv, body) : [`${method} ${path}: no operation in the document`];
+  }
+  let response = route.operation.responses?.[String(status)] as Json | undefined;
+  if (!response) return [`${method} ${route.template}: status ${status} is not documented`];
+  if (response.$ref) response = document.components.responses[(response.$ref as string).split('/').pop()!] as Json;
+  const schema = response.content?.['application/json']?.schema;
+  if (!schema || !contentType?.includes('application/json')) return [];
+  const key = `${method} ${route.template} ${status}`;
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = ajv.compile(rebase(schema) as object);
+    validators.set(key, validate);
+  }
+  if (validate(body)) return [];
+  return [`${key}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`];
+}
+
+function checkEnvelope(ajv: InstanceType<typeof Ajv2020>, body: unknown): string[] {
+  const validate = ajv.getSchema('openapi#/components/schemas/Error')!;
+  return validate(body) ? [] : [`error envelope: ${ajv.errorsText(validate.errors)}`];
+}

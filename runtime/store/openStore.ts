@@ -20,6 +20,9 @@ export async function openStore(databaseUrl: string | undefined, root: string): 
     const url = new URL(databaseUrl);
     const schema = url.searchParams.get('schema') ?? undefined;
     url.searchParams.delete('schema');
+    if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+      throw new Error(`DATABASE_URL ?schema=${schema} is not a plain schema name (letters, digits and _, not starting with a digit, at most 63)`);
+    }
     // Drivers load only when their store is used: starting on SQLite skips pg and mongodb.
     const { PgStore } = await import('./postgres/pgStore.js');
     return PgStore.open(url.toString(), { schema, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });

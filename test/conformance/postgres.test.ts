@@ -32,4 +32,27 @@ describe('postgres transactions', () => {
       await store.close();
     }
   });
+
+  it('queues overlapping queries inside a transaction on its one connection (pg deprecates running them at once)', async () => {
+    const store = PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      await store.init(conformanceModel);
+      const doc = (name: string) => ({ id: newId(), ownerId: '0'.repeat(24), name, n: 0, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' });
+      const ids = await store.transaction(async (tx) => {
+        const inserted = await Promise.all(Array.from({ length: 20 }, (_, i) => tx.insert('things', doc(`t${i}`))));
+        await Promise.all(inserted.map((d) => tx.increment('things', d.id, { n: 2 })));
+        return inserted.map((d) => d.id);
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.includes('already executing a query'))).toEqual([]);
+      const stored = await store.find('things', { where: { op: 'in', field: 'id', value: ids } });
+      expect(stored.map((d) => d.n)).toEqual(ids.map(() => 2));
+    } finally {
+      process.off('warning', onWarning);
+      await store.close();
+    }
+  });
 });

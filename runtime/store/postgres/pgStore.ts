@@ -26,22 +26,41 @@ const RETRYABLE_CODES = new Set(['40001', '40P01']);
 const SERIALIZATION_RETRIES = 5;
 const isSerializationFailure = (error: unknown) => RETRYABLE_CODES.has((error as { code?: string })?.code ?? '');
 
-type Queryable = Pick<pg.PoolClient, 'query'>;
+/** What the store needs of a connection: one query at a time. */
+export interface Queryable {
+  query(sql: string, params?: unknown[]): Promise<pg.QueryResult>;
+}
+
+/**
+ * A pooled client whose queries run one after another. pg deprecates overlapping queries on one
+ * client, and code inside a transaction (history writes beside the record's own) may overlap them.
+ */
+function queued(client: pg.PoolClient): Queryable {
+  let tail: Promise<unknown> = Promise.resolve();
+  return {
+    query(sql, params) {
+      const result = tail.then(() => client.query(sql, params));
+      tail = result.catch(() => undefined);
+      return result;
+    },
+  };
+}
 
 /** PostgreSQL through pg: a pool with limits, real transactions on one pooled client. */
 export class PgStore implements Store {
   readonly kind = 'postgres';
 
   static open(url: string, options: { schema?: string; max?: number } = {}): PgStore {
-    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, types });
+    // The schema is a connection option, so it is in force before the first query on every connection.
+    const searchPath = options.schema ? { options: `-c search_path=${options.schema}` } : {};
+    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, types, ...searchPath });
     pool.on('error', () => undefined);
-    if (options.schema) pool.on('connect', (client) => void client.query(`SET search_path TO ${ident(options.schema!)}`).catch(() => undefined));
     return new PgStore({ pool, layouts: new Map(), schema: options.schema }, undefined);
   }
 
   private constructor(
     private readonly shared: { pool: pg.Pool; layouts: Map<string, TableLayout>; schema?: string },
-    private readonly client: pg.PoolClient | undefined,
+    private readonly client: Queryable | undefined,
   ) {}
 
   async init(model: AppModel): Promise<void> {
@@ -170,13 +189,13 @@ export class PgStore implements Store {
    * One transaction on one pooled client. A serialization failure or deadlock (another
    * transaction won) rolls back and runs `fn` again, up to SERIALIZATION_RETRIES times.
    */
-  private async withTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private async withTransaction<T>(fn: (client: Queryable) => Promise<T>): Promise<T> {
     if (this.client) return fn(this.client);
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn(client);
+        const result = await fn(queued(client));
         await client.query('COMMIT');
         return result;
       } catch (error) {

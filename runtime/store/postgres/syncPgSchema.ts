@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { Queryable } from './pgStore.js';
 import { ident, type TableLayout } from '../sql/tableLayout.js';
 
 const PG_TYPES = { text: 'TEXT COLLATE "C"', int: 'BIGINT', real: 'DOUBLE PRECISION', bool: 'BOOLEAN', json: 'JSONB' } as const;
@@ -13,7 +13,7 @@ export const COLLATIONS = [1, 2, 3].flatMap((strength) =>
 );
 
 /** Creates what is missing, as the SQLite adapter does: tables, added columns, indexes, the search index. Never drops data. */
-export async function syncPgSchema(client: PoolClient, layout: TableLayout): Promise<void> {
+export async function syncPgSchema(client: Queryable, layout: TableLayout): Promise<void> {
   const table = ident(layout.table);
   const definitions: string[] = [];
   for (const column of layout.columns.values()) {

@@ -20,6 +20,8 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const SECRET = 'bench-secret';
 const SOUL = join(root, '.bench-tmp', 'soul', 'node_modules', 'soul-cli', 'src', 'server.js');
+/** BENCH_PROFILE=DIR writes a V8 CPU profile of the entigen server to DIR (open it in Chrome DevTools). */
+const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 const PG_URL = process.env.BENCH_STORE === 'postgres' ? `postgres://postgres@127.0.0.1:5432/test?schema=bench_${Date.now()}` : undefined;
 
 interface Target {
@@ -40,7 +42,7 @@ const TARGETS: Target[] = [
   {
     name: 'entigen',
     // BENCH_STORE=postgres serves entigen from PostgreSQL (the peers stay on their SQLite copies).
-    start: (db, port) => pinned(0, [join(here, 'entigenServer.js'), PG_URL ?? `sqlite:${db}`, String(port), SECRET, root]),
+    start: (db, port) => pinned(0, [...PROFILE, join(here, 'entigenServer.js'), PG_URL ?? `sqlite:${db}`, String(port), SECRET, root]),
     paths: ENTIGEN_PATHS,
   },
   { name: 'baseline', start: (db, port) => pinned(0, [join(here, 'baselineServer.js'), db, String(port), SECRET]), paths: ENTIGEN_PATHS },
@@ -152,7 +154,7 @@ async function main() {
       }
     }
   } finally {
-    for (const { child } of running) child.kill('SIGTERM');
+    await Promise.all(running.map(({ child }) => new Promise((exited) => (child.once('exit', exited), child.kill('SIGTERM')))));
   }
 
   process.stdout.write(`\nratios (median of ${RUNS} runs of ${SECONDS}s, ${CONNECTIONS} connections, servers on core 0, load on core 1, rounds interleaved):\n`);

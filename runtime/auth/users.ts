@@ -1,5 +1,6 @@
 import type { PublicUser } from '../access/caller.js';
 import type { Doc, Store } from '../store/types.js';
+import { unstorableText } from '../store/storableText.js';
 
 /** Emails are compared and stored trimmed and in lower case. */
 export function normalizeEmail(email: string): string {
@@ -13,6 +14,8 @@ export function publicUser(doc: Doc): PublicUser {
 }
 
 export async function findUserByEmail(store: Store, email: string): Promise<Doc | null> {
+  // No stored email holds such text, and PostgreSQL would refuse it as a query parameter.
+  if (unstorableText(email)) return null;
   const [user] = await store.find('users', { where: { field: 'email', op: 'eq', value: normalizeEmail(email) }, limit: 1 });
   return user ?? null;
 }

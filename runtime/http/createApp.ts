@@ -23,6 +23,7 @@ import { schemaRoutes } from './schemaRoutes.js';
 import { securityHeaders } from './securityHeaders.js';
 import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
 import { MEDIA, UPLOAD_PATH, mediaRoutes } from './mediaRoutes.js';
+import { refuseUnstorableInput } from './refuseUnstorableInput.js';
 import { searchRoutes } from './searchRoutes.js';
 import { setupGate, setupRoutes } from './setupRoutes.js';
 import { userRoutes } from './userRoutes.js';
@@ -83,6 +84,7 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   }
   const media = ctx.registry.entities.has(MEDIA);
   app.use(jsonBody(undefined, (req) => media && req.method === 'POST' && req.path === UPLOAD_PATH));
+  app.use(refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }));
   app.use(idempotency({ store: ctx.store, clock, logger: ctx.logger, scopeOf: (req) => credentialScope(req, auth.cookieName) }));
   app.use(authenticateCaller);
   const mount = (prefix: string, router: Router) => {

@@ -8,6 +8,7 @@ import type { RuntimeContext } from '../context.js';
 import { createOperation } from '../entities/create.js';
 import { findVisible } from '../entities/requireAccess.js';
 import { ApiError, validationError } from './errors.js';
+import { unstorableInput } from './refuseUnstorableInput.js';
 
 export const MEDIA = 'mediaAssets';
 export const UPLOAD_PATH = `/api/v1/${MEDIA}/upload`;
@@ -95,6 +96,11 @@ export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxByte
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > uploads.maxBytes + 64 * 1024) throw new ApiError('PAYLOAD_TOO_LARGE', `The file is larger than ${uploads.maxBytes} bytes`);
     const upload = await receive(req, uploads.dir, uploads.maxBytes);
+    const unstorable = unstorableInput({ ...upload.fields, filename: upload.filename });
+    if (unstorable) {
+      rmSync(upload.path, { force: true });
+      throw unstorable;
+    }
     const number = (name: string) => {
       const text = upload.fields[name];
       return text === undefined || text === '' ? undefined : /^\d{1,9}$/.test(text) ? Number(text) : text;

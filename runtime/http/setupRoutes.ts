@@ -8,6 +8,7 @@ import { createFirstAdmin, type SetupState } from '../auth/setup.js';
 import { publicUser } from '../auth/users.js';
 import { packageRoot } from '../../generator/packageRoot.js';
 import { ApiError } from './errors.js';
+import { unstorableInput } from './refuseUnstorableInput.js';
 
 export const SETUP_PATH = '/setup';
 const EXEMPT = new Set([SETUP_PATH, '/api/health']);
@@ -61,6 +62,8 @@ export function setupRoutes(auth: AuthContext, state: SetupState): Router {
     const body = (req.body ?? {}) as Record<string, string>;
     const values = { name: String(body.name ?? ''), email: String(body.email ?? ''), password: String(body.password ?? ''), tenantName: String(body.tenantName ?? '') };
     try {
+      const unstorable = unstorableInput(values);
+      if (unstorable) throw unstorable;
       const admin = await createFirstAdmin(auth.ctx, policy, values);
       state.markDone();
       const token = issueSession(auth, admin.id);

@@ -55,6 +55,9 @@ describe('media assets (feature content)', () => {
     expect(((await missing.json()) as { error: { details: Record<string, string> } }).error.details).toHaveProperty('file');
     expect((await server.call('POST', '/api/v1/mediaAssets/upload', { token: owner.token, body: { filename: 'x' } })).status).toBe(400);
     expect((await upload(undefined, new Blob([new Uint8Array(3)]), 'a.txt')).status).toBe(401);
+    const nul = await upload(owner.token, new Blob([new Uint8Array(3)]), 'a.txt', { altText: 'a\u0000b' });
+    expect(nul.status).toBe(400);
+    expect(((await nul.json()) as { error: { details: Record<string, string> } }).error.details).toEqual({ altText: 'must not contain the NUL character (U+0000)' });
     // A body cut short, many times over: the file may be opened after the parser fails, and must still go.
     for (let attempt = 0; attempt < 25; attempt++) {
       const cut = await fetch(`${server.url}/api/v1/mediaAssets/upload`, {

@@ -58,6 +58,9 @@ describe('first-run setup', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toContain('must be an email address');
     expect(bad.body).toContain('at least 12 characters');
+    const nul = await form({ name: 'A\u0000', email: 'ada@example.test', password: PASSWORD, tenantName: 'Org' });
+    expect(nul.status).toBe(400);
+    expect(nul.body).toContain('must not contain the NUL character');
     const ok = await form({ name: 'Ada', email: 'ada@example.test', password: PASSWORD, tenantName: 'Org' });
     expect(ok.status).toBe(303);
     expect(ok.headers.get('location')).toBe('/api/v1/auth/me');

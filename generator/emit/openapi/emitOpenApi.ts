@@ -65,6 +65,20 @@ export function openApiDocument(model: AppModel): JsonSchema {
   };
 }
 
+/** What the pipeline in front of every route may answer before the route runs. */
+function pipelineErrors(op: Operation): ErrorCode[] {
+  const codes: ErrorCode[] = ['RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+  if (!op.path.startsWith('/api/v1/')) return codes;
+  // A Bearer credential that does not verify is refused on every API route, public ones too, and
+  // so is input no store can keep (a NUL character in the query or body, JSON nested too deep).
+  codes.push('UNAUTHORIZED', 'VALIDATION_ERROR');
+  // A body (any method but GET) is read first: not JSON, malformed, or over the size limit.
+  if (op.method !== 'GET') codes.push('PAYLOAD_TOO_LARGE');
+  // Idempotency-Key: too long, the same key still in flight, or reused with another body.
+  if (op.method === 'POST') codes.push('CONFLICT', 'UNPROCESSABLE_ENTITY');
+  return codes;
+}
+
 function operationObject(op: Operation): JsonSchema {
   const pathParams = [...op.path.matchAll(/\{([A-Za-z]+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
   const headers = [
@@ -82,7 +96,7 @@ function operationObject(op: Operation): JsonSchema {
         : json(op.response),
     },
   };
-  for (const code of new Set<ErrorCode>([...op.errors, 'RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'])) {
+  for (const code of new Set<ErrorCode>([...op.errors, ...pipelineErrors(op)])) {
     responses[String(ERROR_CODES[code].status)] = { $ref: `#/components/responses/${code}` };
   }
   if (op.method === 'GET' && op.security !== 'none' && op.path !== '/api/health') {

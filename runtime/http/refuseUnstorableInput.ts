@@ -1,0 +1,54 @@
+import type { NextFunction, Request, Response } from 'express';
+import { unstorableText } from '../store/storableText.js';
+import { validationError, type ApiError } from './errors.js';
+
+/** Deeper JSON than this is refused: no entity needs it, and recursive code must not meet it. */
+export const MAX_BODY_DEPTH = 64;
+const NUL = '\u0000';
+const NUL_MESSAGE = unstorableText(NUL)!;
+
+/**
+ * Where a parsed JSON value holds something no store can keep: a NUL character (PostgreSQL text
+ * and jsonb refuse it) or a lone surrogate in a string or key, or nesting deeper than MAX_BODY_DEPTH. Iterative, so any
+ * depth is safe to inspect. Answers the problem keyed by the top-level field it is in, or undefined.
+ */
+export function unstorableInput(value: unknown, root = 'body'): ApiError | undefined {
+  const pending: { value: unknown; field: string; depth: number }[] = [{ value, field: root, depth: 0 }];
+  while (pending.length > 0) {
+    const item = pending.pop()!;
+    const at = item.field;
+    if (typeof item.value === 'string') {
+      const problem = unstorableText(item.value);
+      if (problem) return validationError({ [at]: problem }, 'Input holds text no store can keep');
+      continue;
+    }
+    if (!item.value || typeof item.value !== 'object') continue;
+    if (item.depth >= MAX_BODY_DEPTH) return validationError({ [at]: `is nested deeper than ${MAX_BODY_DEPTH} levels` }, 'Input is nested too deeply');
+    for (const [key, child] of Object.entries(item.value)) {
+      const problem = unstorableText(key);
+      if (problem) return validationError({ [at]: problem }, 'Input holds text no store can keep');
+      pending.push({ value: child, field: item.depth === 0 && !Array.isArray(item.value) ? key : at, depth: item.depth + 1 });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a path, query string or JSON body that holds input `unstorableInput` finds fault with, the
+ * same on every store. `readsOnly` names routes whose body is only compared, never stored (login,
+ * where the spec has LDAP escape a NUL in the user name): their body passes through.
+ */
+export function refuseUnstorableInput({ readsOnly = () => false }: { readsOnly?: (req: Request) => boolean } = {}) {
+  return function refuseUnstorableInput(req: Request, _res: Response, next: NextFunction): void {
+    const url = req.originalUrl;
+    // A NUL can only arrive percent-encoded; Node's parser refuses raw ones.
+    if (url.includes('%00')) {
+      const queryAt = url.includes('?') ? url.indexOf('?') : url.length;
+      if (url.slice(0, queryAt).includes('%00')) return next(validationError({ path: NUL_MESSAGE }, 'Invalid path'));
+      for (const [name, value] of new URLSearchParams(url.slice(queryAt + 1))) {
+        if (name.includes(NUL) || value.includes(NUL)) return next(validationError({ [name.replaceAll(NUL, '')]: NUL_MESSAGE }, 'Invalid query parameters'));
+      }
+    }
+    next(readsOnly(req) ? undefined : unstorableInput(req.body));
+  };
+}

@@ -4,6 +4,7 @@ import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError } from '../http/errors.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
+import { parseIsoDate } from '../model/parseIsoDate.js';
 
 export function newId(): string {
   return new ObjectId().toHexString();
@@ -53,8 +54,8 @@ export function normalizeDates(entity: EntityModel, values: Record<string, unkno
 }
 
 function toTimestamp(value: string, field: string): string {
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) throw new ApiError('VALIDATION_ERROR', 'Request validation failed', { [field]: 'must be an ISO 8601 date or date-time' });
+  const time = parseIsoDate(value);
+  if (time === undefined) throw new ApiError('VALIDATION_ERROR', 'Request validation failed', { [field]: 'must be an ISO 8601 date or date-time' });
   return new Date(time).toISOString();
 }
 

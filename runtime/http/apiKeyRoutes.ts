@@ -3,14 +3,13 @@ import { parsePermission } from '../access/parsePermission.js';
 import { maskToken, newApiKeyToken, tokenHash } from '../auth/apiKeyToken.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { newId } from '../entities/prepareWrite.js';
-import { ISO_DATE_PATTERN } from '../model/patterns.js';
 import type { Doc, Where } from '../store/types.js';
 import { ApiError, notFound, validationError } from './errors.js';
 import { requireUser } from './guards.js';
 import { readBody } from './readBody.js';
+import { parseIsoDate } from '../model/parseIsoDate.js';
 
 export const MAX_LIVE_KEYS = 50;
-const ISO_DATE = new RegExp(ISO_DATE_PATTERN);
 
 function keyView(key: Doc) {
   return {
@@ -50,8 +49,8 @@ export function apiKeyRoutes(auth: AuthContext): Router {
       if (!parsed.ok) details[`permissions.${i}`] = `"${text}": ${parsed.reason}`;
     });
     const expiresText = body.expiresAt as string;
-    const expires = ISO_DATE.test(expiresText) ? Date.parse(expiresText) : NaN;
-    if (Number.isNaN(expires)) details.expiresAt = 'must be an ISO 8601 date-time';
+    const expires = parseIsoDate(expiresText);
+    if (expires === undefined) details.expiresAt = 'must be an ISO 8601 date-time';
     else if (expires <= auth.ctx.now().getTime()) details.expiresAt = 'must be in the future';
     if (Object.keys(details).length > 0) throw validationError(details);
     const beyond = permissions.filter((p) => !req.caller.isAdmin && !req.caller.permissions.has(p));
@@ -63,7 +62,7 @@ export function apiKeyRoutes(auth: AuthContext): Router {
     const now = auth.ctx.now().toISOString();
     const key = await store.insert('apiKeys', {
       id: newId(), ownerId: user.id, name: (body.name as string).trim(), tokenHash: tokenHash(token), lastEight: maskToken(token),
-      permissions, expiresAt: new Date(expires).toISOString(), lastUsedAt: null, revokedAt: null, archivedAt: null, createdAt: now, updatedAt: now,
+      permissions, expiresAt: new Date(expires!).toISOString(), lastUsedAt: null, revokedAt: null, archivedAt: null, createdAt: now, updatedAt: now,
     });
     res.status(201).json({ data: { id: key.id, name: key.name, token, lastEight: key.lastEight, expiresAt: key.expiresAt, permissions } });
   });

@@ -1,5 +1,5 @@
 import { validationError } from '../http/errors.js';
-import { ISO_DATE_PATTERN, OBJECT_ID_PATTERN } from '../model/patterns.js';
+import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Collation, SortKey, Where } from '../store/types.js';
 import {
@@ -10,6 +10,7 @@ import {
   type ListQuery,
 } from './listQuery.js';
 import { parsePopulate } from './parsePopulate.js';
+import { parseIsoDate } from '../model/parseIsoDate.js';
 
 /** Every parameter the list endpoint knows besides the entity's filters. */
 export const LIST_PARAMETERS = new Set([
@@ -18,7 +19,6 @@ export const LIST_PARAMETERS = new Set([
 ]);
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
-const ISO_DATE = new RegExp(ISO_DATE_PATTERN);
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 const INTEGER = /^-?\d+$/;
@@ -205,13 +205,15 @@ function parseDates(raw: Raw, fields: Map<string, FieldModel>, where: Where[], f
   const to = single(raw, 'dateTo', fail);
   const month = single(raw, 'dateMonth', fail);
   if (from !== undefined) {
-    if (!ISO_DATE.test(from) || Number.isNaN(Date.parse(from))) fail('dateFrom', 'must be an ISO 8601 date or date-time');
-    else where.push({ field: fieldName, op: 'gte', value: new Date(from).toISOString() });
+    const time = parseIsoDate(from);
+    if (time === undefined) fail('dateFrom', 'must be an ISO 8601 date or date-time');
+    else where.push({ field: fieldName, op: 'gte', value: new Date(time).toISOString() });
   }
   if (to !== undefined) {
-    if (!ISO_DATE.test(to) || Number.isNaN(Date.parse(to))) fail('dateTo', 'must be an ISO 8601 date or date-time');
+    const time = parseIsoDate(to);
+    if (time === undefined) fail('dateTo', 'must be an ISO 8601 date or date-time');
     // A bare date includes that whole day (UTC).
-    else where.push({ field: fieldName, op: 'lte', value: DATE_ONLY.test(to) ? `${to}T23:59:59.999Z` : new Date(to).toISOString() });
+    else where.push({ field: fieldName, op: 'lte', value: DATE_ONLY.test(to) ? `${to}T23:59:59.999Z` : new Date(time).toISOString() });
   }
   if (month !== undefined) {
     const match = MONTH.exec(month);
@@ -255,8 +257,10 @@ function filterValue(type: string, text: string, enumKeys?: string[]): { value?:
       return OBJECT_ID.test(text) ? { value: text } : { error: 'must be an id of 24 hexadecimal characters' };
     case 'enum':
       return enumKeys?.includes(text) ? { value: text } : { error: `must be one of ${enumKeys?.join(', ')}` };
-    case 'isoDate':
-      return ISO_DATE.test(text) && !Number.isNaN(Date.parse(text)) ? { value: new Date(text).toISOString() } : { error: 'must be an ISO 8601 date or date-time' };
+    case 'isoDate': {
+      const time = parseIsoDate(text);
+      return time !== undefined ? { value: new Date(time).toISOString() } : { error: 'must be an ISO 8601 date or date-time' };
+    }
     default:
       return { value: text };
   }

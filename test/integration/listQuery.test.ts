@@ -134,6 +134,11 @@ describe('filters, search, dates, select', () => {
     expect((await list('dateField=title')).body.error.details.dateField).toMatch(/date field/);
     expect((await list('dateMonth=2024-13')).status).toBe(400);
     expect((await list('dateFrom=yesterday')).status).toBe(400);
+    // A day the month does not have is refused, not rolled into the next month.
+    expect((await list('dateFrom=2024-02-30')).body.error.details).toEqual({ dateFrom: 'must be an ISO 8601 date or date-time' });
+    expect((await list('dateField=reviewedAt&dateTo=2024-04-31')).status).toBe(400);
+    const stored = await server.call('POST', '/api/v1/articles', { token: alice.token, body: { title: 'Leap', body: 'x', reviewedAt: '2023-02-29' } });
+    expect(stored.body.error.details).toEqual({ reviewedAt: 'must be an ISO 8601 date or date-time' });
   });
 
   it('selects fields, always with id', async () => {

@@ -157,7 +157,11 @@ function requestFor(operation: Operation) {
     body,
     caller: fc.constantFrom('admin', 'member', 'anonymous', 'bad-bearer', 'fresh'),
     contentType: fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x'),
-    headers: fc.dictionary(fc.constantFrom('idempotency-key', 'x-tenant-id', 'x-correlation-id', 'x-change-reason', 'cookie'), asciiText, { maxKeys: 3 }),
+    headers: fc.dictionary(
+      fc.constantFrom('idempotency-key', 'x-tenant-id', 'x-correlation-id', 'x-change-reason', 'cookie', 'authorization'),
+      fc.oneof(asciiText, fc.constantFrom('Bearer ', 'Bearer egk_', 'Basic YTpi', 'Bearer a.b.c', 'app_uid=x.y.z', `${'a'.repeat(24)}`)),
+      { maxKeys: 3 },
+    ),
   });
 }
 

@@ -14,14 +14,27 @@ export interface SessionClaims {
   issuedAt: number;
 }
 
+/** Tokens whose signature verified lately: the limiter and authentication both check each request's. */
+const VERIFIED_CACHE_SIZE = 10_000;
+const verified = new Map<string, { secret: string; claims: SessionClaims }>();
+
 /** The claims of a well-formed, correctly signed, unexpired token; undefined otherwise. */
 export function verifySession(secret: string, token: string, now: number, ttlMs: number): SessionClaims | undefined {
+  const claims = signedClaims(secret, token);
+  if (!claims || claims.issuedAt > now + 60_000 || now - claims.issuedAt > ttlMs) return undefined;
+  return claims;
+}
+
+function signedClaims(secret: string, token: string): SessionClaims | undefined {
+  const known = verified.get(token);
+  if (known && known.secret === secret) return { ...known.claims };
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   const [userId, stamp, signature] = parts;
   if (!OBJECT_ID.test(userId) || !/^\d{1,16}$/.test(stamp)) return undefined;
   if (!signaturesMatch(hmac(secret, `${userId}.${stamp}`), signature)) return undefined;
-  const issuedAt = Number(stamp);
-  if (issuedAt > now + 60_000 || now - issuedAt > ttlMs) return undefined;
-  return { userId, issuedAt };
+  const claims = { userId, issuedAt: Number(stamp) };
+  if (verified.size >= VERIFIED_CACHE_SIZE) verified.clear();
+  verified.set(token, { secret, claims: { ...claims } });
+  return claims;
 }

@@ -42,6 +42,8 @@ export interface StartOptions {
   repositories?: (store: Store) => unknown;
   /** false: do not look for due jobs (tests drive Scheduler.tick themselves). */
   schedule?: boolean;
+  /** A store opened by the caller (tests: the MongoDB adapter on an in-memory driver); else DATABASE_URL's. */
+  store?: Store;
 }
 
 export interface RunningServer {
@@ -64,7 +66,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const logger = options.logger ?? pino({ level: env.LOG_LEVEL ?? 'info' });
   const config = { ...loadRuntimeConfig(options.root, env), ...options.overrides };
   const secrets = loadSecrets({ env, devFile: join(options.root, 'data', 'secrets.json'), warn: (message) => logger.warn(message) });
-  const store = await openStore(env.DATABASE_URL, options.root);
+  const store = options.store ?? (await openStore(env.DATABASE_URL, options.root));
   await store.init(options.registry.model);
   try {
     await checkMigrations(store, options.root, options.registry.model, options.now ?? (() => new Date()));

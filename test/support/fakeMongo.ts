@@ -1,5 +1,5 @@
 import { Query, updateOne } from 'mingo';
-import { MongoServerError, type MongoClient } from 'mongodb';
+import { MongoServerError, MongoTopologyClosedError, type MongoClient } from 'mongodb';
 
 // An in-memory stand-in for the parts of the MongoDB driver MongoStore calls, with MongoDB's
 // query language from mingo, unique indexes, collation sorts and all-or-nothing transactions.
@@ -138,6 +138,9 @@ class FakeCollection {
 class FakeDb {
   readonly collections = new Map<string, FakeCollection>();
 
+  /** Once the client is closed, every operation fails as the driver's do: the store answers 503. */
+  constructor(private readonly client: { closed: boolean }) {}
+
   async createCollection(name: string): Promise<void> {
     if (this.collections.has(name)) throw new MongoServerError({ message: `Collection ${name} already exists`, code: 48 });
     this.collections.set(name, new FakeCollection(name));
@@ -145,10 +148,22 @@ class FakeDb {
 
   collection(name: string): FakeCollection {
     if (!this.collections.has(name)) this.collections.set(name, new FakeCollection(name));
-    return this.collections.get(name)!;
+    const collection = this.collections.get(name)!;
+    const client = this.client;
+    return new Proxy(collection, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (client.closed) throw new MongoTopologyClosedError();
+          return value.apply(target, args);
+        };
+      },
+    });
   }
 
   async command(): Promise<{ ok: 1 }> {
+    if (this.client.closed) throw new MongoTopologyClosedError();
     return { ok: 1 };
   }
 }
@@ -172,14 +187,15 @@ class FakeSession {
 
 export function fakeMongoClient(): MongoClient {
   const dbs = new Map<string, FakeDb>();
+  const state = { closed: false };
   const db = (name: string) => {
-    if (!dbs.has(name)) dbs.set(name, new FakeDb());
+    if (!dbs.has(name)) dbs.set(name, new FakeDb(state));
     return dbs.get(name)!;
   };
   let last: FakeDb | undefined;
   return {
     db: (name: string) => (last = db(name)),
     startSession: () => new FakeSession(last!),
-    close: async () => undefined,
+    close: async () => void (state.closed = true),
   } as unknown as MongoClient;
 }

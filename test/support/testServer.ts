@@ -9,6 +9,8 @@ import { startServer, type RunningServer, type StartOptions } from '../../runtim
 import { registry, repositories } from '../../generated/index.js';
 import { repoRoot } from './cli.js';
 import { checkResponse } from './openApiCheck.js';
+import { MongoStore } from '../../runtime/store/mongo/mongoStore.js';
+import { fakeMongoClient } from './fakeMongo.js';
 
 export interface TestServer extends RunningServer {
   /** Creates a user directly in the store and returns a session token for it. */
@@ -57,6 +59,8 @@ export async function startTestServer(
     handlers,
     schedule: false,
     repositories,
+    // TEST_STORE=mongo-fake: the MongoDB adapter over the in-memory driver stand-in (unless the test names its own database).
+    store: process.env.TEST_STORE === 'mongo-fake' && !env.DATABASE_URL ? MongoStore.withClient(fakeMongoClient(), 'test') : undefined,
     env: { DATABASE_URL: testDatabaseUrl(dir), SESSION_SECRET: 'test-session-secret', APP_ENCRYPTION_KEY: 'test-encryption-key', ...env },
   });
   let users = 0;

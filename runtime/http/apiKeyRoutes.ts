@@ -49,8 +49,8 @@ export function apiKeyRoutes(auth: AuthContext): Router {
       if (!parsed.ok) details[`permissions.${i}`] = `"${text}": ${parsed.reason}`;
     });
     const expiresText = body.expiresAt as string;
-    const expires = parseIsoDate(expiresText);
-    if (expires === undefined) details.expiresAt = 'must be an ISO 8601 date-time';
+    const expires = parseIsoDate(expiresText) ?? Number.NaN;
+    if (Number.isNaN(expires)) details.expiresAt = 'must be an ISO 8601 date-time';
     else if (expires <= auth.ctx.now().getTime()) details.expiresAt = 'must be in the future';
     if (Object.keys(details).length > 0) throw validationError(details);
     const beyond = permissions.filter((p) => !req.caller.isAdmin && !req.caller.permissions.has(p));
@@ -62,7 +62,7 @@ export function apiKeyRoutes(auth: AuthContext): Router {
     const now = auth.ctx.now().toISOString();
     const key = await store.insert('apiKeys', {
       id: newId(), ownerId: user.id, name: (body.name as string).trim(), tokenHash: tokenHash(token), lastEight: maskToken(token),
-      permissions, expiresAt: new Date(expires!).toISOString(), lastUsedAt: null, revokedAt: null, archivedAt: null, createdAt: now, updatedAt: now,
+      permissions, expiresAt: new Date(expires).toISOString(), lastUsedAt: null, revokedAt: null, archivedAt: null, createdAt: now, updatedAt: now,
     });
     res.status(201).json({ data: { id: key.id, name: key.name, token, lastEight: key.lastEight, expiresAt: key.expiresAt, permissions } });
   });

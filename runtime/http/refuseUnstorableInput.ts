@@ -9,25 +9,27 @@ const NUL_MESSAGE = unstorableText(NUL)!;
 
 /**
  * Where a parsed JSON value holds something no store can keep: a NUL character (PostgreSQL text
- * and jsonb refuse it) or a lone surrogate in a string or key, or nesting deeper than MAX_BODY_DEPTH. Iterative, so any
- * depth is safe to inspect. Answers the problem keyed by the top-level field it is in, or undefined.
+ * and jsonb refuse it) or a lone surrogate in a string or key, or nesting deeper than
+ * MAX_BODY_DEPTH. Iterative, so any depth is safe to inspect. Answers the problem keyed by the
+ * top-level field it is in, or undefined.
  */
 export function unstorableInput(value: unknown, root = 'body'): ApiError | undefined {
   const pending: { value: unknown; field: string; depth: number }[] = [{ value, field: root, depth: 0 }];
   while (pending.length > 0) {
-    const item = pending.pop()!;
-    const at = item.field;
-    if (typeof item.value === 'string') {
-      const problem = unstorableText(item.value);
-      if (problem) return validationError({ [at]: problem }, 'Input holds text no store can keep');
+    const { value: current, field, depth } = pending.pop()!;
+    if (typeof current === 'string') {
+      const problem = unstorableText(current);
+      if (problem) return validationError({ [field]: problem }, 'Input holds text no store can keep');
       continue;
     }
-    if (!item.value || typeof item.value !== 'object') continue;
-    if (item.depth >= MAX_BODY_DEPTH) return validationError({ [at]: `is nested deeper than ${MAX_BODY_DEPTH} levels` }, 'Input is nested too deeply');
-    for (const [key, child] of Object.entries(item.value)) {
+    if (!current || typeof current !== 'object') continue;
+    if (depth >= MAX_BODY_DEPTH) return validationError({ [field]: `is nested deeper than ${MAX_BODY_DEPTH} levels` }, 'Input is nested too deeply');
+    // Below the top level, problems are reported under the top-level field they sit in.
+    const named = depth === 0 && !Array.isArray(current);
+    for (const [key, child] of Object.entries(current)) {
       const problem = unstorableText(key);
-      if (problem) return validationError({ [at]: problem }, 'Input holds text no store can keep');
-      pending.push({ value: child, field: item.depth === 0 && !Array.isArray(item.value) ? key : at, depth: item.depth + 1 });
+      if (problem) return validationError({ [field]: problem }, 'Input holds text no store can keep');
+      pending.push({ value: child, field: named ? key : field, depth: depth + 1 });
     }
   }
   return undefined;

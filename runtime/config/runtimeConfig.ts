@@ -1,12 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import type { LdapServerConfig } from '../auth/ldap.js';
 
 /** Settings read at start from entigen.config.yaml; environment variables override them. */
 export interface RuntimeConfig {
   sessionTtlMs: number;
   passwordPolicy: { minLength: number; requireSpecial: boolean };
-  ldap?: { url?: string; baseDN?: string; userFilter?: string };
+  ldap?: LdapServerConfig;
   rateLimit: Record<'auth' | 'api' | 'public', { limit: number; window: number }>;
   server: { port: number; host: string; trustProxy: boolean | number | string; shutdownGraceMs: number };
   jobs: { handlers?: string; maxSeriesPerJob: number };
@@ -29,6 +30,12 @@ function tierFromEnv(value: string | undefined, name: string): { limit: number; 
   return { limit: Number(match[1]), window: Number(match[2]) };
 }
 
+/** LDAP_ALLOWED_REQUEST_URLS (comma-separated) replaces auth.ldap.allowedRequestUrls. */
+function ldapConfig(raw: LdapServerConfig | undefined, env: NodeJS.ProcessEnv): LdapServerConfig {
+  const fromEnv = env.LDAP_ALLOWED_REQUEST_URLS?.split(',').map((url) => url.trim()).filter(Boolean);
+  return { ...raw, allowedRequestUrls: fromEnv ?? raw?.allowedRequestUrls ?? [] };
+}
+
 /** The project's config with defaults filled in; `entigen build` has already checked its shape. */
 export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): RuntimeConfig {
   const path = join(root, 'entigen.config.yaml');
@@ -38,7 +45,7 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
   return {
     sessionTtlMs: parseDuration(env.SESSION_TTL ?? raw.auth?.sessionTtl ?? '7d'),
     passwordPolicy: { minLength: raw.auth?.passwordPolicy?.minLength ?? 8, requireSpecial: raw.auth?.passwordPolicy?.requireSpecial ?? false },
-    ldap: raw.auth?.ldap,
+    ldap: ldapConfig(raw.auth?.ldap, env),
     rateLimit: {
       auth: tierFromEnv(env.RATE_LIMIT_AUTH, 'RATE_LIMIT_AUTH') ?? raw.rateLimit?.auth ?? { limit: 20, window: 60 },
       api: tierFromEnv(env.RATE_LIMIT_API, 'RATE_LIMIT_API') ?? raw.rateLimit?.api ?? { limit: 100, window: 60 },

@@ -10,8 +10,9 @@ import {
 } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { ldapAuthenticate, ldapSettings, testLdap } from '../auth/ldap.js';
+import { ldapAccount } from '../auth/ldapAccount.js';
 import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
-import { findUserByEmail, publicUser } from '../auth/users.js';
+import { publicUser } from '../auth/users.js';
 import { metrics } from '../health/metrics.js';
 import type { Doc } from '../store/types.js';
 import { ApiError, validationError } from './errors.js';
@@ -59,9 +60,7 @@ export function authRoutes(auth: AuthContext): Router {
     if (!settings) throw new ApiError('UNPROCESSABLE_ENTITY', 'LDAP is not configured');
     const identity = await metrics.track('ldap', () => ldapAuthenticate(settings, email, password));
     if (!identity) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
-    const mail = identity.email ?? (email.includes('@') ? email : `${email}@ldap.invalid`);
-    let user = await findUserByEmail(auth.ctx.store, mail);
-    user ??= await createUser(auth, { email: mail, displayName: identity.displayName ?? email, authSource: 'ldap', ldapDn: identity.dn });
+    const user = await ldapAccount(auth, identity, email);
     if (user.disabled === true) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
     signIn(res, user, 200);
   });

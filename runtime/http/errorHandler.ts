@@ -18,8 +18,10 @@ export function errorHandler(logger: Logger) {
   return function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
     let apiError: ApiError;
     const clientError = error instanceof ApiError ? undefined : fromClientError(error);
-    if (error instanceof ApiError) apiError = error;
-    else if (clientError) apiError = clientError;
+    if (error instanceof ApiError) {
+      apiError = error;
+      if (error.cause !== undefined) logger.warn({ correlationId: req.correlationId, err: error.cause, code: error.code }, error.message);
+    } else if (clientError) apiError = clientError;
     else if (error instanceof StoreUnavailable) {
       logger.error({ correlationId: req.correlationId, err: error }, 'database unavailable');
       apiError = new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly');

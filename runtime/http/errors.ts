@@ -23,8 +23,10 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string = ERROR_CODES[code].message,
     readonly details?: ErrorDetails,
+    /** What went wrong inside (logged with the correlation id, never sent). */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.status = ERROR_CODES[code].status;
   }
 

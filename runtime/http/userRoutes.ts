@@ -15,6 +15,7 @@ export function userView(user: Doc) {
     displayName: user.displayName,
     roles: user.roles ?? [],
     authSource: user.authSource,
+    ldapDn: user.ldapDn ?? null,
     disabled: user.disabled === true,
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
@@ -54,16 +55,21 @@ export function userRoutes(auth: AuthContext): Router {
       displayName: { type: 'string', min: 1, max: 200 },
       roles: { type: 'stringArray', maxItems: 50 },
       disabled: { type: 'boolean' },
+      authSource: { type: 'enum', values: ['local', 'ldap'] },
+      ldapDn: { type: 'string', min: 1, max: 1000 },
     });
     if (!req.caller.isAdmin) {
       if (id !== me.id) throw new ApiError('FORBIDDEN', 'You may change only your own account');
-      if (body.roles !== undefined || body.disabled !== undefined) throw new ApiError('FORBIDDEN', 'Only administrators change roles or disable accounts');
+      if (body.roles !== undefined || body.disabled !== undefined || body.authSource !== undefined || body.ldapDn !== undefined) {
+        throw new ApiError('FORBIDDEN', 'Only administrators change roles, sign-in sources or disable accounts');
+      }
     }
     const user = /^[0-9a-f]{24}$/.test(id) ? await store.get('users', id) : null;
     if (!user) throw notFound('User');
     const set: Record<string, unknown> = { updatedAt: auth.ctx.now().toISOString() };
     if (body.displayName !== undefined) set.displayName = (body.displayName as string).trim();
     if (body.disabled !== undefined) set.disabled = body.disabled;
+    Object.assign(set, await signInSourceChange(auth, user, body));
     if (body.roles !== undefined) {
       const roles = [...new Set(body.roles as string[])];
       const known = await auth.roles.all();
@@ -78,4 +84,24 @@ export function userRoutes(auth: AuthContext): Router {
     res.json(userView((await store.update('users', id, set))!));
   });
   return router;
+}
+
+/**
+ * An admin links an account to LDAP (`authSource: ldap`, optionally the entry's `ldapDn`; its
+ * password is removed, LDAP is then its only way in) or back to a local password account
+ * (which then needs a password reset).
+ */
+async function signInSourceChange(auth: AuthContext, user: Doc, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const source = (body.authSource as string | undefined) ?? (user.authSource as string);
+  if (source === 'local') {
+    if (body.ldapDn !== undefined) throw validationError({ ldapDn: 'is only for accounts that sign in through LDAP' });
+    return body.authSource === 'local' ? { authSource: 'local', ldapDn: null } : {};
+  }
+  if (body.authSource === undefined && body.ldapDn === undefined) return {};
+  const ldapDn = (body.ldapDn as string | undefined)?.trim() ?? (body.authSource === 'ldap' && user.authSource === 'ldap' ? user.ldapDn : null) ?? null;
+  if (ldapDn) {
+    const [holder] = await auth.ctx.store.find('users', { where: { field: 'ldapDn', op: 'eq', value: ldapDn }, limit: 1 });
+    if (holder && holder.id !== user.id) throw new ApiError('CONFLICT', 'Another account is linked to this LDAP entry', { ldapDn: 'is linked to another account' });
+  }
+  return { authSource: 'ldap', ldapDn, passwordHash: null };
 }

@@ -13,7 +13,14 @@ export interface Slapd {
   stop(): void;
 }
 
-const PEOPLE = [
+export interface LdapPerson {
+  uid: string;
+  cn: string;
+  mail: string;
+  password: string;
+}
+
+const PEOPLE: LdapPerson[] = [
   { uid: 'alice', cn: 'Alice Liddell', mail: 'alice@ldap.example.org', password: 'alice-secret' },
   { uid: 'bob', cn: 'Bob Builder', mail: 'bob@ldap.example.org', password: 'bob-secret' },
   { uid: 'adm', cn: 'Admin Person', mail: 'adm@ldap.example.org', password: 'adm-secret' },
@@ -41,8 +48,8 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
   throw new Error(`slapd did not listen: ${output()}`);
 }
 
-/** A private OpenLDAP server on a loopback port, installed by scripts/ensure-slapd.sh if missing. */
-export async function startSlapd(): Promise<Slapd> {
+/** A private OpenLDAP server on a loopback port, installed by scripts/ensure-slapd.sh if missing; `people` replaces its directory. */
+export async function startSlapd(people: LdapPerson[] = PEOPLE): Promise<Slapd> {
   execFileSync('bash', [join(repoRoot, 'scripts', 'ensure-slapd.sh')], { stdio: 'inherit' });
   const dir = mkdtempSync(join(tmpdir(), 'entigen-slapd-'));
   mkdirSync(join(dir, 'db'));
@@ -68,7 +75,7 @@ export async function startSlapd(): Promise<Slapd> {
   const ldif = [
     `dn: ${BASE_DN}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example`,
     `dn: ou=people,${BASE_DN}\nobjectClass: organizationalUnit\nou: people`,
-    ...PEOPLE.map(
+    ...people.map(
       (p) => `dn: uid=${p.uid},ou=people,${BASE_DN}\nobjectClass: inetOrgPerson\nuid: ${p.uid}\ncn: ${p.cn}\nsn: ${p.cn.split(' ')[1]}\nmail: ${p.mail}\nuserPassword: ${p.password}`,
     ),
   ].join('\n\n');

@@ -40,7 +40,7 @@ const publicUser = object({ id: str, email: str, displayName: str });
 const session = object({ user: publicUser, token: str });
 const success = object({ success: { type: 'boolean' } });
 const userView = object(
-  { id: str, email: str, displayName: str, roles: strings, authSource: str, disabled: { type: 'boolean' }, createdAt: str, updatedAt: str },
+  { id: str, email: str, displayName: str, roles: strings, authSource: str, ldapDn: { type: ['string', 'null'] }, disabled: { type: 'boolean' }, createdAt: str, updatedAt: str },
   ['id', 'email', 'displayName', 'roles'],
 );
 const role = object(
@@ -81,7 +81,7 @@ export function fixedOperations(model: AppModel): Operation[] {
         { authType: { enum: ['password', 'ldap'] }, email: str, password: str, ldapConfig: body({ url: str, baseDN: str, userFilter: str }, []) },
         ['email', 'password'],
       ),
-      response: session, errors: [...INPUT, 'UNAUTHORIZED', 'UNPROCESSABLE_ENTITY'],
+      response: session, errors: [...INPUT, 'UNAUTHORIZED', 'CONFLICT', 'UNPROCESSABLE_ENTITY'],
     },
     { method: 'POST', path: '/api/v1/auth/logout', operationId: 'auth_logout', tag: 'auth', security: 'required', summary: 'End the session', response: success, errors: ['UNAUTHORIZED'] },
     {
@@ -110,8 +110,9 @@ export function fixedOperations(model: AppModel): Operation[] {
       response: object({ items: { type: 'array', items: userView }, nextCursor: str }, ['items']), errors: [...ADMIN, 'VALIDATION_ERROR'],
     },
     {
-      method: 'PUT', path: '/api/v1/users/{id}', operationId: 'users_update', tag: 'users', security: 'required', summary: 'Change a user: own displayName; roles and disabled by an admin',
-      body: body({ displayName: str, roles: strings, disabled: { type: 'boolean' } }, []), response: userView, errors: [...ADMIN, ...INPUT, 'NOT_FOUND'],
+      method: 'PUT', path: '/api/v1/users/{id}', operationId: 'users_update', tag: 'users', security: 'required', summary: 'Change a user: own displayName; roles, disabled and the sign-in source (authSource, ldapDn) by an admin',
+      body: body({ displayName: str, roles: strings, disabled: { type: 'boolean' }, authSource: { enum: ['local', 'ldap'] }, ldapDn: str }, []), response: userView,
+      errors: [...ADMIN, ...INPUT, 'NOT_FOUND', 'CONFLICT'],
     },
     { method: 'GET', path: '/api/v1/roles', operationId: 'roles_list', tag: 'roles', security: 'required', summary: 'Every role, built-in and stored (admin)', response: object({ items: { type: 'array', items: role } }), errors: ADMIN },
     {

@@ -183,6 +183,42 @@ describe('grants', () => {
     expect((await server.call('GET', `/api/v1/articles/${id}`, { token: friend.token })).status).toBe(404);
   });
 
+  it('hand out only what the granter holds by role: no self-granted delete, no widening, no re-sharing', async () => {
+    const owner = await server.user();
+    const editor = await server.user();
+    const third = await server.user();
+    const article = await server.call('POST', '/api/v1/articles', { token: owner.token, body: { title: 'Guarded', body: 'b' } });
+    const id = article.body.data.id;
+    const grant = (token: string, grantedTo: string, permissions: string[]) =>
+      server.call('POST', '/api/v1/grants', { token, body: { entity: 'articles', entityId: id, grantedTo, permissions } });
+
+    // USER has no articles:delete, so it cannot give delete to anyone, itself included.
+    const selfDelete = await grant(owner.token, owner.id, ['view', 'delete']);
+    expect(selfDelete.status).toBe(403);
+    expect(selfDelete.body.error.details).toEqual({ permissions: 'delete is more than your role allows on this record' });
+    expect((await server.call('DELETE', `/api/v1/articles/${id}`, { token: owner.token })).status).toBe(403);
+
+    const shared = await grant(owner.token, editor.id, ['view', 'edit']);
+    expect(shared.status).toBe(201);
+    // The edit grantee may edit the record, but not pass on or widen what it was given.
+    expect((await grant(editor.token, editor.id, ['delete'])).status).toBe(403);
+    expect((await grant(editor.token, third.id, ['view'])).status).toBe(403);
+    expect((await server.call('DELETE', `/api/v1/articles/${id}`, { token: editor.token })).status).toBe(403);
+    // Nor may the granter widen its own grant past its role afterwards.
+    const widen = await server.call('PATCH', `/api/v1/grants/${shared.body.data.id}`, { token: owner.token, body: { permissions: ['view', 'edit', 'delete'] } });
+    expect(widen.status).toBe(403);
+    expect((await server.call('GET', `/api/v1/articles/${id}`, { token: admin.token })).status).toBe(200);
+    expect((await server.call('GET', `/api/v1/articles/${id}`, { token: third.token })).status).toBe(404);
+
+    // A role that holds delete may share it.
+    await server.call('POST', '/api/v1/roles', { token: admin.token, body: { key: 'ARTICLE_DELETER', label: 'Deleter', permissions: ['articles:view', 'articles:create', 'articles:edit:own', 'articles:delete:own', 'grants:create', 'grants:view:own'] } });
+    const deleter = await server.user({ roles: ['ARTICLE_DELETER'] });
+    const own = await server.call('POST', '/api/v1/articles', { token: deleter.token, body: { title: 'Deletable', body: 'b' } });
+    const handed = await server.call('POST', '/api/v1/grants', { token: deleter.token, body: { entity: 'articles', entityId: own.body.data.id, grantedTo: third.id, permissions: ['view', 'delete'] } });
+    expect(handed.status, JSON.stringify(handed.body)).toBe(201);
+    expect((await server.call('DELETE', `/api/v1/articles/${own.body.data.id}`, { token: third.token })).status).toBe(200);
+  });
+
   it('may be made only by someone who may edit the record, for a record that exists, inside its tenant', async () => {
     const owner = await server.user();
     const stranger = await server.user();

@@ -13,7 +13,7 @@ export interface Caller {
   permissions: ReadonlySet<string>;
   isAdmin: boolean;
   /** How the caller proved who they are. */
-  credential?: { kind: 'session'; token: string; issuedAt: number } | { kind: 'apiKey'; id: string };
+  credential?: { kind: 'session'; token: string; issuedAt: number } | { kind: 'apiKey'; id: string; expiresAt: string };
   /** The tenant picked with the x-tenant-id header, if any (checked against membership on use). */
   requestedTenantId?: string;
   /** Tenants the caller belongs to; resolved on first use by a tenant-scoped operation. */

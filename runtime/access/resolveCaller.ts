@@ -1,12 +1,13 @@
 import type { Doc } from '../store/types.js';
+import { ACCOUNT_PERMISSIONS } from './accountPermissions.js';
 import { SYSTEM_ADMIN } from './parsePermission.js';
 import type { Caller } from './caller.js';
 import type { RoleTable } from './roleTable.js';
 
-/** A signed-in user as a caller: the union of their roles' permissions. */
+/** A signed-in user as a caller: the union of their roles' permissions, and the account's own. */
 export async function callerForUser(user: Doc, roles: RoleTable): Promise<Caller> {
   const keys = Array.isArray(user.roles) ? (user.roles as string[]) : [];
-  const permissions = await roles.permissionsOf(keys);
+  const permissions = new Set([...(await roles.permissionsOf(keys)), ...ACCOUNT_PERMISSIONS]);
   return {
     user: { id: user.id, email: user.email as string, displayName: user.displayName as string },
     roles: keys,

@@ -5,7 +5,8 @@ import type { AuthContext } from '../auth/authContext.js';
 import { newId } from '../entities/prepareWrite.js';
 import type { Doc, Where } from '../store/types.js';
 import { ApiError, notFound, validationError } from './errors.js';
-import { requireUser } from './guards.js';
+import { requirePermission } from './guards.js';
+import { API_KEYS_CREATE, API_KEYS_DELETE, API_KEYS_VIEW } from '../access/accountPermissions.js';
 import { readBody } from './readBody.js';
 import { parseIsoDate } from '../model/parseIsoDate.js';
 
@@ -36,7 +37,7 @@ export function apiKeyRoutes(auth: AuthContext): Router {
   });
 
   router.post('/', async (req, res) => {
-    const user = requireUser(req.caller);
+    const user = requirePermission(req.caller, API_KEYS_CREATE);
     const body = readBody(req.body, {
       name: { type: 'string', required: true, min: 1, max: 200 },
       permissions: { type: 'stringArray', required: true, maxItems: 500 },
@@ -55,6 +56,11 @@ export function apiKeyRoutes(auth: AuthContext): Router {
     if (Object.keys(details).length > 0) throw validationError(details);
     const beyond = permissions.filter((p) => !req.caller.isAdmin && !req.caller.permissions.has(p));
     if (beyond.length > 0) throw new ApiError('FORBIDDEN', `A key cannot hold permissions you do not have: ${beyond.join(', ')}`);
+    // A key that mints a key cannot make one that outlives it.
+    const credential = req.caller.credential;
+    if (credential?.kind === 'apiKey' && expires > Date.parse(credential.expiresAt)) {
+      throw new ApiError('FORBIDDEN', 'A key made with an API key cannot outlive it', { expiresAt: `must not be later than ${credential.expiresAt}, when the API key making this request expires` });
+    }
     if ((await store.count('apiKeys', { where: liveKeys(user.id) })) >= MAX_LIVE_KEYS) {
       throw new ApiError('UNPROCESSABLE_ENTITY', `You already have ${MAX_LIVE_KEYS} live API keys; revoke one first`);
     }
@@ -68,7 +74,7 @@ export function apiKeyRoutes(auth: AuthContext): Router {
   });
 
   router.get('/', async (req, res) => {
-    const user = requireUser(req.caller);
+    const user = requirePermission(req.caller, API_KEYS_VIEW);
     const keys = await store.find('apiKeys', {
       where: { and: [{ field: 'ownerId', op: 'eq', value: user.id }, { field: 'revokedAt', op: 'exists', value: false }] },
       limit: 500,
@@ -77,7 +83,7 @@ export function apiKeyRoutes(auth: AuthContext): Router {
   });
 
   router.delete('/:id', async (req, res) => {
-    const user = requireUser(req.caller);
+    const user = requirePermission(req.caller, API_KEYS_DELETE);
     const id = String(req.params.id);
     const key = /^[0-9a-f]{24}$/.test(id) ? await store.get('apiKeys', id) : null;
     if (!key || key.revokedAt || (key.ownerId !== user.id && !req.caller.isAdmin)) throw notFound('API key');

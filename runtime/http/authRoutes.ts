@@ -73,6 +73,8 @@ export function authRoutes(auth: AuthContext): Router {
 
   router.post('/change-password', async (req, res) => {
     requireUser(req.caller);
+    // It returns a session: a key that could call it would turn itself into its owner.
+    if (req.caller.credential?.kind !== 'session') throw new ApiError('FORBIDDEN', 'Sign in with a session to change the password; API keys cannot');
     const body = readBody(req.body, { currentPassword: { type: 'string', required: true, max: 1024 }, newPassword: { type: 'string', required: true, max: 1024 } });
     const token = await changePassword(auth, req.caller, body.currentPassword as string, body.newPassword as string);
     setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);

@@ -62,7 +62,7 @@ export function authenticate(options: AuthenticateOptions) {
       keyUses.set(key.id, now.getTime());
       await options.store.update('apiKeys', key.id, { lastUsedAt: now.toISOString() });
     }
-    return { ...ownerCaller, permissions, isAdmin: permissions.has(SYSTEM_ADMIN), credential: { kind: 'apiKey', id: key.id } };
+    return { ...ownerCaller, permissions, isAdmin: permissions.has(SYSTEM_ADMIN), credential: { kind: 'apiKey', id: key.id, expiresAt: key.expiresAt as string } };
   }
 
   return async function authenticate(req: Request, _res: Response, next: NextFunction): Promise<void> {

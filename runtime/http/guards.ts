@@ -12,3 +12,12 @@ export function requireAdmin(caller: Caller): void {
   requireUser(caller);
   if (!caller.isAdmin) throw new ApiError('FORBIDDEN', 'Administrators only');
 }
+
+/** The signed-in caller holding `permission` (admins hold all); 403 names what an API key lacks. */
+export function requirePermission(caller: Caller, permission: string): PublicUser {
+  const user = requireUser(caller);
+  if (!caller.isAdmin && !caller.permissions.has(permission)) {
+    throw new ApiError('FORBIDDEN', caller.credential?.kind === 'apiKey' ? `This API key does not hold ${permission}` : `You do not hold ${permission}`);
+  }
+  return user;
+}

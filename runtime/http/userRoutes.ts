@@ -4,7 +4,8 @@ import { openSealedValue, sealValue } from '../crypto/signedToken.js';
 import type { Doc } from '../store/types.js';
 import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../query/listQuery.js';
 import { ApiError, notFound, validationError } from './errors.js';
-import { requireAdmin, requireUser } from './guards.js';
+import { requireAdmin, requirePermission, requireUser } from './guards.js';
+import { ACCOUNT_EDIT } from '../access/accountPermissions.js';
 import { readBody } from './readBody.js';
 
 /** A user as the user endpoints show it: never a password hash. */
@@ -60,6 +61,7 @@ export function userRoutes(auth: AuthContext): Router {
     });
     if (!req.caller.isAdmin) {
       if (id !== me.id) throw new ApiError('FORBIDDEN', 'You may change only your own account');
+      requirePermission(req.caller, ACCOUNT_EDIT);
       if (body.roles !== undefined || body.disabled !== undefined || body.authSource !== undefined || body.ldapDn !== undefined) {
         throw new ApiError('FORBIDDEN', 'Only administrators change roles, sign-in sources or disable accounts');
       }

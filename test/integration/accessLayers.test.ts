@@ -95,6 +95,40 @@ describe('API keys', () => {
     expect((await server.call('GET', '/api/v1/articles', { token: soon.body.data.token })).status).toBe(401);
   });
 
+  it('reach account endpoints only with account permissions, and never mint a key that outlives or outranks them', async () => {
+    const user = await server.user();
+    const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString();
+    const mint = (token: string, permissions: string[], expiresAt = day(1)) => server.call('POST', '/api/v1/apikeys', { token, body: { name: 'k', permissions, expiresAt } });
+    const other = await mint(user.token, []);
+    const reader = (await mint(user.token, ['articles:view:own'])).body.data.token;
+
+    // A key made to read articles cannot touch its owner's account.
+    expect((await server.call('GET', '/api/v1/apikeys', { token: reader })).status).toBe(403);
+    expect((await server.call('DELETE', `/api/v1/apikeys/${other.body.data.id}`, { token: reader })).status).toBe(403);
+    expect((await mint(reader, [], '9999-01-01T00:00:00Z')).status).toBe(403);
+    expect((await server.call('PUT', `/api/v1/users/${user.id}`, { token: reader, body: { displayName: 'Renamed' } })).status).toBe(403);
+    const password = await server.call('POST', '/api/v1/auth/change-password', { token: reader, body: { currentPassword: 'x', newPassword: 'a long passphrase!' } });
+    expect(password.status).toBe(403);
+    expect((await server.ctx.store.get('apiKeys', other.body.data.id))?.revokedAt).toBeNull();
+    expect((await server.ctx.store.get('users', user.id))?.displayName).not.toBe('Renamed');
+
+    // Given account permissions, it may use them, within its own expiry and permissions.
+    const manager = await mint(user.token, ['apiKeys:view', 'apiKeys:create', 'apiKeys:delete', 'account:edit', 'articles:view:own'], day(2));
+    const key = manager.body.data.token;
+    expect((await server.call('GET', '/api/v1/apikeys', { token: key })).status).toBe(200);
+    const outlives = await mint(key, [], day(3));
+    expect(outlives.status).toBe(403);
+    expect(outlives.body.error.details).toHaveProperty('expiresAt');
+    expect((await mint(key, ['articles:create'], day(1))).status).toBe(403);
+    const child = await mint(key, ['articles:view:own'], day(1));
+    expect(child.status).toBe(201);
+    expect((await mint(child.body.data.token, [], day(1))).status).toBe(403);
+    expect((await server.call('PUT', `/api/v1/users/${user.id}`, { token: key, body: { displayName: 'By key' } })).body.displayName).toBe('By key');
+    expect((await server.call('DELETE', `/api/v1/apikeys/${other.body.data.id}`, { token: key })).status).toBe(200);
+    // Even a key holding every account permission cannot change the password (that would hand it a session).
+    expect((await server.call('POST', '/api/v1/auth/change-password', { token: key, body: { currentPassword: 'x', newPassword: 'a long passphrase!' } })).status).toBe(403);
+  });
+
   it('refuses permissions beyond the creator, a past or missing expiry, and more than 50 live keys', async () => {
     const user = await server.user();
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();

@@ -86,7 +86,7 @@ export function fixedOperations(model: AppModel): Operation[] {
     { method: 'POST', path: '/api/v1/auth/logout', operationId: 'auth_logout', tag: 'auth', security: 'required', summary: 'End the session', response: success, errors: ['UNAUTHORIZED'] },
     {
       method: 'POST', path: '/api/v1/auth/change-password', operationId: 'auth_changePassword', tag: 'auth', security: 'required', summary: 'Change the password; ends every earlier session and returns a new token',
-      body: body({ currentPassword: str, newPassword: str }, ['currentPassword', 'newPassword']), response: object({ success: { type: 'boolean' }, token: str }), errors: [...INPUT, 'UNAUTHORIZED'],
+      body: body({ currentPassword: str, newPassword: str }, ['currentPassword', 'newPassword']), response: object({ success: { type: 'boolean' }, token: str }), errors: [...INPUT, ...ADMIN],
     },
     {
       method: 'GET', path: '/api/v1/auth/me', operationId: 'auth_me', tag: 'auth', security: 'required', summary: 'The signed-in user with roles and effective permissions',
@@ -140,11 +140,11 @@ export function fixedOperations(model: AppModel): Operation[] {
     },
     {
       method: 'GET', path: '/api/v1/apikeys', operationId: 'apikeys_list', tag: 'apikeys', security: 'required', summary: 'Your live API keys (masked)',
-      response: data(object({ items: { type: 'array', items: apiKey } })), errors: ['UNAUTHORIZED'],
+      response: data(object({ items: { type: 'array', items: apiKey } })), errors: ADMIN,
     },
     {
       method: 'DELETE', path: '/api/v1/apikeys/{id}', operationId: 'apikeys_revoke', tag: 'apikeys', security: 'required', summary: 'Revoke an API key',
-      response: data(object({ id: str, revoked: { const: true } })), errors: ['UNAUTHORIZED', 'NOT_FOUND'],
+      response: data(object({ id: str, revoked: { const: true } })), errors: [...ADMIN, 'NOT_FOUND'],
     },
     {
       method: 'GET', path: '/api/v1/schema/metadata', operationId: 'schema_metadata', tag: 'schema', summary: 'Every entity with its fields',

@@ -1,5 +1,6 @@
 // Per-request cost of the protection pipeline (rate limit, idempotency, authenticate), measured
 // in-process with a real in-memory store, without Express or the network around it.
+import { FieldCipher } from '../runtime/crypto/fieldCipher.js';
 import type { Request, Response } from 'express';
 import { pino } from 'pino';
 import { RoleTable } from '../runtime/access/roleTable.js';
@@ -36,11 +37,11 @@ const limit = rateLimit({
   identify: identifyCaller({ ...common, clock }),
   logger,
 });
-const idempotent = idempotency({ store, clock, logger, scopeOf: () => 'cred:bench' });
+const idempotent = idempotency({ store, clock, logger, cipher: new FieldCipher('bench') });
 const auth = authenticate({ ...common, roles, now: () => new Date() });
 
 const fakeRes = () => {
-  const res = { statusCode: 200, setHeader() {}, on() {}, status(code: number) { res.statusCode = code; return res; }, json() { return res; } };
+  const res = { statusCode: 200, locals: {}, setHeader() {}, on() {}, status(code: number) { res.statusCode = code; return res; }, json() { return res; } };
   return res as unknown as Response;
 };
 const fakeReq = (method: string, headers: Record<string, string>) =>

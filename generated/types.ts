@@ -461,6 +461,7 @@ export interface IdempotencyRecord {
   state: IdempotencyRecordState | null;
   responseStatus: number | null;
   responseBody: unknown;
+  sealedBody: string | null;
   expiresAt: string;
 }
 export interface IdempotencyRecordCreate {
@@ -469,6 +470,7 @@ export interface IdempotencyRecordCreate {
   state?: IdempotencyRecordState | null;
   responseStatus?: number | null;
   responseBody?: unknown;
+  sealedBody?: string | null;
   expiresAt: string;
 }
 export interface IdempotencyRecordUpdate {
@@ -477,6 +479,7 @@ export interface IdempotencyRecordUpdate {
   state?: IdempotencyRecordState | null;
   responseStatus?: number | null;
   responseBody?: unknown;
+  sealedBody?: string | null;
   expiresAt?: string;
 }
 

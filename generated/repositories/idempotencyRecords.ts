@@ -7,7 +7,7 @@ export interface IdempotencyRecordFilter {
   id?: string | string[];
   expiresAt?: string | string[];
 }
-export type IdempotencyRecordSortKey = 'id' | 'createdAt' | 'updatedAt' | 'scopeKey' | 'requestHash' | 'state' | 'responseStatus' | 'expiresAt';
+export type IdempotencyRecordSortKey = 'id' | 'createdAt' | 'updatedAt' | 'scopeKey' | 'requestHash' | 'state' | 'responseStatus' | 'sealedBody' | 'expiresAt';
 
 /** Direct, typed access to idempotencyRecords: no access checks, validation or history. */
 export class IdempotencyRecordRepository extends Repository<IdempotencyRecord, IdempotencyRecordCreate, IdempotencyRecordUpdate, IdempotencyRecordFilter, IdempotencyRecordSortKey> {

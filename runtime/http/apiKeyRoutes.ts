@@ -8,6 +8,7 @@ import { ApiError, notFound, validationError } from './errors.js';
 import { requirePermission } from './guards.js';
 import { API_KEYS_CREATE, API_KEYS_DELETE, API_KEYS_VIEW } from '../access/accountPermissions.js';
 import { readBody } from './readBody.js';
+import { markSecretAnswer } from './idempotency.js';
 import { parseIsoDate } from '../model/parseIsoDate.js';
 
 export const MAX_LIVE_KEYS = 50;
@@ -70,6 +71,7 @@ export function apiKeyRoutes(auth: AuthContext): Router {
       id: newId(), ownerId: user.id, name: (body.name as string).trim(), tokenHash: tokenHash(token), lastEight: maskToken(token),
       permissions, expiresAt: new Date(expires).toISOString(), lastUsedAt: null, revokedAt: null, archivedAt: null, createdAt: now, updatedAt: now,
     });
+    markSecretAnswer(res);
     res.status(201).json({ data: { id: key.id, name: key.name, token, lastEight: key.lastEight, expiresAt: key.expiresAt, permissions } });
   });
 

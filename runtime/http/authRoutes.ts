@@ -18,6 +18,7 @@ import type { Doc } from '../store/types.js';
 import { ApiError, validationError } from './errors.js';
 import { requireAdmin, requireUser } from './guards.js';
 import { readBody } from './readBody.js';
+import { markSecretAnswer } from './idempotency.js';
 
 /** /api/v1/auth: register, login (password and LDAP), logout, change-password, me, test-ldap, password reset. Bare bodies. */
 export function authRoutes(auth: AuthContext): Router {
@@ -25,6 +26,7 @@ export function authRoutes(auth: AuthContext): Router {
   const signIn = (res: import('express').Response, user: Doc, status: number) => {
     const token = issueSession(auth, user.id);
     setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
+    markSecretAnswer(res);
     res.status(status).json({ user: publicUser(user), token });
   };
 
@@ -78,6 +80,7 @@ export function authRoutes(auth: AuthContext): Router {
     const body = readBody(req.body, { currentPassword: { type: 'string', required: true, max: 1024 }, newPassword: { type: 'string', required: true, max: 1024 } });
     const token = await changePassword(auth, req.caller, body.currentPassword as string, body.newPassword as string);
     setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
+    markSecretAnswer(res);
     res.json({ success: true, token });
   });
 

@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import express, { type Express, type Request, type Router } from 'express';
 import type { AuthContext } from '../auth/authContext.js';
 import type { SetupState } from '../auth/setup.js';
 import { healthRoute } from '../health/healthRoute.js';
 import type { Metrics } from '../health/metrics.js';
 import { apiKeyRoutes } from './apiKeyRoutes.js';
-import { authenticate, cookieValue } from './authenticate.js';
+import { authenticate } from './authenticate.js';
+import { FieldCipher } from '../crypto/fieldCipher.js';
 import { authRoutes } from './authRoutes.js';
 import { correlationId } from './correlationId.js';
 import { refuseWhileDraining, type DrainState } from './draining.js';
@@ -47,7 +47,7 @@ export const API_PREFIX = '/api/v1';
 export const HEALTH_PATH = '/api/health';
 
 /**
- * The pipeline of the spec: correlation id -> rate limit -> idempotency -> authentication ->
+ * The pipeline of the spec: correlation id -> rate limit -> authentication -> idempotency ->
  * route; then 405/404 and the error envelope. Returns the app and the table of its routes.
  */
 export function createApp({ auth, setup, limiter, metrics, drain, services, scheduler, uploads }: AppOptions): { app: Express; routes: RouteTable } {
@@ -85,8 +85,9 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   const media = ctx.registry.entities.has(MEDIA);
   app.use(jsonBody(undefined, (req) => media && req.method === 'POST' && req.path === UPLOAD_PATH));
   app.use(refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }));
-  app.use(idempotency({ store: ctx.store, clock, logger: ctx.logger, scopeOf: (req) => credentialScope(req, auth.cookieName) }));
   app.use(authenticateCaller);
+  // After authentication: a stored answer is replayed only to the caller who made it (README, departures).
+  app.use(idempotency({ store: ctx.store, clock, logger: ctx.logger, cipher: new FieldCipher(`idempotency:${ctx.secrets.encryption ?? ctx.secrets.signing}`) }));
   const mount = (prefix: string, router: Router) => {
     routes.addRouter(prefix, router);
     app.use(prefix, router);
@@ -108,10 +109,4 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.logger));
   return { app, routes };
-}
-
-/** Idempotency scope: the credential the request carries (hashed), else its address. */
-function credentialScope(req: Request, cookieName: string): string {
-  const credential = req.headers.authorization ?? cookieValue(req.headers.cookie, cookieName);
-  return credential ? `cred:${createHash('sha256').update(credential).digest('hex')}` : `ip:${req.ip}`;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
+import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { newId } from '../entities/prepareWrite.js';
 import { UniqueConflict, type Doc, type Store } from '../store/types.js';
 import { ApiError, validationError } from './errors.js';
@@ -15,16 +16,41 @@ export interface IdempotencyOptions {
   store: Store;
   clock(): number;
   logger: Logger;
-  /** Who is asking, without authenticating: the credential, else the client address. */
-  scopeOf(req: Request): string;
+  /** Seals answers that hold a secret (session tokens, API key tokens) while they are kept. */
+  cipher: FieldCipher;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/** A route whose answer holds a secret calls this before answering: the kept copy is then sealed. */
+export function markSecretAnswer(res: Response): void {
+  res.locals.secretAnswer = true;
+}
+
+/** Who is asking, once authenticated: the API key, else the user, else (signed out) the client address. */
+export function callerScope(req: Request): string {
+  const caller = req.caller;
+  if (caller?.credential?.kind === 'apiKey') return `key:${caller.credential.id}`;
+  if (caller?.user) return `user:${caller.user.id}`;
+  return `ip:${req.ip}`;
+}
+
+/** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
 /**
- * POST with Idempotency-Key: the first request runs and its answer is stored (in the store,
- * for 24 hours) before it is sent; a repeat gets that answer with idempotency-replayed: true.
- * Another body with the same key: 422. Same key still running: 409. 5xx answers are not kept.
+ * POST with Idempotency-Key, after authentication: the first request runs and its answer is
+ * stored (in the store, for 24 hours) before it is sent; a repeat by the same caller (API key,
+ * user, or signed-out address) gets that answer with idempotency-replayed: true. Another body
+ * with the same key: 422. Same key still running: 409. 5xx answers are not kept; answers that
+ * hold a secret are kept sealed (AES-256-GCM), never in clear.
  */
 export function idempotency(options: IdempotencyOptions) {
   const { store } = options;
@@ -41,8 +67,9 @@ export function idempotency(options: IdempotencyOptions) {
   function answerFrom(record: Doc, requestHash: string, res: Response): void {
     if (record.requestHash !== requestHash) throw new ApiError('UNPROCESSABLE_ENTITY', 'This Idempotency-Key was used with a different request body');
     if (record.state !== 'completed') throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed');
+    const body = typeof record.sealedBody === 'string' ? JSON.parse(options.cipher.decrypt(record.sealedBody)) : record.responseBody;
     res.setHeader(REPLAYED_HEADER, 'true');
-    res.status(record.responseStatus as number).json(record.responseBody);
+    res.status(record.responseStatus as number).json(body);
   }
 
   return async function idempotencyMiddleware(req: Request, res: Response, next: NextFunction): Promise<void> {
@@ -52,8 +79,8 @@ export function idempotency(options: IdempotencyOptions) {
     if (typeof key !== 'string' || key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
       throw validationError({ 'idempotency-key': `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` });
     }
-    const scopeKey = sha256(`${options.scopeOf(req)}\n${req.method}\n${req.path}\n${key}`);
-    const requestHash = sha256(JSON.stringify(req.body ?? null));
+    const scopeKey = sha256(`${callerScope(req)}\n${req.method}\n${req.path}\n${key}`);
+    const requestHash = sha256(canonicalJson(req.body ?? null));
     const found = await existing(scopeKey);
     if (found) return answerFrom(found, requestHash, res);
     const now = options.clock();
@@ -75,8 +102,12 @@ export function idempotency(options: IdempotencyOptions) {
     let settled = false;
     res.json = (body: unknown) => {
       settled = true;
+      const sealed = res.locals.secretAnswer === true;
+      const answer = sealed
+        ? { responseBody: null, sealedBody: options.cipher.encrypt(JSON.stringify(body ?? null)) }
+        : { responseBody: body ?? null, sealedBody: null };
       const keep = res.statusCode < 500
-        ? store.update(COLLECTION, id, { state: 'completed', responseStatus: res.statusCode, responseBody: body ?? null, updatedAt: new Date(options.clock()).toISOString() })
+        ? store.update(COLLECTION, id, { state: 'completed', responseStatus: res.statusCode, ...answer, updatedAt: new Date(options.clock()).toISOString() })
         : store.remove(COLLECTION, id);
       keep.then(
         () => send(body),

@@ -92,6 +92,74 @@ describe('idempotency', () => {
   });
 });
 
+describe('idempotency is per caller, and keeps no secret in clear', () => {
+  const password = 'correct horse battery staple!';
+  const records = async () => server!.ctx.store.find('idempotencyRecords', { limit: 1000 });
+
+  it('replays to the same user whatever the credential (new session, cookie), compares bodies as JSON values', async () => {
+    server = await startTestServer();
+    const user = await server.user();
+    const again = (await server.call('POST', '/api/v1/auth/register', { body: { email: 'twice@example.test', password, displayName: 'Twice' } })).body;
+    const second = await server.call('POST', '/api/v1/auth/login', { body: { email: 'twice@example.test', password } });
+    const post = (headers: Record<string, string>, body: object = { title: 'Scoped', body: 'b' }) =>
+      server!.call('POST', '/api/v1/articles', { headers: { 'Idempotency-Key': 'per-caller', ...headers }, body });
+
+    const first = await post({ authorization: `Bearer ${again.token}` });
+    expect(first.status).toBe(201);
+    const viaNewSession = await post({ authorization: `Bearer ${second.body.token}` }, { body: 'b', title: 'Scoped' });
+    expect(viaNewSession.headers.get('idempotency-replayed')).toBe('true');
+    const viaCookie = await post({ cookie: `entigen_uid=${again.token}` });
+    expect(viaCookie.headers.get('idempotency-replayed')).toBe('true');
+    expect(viaCookie.body).toEqual(first.body);
+    expect(await records()).toHaveLength(1);
+    // Another user with the same key and body runs its own request.
+    const other = await post({ authorization: `Bearer ${user.token}` });
+    expect(other.status).toBe(201);
+    expect(other.headers.get('idempotency-replayed')).toBeNull();
+    expect(other.body.data.id).not.toBe(first.body.data.id);
+  });
+
+  it('answers 409 to a duplicate that arrives while the first is still running', async () => {
+    server = await startTestServer();
+    const body = { email: 'inflight@example.test', password, displayName: 'In flight' };
+    // Registration hashes the password off the main thread, so the duplicate arrives while it runs.
+    const [a, b] = await Promise.all([1, 2].map(() => server!.call('POST', '/api/v1/auth/register', { headers: { 'Idempotency-Key': 'signup-race' }, body })));
+    expect([a.status, b.status].sort()).toEqual([201, 409]);
+    expect([a, b].find((r) => r.status === 409)!.body.error.message).toMatch(/still being processed/);
+  });
+
+  it('keeps answers holding a token sealed, replays them only to the same caller, never through a revoked session', async () => {
+    server = await startTestServer();
+    const user = await server.user();
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const create = (token: string) =>
+      server!.call('POST', '/api/v1/apikeys', { token, headers: { 'Idempotency-Key': 'key-1' }, body: { name: 'ci', permissions: [], expiresAt } });
+    const created = await create(user.token);
+    expect(created.status).toBe(201);
+    const replayed = await create(user.token);
+    expect(replayed.headers.get('idempotency-replayed')).toBe('true');
+    expect(replayed.body.data.token).toBe(created.body.data.token);
+    expect((await server.ctx.store.find('apiKeys', { where: { field: 'ownerId', op: 'eq', value: user.id } }))).toHaveLength(1);
+
+    const registered = await server.call('POST', '/api/v1/auth/register', { headers: { 'Idempotency-Key': 'reg-1' }, body: { email: 'sealed@example.test', password, displayName: 'S' } });
+    const login = await server.call('POST', '/api/v1/auth/login', { headers: { 'Idempotency-Key': 'login-1' }, body: { email: 'sealed@example.test', password } });
+    const changed = await server.call('POST', '/api/v1/auth/change-password', {
+      token: login.body.token, headers: { 'Idempotency-Key': 'pw-1' }, body: { currentPassword: password, newPassword: 'another long passphrase!' },
+    });
+    expect(changed.status).toBe(200);
+    const stored = JSON.stringify(await records());
+    for (const secret of [created.body.data.token, registered.body.token, login.body.token, changed.body.token]) expect(stored).not.toContain(secret);
+    expect(stored).not.toContain('egk_');
+
+    // The old session was revoked by the change: its replay is refused, the new token is never handed out.
+    const replay = await server.call('POST', '/api/v1/auth/change-password', {
+      token: login.body.token, headers: { 'Idempotency-Key': 'pw-1' }, body: { currentPassword: password, newPassword: 'another long passphrase!' },
+    });
+    expect(replay.status).toBe(401);
+    expect(JSON.stringify(replay.body)).not.toContain(changed.body.token);
+  });
+});
+
 describe('limits, headers and errors', () => {
   it('answers 405 with Allow for a known path and an unsupported method', async () => {
     server = await startTestServer();

@@ -357,6 +357,7 @@ export interface IdempotencyRecord {
   state: IdempotencyRecordState | null;
   responseStatus: number | null;
   responseBody: unknown;
+  sealedBody: string | null;
   expiresAt: string;
 }
 export interface IdempotencyRecordCreate {
@@ -365,6 +366,7 @@ export interface IdempotencyRecordCreate {
   state?: IdempotencyRecordState | null;
   responseStatus?: number | null;
   responseBody?: unknown;
+  sealedBody?: string | null;
   expiresAt: string;
 }
 export interface IdempotencyRecordUpdate {
@@ -373,6 +375,7 @@ export interface IdempotencyRecordUpdate {
   state?: IdempotencyRecordState | null;
   responseStatus?: number | null;
   responseBody?: unknown;
+  sealedBody?: string | null;
   expiresAt?: string;
 }
 

@@ -147,6 +147,7 @@ export interface IdempotencyRecord {
   state: IdempotencyRecordState | null;
   responseStatus: number | null;
   responseBody: unknown;
+  sealedBody: string | null;
   expiresAt: string;
 }
 export interface IdempotencyRecordCreate {
@@ -155,6 +156,7 @@ export interface IdempotencyRecordCreate {
   state?: IdempotencyRecordState | null;
   responseStatus?: number | null;
   responseBody?: unknown;
+  sealedBody?: string | null;
   expiresAt: string;
 }
 export interface IdempotencyRecordUpdate {
@@ -163,6 +165,7 @@ export interface IdempotencyRecordUpdate {
   state?: IdempotencyRecordState | null;
   responseStatus?: number | null;
   responseBody?: unknown;
+  sealedBody?: string | null;
   expiresAt?: string;
 }
 

@@ -7,7 +7,7 @@ import { buildCommand } from './commands/buildCommand.js';
 import { checkCommand } from './commands/checkCommand.js';
 import { initCommand } from './commands/initCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
-import { setupCommand } from './commands/setupCommand.js';
+import { recoverAdminCommand, setupCommand } from './commands/setupCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
 import { openapiCommand } from './commands/openapiCommand.js';
 import { devCommand } from './commands/devCommand.js';
@@ -77,5 +77,14 @@ program
   .option('--tenant <name>', 'name of the first tenant, when tenancy is configured', 'Default')
   .option('--out <dir>', 'folder of generated files', 'generated')
   .action(setupCommand);
+
+program
+  .command('recover-admin')
+  .description('make the account with this email an enabled local administrator with this password (created if missing); for when every admin is locked out')
+  .requiredOption('--email <email>', 'administrator email')
+  .requiredOption('--password <password>', 'new password (the password policy applies)')
+  .option('--name <name>', 'display name, when the account is created', 'Administrator')
+  .option('--out <dir>', 'folder of generated files', 'generated')
+  .action(recoverAdminCommand);
 
 await program.parseAsync();

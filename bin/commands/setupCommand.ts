@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
 import { pino } from 'pino';
-import { createFirstAdmin } from '../../runtime/auth/setup.js';
+import { createFirstAdmin, recoverAdmin } from '../../runtime/auth/setup.js';
 import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
 import { openStore } from '../../runtime/store/openStore.js';
 import { loadRegistry } from './serveCommand.js';
 import { reportFailure } from './reportFailure.js';
+import type { RuntimeContext } from '../../runtime/context.js';
+import type { PasswordPolicy } from '../../runtime/auth/passwords.js';
 
 export interface SetupOptions {
   email: string;
@@ -17,22 +19,39 @@ export interface SetupOptions {
 
 /** `entigen setup`: the first admin without the browser, on the store DATABASE_URL names. */
 export async function setupCommand(options: SetupOptions): Promise<void> {
+  await withStore(options.out, async (ctx, policy) => {
+    const admin = await createFirstAdmin(ctx, policy, {
+      email: options.email,
+      password: options.password,
+      name: options.name,
+      tenantName: options.tenant ?? 'Default',
+    });
+    process.stdout.write(`entigen: created administrator ${admin.email} (${admin.id})\n`);
+  });
+}
+
+/** `entigen recover-admin`: an enabled local ADMIN with this email and password, whatever locked the admins out. */
+export async function recoverAdminCommand(options: Omit<SetupOptions, 'tenant'>): Promise<void> {
+  await withStore(options.out, async (ctx, policy) => {
+    const { user, created } = await recoverAdmin(ctx, policy, { email: options.email, password: options.password, name: options.name });
+    process.stdout.write(
+      created
+        ? `entigen: created administrator ${user.email} (${user.id})\n`
+        : `entigen: ${user.email} (${user.id}) is an enabled local administrator with the new password; its earlier sessions ended\n`,
+    );
+  });
+}
+
+async function withStore(out: string, run: (ctx: RuntimeContext, policy: PasswordPolicy) => Promise<void>): Promise<void> {
   try {
     const root = resolve('.');
-    const registry = await loadRegistry(root, options.out);
+    const registry = await loadRegistry(root, out);
     const config = loadRuntimeConfig(root, process.env);
     const store = await openStore(process.env.DATABASE_URL, root);
     await store.init(registry.model);
     try {
       const logger = pino({ level: 'warn' });
-      const ctx = { registry, store, logger, now: () => new Date(), secrets: { signing: '' }, cipher: new FieldCipher(undefined) };
-      const admin = await createFirstAdmin(ctx, config.passwordPolicy, {
-        email: options.email,
-        password: options.password,
-        name: options.name,
-        tenantName: options.tenant ?? 'Default',
-      });
-      process.stdout.write(`entigen: created administrator ${admin.email} (${admin.id})\n`);
+      await run({ registry, store, logger, now: () => new Date(), secrets: { signing: '' }, cipher: new FieldCipher(undefined) }, config.passwordPolicy);
     } finally {
       await store.close();
     }

@@ -1,6 +1,9 @@
 import type { AppModel } from '../model/types.js';
 import type { Store } from '../store/types.js';
 import { builtinRoles, entityRolePermissions, type RoleDefinition } from './builtinRoles.js';
+import { SYSTEM_ADMIN } from './parsePermission.js';
+
+export const ADMIN = 'ADMIN';
 
 /**
  * Every role: built-ins from code, overridden by stored roles of the same key, plus custom
@@ -56,11 +59,13 @@ export class RoleTable {
     const stored = await this.store.find('roles', { sort: [{ field: 'id', direction: 'asc' }] });
     for (const role of stored) {
       const key = role.key as string;
+      // ADMIN always holds system:admin, whatever a stored override says: no one can lock every admin out.
+      const fixed = key === ADMIN ? [SYSTEM_ADMIN] : [];
       roles.set(key, {
         key,
         label: role.label as string,
         ...(role.description ? { description: role.description as string } : {}),
-        permissions: [...((role.permissions as string[]) ?? []), ...(this.fromEntities.get(key) ?? [])],
+        permissions: [...new Set([...fixed, ...((role.permissions as string[]) ?? []), ...(this.fromEntities.get(key) ?? [])])],
         isSystem: Boolean(role.isSystem),
         isBuiltin: this.builtins.has(key),
       });

@@ -74,3 +74,39 @@ export class SetupState {
     this.done = true;
   }
 }
+
+export interface RecoverAdminInput {
+  email: string;
+  password: string;
+  name?: string;
+}
+
+/**
+ * `entigen recover-admin`: whatever locked the administrators out (lost password, an account
+ * linked to an LDAP server that is gone, a disabled account), the account with this email
+ * becomes an enabled local ADMIN with this password, and its earlier sessions end. Without
+ * such an account, one is created. Needs shell access to the store, nothing over HTTP.
+ */
+export async function recoverAdmin(ctx: RuntimeContext, policy: PasswordPolicy, input: RecoverAdminInput): Promise<{ user: Doc; created: boolean }> {
+  const email = normalizeEmail(input.email ?? '');
+  const details: Record<string, string> = {};
+  if (!EMAIL_PATTERN.test(email)) details.email = 'must be an email address';
+  const problem = passwordProblem(input.password, policy);
+  if (problem) details.password = problem;
+  if (Object.keys(details).length > 0) throw validationError(details);
+  const passwordHash = await hashPassword(input.password);
+  const now = ctx.now().toISOString();
+  const [existing] = await ctx.store.find('users', { where: { field: 'email', op: 'eq', value: email }, limit: 1 });
+  if (!existing) {
+    const user = await ctx.store.insert('users', {
+      id: newId(), email, displayName: (input.name ?? 'Administrator').trim() || 'Administrator', passwordHash, roles: ['ADMIN'],
+      authSource: 'local', disabled: false, createdAt: now, updatedAt: now,
+    });
+    return { user, created: true };
+  }
+  const roles = [...new Set([...((existing.roles as string[] | undefined) ?? []), 'ADMIN'])];
+  const user = await ctx.store.update('users', existing.id, {
+    passwordHash, roles, authSource: 'local', ldapDn: null, disabled: false, sessionsValidAfter: now, updatedAt: now,
+  });
+  return { user: user!, created: false };
+}

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { RoleDefinition } from '../access/builtinRoles.js';
 import { API_ACCESS, parsePermission, SYSTEM_ADMIN } from '../access/parsePermission.js';
 import type { AuthContext } from '../auth/authContext.js';
+import { ADMIN } from '../access/roleTable.js';
 import { newId } from '../entities/prepareWrite.js';
 import type { AppModel } from '../model/types.js';
 import { ApiError, notFound, validationError } from './errors.js';
@@ -24,6 +25,13 @@ export function availablePermissions(model: AppModel) {
     }
   }
   return list;
+}
+
+/** ADMIN's system:admin cannot be taken away: that would lock every administrator out. */
+function keepAdminWhole(key: string, permissions: unknown): void {
+  if (key === ADMIN && Array.isArray(permissions) && !permissions.includes(SYSTEM_ADMIN)) {
+    throw new ApiError('UNPROCESSABLE_ENTITY', 'The ADMIN role always holds system:admin', { permissions: 'must include system:admin for the ADMIN role' });
+  }
 }
 
 function checkPermissions(model: AppModel, permissions: string[]): Record<string, string> {
@@ -67,6 +75,7 @@ export function roleRoutes(auth: AuthContext): Router {
     const key = body.key as string;
     const details = { ...(ROLE_KEY.test(key) ? {} : { key: 'must be upper case: letters, digits and _' }), ...checkPermissions(registry.model, body.permissions as string[]) };
     if (Object.keys(details).length > 0) throw validationError(details);
+    keepAdminWhole(key, body.permissions);
     if (await storedRole(key)) throw new ApiError('CONFLICT', `Role ${key} already exists`, { key: 'already exists' });
     const now = auth.ctx.now().toISOString();
     await store.insert('roles', {
@@ -88,6 +97,7 @@ export function roleRoutes(auth: AuthContext): Router {
     if (body.permissions) {
       const details = checkPermissions(registry.model, body.permissions as string[]);
       if (Object.keys(details).length > 0) throw validationError(details);
+      keepAdminWhole(key, body.permissions);
     }
     const now = auth.ctx.now().toISOString();
     const stored = await storedRole(key);

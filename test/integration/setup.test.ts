@@ -88,6 +88,37 @@ describe('first-run setup', () => {
     expect(run(['--email', 'other@example.test', '--password', PASSWORD]).status).toBe(1);
   });
 
+  it('keeps ADMIN whole: no role change removes system:admin; recover-admin gets a locked-out admin back in', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'entigen-lockout-'));
+    const db = join(dir, 'lockout.db');
+    server = await startTestServer({ DATABASE_URL: `sqlite:${db}` });
+    const admin = await server.user({ roles: ['ADMIN'] });
+    const strip = await server.call('POST', '/api/v1/roles', { token: admin.token, body: { key: 'ADMIN', label: 'Admin', permissions: [] } });
+    expect(strip.status).toBe(422);
+    expect(strip.body.error.details).toEqual({ permissions: 'must include system:admin for the ADMIN role' });
+    expect((await server.call('PUT', '/api/v1/roles/ADMIN', { token: admin.token, body: { permissions: ['articles:view'] } })).status).toBe(422);
+    // A stored override that lacks it (an older database) cannot take it away either.
+    const now = new Date().toISOString();
+    await server.ctx.store.insert('roles', { id: '0'.repeat(23) + '1', key: 'ADMIN', label: 'Admin', permissions: [], isSystem: true, createdAt: now, updatedAt: now });
+    server.auth.roles.invalidate();
+    expect((await server.call('GET', '/api/v1/roles', { token: admin.token })).status).toBe(200);
+    const relabel = await server.call('PUT', '/api/v1/roles/ADMIN', { token: admin.token, body: { label: 'Boss', permissions: ['system:admin', 'articles:view'] } });
+    expect(relabel.body).toMatchObject({ key: 'ADMIN', label: 'Boss', permissions: expect.arrayContaining(['system:admin']) });
+
+    // The last admin links itself to an LDAP server that does not exist: its password is gone.
+    expect((await server.call('PUT', `/api/v1/users/${admin.id}`, { token: admin.token, body: { authSource: 'ldap' } })).status).toBe(200);
+    const env = { ...process.env, DATABASE_URL: `sqlite:${db}`, SESSION_SECRET: 'x' };
+    const stored = (await server.ctx.store.get('users', admin.id))!;
+    const recovered = spawnSync(process.execPath, [cliPath, 'recover-admin', '--email', stored.email as string, '--password', PASSWORD], { cwd: repoRoot, env, encoding: 'utf8' });
+    expect(recovered.stderr).toBe('');
+    expect(recovered.stdout).toMatch(/is an enabled local administrator/);
+    const login = await server.call('POST', '/api/v1/auth/login', { body: { email: stored.email, password: PASSWORD } });
+    expect(login.status).toBe(200);
+    expect((await server.call('GET', '/api/v1/roles', { token: login.body.token })).status).toBe(200);
+    // Earlier sessions of the recovered account end.
+    expect((await server.call('GET', '/api/v1/auth/me', { token: admin.token })).status).toBe(401);
+  });
+
   it('creates the admin from ENTIGEN_ADMIN_EMAIL and ENTIGEN_ADMIN_PASSWORD at start', async () => {
     server = await startTestServer({ ENTIGEN_ADMIN_EMAIL: 'env@example.test', ENTIGEN_ADMIN_PASSWORD: PASSWORD }, { withAdmin: false });
     expect((await server.call('GET', '/api/v1/articles')).status).toBe(200);

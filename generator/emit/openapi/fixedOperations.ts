@@ -122,11 +122,11 @@ export function fixedOperations(model: AppModel): Operation[] {
     {
       method: 'POST', path: '/api/v1/roles', operationId: 'roles_create', tag: 'roles', security: 'required', summary: 'Create a role, or a stored override of a built-in one (admin)',
       body: body({ key: str, label: str, description: str, permissions: strings, isSystem: { type: 'boolean' } }, ['key', 'label', 'permissions']), status: 201, response: role,
-      errors: [...ADMIN, ...INPUT, 'CONFLICT'],
+      errors: [...ADMIN, ...INPUT, 'CONFLICT', 'UNPROCESSABLE_ENTITY'],
     },
     {
       method: 'PUT', path: '/api/v1/roles/{key}', operationId: 'roles_update', tag: 'roles', security: 'required', summary: 'Change a role (admin)',
-      body: body({ label: str, description: str, permissions: strings, isSystem: { type: 'boolean' } }, []), response: role, errors: [...ADMIN, ...INPUT, 'NOT_FOUND'],
+      body: body({ label: str, description: str, permissions: strings, isSystem: { type: 'boolean' } }, []), response: role, errors: [...ADMIN, ...INPUT, 'NOT_FOUND', 'UNPROCESSABLE_ENTITY'],
     },
     {
       method: 'DELETE', path: '/api/v1/roles/{key}', operationId: 'roles_delete', tag: 'roles', security: 'required', summary: 'Delete a stored role; a built-in falls back to its code definition (admin)',

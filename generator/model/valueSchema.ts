@@ -23,7 +23,8 @@ function baseSchema(value: ValueModel): JsonSchema {
     case 'encryptedKey':
       return { type: 'string' };
     case 'int':
-      return { type: 'integer' };
+      // A safe integer: every store keeps it exactly, and JSON numbers beyond it lose digits.
+      return { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
     case 'float':
       return { type: 'number' };
     case 'boolean':

@@ -1,7 +1,8 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
-import { notFound } from '../http/errors.js';
-import type { Doc } from '../store/types.js';
+import { ApiError, notFound } from '../http/errors.js';
+import type { EntityModel } from '../model/types.js';
+import { ValueOutOfRange, type Doc } from '../store/types.js';
 import { requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { presentRecord } from './presentRecord.js';
@@ -17,16 +18,45 @@ export interface IncrementOperationInput {
   changeReason?: string;
 }
 
-/** PATCH /{plural}/{id}/increment: numeric fields change atomically in the database; no read-modify-write. */
+/**
+ * PATCH /{plural}/{id}/increment: numeric fields change atomically in the database; no
+ * read-modify-write. A result outside the field's range (int: a safe integer, float: finite)
+ * rolls the increment back and answers 422.
+ */
 export async function incrementOperation({ ctx, plural, id, body, caller, changeReason }: IncrementOperationInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   const { where } = await findWritable(ctx, model, id, caller, 'edit');
   const amounts = requireValid(validators.increment, body) as Record<string, number>;
-  const updated = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
-    const before = (await store.get(plural, id)) ?? undefined;
-    const after = await store.increment(plural, id, amounts, { updatedAt: ctx.now().toISOString() }, where);
-    if (!after) throw notFound(model.name);
-    return { result: after, changes: [{ changeType: 'update', before, after }] };
+  try {
+    const updated = await ctx.store.transaction((tx) =>
+      writeWithHistory({ ...ctx, store: tx }, model, caller, changeReason, async (store) => {
+        const before = (await store.get(plural, id)) ?? undefined;
+        const after = await store.increment(plural, id, amounts, { updatedAt: ctx.now().toISOString() }, where);
+        if (!after) throw notFound(model.name);
+        refuseOutOfRange(model, amounts, after);
+        return { result: after, changes: [{ changeType: 'update', before, after }] };
+      }),
+    );
+    return presentRecord(model, updated);
+  } catch (error) {
+    // Only a float can overflow in the database (ints are bounded well inside 64 bits).
+    if (error instanceof ValueOutOfRange) throw outOfRange(model, Object.keys(amounts).filter((name) => model.fields.find((f) => f.name === name)?.type === 'float'));
+    throw error;
+  }
+}
+
+function refuseOutOfRange(model: EntityModel, amounts: Record<string, number>, after: Doc): void {
+  const bad = Object.keys(amounts).filter((name) => {
+    const value = after[name];
+    const type = model.fields.find((f) => f.name === name)?.type;
+    return typeof value !== 'number' || (type === 'int' ? !Number.isSafeInteger(value) : !Number.isFinite(value));
   });
-  return presentRecord(model, updated);
+  if (bad.length > 0) throw outOfRange(model, bad);
+}
+
+function outOfRange(model: EntityModel, names: string[]): ApiError {
+  const details = Object.fromEntries(
+    names.map((name) => [name, model.fields.find((f) => f.name === name)?.type === 'int' ? `would leave the safe integer range (±${Number.MAX_SAFE_INTEGER})` : 'would no longer be a finite number']),
+  );
+  return new ApiError('UNPROCESSABLE_ENTITY', `The increment would take ${names.join(', ')} out of range; nothing changed`, details);
 }

@@ -250,7 +250,8 @@ function filterValue(type: string, text: string, enumKeys?: string[]): { value?:
     case 'boolean':
       return text === 'true' || text === 'false' ? { value: text === 'true' } : { error: 'must be true or false' };
     case 'int':
-      return INTEGER.test(text) ? { value: Number(text) } : { error: 'must be an integer' };
+      if (!INTEGER.test(text)) return { error: 'must be an integer' };
+      return Number.isSafeInteger(Number(text)) ? { value: Number(text) } : { error: `must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}` };
     case 'float':
       return text.trim() !== '' && Number.isFinite(Number(text)) ? { value: Number(text) } : { error: 'must be a number' };
     case 'objectId':

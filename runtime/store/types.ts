@@ -82,5 +82,8 @@ export class UniqueConflict extends Error {
   }
 }
 
+/** A number the database cannot hold came out of a computation (PostgreSQL: numeric overflow). */
+export class ValueOutOfRange extends Error {}
+
 /** The database cannot be reached. */
 export class StoreUnavailable extends Error {}

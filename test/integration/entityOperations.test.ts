@@ -176,6 +176,40 @@ describe('increment', () => {
   });
 });
 
+describe('numbers stay in range on every store', () => {
+  const MAX = Number.MAX_SAFE_INTEGER;
+  it('takes an int as a safe integer and a float as a finite number, 400 otherwise', async () => {
+    const { body } = await server.call('POST', '/api/v1/articles', { token: alice.token, body: article() });
+    const patch = (raw: string) => server.call('PATCH', `/api/v1/articles/${body.data.id}`, { token: alice.token, body: raw });
+    for (const raw of ['{"views":9223372036854775807}', '{"views":1e308}', `{"views":${MAX + 1}}`, `{"views":${-MAX - 1}}`, '{"rating":1e309}', '{"rating":-1e400}']) {
+      const res = await patch(raw);
+      expect(res.status, raw).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    }
+    expect((await patch(`{"views":${MAX},"rating":1e308}`)).body.data).toMatchObject({ views: MAX, rating: 1e308 });
+    expect((await server.call('GET', `/api/v1/articles/${body.data.id}`, { token: alice.token })).body.data).toMatchObject({ views: MAX, rating: 1e308 });
+  });
+
+  it('refuses an increment whose result would leave the range with 422, changing nothing', async () => {
+    const { body } = await server.call('POST', '/api/v1/articles', { token: alice.token, body: article({ views: MAX - 1, rating: 1.7e308 }) });
+    const id = body.data.id;
+    const bump = (by: object) => server.call('PATCH', `/api/v1/articles/${id}/increment`, { token: alice.token, body: by });
+    const past = await bump({ views: 2 });
+    expect(past.status).toBe(422);
+    expect(past.body.error.details).toEqual({ views: `would leave the safe integer range (±${MAX})` });
+    expect((await bump({ views: MAX })).status).toBe(422);
+    const infinite = await bump({ rating: 1.7e308, views: 1 });
+    expect(infinite.status).toBe(422);
+    expect(infinite.body.error.details).toEqual({ rating: 'would no longer be a finite number' });
+    const record = (await server.call('GET', `/api/v1/articles/${id}`, { token: alice.token })).body.data;
+    expect(record).toMatchObject({ views: MAX - 1, rating: 1.7e308 });
+    expect((await bump({ views: 1 })).body.data.views).toBe(MAX);
+    expect((await bump({ views: -MAX })).body.data.views).toBe(0);
+    // History recorded only the increments that happened: create + 2.
+    expect((await server.call('GET', `/api/v1/articles/${id}/versions`, { token: alice.token })).body.total).toBe(3);
+  });
+});
+
 describe('bulk create', () => {
   it('creates all items in one go: 201 { items, count }', async () => {
     const res = await server.call('POST', '/api/v1/articles/bulk', { token: alice.token, body: { items: [article({ title: 'B1' }), article({ title: 'B2' })] } });

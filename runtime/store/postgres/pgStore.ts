@@ -4,7 +4,7 @@ import { compileWhere, type SqlDialect } from '../sql/compileWhere.js';
 import { decodeRow, encodeFields, normalizeSearch, searchTerms, searchText } from '../sql/rowCodec.js';
 import { orderByClause } from '../sql/orderBy.js';
 import { ident, tableLayout, type TableLayout } from '../sql/tableLayout.js';
-import { StoreUnavailable, UniqueConflict, type CountQuery, type Doc, type FindQuery, type IncrementInput, type Store, type UpdateSet, type Where } from '../types.js';
+import { StoreUnavailable, UniqueConflict, ValueOutOfRange, type CountQuery, type Doc, type FindQuery, type IncrementInput, type Store, type UpdateSet, type Where } from '../types.js';
 import { COLLATIONS, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
 
 const dialect: SqlDialect = {
@@ -273,9 +273,12 @@ export class PgStore implements Store {
 
 }
 
+const NUMERIC_OUT_OF_RANGE = '22003';
+
 function translate(error: unknown): unknown {
   const code = (error as { code?: string })?.code;
   if (code && CONNECTION_CODES.has(code)) return new StoreUnavailable(`PostgreSQL is unavailable: ${(error as Error).message}`);
+  if (code === NUMERIC_OUT_OF_RANGE) return new ValueOutOfRange((error as Error).message);
   if (error instanceof Error && /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(error.message)) return new StoreUnavailable(`PostgreSQL is unavailable: ${error.message}`);
   return error;
 }

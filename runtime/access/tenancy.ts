@@ -44,7 +44,24 @@ export async function tenantForCreate(ctx: RuntimeContext, caller: Caller): Prom
   }
   if (tenants.length === 0) throw new ApiError('UNPROCESSABLE_ENTITY', 'You belong to no tenant, so you cannot create tenant records');
   if (tenants.length > 1) {
-    throw new ApiError('VALIDATION_ERROR', 'You belong to several tenants: name one with the x-tenant-id header', { 'x-tenant-id': 'is required' });
+    const choices = await describeTenants(ctx, tenants);
+    throw new ApiError('VALIDATION_ERROR', `You belong to several tenants: name one with the x-tenant-id header (${choices})`, {
+      'x-tenant-id': `is required: one of ${choices}`,
+    });
   }
   return tenants[0];
+}
+
+const LISTED_TENANTS = 20;
+
+/** `id (name), id (name)`, at most LISTED_TENANTS of them, for an error that names the choice. */
+async function describeTenants(ctx: RuntimeContext, ids: readonly string[]): Promise<string> {
+  const tenancy = ctx.registry.model.tenancy!;
+  const model = ctx.registry.entities.get(tenancy.entity)?.model;
+  const label = model?.fields.find((f) => ['name', 'title', 'label'].includes(f.name) && !f.hidden)?.name;
+  const shown = ids.slice(0, LISTED_TENANTS);
+  const docs = await ctx.store.find(tenancy.entity, { where: { field: 'id', op: 'in', value: [...shown] }, ...(label ? { select: [label] } : {}) });
+  const names = new Map(docs.map((doc) => [doc.id, label ? doc[label] : undefined]));
+  const listed = shown.map((id) => (typeof names.get(id) === 'string' ? `${id} (${names.get(id)})` : id)).join(', ');
+  return ids.length > LISTED_TENANTS ? `${listed}, and ${ids.length - LISTED_TENANTS} more` : listed;
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Caller } from '../access/caller.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, validationError } from '../http/errors.js';
-import type { Doc } from '../store/types.js';
+import type { Doc, Store } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
 import { tokenHash } from './apiKeyToken.js';
 import type { AuthContext } from './authContext.js';
@@ -99,9 +99,20 @@ export async function changePassword(auth: AuthContext, caller: Caller, current:
   return issueSession(auth, user.id);
 }
 
+/** A new password ends every earlier session and every reset token still outstanding. */
 async function setPassword(auth: AuthContext, userId: string, password: string): Promise<void> {
   const now = auth.ctx.now().toISOString();
   await auth.ctx.store.update('users', userId, { passwordHash: await hashPassword(password), sessionsValidAfter: now, updatedAt: now });
+  await endResetTokens(auth.ctx.store, userId, now);
+}
+
+export async function endResetTokens(store: Store, userId: string, now: string): Promise<void> {
+  const outstanding = await store.find('passwordResets', {
+    where: { and: [{ field: 'userId', op: 'eq', value: userId }, { field: 'usedAt', op: 'exists', value: false }] },
+    select: ['id'],
+    limit: 1000,
+  });
+  for (const reset of outstanding) await store.update('passwordResets', reset.id, { usedAt: now, updatedAt: now });
 }
 
 /** Always succeeds from the outside; a known local account gets a single-use token valid for one hour. */

@@ -4,6 +4,7 @@ import { ApiError, validationError } from '../http/errors.js';
 import type { Doc, Store } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
 import { hashPassword, passwordProblem, type PasswordPolicy } from './passwords.js';
+import { endResetTokens } from './accounts.js';
 import { EMAIL_PATTERN, normalizeEmail } from './users.js';
 
 export interface FirstAdminInput {
@@ -108,5 +109,6 @@ export async function recoverAdmin(ctx: RuntimeContext, policy: PasswordPolicy, 
   const user = await ctx.store.update('users', existing.id, {
     passwordHash, roles, authSource: 'local', ldapDn: null, disabled: false, sessionsValidAfter: now, updatedAt: now,
   });
+  await endResetTokens(ctx.store, existing.id, now);
   return { user: user!, created: false };
 }

@@ -7,7 +7,7 @@ import { entityOf } from './entityOf.js';
 import { presentRecord } from './presentRecord.js';
 import { scopeFor } from './requireAccess.js';
 import { tenantForCreate } from '../access/tenancy.js';
-import { ENTITY_RULES } from './entityRules.js';
+import { rulesFor } from './entityRules.js';
 import { storeWrite } from './storeWrite.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
 
@@ -30,7 +30,7 @@ export async function bulkCreateOperation({ ctx, plural, body, caller, changeRea
   items.forEach((item, i) => Object.assign(details, validateBody(validators.bulkItem, item, `items.${i}`)));
   if (Object.keys(details).length > 0) throw validationError(details);
   if (model.ownership === 'owned' && !caller.user) throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
-  const rules = ENTITY_RULES[plural];
+  const rules = rulesFor(ctx, plural);
   for (const item of items) await rules?.beforeCreate?.(ctx, caller, item as Record<string, unknown>);
   const now = ctx.now();
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;

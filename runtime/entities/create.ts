@@ -7,7 +7,7 @@ import { entityOf } from './entityOf.js';
 import { presentRecord } from './presentRecord.js';
 import { scopeFor } from './requireAccess.js';
 import { tenantForCreate } from '../access/tenancy.js';
-import { ENTITY_RULES } from './entityRules.js';
+import { rulesFor } from './entityRules.js';
 import { storeWrite } from './storeWrite.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
 
@@ -27,7 +27,7 @@ export async function createOperation({ ctx, plural, body, caller, changeReason,
   await scopeFor(ctx, caller, model, 'create');
   const input = requireValid(validators.create, body);
   if (model.ownership === 'owned' && !caller.user) throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
-  await ENTITY_RULES[plural]?.beforeCreate?.(ctx, caller, input);
+  await rulesFor(ctx, plural)?.beforeCreate?.(ctx, caller, input);
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
   const doc = buildNewRecord(model, input, caller, ctx, ctx.now(), tenantId);
   if (serverFields) Object.assign(doc, serverFields(doc));

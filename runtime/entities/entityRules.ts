@@ -3,6 +3,7 @@ import type { Caller } from '../access/caller.js';
 import { grantRules } from '../access/grantRules.js';
 import { GRANTS } from '../access/grants.js';
 import type { RuntimeContext } from '../context.js';
+import { tenantMembershipRules } from '../access/tenantMembershipRules.js';
 import { JOBS, jobRules } from '../jobs/jobRules.js';
 import type { Doc } from '../store/types.js';
 
@@ -26,3 +27,8 @@ export const ENTITY_RULES: Record<string, EntityRules> = {
   [JOBS]: jobRules,
   mediaAssets: mediaRules,
 };
+
+/** The rules of one entity: its own, or the membership rules of the configured tenancy entity. */
+export function rulesFor(ctx: RuntimeContext, plural: string): EntityRules | undefined {
+  return ENTITY_RULES[plural] ?? (plural === ctx.registry.model.tenancy?.entity ? tenantMembershipRules : undefined);
+}

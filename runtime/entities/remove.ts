@@ -2,7 +2,7 @@ import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { notFound } from '../http/errors.js';
 import { entityOf } from './entityOf.js';
-import { ENTITY_RULES } from './entityRules.js';
+import { rulesFor } from './entityRules.js';
 import { findWritable } from './requireAccess.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
 
@@ -25,6 +25,6 @@ export async function removeOperation({ ctx, plural, id, caller, changeReason }:
     if (!(await store.remove(plural, id, where))) throw notFound(model.name);
     return { result: { id, deleted: true as const }, changes: [{ changeType: 'delete', before }] };
   });
-  ENTITY_RULES[plural]?.afterRemove?.(removed);
+  rulesFor(ctx, plural)?.afterRemove?.(removed);
   return result;
 }

@@ -9,7 +9,7 @@ import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
 import { storeWrite } from './storeWrite.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
-import { ENTITY_RULES } from './entityRules.js';
+import { rulesFor } from './entityRules.js';
 
 export interface UpdateInput {
   ctx: RuntimeContext;
@@ -25,7 +25,7 @@ export async function updateOperation({ ctx, plural, id, body, caller, changeRea
   const { model, validators } = entityOf(ctx, plural);
   const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
   const input = requireValid(validators.update, body);
-  await ENTITY_RULES[plural]?.beforeUpdate?.(ctx, caller, current, input);
+  await rulesFor(ctx, plural)?.beforeUpdate?.(ctx, caller, current, input);
   const now = ctx.now();
   let values = applyContentStatus(model, resolveMacros(input, caller, now), current, now);
   values = encryptFields(model, normalizeDates(model, values), ctx.cipher);

@@ -4,6 +4,8 @@ import { sealValue } from '../crypto/signedToken.js';
 import { ENCRYPTED_PLACEHOLDER } from '../crypto/fieldCipher.js';
 import { entityOf } from '../entities/entityOf.js';
 import { presentRecord } from '../entities/presentRecord.js';
+import { rulesFor } from '../entities/entityRules.js';
+import { applyContentStatus } from '../entities/prepareWrite.js';
 import { findWritable } from '../entities/requireAccess.js';
 import { ApiError, notFound } from '../http/errors.js';
 import type { EntityModel } from '../model/types.js';
@@ -106,9 +108,13 @@ export async function revertToVersion(ctx: RuntimeContext, plural: string, id: s
   const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
   const target = await findVersion(ctx, model, id, version);
   const snapshot = target.snapshot as Doc;
-  const set = Object.fromEntries(model.fields.filter((f) => !f.hidden && !NOT_REVERTED.has(f.name)).map((f) => [f.name, snapshot[f.name] ?? null]));
+  const restored = Object.fromEntries(model.fields.filter((f) => !f.hidden && !NOT_REVERTED.has(f.name)).map((f) => [f.name, snapshot[f.name] ?? null]));
+  // A revert is an update: the entity's rules and the content status moves hold as for PATCH.
+  await rulesFor(ctx, plural)?.beforeUpdate?.(ctx, caller, current, restored);
+  const now = ctx.now();
+  const set = applyContentStatus(model, restored, current, now);
   const entity = await writeWithHistory(ctx, model, caller, changeReason ?? `Reverted to version ${version}`, async (store) => {
-    const after = await store.update(plural, id, { ...set, updatedAt: ctx.now().toISOString() }, where);
+    const after = await store.update(plural, id, { ...set, updatedAt: now.toISOString() }, where);
     if (!after) throw notFound(model.name);
     return { result: after, changes: [{ changeType: 'update', before: current, after }] };
   });

@@ -97,7 +97,8 @@ export function authRoutes(auth: AuthContext): Router {
 
   router.post('/forgot-password', async (req, res) => {
     const body = readBody(req.body, { email: { type: 'string', required: true, max: 320 } });
-    await requestPasswordReset(auth, body.email as string);
+    // The answer goes out before any lookup, so its timing says nothing about whether the account exists.
+    requestPasswordReset(auth, body.email as string).catch((error) => auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'password reset request failed'));
     res.status(202).json({ success: true, message: 'If the account exists, a reset token is on its way' });
   });
 

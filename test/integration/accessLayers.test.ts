@@ -179,9 +179,34 @@ describe('tenancy', () => {
     await server.call('POST', '/api/v1/organizations', { token: admin.token, body: { name: 'C2', members: [carol.id] } });
     const res = await server.call('POST', '/api/v1/projects', { token: carol.token, body: { name: 'x', code: 'T-C' } });
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual({ 'x-tenant-id': 'is required' });
+    // The error names the choice: each tenant's id and name.
+    expect(res.body.error.details['x-tenant-id']).toMatch(new RegExp(`^is required: one of .*${one.body.data.id} \\(C1\\)`));
+    expect(res.body.error.details['x-tenant-id']).toContain('(C2)');
     const picked = await server.call('POST', '/api/v1/projects', { token: carol.token, headers: { 'x-tenant-id': one.body.data.id }, body: { name: 'x', code: 'T-C' } });
     expect(picked.body.data.tenantId).toBe(one.body.data.id);
+  });
+});
+
+describe('tenant membership', () => {
+  it('changes only by the tenant owner or an admin; a member may leave; strangers cannot be added by others', async () => {
+    const owner = await server.user();
+    const editor = await server.user();
+    const victim = await server.user();
+    const org = await server.call('POST', '/api/v1/organizations', { token: owner.token, body: { name: 'Owned org', members: [owner.id, editor.id] } });
+    const id = org.body.data.id;
+    // The editor may edit the record through a grant, but not its members.
+    await server.call('POST', '/api/v1/grants', { token: owner.token, body: { entity: 'organizations', entityId: id, grantedTo: editor.id, permissions: ['view', 'edit'] } });
+    const members = (list: string[], token: string) => server.call('PATCH', `/api/v1/organizations/${id}`, { token, body: { members: list } });
+    const pushed = await members([owner.id, editor.id, victim.id], editor.token);
+    expect(pushed.status).toBe(403);
+    expect(pushed.body.error.details).toHaveProperty('members');
+    expect((await server.call('PATCH', `/api/v1/organizations/${id}`, { token: editor.token, body: { name: 'Renamed' } })).status).toBe(200);
+    expect((await members([editor.id], editor.token)).status).toBe(403);
+    // Leaving is allowed.
+    expect((await members([owner.id], editor.token)).status).toBe(200);
+    // The owner and admins may change members.
+    expect((await members([owner.id, victim.id], owner.token)).status).toBe(200);
+    expect((await members([owner.id], admin.token)).status).toBe(200);
   });
 });
 

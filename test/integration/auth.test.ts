@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -117,6 +117,8 @@ describe('password reset', () => {
     expect(sent).toEqual([]);
     const res = await server.call('POST', '/api/v1/auth/forgot-password', { body: { email: 'reset@example.test' } });
     expect(res.status).toBe(202);
+    // The mail is sent after the answer.
+    await vi.waitFor(() => expect(sent).toHaveLength(1));
     const token = /: (\S+)$/.exec(sent[0])![1];
     const stored = await server.ctx.store.find('passwordResets', {});
     expect(JSON.stringify(stored)).not.toContain(token);
@@ -124,6 +126,48 @@ describe('password reset', () => {
     expect(done.status).toBe(200);
     expect((await server.call('POST', '/api/v1/auth/reset-password', { body: { token, newPassword: 'yet another password!' } })).status).toBe(400);
     expect((await server.call('POST', '/api/v1/auth/login', { body: { email: 'reset@example.test', password: 'a brand new password!' } })).status).toBe(200);
+  });
+});
+
+describe('password reset tokens', () => {
+  const forgot = async (email: string, sent: string[]) => {
+    const before = sent.length;
+    await server.call('POST', '/api/v1/auth/forgot-password', { body: { email } });
+    await vi.waitFor(() => expect(sent.length).toBe(before + 1));
+    return /: (\S+)$/.exec(sent.at(-1)!)![1];
+  };
+  const reset = (token: string, newPassword: string) => server.call('POST', '/api/v1/auth/reset-password', { body: { token, newPassword } });
+
+  it('die when a newer one is used and when the password changes', async () => {
+    const { body } = await register('reset-tokens@example.test');
+    const sent: string[] = [];
+    server.auth.mailer = { send: async (message) => void sent.push(message.text) };
+    const older = await forgot('reset-tokens@example.test', sent);
+    const newer = await forgot('reset-tokens@example.test', sent);
+    expect((await reset(newer, 'the newest password!')).status).toBe(200);
+    expect((await reset(older, 'an attacker password!')).status).toBe(400);
+
+    const pending = await forgot('reset-tokens@example.test', sent);
+    const login = await server.call('POST', '/api/v1/auth/login', { body: { email: 'reset-tokens@example.test', password: 'the newest password!' } });
+    const changed = await server.call('POST', '/api/v1/auth/change-password', { token: login.body.token, body: { currentPassword: 'the newest password!', newPassword: 'changed by the owner!' } });
+    expect(changed.status).toBe(200);
+    expect((await reset(pending, 'an attacker password!')).status).toBe(400);
+    expect(body.user.email).toBe('reset-tokens@example.test');
+  });
+
+  it('answers forgot-password before any lookup or mail: the same work whether or not the account exists', async () => {
+    await register('slowmail@example.test');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const sent: string[] = [];
+    server.auth.mailer = { send: async (message) => { await held; sent.push(message.to); } };
+    const known = await server.call('POST', '/api/v1/auth/forgot-password', { body: { email: 'slowmail@example.test' } });
+    const unknown = await server.call('POST', '/api/v1/auth/forgot-password', { body: { email: 'nobody-at-all@example.test' } });
+    expect([known.status, unknown.status]).toEqual([202, 202]);
+    expect(known.body).toEqual(unknown.body);
+    expect(sent).toEqual([]);
+    release();
+    await vi.waitFor(() => expect(sent).toEqual(['slowmail@example.test']));
   });
 });
 

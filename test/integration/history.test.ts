@@ -19,6 +19,21 @@ const create = async (body: object, token = owner.token) => (await server.call('
 const versions = (id: string, query = '', token = owner.token) => server.call('GET', `/api/v1/articles/${id}/versions${query}`, { token });
 
 describe('full versioning', () => {
+  it('reverts only along the content status moves PATCH allows', async () => {
+    const a = await create({ title: 'status', body: 'b' });
+    await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, body: { status: 'published' } });
+    await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, body: { status: 'archived' } });
+    // Version 2 is published; archived -> published is not a legal move.
+    const refused = await server.call('POST', `/api/v1/articles/${a.id}/revert/2`, { token: owner.token, body: {} });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details).toEqual({ status: 'cannot move from archived to published' });
+    expect((await server.call('GET', `/api/v1/articles/${a.id}`, { token: owner.token })).body.data.status).toBe('archived');
+    // archived -> draft is legal.
+    const back = await server.call('POST', `/api/v1/articles/${a.id}/revert/1`, { token: owner.token, body: {} });
+    expect(back.status).toBe(200);
+    expect(back.body.entity.status).toBe('draft');
+  });
+
   it('writes a version for every write path, newest first, with changedBy and changeType', async () => {
     const a = await create({ title: 'v1', body: 'b', price: 1 });
     await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, headers: { 'x-change-reason': 'fix title' }, body: { title: 'v2' } });

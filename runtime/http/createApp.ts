@@ -24,6 +24,7 @@ import { securityHeaders } from './securityHeaders.js';
 import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
 import { MEDIA, UPLOAD_PATH, mediaRoutes } from './mediaRoutes.js';
 import { refuseUnstorableInput } from './refuseUnstorableInput.js';
+import { refusePrototypeKeys } from './refusePrototypeKeys.js';
 import { searchRoutes } from './searchRoutes.js';
 import { setupGate, setupRoutes } from './setupRoutes.js';
 import { userRoutes } from './userRoutes.js';
@@ -84,6 +85,7 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   }
   const media = ctx.registry.entities.has(MEDIA);
   app.use(jsonBody(undefined, (req) => media && req.method === 'POST' && req.path === UPLOAD_PATH));
+  app.use(refusePrototypeKeys());
   app.use(refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }));
   app.use(authenticateCaller);
   // After authentication: a stored answer is replayed only to the caller who made it (README, departures).

@@ -6,7 +6,9 @@ export const ERROR_CODES = {
   NOT_FOUND: { status: 404, message: 'Resource not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   CONFLICT: { status: 409, message: 'Resource conflicts with an existing one' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request took too long to arrive' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'Request headers are too large' },
   UNPROCESSABLE_ENTITY: { status: 422, message: 'The request breaks a business rule' },
   RATE_LIMITED: { status: 429, message: 'Too many requests' },
   INTERNAL_ERROR: { status: 500, message: 'Internal server error' },
@@ -33,6 +35,14 @@ export class ApiError extends Error {
   toBody(): { error: { code: ErrorCode; message: string; details?: ErrorDetails } } {
     return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
   }
+}
+
+/**
+ * A details map for keys that come from the request: without a prototype, `__proto__` and
+ * `constructor` are ordinary keys (set, found by `in`, and serialized) like any other.
+ */
+export function newDetails(): ErrorDetails {
+  return Object.create(null) as ErrorDetails;
 }
 
 export const validationError = (details: ErrorDetails, message: string = ERROR_CODES.VALIDATION_ERROR.message) =>

@@ -1,4 +1,4 @@
-import { validationError } from './errors.js';
+import { newDetails, validationError } from './errors.js';
 
 type FieldSpec =
   | { type: 'string'; required?: boolean; max?: number; min?: number }
@@ -16,8 +16,8 @@ export type BodySpec = Record<string, FieldSpec>;
 export function readBody(body: unknown, spec: BodySpec): Record<string, unknown> {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw validationError({ body: 'must be a JSON object' });
   const input = body as Record<string, unknown>;
-  const details: Record<string, string> = {};
-  for (const key of Object.keys(input)) if (!(key in spec)) details[key] = 'is not allowed';
+  const details = newDetails();
+  for (const key of Object.keys(input)) if (!Object.hasOwn(spec, key)) details[key] = 'is not allowed';
   for (const [key, field] of Object.entries(spec)) {
     const value = input[key];
     if (value === undefined || value === null) {

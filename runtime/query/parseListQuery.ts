@@ -1,4 +1,4 @@
-import { validationError } from '../http/errors.js';
+import { newDetails, validationError } from '../http/errors.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Collation, SortKey, Where } from '../store/types.js';
@@ -35,7 +35,7 @@ export interface ParseOptions {
 
 /** The query string of GET /{plural}, strictly: anything unknown or malformed is a 400 naming the parameter. */
 export function parseListQuery(entity: EntityModel, raw: Raw, options: ParseOptions): ListQuery {
-  const errors: Record<string, string> = {};
+  const errors = newDetails();
   const fail = (key: string, message: string) => {
     if (!(key in errors)) errors[key] = message;
     return undefined;
@@ -165,18 +165,22 @@ function parseCollation(value: unknown, fail: Fail): Collation | undefined {
   for (const key of Object.keys(object)) {
     if (!['locale', 'strength', 'numericOrdering'].includes(key)) fail(`sort.collation.${key}`, 'is not a known collation option');
   }
+  // Each option is checked on its own, so every problem is reported under its own name.
+  let ok = true;
+  const bad = (key: string, message: string) => {
+    ok = false;
+    return fail(`sort.collation.${key}`, message);
+  };
   const locale = typeof object.locale === 'string' && /^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8})*$/.test(object.locale) ? object.locale : undefined;
-  if (!locale) return fail('sort.collation.locale', 'must be a locale such as en or de-DE');
-  const collation: Collation = { locale };
-  if (object.strength !== undefined) {
-    if (!['1', '2', '3'].includes(String(object.strength))) return fail('sort.collation.strength', 'must be 1, 2 or 3');
-    collation.strength = Number(object.strength) as 1 | 2 | 3;
-  }
-  if (object.numericOrdering !== undefined) {
-    if (object.numericOrdering !== 'true' && object.numericOrdering !== 'false') return fail('sort.collation.numericOrdering', 'must be true or false');
-    collation.numericOrdering = object.numericOrdering === 'true';
-  }
-  return collation;
+  if (!locale) bad('locale', object.locale === undefined ? 'is required with the other collation options: a locale such as en or de-DE' : 'must be a locale such as en or de-DE');
+  if (object.strength !== undefined && !['1', '2', '3'].includes(String(object.strength))) bad('strength', 'must be 1, 2 or 3');
+  if (object.numericOrdering !== undefined && object.numericOrdering !== 'true' && object.numericOrdering !== 'false') bad('numericOrdering', 'must be true or false');
+  if (!ok || !locale) return undefined;
+  return {
+    locale,
+    ...(object.strength !== undefined ? { strength: Number(object.strength) as 1 | 2 | 3 } : {}),
+    ...(object.numericOrdering !== undefined ? { numericOrdering: object.numericOrdering === 'true' } : {}),
+  };
 }
 
 function parseSelect(raw: Raw, fields: Map<string, FieldModel>, fail: Fail): string[] | undefined {

@@ -13,6 +13,7 @@ import { loadSecrets } from '../crypto/secrets.js';
 import type { Registry } from '../defineRegistry.js';
 import { metrics } from '../health/metrics.js';
 import { createApp } from '../http/createApp.js';
+import { answerClientError } from '../http/answerClientError.js';
 import type { DrainState } from '../http/draining.js';
 import { sweepIdempotencyRecords } from '../http/idempotency.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
@@ -114,6 +115,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });
+  server.on('clientError', answerClientError);
   const sweeper = setInterval(() => {
     sweepIdempotencyRecords(store, ctx.now().getTime()).catch((error) => logger.warn({ err: error }, 'idempotency sweep failed'));
   }, SWEEP_INTERVAL_MS);

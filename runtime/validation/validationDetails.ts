@@ -22,7 +22,8 @@ export const BODY_KEY = 'body';
  * a bulk item's errors under `items.3`. The first message of a field wins.
  */
 export function validationDetails(issues: readonly ValidationIssue[], prefix = ''): Record<string, string> {
-  const details: Record<string, string> = {};
+  // No prototype: a body key `__proto__` or `constructor` is reported like any other.
+  const details = Object.create(null) as Record<string, string>;
   for (const issue of issues) {
     const base = pointerToPath(issue.instancePath);
     let path = base;

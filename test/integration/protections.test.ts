@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -170,6 +171,50 @@ describe('limits, headers and errors', () => {
     const id = '0'.repeat(24);
     expect((await server.call('POST', `/api/v1/articles/${id}`)).headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH');
     expect((await server.call('PUT', '/api/v1/nowhere')).status).toBe(404);
+  });
+
+  it('answers requests Node itself refuses (unknown method, oversized headers) with the envelope', async () => {
+    server = await startTestServer();
+    const raw = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const { port } = new URL(server!.url);
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(text));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const parse = (answer: string) => {
+      const [head, body] = answer.split('\r\n\r\n');
+      return { status: Number(head.split(' ')[1]), head: head.toLowerCase(), body: JSON.parse(body) };
+    };
+    const method = parse(await raw('FROBNICATE /api/v1/articles HTTP/1.1\r\nHost: x\r\n\r\n'));
+    expect(method.status).toBe(400);
+    expect(method.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'Malformed HTTP request' } });
+    expect(method.head).toMatch(/x-correlation-id: [0-9a-f-]{36}/);
+    const big = await fetch(`${server.url}/api/v1/articles`, { headers: { 'x-big': 'a'.repeat(20_000) } });
+    expect(big.status).toBe(431);
+    expect(await big.json()).toEqual({ error: { code: 'HEADERS_TOO_LARGE', message: 'Request headers are too large' } });
+  });
+
+  it('treats __proto__ and constructor like any other unknown name, in bodies and query strings', async () => {
+    server = await startTestServer();
+    const admin = await server.user({ roles: ['ADMIN'] });
+    for (const key of ['__proto__', 'constructor']) {
+      const created = await server.call('POST', '/api/v1/articles', { token: admin.token, body: `{"title":"t","body":"b","${key}":{"isAdmin":true}}` });
+      expect(created.status).toBe(400);
+      expect(created.body.error.details).toEqual({ [key]: 'is not allowed' });
+      const registered = await server.call('POST', '/api/v1/auth/register', { body: `{"email":"p${key}@example.test","password":"a long passphrase!","displayName":"P","${key}":{"roles":["ADMIN"]}}` });
+      expect(registered.status).toBe(400);
+      expect(registered.body.error.details).toEqual({ [key]: 'is not allowed' });
+    }
+    for (const query of ['__proto__[x]=1', 'constructor=1', 'sort[toString]=1', 'populate[__proto__]=x', 'x.__proto__=1']) {
+      const res = await server.call('GET', `/api/v1/articles?${query}`, { token: admin.token });
+      expect(res.status, query).toBe(400);
+      expect(Object.values(res.body.error.details), query).toEqual(['is not a known query parameter']);
+    }
+    const strength = await server.call('GET', '/api/v1/articles?sort[field]=title&sort[collation][strength]=9', { token: admin.token });
+    expect(strength.body.error.details).toMatchObject({ 'sort.collation.strength': 'must be 1, 2 or 3' });
   });
 
   it('refuses input no store can keep (NUL characters, lone surrogates, JSON nested too deep) with 400, on every store, storing nothing', async () => {

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { MIGRATIONS_DIR, readMigrationFiles } from '../runtime/migrations/readMigrationFiles.js';
 import type { AppModel } from '../runtime/model/types.js';
 import type { Diagnostic } from './diagnostics.js';
@@ -9,7 +9,7 @@ export { MIGRATIONS_DIR };
 
 /** The previous build's model, read from the output folder's metadata.json; undefined on a first build. */
 export function previousModel(root: string, outDir: string): AppModel | undefined {
-  const path = join(root, outDir, 'metadata.json');
+  const path = resolve(root, outDir, 'metadata.json');
   if (!existsSync(path)) return undefined;
   try {
     const model = JSON.parse(readFileSync(path, 'utf8')) as AppModel;

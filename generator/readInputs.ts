@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 import { packageRoot } from './packageRoot.js';
 import type { EntityModel } from '../runtime/model/types.js';
 
@@ -22,7 +22,7 @@ const YAML_FILE = /\.ya?ml$/;
 export function readInputs(root: string, entitiesDir: string): Inputs {
   const configPath = join(root, CONFIG_FILE);
   const config = existsSync(configPath) ? { file: CONFIG_FILE, text: readFileSync(configPath, 'utf8') } : undefined;
-  const appDir = join(root, entitiesDir);
+  const appDir = resolve(root, entitiesDir);
   if (!existsSync(appDir)) throw new Error(`entities folder not found: ${relativePath(root, appDir)}`);
   const entityFiles = [
     ...yamlFilesIn(appDir).map((path) => ({ file: relativePath(root, path), text: readFileSync(path, 'utf8'), origin: 'app' as const })),

@@ -135,6 +135,25 @@ describe('entigen check', () => {
     expect(runCli(['check', '--out', 'gen'], app).status).toBe(0);
     expect(runCli(['check', '--out', 'elsewhere'], app).status).toBe(1);
   });
+
+  it('takes absolute and relative paths for --entities and --out alike, from any folder', () => {
+    const app = copyExampleApp();
+    const absolute = runCli(['build', '--entities', join(app, 'entities'), '--out', join(app, 'abs-gen')], app);
+    expect(absolute.stderr).toBe('');
+    expect(absolute.status).toBe(0);
+    expect(existsSync(join(app, 'abs-gen', 'metadata.json'))).toBe(true);
+    expect(runCli(['check', '--entities', join(app, 'entities'), '--out', join(app, 'abs-gen')], app).status).toBe(0);
+    // The relative spelling of the same folders gives the same files.
+    expect(runCli(['check', '--entities', './entities', '--out', 'abs-gen'], app).status).toBe(0);
+    const missing = runCli(['build', '--entities', join(app, 'nowhere')], app);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('entities folder not found: nowhere');
+    // An absolute --out is where the breaking-change check finds the previous build.
+    writeFileSync(join(app, 'entities', 'articles.yaml'), readFileSync(join(app, 'entities', 'articles.yaml'), 'utf8').replace(/^ {2}rating: .*\n/m, ''));
+    const breaking = runCli(['build', '--entities', join(app, 'entities'), '--out', join(app, 'abs-gen')], app);
+    expect(breaking.status).toBe(1);
+    expect(breaking.stderr).toContain('rating');
+  });
 });
 
 describe('entigen init and help', () => {

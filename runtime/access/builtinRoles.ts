@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import type { AppModel } from '../model/types.js';
 import { API_ACCESS, SYSTEM_ADMIN } from './parsePermission.js';
 
 export const BUILTIN_ROLE_KEYS = ['ADMIN', 'USER', 'API', 'ANONYMOUS', 'MODERATOR'] as const;
 
 export interface RoleDefinition {
+  id: string;
   key: string;
   label: string;
   description?: string;
@@ -20,6 +22,14 @@ const DESCRIPTIONS: Record<string, [string, string]> = {
   MODERATOR: ['Moderator', 'No permissions unless a role definition adds some'],
 };
 
+/**
+ * The id of a built-in role: the same on every instance and every start (24 hex characters,
+ * like every id), and kept by a stored override of that role.
+ */
+export function builtinRoleId(key: string): string {
+  return createHash('sha256').update(`entigen:role:${key}`).digest('hex').slice(0, 24);
+}
+
 /** The roles defined in code: ADMIN, USER, API, ANONYMOUS, MODERATOR, with the model's per-entity permissions. */
 export function builtinRoles(model: AppModel): Map<string, RoleDefinition> {
   const fromEntities = new Map<string, Set<string>>();
@@ -34,7 +44,7 @@ export function builtinRoles(model: AppModel): Map<string, RoleDefinition> {
   for (const key of BUILTIN_ROLE_KEYS) {
     const base = key === 'ADMIN' ? [SYSTEM_ADMIN] : key === 'API' ? [API_ACCESS] : [];
     const [label, description] = DESCRIPTIONS[key];
-    roles.set(key, { key, label, description, permissions: [...base, ...(fromEntities.get(key) ?? [])], isSystem: true, isBuiltin: true });
+    roles.set(key, { id: builtinRoleId(key), key, label, description, permissions: [...base, ...(fromEntities.get(key) ?? [])], isSystem: true, isBuiltin: true });
   }
   return roles;
 }

@@ -62,6 +62,7 @@ export class RoleTable {
       // ADMIN always holds system:admin, whatever a stored override says: no one can lock every admin out.
       const fixed = key === ADMIN ? [SYSTEM_ADMIN] : [];
       roles.set(key, {
+        id: role.id,
         key,
         label: role.label as string,
         ...(role.description ? { description: role.description as string } : {}),

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { RoleDefinition } from '../access/builtinRoles.js';
+import { builtinRoleId, BUILTIN_ROLE_KEYS, type RoleDefinition } from '../access/builtinRoles.js';
 import { API_ACCESS, parsePermission, SYSTEM_ADMIN } from '../access/parsePermission.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { ADMIN } from '../access/roleTable.js';
@@ -25,6 +25,11 @@ export function availablePermissions(model: AppModel) {
     }
   }
   return list;
+}
+
+/** A stored override of a built-in role keeps the built-in's id; other roles get a new one. */
+function roleId(key: string): string {
+  return (BUILTIN_ROLE_KEYS as readonly string[]).includes(key) ? builtinRoleId(key) : newId();
 }
 
 /** ADMIN's system:admin cannot be taken away: that would lock every administrator out. */
@@ -79,7 +84,7 @@ export function roleRoutes(auth: AuthContext): Router {
     if (await storedRole(key)) throw new ApiError('CONFLICT', `Role ${key} already exists`, { key: 'already exists' });
     const now = auth.ctx.now().toISOString();
     await store.insert('roles', {
-      id: newId(), key, label: body.label, description: body.description ?? null, permissions: [...new Set(body.permissions as string[])],
+      id: roleId(key), key, label: body.label, description: body.description ?? null, permissions: [...new Set(body.permissions as string[])],
       isSystem: body.isSystem ?? false, createdAt: now, updatedAt: now,
     });
     auth.roles.invalidate();
@@ -108,7 +113,7 @@ export function roleRoutes(auth: AuthContext): Router {
       if (!builtin?.isBuiltin) throw notFound(`Role ${key}`);
       // Editing a built-in role stores an override of it.
       await store.insert('roles', {
-        id: newId(), key, label: builtin.label, description: builtin.description ?? null, permissions: builtin.permissions, isSystem: builtin.isSystem,
+        id: roleId(key), key, label: builtin.label, description: builtin.description ?? null, permissions: builtin.permissions, isSystem: builtin.isSystem,
         ...changes, createdAt: now, updatedAt: now,
       });
     }

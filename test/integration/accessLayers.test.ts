@@ -60,6 +60,29 @@ describe('roles', () => {
     expect((await server.call('GET', '/api/v1/projects', { token: user.token })).status).toBe(200);
     expect((await server.call('DELETE', '/api/v1/roles/ADMIN', { token: admin.token })).status).toBe(422);
   });
+
+  it('gives every role a stable id: built-ins the same on every server, kept by an override', async () => {
+    const idsOf = async (target: TestServer) =>
+      Object.fromEntries((await target.call('GET', '/api/v1/roles', { token: admin.token })).body.items.map((r: { key: string; id: string }) => [r.key, r.id]));
+    const ids = await idsOf(server);
+    for (const key of ['ADMIN', 'USER', 'API', 'ANONYMOUS', 'MODERATOR']) expect(ids[key]).toMatch(/^[0-9a-f]{24}$/);
+    expect(new Set(Object.values(ids)).size).toBe(Object.keys(ids).length);
+    const other = await startTestServer();
+    try {
+      const otherAdmin = await other.user({ roles: ['ADMIN'] });
+      const again = Object.fromEntries((await other.call('GET', '/api/v1/roles', { token: otherAdmin.token })).body.items.map((r: { key: string; id: string }) => [r.key, r.id]));
+      expect(again.MODERATOR).toBe(ids.MODERATOR);
+    } finally {
+      await other.close();
+    }
+    const override = await server.call('PUT', '/api/v1/roles/MODERATOR', { token: admin.token, body: { permissions: ['articles:view'] } });
+    expect(override.body.id).toBe(ids.MODERATOR);
+    await server.call('DELETE', '/api/v1/roles/MODERATOR', { token: admin.token });
+    expect((await idsOf(server)).MODERATOR).toBe(ids.MODERATOR);
+    const custom = await server.call('POST', '/api/v1/roles', { token: admin.token, body: { key: 'AUDITOR', label: 'Auditor', permissions: [] } });
+    expect(custom.body.id).toMatch(/^[0-9a-f]{24}$/);
+    expect((await idsOf(server)).AUDITOR).toBe(custom.body.id);
+  });
 });
 
 describe('API keys', () => {

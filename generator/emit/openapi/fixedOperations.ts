@@ -44,8 +44,8 @@ const userView = object(
   ['id', 'email', 'displayName', 'roles'],
 );
 const role = object(
-  { key: str, label: str, description: { type: ['string', 'null'] }, isSystem: { type: 'boolean' }, isBuiltin: { type: 'boolean' }, permissions: strings },
-  ['key', 'label', 'permissions'],
+  { id: str, key: str, label: str, description: { type: ['string', 'null'] }, isSystem: { type: 'boolean' }, isBuiltin: { type: 'boolean' }, permissions: strings },
+  ['id', 'key', 'label', 'permissions'],
 );
 const apiKey = object({ id: str, name: str, permissions: strings, expiresAt: str, lastEight: str, createdAt: str, lastUsedAt: { type: ['string', 'null'] } }, ['id', 'name', 'permissions', 'expiresAt', 'lastEight']);
 const health = object({ status: { enum: ['ok', 'error'] }, timestamp: str });

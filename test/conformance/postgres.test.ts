@@ -1,13 +1,44 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../runtime/entities/prepareWrite.js';
+import pg from 'pg';
 import { PgStore } from '../../runtime/store/postgres/pgStore.js';
+import { UniqueConflict } from '../../runtime/store/types.js';
 import { conformanceModel, storeConformance } from './storeConformance.js';
 
 // Runs under `npm run test:postgres` (CI runs it); it needs a PostgreSQL server at POSTGRES_URL.
 const POSTGRES_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 // Each run gets its own schema, so runs never see each other's tables.
 storeConformance('postgres', async () => PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` }));
+
+describe('postgres indexes over long text', () => {
+  it('rebuilds a unique index an older version made over the whole value, then keeps a 900 kB value unique', async () => {
+    const schema = `conformance_${randomUUID().replace(/-/g, '')}`;
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA ${schema}`);
+      await client.query(`CREATE TABLE ${schema}.things ("id" TEXT PRIMARY KEY, "code" TEXT COLLATE "C")`);
+      await client.query(`CREATE UNIQUE INDEX ux_things_code ON ${schema}.things ("code")`);
+      const store = PgStore.open(POSTGRES_URL, { schema });
+      try {
+        await store.init(conformanceModel);
+        const { rows } = await client.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'ux_things_code'`, [schema]);
+        expect(rows[0].indexdef).toContain('md5(');
+        const long = 'x'.repeat(900_000);
+        const doc = () => ({ id: newId(), ownerId: '0'.repeat(24), name: 'n', code: long, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' });
+        await store.insert('things', doc());
+        await expect(store.insert('things', doc())).rejects.toBeInstanceOf(UniqueConflict);
+        expect(await store.count('things', { where: { field: 'code', op: 'eq', value: long } })).toBe(1);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+      await client.end();
+    }
+  });
+});
 
 describe('postgres transactions', () => {
   it('runs a transaction again when it loses a deadlock, so both callers succeed', async () => {

@@ -210,6 +210,29 @@ describe('numbers stay in range on every store', () => {
   });
 });
 
+describe('long text', () => {
+  it('stores a 900 kB string in searchable, sortable and unique fields on every store, and still finds, sorts and guards it', async () => {
+    const long = (word: string) => `${word} ${'lorem ipsum dolor sit amet '.repeat(34_000)}`.slice(0, 900_000);
+    const ids: string[] = [];
+    for (const [field, word] of [['title', 'zebrafish'], ['body', 'quokka'], ['summary', 'axolotl'], ['sku', 'narwhal']] as const) {
+      const res = await server.call('POST', '/api/v1/articles', { token: alice.token, body: article({ [field]: long(word) }) });
+      expect(res.status, field).toBe(201);
+      expect(res.body.data[field]).toHaveLength(900_000);
+      ids.push(res.body.data.id);
+    }
+    const found = await server.call('GET', '/api/v1/articles?q=zebrafish%20lorem&select=title', { token: alice.token });
+    expect(found.body.data.items.map((a: { id: string }) => a.id)).toEqual([ids[0]]);
+    expect((await server.call('GET', '/api/v1/articles?q=axolotl', { token: alice.token })).body.data.items.map((a: { id: string }) => a.id)).toEqual([ids[2]]);
+    const duplicate = await server.call('POST', '/api/v1/articles', { token: alice.token, body: article({ sku: long('narwhal') }) });
+    expect(duplicate.status).toBe(409);
+    const sorted = await server.call('GET', '/api/v1/articles?sort=-title&limit=1&select=title', { token: alice.token });
+    expect(sorted.body.data.items[0].id).toBe(ids[0]);
+    const changed = await server.call('PATCH', `/api/v1/articles/${ids[1]}`, { token: alice.token, body: { body: long('platypus') } });
+    expect(changed.status).toBe(200);
+    expect((await server.call('GET', '/api/v1/articles?q=platypus', { token: alice.token })).body.data.totalCount).toBe(1);
+  });
+});
+
 describe('bulk create', () => {
   it('creates all items in one go: 201 { items, count }', async () => {
     const res = await server.call('POST', '/api/v1/articles/bulk', { token: alice.token, body: { items: [article({ title: 'B1' }), article({ title: 'B2' })] } });

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { AppModel } from '../../model/types.js';
 import { compileWhere, type SqlDialect } from '../sql/compileWhere.js';
-import { decodeRow, encodeFields, normalizeSearch, searchTerms, searchText } from '../sql/rowCodec.js';
+import { decodeRow, encodeFields, normalizeSearch, searchTerms, searchText, searchVocabulary } from '../sql/rowCodec.js';
 import { orderByClause } from '../sql/orderBy.js';
 import { ident, tableLayout, type TableLayout } from '../sql/tableLayout.js';
 import { StoreUnavailable, UniqueConflict, ValueOutOfRange, type CountQuery, type Doc, type FindQuery, type IncrementInput, type Store, type UpdateSet, type Where } from '../types.js';
@@ -244,7 +244,7 @@ export class PgStore implements Store {
   }
 
   private searchValue(layout: TableLayout, doc: Record<string, unknown>): string {
-    return normalizeSearch(layout.searchFields.map((f) => searchText(doc[f])).join(' '));
+    return searchVocabulary(layout.searchFields.map((f) => searchText(doc[f])).join(' '));
   }
 
   private conditions(layout: TableLayout, query: CountQuery, params: unknown[]): string[] {

@@ -26,13 +26,26 @@ export async function syncPgSchema(client: Queryable, layout: TableLayout): Prom
     await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(column.field)} ${PG_TYPES[column.kind]}`);
     if (column.sortKey) await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(column.sortKey)} TEXT COLLATE "C"`);
   }
+  const existing = await existingIndexes(client, layout.table);
+  /** `shape` is what the index definition must contain (`md5(`, `USING hash`, `USING btree`); an older shape is rebuilt. */
+  const ensure = async (name: string, unique: boolean, definition: string, shape: string) => {
+    const current = existing.get(name);
+    if (current?.includes(shape)) return;
+    if (current !== undefined) await client.query(`DROP INDEX IF EXISTS ${ident(name)}`);
+    await client.query(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${table} ${definition}`);
+  };
   for (const field of layout.unique) {
-    await client.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${ident(`ux_${layout.table}_${field}`)} ON ${table} (${ident(field)})`);
+    // A btree holds whole values and refuses rows over ~2.7 kB: long text is unique by its digest, found by a hash index.
+    if (layout.columns.get(field)?.longText) {
+      await ensure(`ux_${layout.table}_${field}`, true, `(md5(${ident(field)}))`, 'md5(');
+      await ensure(`hx_${layout.table}_${field}`, false, `USING hash (${ident(field)})`, 'USING hash');
+    } else await ensure(`ux_${layout.table}_${field}`, true, `(${ident(field)})`, 'USING btree');
   }
   for (const field of layout.indexed) {
     const column = layout.columns.get(field)!;
-    const using = column.kind === 'json' ? `USING GIN (${ident(field)})` : `(${ident(field)}, "id")`;
-    await client.query(`CREATE INDEX IF NOT EXISTS ${ident(`fx_${layout.table}_${field}`)} ON ${table} ${using}`);
+    if (column.kind === 'json') await ensure(`fx_${layout.table}_${field}`, false, `USING GIN (${ident(field)})`, 'USING gin');
+    else if (column.longText) await ensure(`fx_${layout.table}_${field}`, false, `USING hash (${ident(field)})`, 'USING hash');
+    else await ensure(`fx_${layout.table}_${field}`, false, `(${ident(field)}, "id")`, 'USING btree');
   }
   for (const column of layout.columns.values()) {
     if (column.sortKey) await client.query(`CREATE INDEX IF NOT EXISTS ${ident(`sk_${layout.table}_${column.field}`)} ON ${table} (${ident(column.sortKey)}, "id")`);
@@ -41,4 +54,10 @@ export async function syncPgSchema(client: Queryable, layout: TableLayout): Prom
     await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS "${SEARCH_COLUMN}" TEXT`);
     await client.query(`CREATE INDEX IF NOT EXISTS ${ident(`ts_${layout.table}`)} ON ${table} USING GIN (to_tsvector('simple', coalesce("${SEARCH_COLUMN}", '')))`);
   }
+}
+
+/** Index name -> definition, for the table in the current schema. */
+async function existingIndexes(client: Queryable, table: string): Promise<Map<string, string>> {
+  const { rows } = await client.query('SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1', [table]);
+  return new Map(rows.map((row: { indexname: string; indexdef: string }) => [row.indexname, row.indexdef]));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collationKey, naturalSortKey } from './sortKey.js';
+import { collationKey, MAX_SORT_KEY_LENGTH, naturalSortKey } from './sortKey.js';
 
 const sortBy = (values: string[], key: (v: string) => string) =>
   [...values].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
@@ -31,5 +31,15 @@ describe('collationKey', () => {
   it('orders numbers as text unless numericOrdering is set', () => {
     expect(sortBy(['x10', 'x9'], (v) => collationKey(v, { locale: 'en' }))).toEqual(['x10', 'x9']);
     expect(sortBy(['x10', 'x9'], (v) => collationKey(v, { locale: 'en', numericOrdering: true }))).toEqual(['x9', 'x10']);
+  });
+});
+
+describe('naturalSortKey bound', () => {
+  it('keeps at most MAX_SORT_KEY_LENGTH characters, so any index can hold it, and agrees with the full key that far', () => {
+    const long = `Item 7 ${'Zebra '.repeat(100_000)}`;
+    const key = naturalSortKey(long);
+    expect(key).toHaveLength(MAX_SORT_KEY_LENGTH);
+    expect(key.startsWith('item 017 zebra zebra')).toBe(true);
+    expect(naturalSortKey('Short')).toBe('short');
   });
 });

@@ -17,11 +17,18 @@ function padNumbers(text: string): string {
 }
 
 /**
+ * Characters of a stored ordering key: strings that agree this far sort by id. Keeps every
+ * key small enough for any index (PostgreSQL's btree refuses rows over about 2.7 kB).
+ */
+export const MAX_SORT_KEY_LENGTH = 256;
+
+/**
  * The default ordering key of a string: case- and accent-insensitive, natural numbers.
  * Stored beside the value, so ordering is a plain indexed text comparison in every SQL store.
  */
 export function naturalSortKey(value: string): string {
-  return padNumbers(stripAccents(value).toLowerCase());
+  // Only the start matters: later characters cannot change the first MAX_SORT_KEY_LENGTH of the key.
+  return [...padNumbers(stripAccents(value.slice(0, MAX_SORT_KEY_LENGTH * 2)).toLowerCase())].slice(0, MAX_SORT_KEY_LENGTH).join('');
 }
 
 /**

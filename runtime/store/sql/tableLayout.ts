@@ -7,6 +7,8 @@ export interface Column {
   kind: ColumnKind;
   /** Column holding the natural-order key of a string field, when the field is sortable text. */
   sortKey?: string;
+  /** Text of any length (string, url, encrypted): an index on it must not hold the value itself. */
+  longText?: boolean;
 }
 
 /** How one entity maps onto a table: real columns for scalars, JSON for arrays, objects and `any`. */
@@ -23,6 +25,7 @@ export interface TableLayout {
 
 const TEXT_TYPES = new Set(['string', 'url', 'enum', 'objectId', 'isoDate', 'encryptedKey']);
 const SORT_KEY_TYPES = new Set(['string', 'url', 'enum']);
+const LONG_TEXT_TYPES = new Set(['string', 'url', 'encryptedKey']);
 
 export function columnKind(field: FieldModel): ColumnKind {
   if (TEXT_TYPES.has(field.type)) return 'text';
@@ -43,6 +46,7 @@ export function tableLayout(entity: EntityModel): TableLayout {
       field: field.name,
       kind: columnKind(field),
       ...(SORT_KEY_TYPES.has(field.type) && !field.hidden ? { sortKey: sortKeyColumn(field.name) } : {}),
+      ...(LONG_TEXT_TYPES.has(field.type) ? { longText: true } : {}),
     });
   }
   const indexed = new Set(entity.fields.filter((f) => f.filterable && !f.unique).map((f) => f.name));

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { LdapServerConfig } from '../auth/ldap.js';
+import { checkCorsConfig, type CorsConfig } from '../http/corsPolicy.js';
 
 /** Settings read at start from entigen.config.yaml; environment variables override them. */
 export interface RuntimeConfig {
@@ -12,6 +13,7 @@ export interface RuntimeConfig {
   server: { port: number; host: string; trustProxy: boolean | number | string; shutdownGraceMs: number };
   jobs: { handlers?: string; maxSeriesPerJob: number };
   uploads: { dir: string; maxBytes: number };
+  cors: CorsConfig;
 }
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -34,6 +36,16 @@ function tierFromEnv(value: string | undefined, name: string): { limit: number; 
 function ldapConfig(raw: LdapServerConfig | undefined, env: NodeJS.ProcessEnv): LdapServerConfig {
   const fromEnv = env.LDAP_ALLOWED_REQUEST_URLS?.split(',').map((url) => url.trim()).filter(Boolean);
   return { ...raw, allowedRequestUrls: fromEnv ?? raw?.allowedRequestUrls ?? [] };
+}
+
+/** CORS_ORIGINS (comma-separated) and CORS_CREDENTIALS (true/false) replace the config's `cors`. */
+function corsConfig(raw: Partial<CorsConfig> | undefined, env: NodeJS.ProcessEnv): CorsConfig {
+  const origins = env.CORS_ORIGINS !== undefined ? env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean) : (raw?.origins ?? []);
+  if (env.CORS_CREDENTIALS !== undefined && !['true', 'false'].includes(env.CORS_CREDENTIALS)) throw new Error(`CORS_CREDENTIALS must be true or false, not "${env.CORS_CREDENTIALS}"`);
+  const credentials = env.CORS_CREDENTIALS !== undefined ? env.CORS_CREDENTIALS === 'true' : (raw?.credentials ?? false);
+  const config = { origins, credentials, maxAge: raw?.maxAge ?? 600 };
+  checkCorsConfig(config);
+  return config;
 }
 
 /** The project's config with defaults filled in; `entigen build` has already checked its shape. */
@@ -59,5 +71,6 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
     },
     jobs: { handlers: raw.jobs?.handlers, maxSeriesPerJob: raw.jobs?.maxSeriesPerJob ?? 100 },
     uploads: { dir: raw.uploads?.dir ?? 'data/uploads', maxBytes: raw.uploads?.maxBytes ?? 10 * 1024 * 1024 },
+    cors: corsConfig(raw.cors, env),
   };
 }

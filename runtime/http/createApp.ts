@@ -21,6 +21,7 @@ import { requestLog } from './requestLog.js';
 import { roleRoutes } from './roleRoutes.js';
 import { schemaRoutes } from './schemaRoutes.js';
 import { securityHeaders } from './securityHeaders.js';
+import { corsPolicy } from './corsPolicy.js';
 import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
 import { MEDIA, UPLOAD_PATH, mediaRoutes } from './mediaRoutes.js';
 import { refuseUnstorableInput } from './refuseUnstorableInput.js';
@@ -65,6 +66,8 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   app.use(correlationId());
   app.use(requestLog(ctx.logger, metrics));
   app.use(securityHeaders());
+  const crossOrigin = corsPolicy(config.cors);
+  if (crossOrigin) app.use(crossOrigin);
   app.use(refuseWhileDraining(drain));
   const identity = { store: ctx.store, secret: ctx.secrets.signing, cookieName: auth.cookieName, sessionTtlMs: config.sessionTtlMs, clock };
   app.use(rateLimit({ tiers: config.rateLimit, store: limiter, clock, identify: identifyCaller(identity), logger: ctx.logger, exempt: [HEALTH_PATH] }));

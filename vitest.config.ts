@@ -8,7 +8,12 @@ export default defineConfig({
   test: {
     include: ['{bin,generator,runtime,test}/**/*.test.ts'],
     // The PostgreSQL conformance suite belongs to `npm run test:postgres`, which needs the server.
-    exclude: process.env.TEST_STORE === 'postgres' ? ['**/node_modules/**'] : ['**/node_modules/**', 'test/conformance/postgres.test.ts'],
+    // The packaging tests (npm pack, a git clone installed without dev dependencies) belong to `npm run test:package`.
+    exclude: [
+      '**/node_modules/**',
+      ...(process.env.TEST_STORE === 'postgres' ? [] : ['test/conformance/postgres.test.ts']),
+      ...(process.env.TEST_PACKAGE === '1' ? [] : ['test/package/**']),
+    ],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -1,0 +1,35 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/cli.js';
+import { serveUntilHealthy } from './serveUntilHealthy.js';
+
+// A fresh git clone has no node_modules and no dist/; installing it without dev dependencies
+// (NODE_ENV=production, --omit=dev) must still prepare a working CLI.
+describe('a fresh git clone', () => {
+  it('installs with --omit=dev without failing on prepare, and its CLI builds and serves a project', async () => {
+    const clone = join(mkdtempSync(join(tmpdir(), 'entigen-clone-')), 'entigen');
+    execFileSync('git', ['clone', '--quiet', repoRoot, clone], { stdio: 'pipe' });
+    expect(existsSync(join(clone, 'node_modules'))).toBe(false);
+    const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund'], { cwd: clone, encoding: 'utf8', timeout: 600_000 });
+    expect(install.status, install.stderr).toBe(0);
+    expect(existsSync(join(clone, 'node_modules', 'typescript'))).toBe(false);
+    const cli = join(clone, 'dist', 'bin', 'entigen.js');
+    expect(existsSync(cli)).toBe(true);
+
+    const project = join(mkdtempSync(join(tmpdir(), 'entigen-clone-app-')), 'app');
+    expect(spawnSync(process.execPath, [cli, 'init', project], { encoding: 'utf8' }).status).toBe(0);
+    // The project resolves entigen/runtime to the clone, as `npm install ../entigen` would link it.
+    execFileSync('mkdir', ['-p', join(project, 'node_modules')]);
+    execFileSync('ln', ['-s', clone, join(project, 'node_modules', 'entigen')]);
+    const build = spawnSync(process.execPath, [cli, 'build'], { cwd: project, encoding: 'utf8' });
+    expect(build.stderr).toBe('');
+    expect(build.status).toBe(0);
+    const serve = spawn(process.execPath, [cli, 'serve'], { cwd: project, detached: true, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } });
+    await serveUntilHealthy(serve, async (url) => {
+      expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    });
+  });
+});

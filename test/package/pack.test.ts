@@ -1,0 +1,38 @@
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/cli.js';
+import { serveUntilHealthy } from './serveUntilHealthy.js';
+
+// The tarball npm pack makes, installed as a registry user would get it: no dev dependencies, no build step.
+describe('npm pack', () => {
+  it('installs into a fresh project without dev dependencies, then builds and serves', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'entigen-pack-'));
+    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    const tarball = join(out, packed[0].filename);
+    const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
+    expect(files).toContain('dist/bin/entigen.js');
+    expect(files).toContain('dist/runtime/index.d.ts');
+    expect(files.some((f) => f.startsWith('test/') || f.startsWith('node_modules/') || f.endsWith('.test.js'))).toBe(false);
+
+    const project = mkdtempSync(join(tmpdir(), 'entigen-from-tarball-'));
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'from-tarball', version: '1.0.0', private: true }));
+    const init = spawnSync(process.execPath, [join(repoRoot, 'dist', 'bin', 'entigen.js'), 'init', project], { encoding: 'utf8' });
+    expect(init.status).toBe(0);
+    execFileSync('npm', ['install', tarball, '--omit=dev', '--no-audit', '--no-fund'], { cwd: project, stdio: 'pipe', timeout: 600_000 });
+    const installed = readdirSync(join(project, 'node_modules'));
+    for (const dev of ['typescript', 'vitest', 'fast-check', 'playwright-core']) expect(installed).not.toContain(dev);
+
+    const build = spawnSync('npx', ['--no-install', 'entigen', 'build'], { cwd: project, encoding: 'utf8' });
+    expect(build.stderr.replace(/npm warn.*\n/g, '')).toBe('');
+    expect(build.status).toBe(0);
+    expect(existsSync(join(project, 'generated', 'index.ts'))).toBe(true);
+    const serve = spawn('npx', ['--no-install', 'entigen', 'serve'], { cwd: project, detached: true, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } });
+    await serveUntilHealthy(serve, async (url) => {
+      expect((await fetch(`${url}/api/health`)).status).toBe(200);
+      expect((await fetch(`${url}/api/v1/notes`, { redirect: 'manual' })).headers.get('location')).toBe('/setup');
+    });
+  });
+});

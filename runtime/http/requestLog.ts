@@ -6,12 +6,14 @@ import type { Metrics } from '../health/metrics.js';
 export function requestLog(logger: Logger, metrics: Metrics) {
   return function requestLog(req: Request, res: Response, next: NextFunction): void {
     const started = performance.now();
+    // Taken now: mounted routers strip their prefix from req.path while they run. The query string is left out (it may hold tokens).
+    const path = req.originalUrl.split('?')[0];
     res.on('finish', () => {
       const ms = performance.now() - started;
       const endpoint = req.route ? `${req.method} ${req.baseUrl}${req.route.path}` : `${req.method} (unmatched)`;
       metrics.recordRequest(endpoint, res.statusCode, ms);
       if (logger.isLevelEnabled('info')) {
-        logger.info({ correlationId: req.correlationId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+        logger.info({ correlationId: req.correlationId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       }
     });
     next();

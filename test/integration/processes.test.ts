@@ -93,10 +93,13 @@ describe('server processes', () => {
   it('logs JSON lines that carry the correlation id', async () => {
     const server = await start({ DATABASE_URL: `sqlite:${tempDb()}` });
     await fetch(`${server.url}/api/v1/articles/${'0'.repeat(24)}`, { headers: { 'x-correlation-id': 'trace-me-123' } });
+    await fetch(`${server.url}/api/v1/articles?limit=1`, { headers: { 'x-correlation-id': 'trace-me-124' } });
     await new Promise((r) => setTimeout(r, 100));
     const lines = server.output().trim().split('\n').map((line) => JSON.parse(line));
     const mine = lines.filter((line) => line.correlationId === 'trace-me-123');
     expect(mine).toContainEqual(expect.objectContaining({ msg: 'request', status: 404, path: `/api/v1/articles/${'0'.repeat(24)}` }));
+    // The full path, also for answers given inside a mounted router; never the query string.
+    expect(lines.filter((line) => line.correlationId === 'trace-me-124')).toContainEqual(expect.objectContaining({ msg: 'request', status: 200, path: '/api/v1/articles' }));
   });
 });
 

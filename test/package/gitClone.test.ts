@@ -9,7 +9,7 @@ import { serveUntilHealthy } from './serveUntilHealthy.js';
 // A fresh git clone has no node_modules and no dist/; installing it without dev dependencies
 // (NODE_ENV=production, --omit=dev) must still prepare a working CLI.
 describe('a fresh git clone', () => {
-  it('installs with --omit=dev without failing on prepare, and its CLI builds and serves a project', async () => {
+  it('installs with --omit=dev without failing on prepare, and its CLI builds and serves a project', { timeout: 900_000 }, async () => {
     const clone = join(mkdtempSync(join(tmpdir(), 'entigen-clone-')), 'entigen');
     execFileSync('git', ['clone', '--quiet', repoRoot, clone], { stdio: 'pipe' });
     expect(existsSync(join(clone, 'node_modules'))).toBe(false);

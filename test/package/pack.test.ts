@@ -8,7 +8,7 @@ import { serveUntilHealthy } from './serveUntilHealthy.js';
 
 // The tarball npm pack makes, installed as a registry user would get it: no dev dependencies, no build step.
 describe('npm pack', () => {
-  it('installs into a fresh project without dev dependencies, then builds and serves', async () => {
+  it('installs into a fresh project without dev dependencies, then builds and serves', { timeout: 900_000 }, async () => {
     const out = mkdtempSync(join(tmpdir(), 'entigen-pack-'));
     const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
     const tarball = join(out, packed[0].filename);

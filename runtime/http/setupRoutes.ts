@@ -11,6 +11,7 @@ import { ApiError } from './errors.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 
 export const SETUP_PATH = '/setup';
+export const HOME_PATH = '/';
 const EXEMPT = new Set([SETUP_PATH, '/api/health']);
 
 /** While no admin exists: GET/HEAD go 302 to /setup, other methods 503; /setup and health stay open. */
@@ -24,10 +25,11 @@ export function setupGate(state: SetupState) {
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
-/** GET /setup: the form; POST /setup: form or JSON; 404 once an admin exists. */
+/** GET /setup: the form; POST /setup: form or JSON; 404 once an admin exists. GET /: the page a finished setup lands on. */
 export function setupRoutes(auth: AuthContext, state: SetupState): Router {
   const router = Router();
   const template = readFileSync(join(packageRoot, 'templates', 'setup.html'), 'utf8');
+  const home = readFileSync(join(packageRoot, 'templates', 'home.html'), 'utf8').replace(/\{\{appName\}\}/g, escapeHtml(auth.ctx.registry.model.app.name));
   const tenancy = auth.ctx.registry.model.tenancy;
   const tenantLabel = tenancy ? auth.ctx.registry.entities.get(tenancy.entity)!.model.name : '';
   const policy = auth.config.passwordPolicy;
@@ -51,6 +53,9 @@ export function setupRoutes(auth: AuthContext, state: SetupState): Router {
     return template.replace(/\{\{(\w+)\}\}/g, (_m, key: string) => fields[key] ?? '');
   };
 
+  // Before setup the gate sends `/` to /setup; afterwards it says what to open next.
+  router.get(HOME_PATH, (_req, res) => void res.type('html').send(home));
+
   router.get(SETUP_PATH, async (_req, res) => {
     if (await state.isDone()) throw new ApiError('NOT_FOUND', 'Setup is done');
     res.type('html').send(page({}, {}));
@@ -68,7 +73,7 @@ export function setupRoutes(auth: AuthContext, state: SetupState): Router {
       state.markDone();
       const token = issueSession(auth, admin.id);
       setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
-      if (fromForm) return void res.redirect(303, '/api/v1/auth/me');
+      if (fromForm) return void res.redirect(303, HOME_PATH);
       res.status(201).json({ user: publicUser(admin), token });
     } catch (error) {
       if (!fromForm || !(error instanceof ApiError)) throw error;

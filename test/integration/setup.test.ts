@@ -63,7 +63,12 @@ describe('first-run setup', () => {
     expect(nul.body).toContain('must not contain the NUL character');
     const ok = await form({ name: 'Ada', email: 'ada@example.test', password: PASSWORD, tenantName: 'Org' });
     expect(ok.status).toBe(303);
-    expect(ok.headers.get('location')).toBe('/api/v1/auth/me');
+    expect(ok.headers.get('location')).toBe('/');
+    const home = await server.call('GET', '/');
+    expect(home.status).toBe(200);
+    expect(home.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(home.body).toContain('is set up');
+    expect(home.body).toContain('href="/api/docs"');
     const cookie = ok.headers.get('set-cookie')!.split(';')[0];
     const me = await server.call('GET', '/api/v1/auth/me', { headers: { cookie } });
     expect(me.body.user.email).toBe('ada@example.test');

@@ -34,7 +34,9 @@ describe('the /setup page in a real browser', () => {
     expect(await page.textContent('body')).toContain('at least 12 characters');
 
     await page.fill('#password', 'correct horse battery staple!');
-    await Promise.all([page.waitForURL('**/api/v1/auth/me'), page.click('button[type=submit]')]);
+    await Promise.all([page.waitForURL(`${server.url}/`), page.click('button[type=submit]')]);
+    expect(await page.textContent('h1')).toContain('is set up');
+    await Promise.all([page.waitForURL('**/api/v1/auth/me'), page.click('a[href="/api/v1/auth/me"]')]);
     const me = JSON.parse((await page.textContent('body'))!);
     expect(me).toMatchObject({ user: { email: 'browser@example.test', displayName: 'Browser Admin' }, roles: ['ADMIN'] });
 
@@ -42,5 +44,23 @@ describe('the /setup page in a real browser', () => {
     expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict' });
     const setupAgain = await page.goto(`${server.url}/setup`);
     expect(setupAgain!.status()).toBe(404);
+  });
+});
+
+describe('the API reference page in a real browser', () => {
+  it('opens clean: the document renders with no error or warning box and nothing in the console', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${server.url}/api/docs`);
+    await page.waitForSelector('.swagger-ui .info .title', { timeout: 30_000 });
+    await page.waitForSelector('.swagger-ui .opblock', { timeout: 30_000 });
+    // swagger-ui shows schema and parser problems in an errors box at the top.
+    expect(await page.locator('.swagger-ui .errors-wrapper').count()).toBe(0);
+    expect(await page.textContent('.swagger-ui .info .title')).toContain(server.ctx.registry.model.app.name);
+    expect(problems).toEqual([]);
   });
 });

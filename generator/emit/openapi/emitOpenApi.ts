@@ -45,7 +45,6 @@ export function openApiDocument(model: AppModel): JsonSchema {
         'Every response carries `x-correlation-id`; rate-limited responses carry `x-ratelimit-limit`, `x-ratelimit-remaining` and `x-ratelimit-reset`. ' +
         'POST requests may carry `Idempotency-Key` (1-255 characters): a repeat within 24 hours answers the first response with `idempotency-replayed: true`.',
     },
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],
     security: [{}, { cookieAuth: [] }, { bearerAuth: [] }],
     tags: [

@@ -62,14 +62,18 @@ export function fixedOperations(model: AppModel): Operation[] {
       responses: { '503': { description: 'The database is unreachable', content: { 'application/json': { schema: health } } } },
     },
     {
+      method: 'GET', path: '/', operationId: 'home_page', tag: 'auth', security: 'none', summary: 'The page a finished setup lands on: links to the API reference, the OpenAPI document and health',
+      response: str, responseType: 'html', errors: [],
+    },
+    {
       method: 'GET', path: '/setup', operationId: 'setup_page', tag: 'auth', security: 'none', summary: 'First-run page that creates the administrator (404 once one exists)',
       response: str, responseType: 'html', errors: ['NOT_FOUND'],
     },
     {
-      method: 'POST', path: '/setup', operationId: 'setup_submit', tag: 'auth', security: 'none', summary: 'Create the first administrator (form or JSON); 303 to /api/v1/auth/me for a form',
+      method: 'POST', path: '/setup', operationId: 'setup_submit', tag: 'auth', security: 'none', summary: 'Create the first administrator (form or JSON); 303 to / for a form',
       body: object({ name: str, email: str, password: str, tenantName: str }, ['email', 'password']), bodyType: 'form', status: 201, response: session,
       errors: [...INPUT, 'NOT_FOUND', 'CONFLICT'],
-      responses: { '303': { description: 'A submitted form: signed in, redirected to /api/v1/auth/me' } },
+      responses: { '303': { description: 'A submitted form: signed in, redirected to /' } },
     },
     {
       method: 'POST', path: '/api/v1/auth/register', operationId: 'auth_register', tag: 'auth', security: 'none', summary: 'Create an account and sign in (sets the session cookie)',

@@ -11,6 +11,7 @@ import { recoverAdminCommand, setupCommand } from './commands/setupCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
 import { openapiCommand } from './commands/openapiCommand.js';
 import { devCommand } from './commands/devCommand.js';
+import { runCommand } from './commands/runCommand.js';
 
 // Output piped into a reader that stops early (entigen openapi | head) is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -77,6 +78,14 @@ program
   .option('--tenant <name>', 'name of the first tenant, when tenancy is configured', 'Default')
   .option('--out <dir>', 'folder of generated files', 'generated')
   .action(setupCommand);
+
+program
+  .command('run')
+  .description('run a TypeScript or JavaScript file of the project (a script using generated/, such as client-example.ts) through entigen\'s tsx')
+  .argument('<file>', 'the file to run')
+  .argument('[args...]', 'arguments the file sees in process.argv')
+  .allowUnknownOption()
+  .action(runCommand);
 
 program
   .command('recover-admin')

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve, sep } from 'node:path';
 import { packageRoot } from '../../generator/packageRoot.js';
 import { reportFailure } from './reportFailure.js';
 
@@ -20,9 +20,10 @@ export function initCommand(dir = '.'): void {
       writeFileSync(join(target, path), text);
       written.push(path);
     };
-    if (!existsSync(join(target, 'package.json'))) put('package.json', `${JSON.stringify(projectManifest(name.toLowerCase()), null, 2)}\n`);
+    if (!existsSync(join(target, 'package.json'))) put('package.json', `${JSON.stringify(projectManifest(name.toLowerCase(), target), null, 2)}\n`);
     put('entigen.config.yaml', readFileSync(join(TEMPLATE, 'entigen.config.yaml'), 'utf8').replace('__APP_NAME__', name));
     put('entities/notes.yaml', readFileSync(join(TEMPLATE, 'entities', 'notes.yaml'), 'utf8'));
+    if (!existsSync(join(target, 'client-example.ts'))) put('client-example.ts', readFileSync(join(TEMPLATE, 'client-example.ts'), 'utf8'));
     if (!existsSync(join(target, '.gitignore'))) put('.gitignore', readFileSync(join(TEMPLATE, 'gitignore'), 'utf8'));
     const where = relative(process.cwd(), target) || '.';
     process.stdout.write(
@@ -33,14 +34,25 @@ export function initCommand(dir = '.'): void {
   }
 }
 
-function projectManifest(name: string) {
+/**
+ * The new project's package.json. entigen from a git checkout is named by a path relative to the
+ * project (`file:../entigen`), which works for teammates and CI with the same layout; an
+ * installed entigen (registry or tarball) by its version range.
+ */
+function projectManifest(name: string, target: string) {
   const version = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')).version as string;
+  const checkout = relative(target, packageRoot).split(sep).join('/') || '.';
   return {
     name,
     version: '0.1.0',
     private: true,
-    scripts: { build: 'entigen build', check: 'entigen check', start: 'entigen build && entigen serve', dev: 'entigen dev' },
-    // A local checkout or tarball of entigen; replace with a registry version once published.
-    dependencies: { entigen: existsSync(join(packageRoot, '.git')) ? `file:${packageRoot}` : `^${version}` },
+    scripts: {
+      build: 'entigen build',
+      check: 'entigen check',
+      start: 'entigen build && entigen serve',
+      dev: 'entigen dev',
+      'client-example': 'entigen run client-example.ts',
+    },
+    dependencies: { entigen: existsSync(join(packageRoot, '.git')) ? `file:${checkout}` : `^${version}` },
   };
 }

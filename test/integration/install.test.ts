@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -85,6 +85,23 @@ describe('entigen init', () => {
       expect(setup.status).toBe(200);
       expect(await setup.text()).toContain('<form');
       expect(existsSync(join(project, 'generated', 'client.ts'))).toBe(true);
+
+      // The scaffolded typed-client example type-checks and runs against the server.
+      const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
+      expect(manifest.dependencies.entigen).toMatch(/^file:\.\.\//);
+      writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, resolveJsonModule: true, types: ['node'], typeRoots: [join(repoRoot, 'node_modules', '@types')] },
+        include: ['client-example.ts'],
+      }));
+      const tsc = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
+      expect(tsc.stdout + tsc.stderr).toBe('');
+      const admin = { name: 'Example Admin', email: 'example@example.test', password: 'correct horse battery staple!' };
+      expect((await fetch(`${url}/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(admin) })).status).toBe(201);
+      const example = spawnSync('npm', ['run', '--silent', 'client-example'], {
+        cwd: project, encoding: 'utf8', env: { ...process.env, BASE_URL: url, ENTIGEN_EMAIL: admin.email, ENTIGEN_PASSWORD: admin.password },
+      });
+      expect(example.stderr.replace(/npm warn.*\n/g, '')).toBe('');
+      expect(example.stdout).toMatch(/^created note [0-9a-f]{24}: Written by the typed client\n1 pinned note\(s\); newest: Written by the typed client\n$/);
     } finally {
       process.kill(-start.pid!, 'SIGKILL');
     }

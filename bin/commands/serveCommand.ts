@@ -8,6 +8,7 @@ import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import type { JobHandler } from '../../runtime/jobs/scheduler.js';
 import type { Store } from '../../runtime/store/types.js';
 import { reportFailure } from './reportFailure.js';
+import { serverLogger } from './serverLogger.js';
 
 export interface ServeOptions {
   port?: string;
@@ -50,7 +51,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`--port must be an integer from 0 to 65535`);
     const generated = await loadGenerated(root, options.out);
     const handlers = await loadHandlers(root, loadRuntimeConfig(root, process.env).jobs.handlers);
-    const running = await startServer({ registry: generated.registry, repositories: generated.repositories, handlers, root, port, host: options.host });
+    const running = await startServer({ registry: generated.registry, repositories: generated.repositories, handlers, root, port, host: options.host, logger: serverLogger() });
     const stop = (signal: string) => {
       running.ctx.logger.info({ signal, graceMs: running.config.server.shutdownGraceMs }, 'shutting down: finishing requests in flight');
       running.close().then(

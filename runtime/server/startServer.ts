@@ -124,7 +124,12 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const boundPort = typeof address === 'object' && address ? address.port : port;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${boundPort}`;
   if (options.schedule !== false && env.ENTIGEN_SCHEDULER !== 'off') scheduler.start();
-  logger.info({ url, store: store.kind, redis: Boolean(redis), handlers: Object.keys(options.handlers ?? {}) }, 'entigen listening');
+  const pending = !(await hasAdmin(store));
+  const next = pending ? `open ${url}/setup to create the administrator` : `API reference at ${url}/api/docs`;
+  logger.info(
+    { url, ...(pending ? { setup: `${url}/setup` } : {}), docs: `${url}/api/docs`, store: store.kind, redis: Boolean(redis), handlers: Object.keys(options.handlers ?? {}) },
+    `entigen listening on ${url}: ${next}`,
+  );
 
   let closing: Promise<void> | undefined;
   return {

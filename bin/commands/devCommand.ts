@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, watch, type FSWatcher } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from '../../generator/build.js';
 import { BuildFailure, formatDiagnostic } from '../../generator/diagnostics.js';
 import { writeOutput } from '../../generator/writeOutput.js';
 import { reportFailure } from './reportFailure.js';
+import { MIGRATIONS_DIR } from '../../runtime/migrations/readMigrationFiles.js';
 
 export interface DevOptions {
   entities: string;
@@ -95,22 +96,40 @@ export async function devCommand(options: DevOptions): Promise<void> {
     timer = setTimeout(() => void rebuild(`${what} changed`), SETTLE_MS);
   };
 
-  const watchers: FSWatcher[] = [];
+  // Folders are watched, never files: editors that save by writing a new file and renaming it over
+  // the old one (vim, JetBrains, sed -i) replace the file, and a watch on the old file goes silent.
+  // Entity files and migrations sit at the top of their folders, so no recursive watch is needed.
+  const watchers = new Map<string, FSWatcher>();
+  const watchFolder = (dir: string, label: string) => {
+    if (watchers.has(dir) || !existsSync(dir)) return;
+    const watcher = watch(dir, (_event, file) => changed(file ? `${label}/${String(file)}` : label));
+    watcher.on('error', () => watchers.delete(dir));
+    watchers.set(dir, watcher);
+  };
+  const migrationsDir = resolve(root, MIGRATIONS_DIR);
   try {
     const entitiesDir = resolve(root, options.entities);
     if (!existsSync(entitiesDir)) throw new Error(`${options.entities}/ not found; run \`entigen init\` first`);
-    watchers.push(watch(entitiesDir, { recursive: true }, (_event, file) => changed(file ? join(options.entities, String(file)) : options.entities)));
-    // The folder is watched, not the file, so a config created or replaced by an editor is seen.
-    watchers.push(watch(root, (_event, file) => file && CONFIG_FILES.includes(String(file)) && changed(String(file))));
+    watchFolder(entitiesDir, options.entities.replace(/\/+$/, ''));
+    watchFolder(migrationsDir, MIGRATIONS_DIR);
+    const rootWatcher = watch(root, (_event, file) => {
+      const name = file ? String(file) : '';
+      if (CONFIG_FILES.includes(name)) changed(name);
+      else if (name === MIGRATIONS_DIR && existsSync(migrationsDir)) {
+        watchFolder(migrationsDir, MIGRATIONS_DIR);
+        changed(`${MIGRATIONS_DIR}/`);
+      }
+    });
+    watchers.set(root, rootWatcher);
   } catch (error) {
     reportFailure(error);
     return;
   }
-  say(`watching ${options.entities}/ and ${CONFIG_FILES[0]}`);
+  say(`watching ${options.entities}/, ${MIGRATIONS_DIR}/ and ${CONFIG_FILES[0]}`);
   await rebuild('start');
 
   const shutdown = async () => {
-    for (const watcher of watchers) watcher.close();
+    for (const watcher of watchers.values()) watcher.close();
     clearTimeout(timer);
     await stopServer();
     process.exit(0);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliPath, servableApp } from '../support/cli.js';
@@ -55,6 +55,25 @@ describe('entigen dev', () => {
     writeFileSync(file, original.replace('fields:\n', 'fields:\n  subtitle: { type: string }\n  teaser: { type: string }\n'));
     const third = (await waitFor(listening, 3))[1];
     expect(await fieldsOf(third)).toEqual(expect.arrayContaining(['subtitle', 'teaser']));
+  });
+
+  it('rebuilds on every save by rename-replace (vim, JetBrains, sed -i), and on a new migration file', async () => {
+    const saveByRename = (text: string) => {
+      const temp = join(app, 'entities', '.articles.yaml.swp');
+      writeFileSync(temp, text);
+      renameSync(temp, file);
+    };
+    const fields = ['  subtitle: { type: string }', '  teaser: { type: string }'];
+    saveByRename(original.replace('fields:\n', `fields:\n${[...fields, '  kicker: { type: string }'].join('\n')}\n`));
+    expect(await fieldsOf((await waitFor(listening, 4))[1])).toContain('kicker');
+    // The second and third saves of the same file are seen too: the folder is watched, not the replaced file.
+    saveByRename(original.replace('fields:\n', `fields:\n${[...fields, '  kicker: { type: string }', '  byline: { type: string }'].join('\n')}\n`));
+    expect(await fieldsOf((await waitFor(listening, 5))[1])).toContain('byline');
+    saveByRename(original.replace('fields:\n', `fields:\n${[...fields, '  kicker: { type: string }', '  byline: { type: string }', '  dek: { type: string }'].join('\n')}\n`));
+    expect(await fieldsOf((await waitFor(listening, 6))[1])).toContain('dek');
+    mkdirSync(join(app, 'migrations'), { recursive: true });
+    writeFileSync(join(app, 'migrations', '20260101000000_noop.yaml'), 'covers: []\nsteps: []\n');
+    await waitFor(/entigen dev: migrations\/[^ ]* changed: \d+ entities built/, 1);
   });
 
   it('stops its server and exits 0 on SIGTERM', async () => {

@@ -14,6 +14,8 @@ export interface RuntimeConfig {
   jobs: { handlers?: string; maxSeriesPerJob: number };
   uploads: { dir: string; maxBytes: number };
   cors: CorsConfig;
+  /** GET /api/metrics also answers this scrape token (besides administrators). */
+  metrics: { token?: string };
 }
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -48,6 +50,13 @@ function corsConfig(raw: Partial<CorsConfig> | undefined, env: NodeJS.ProcessEnv
   return config;
 }
 
+/** A scrape token must be hard to guess: at least 16 characters. */
+function metricsToken(token: string | undefined): string | undefined {
+  if (token === undefined || token === '') return undefined;
+  if (token.length < 16) throw new Error('METRICS_TOKEN (metrics.token) must be at least 16 characters');
+  return token;
+}
+
 /** The project's config with defaults filled in; `entigen build` has already checked its shape. */
 export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): RuntimeConfig {
   const path = join(root, 'entigen.config.yaml');
@@ -72,5 +81,6 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
     jobs: { handlers: raw.jobs?.handlers, maxSeriesPerJob: raw.jobs?.maxSeriesPerJob ?? 100 },
     uploads: { dir: raw.uploads?.dir ?? 'data/uploads', maxBytes: raw.uploads?.maxBytes ?? 10 * 1024 * 1024 },
     cors: corsConfig(raw.cors, env),
+    metrics: { token: metricsToken(env.METRICS_TOKEN ?? raw.metrics?.token) },
   };
 }

@@ -1,7 +1,9 @@
-import express, { type Express, type Request, type Router } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AuthContext } from '../auth/authContext.js';
 import type { SetupState } from '../auth/setup.js';
 import { healthRoute } from '../health/healthRoute.js';
+import { METRICS_PATH, metricsRoute } from '../health/metricsRoute.js';
+import type { OperatorMetrics } from '../health/operatorMetrics.js';
 import type { Metrics } from '../health/metrics.js';
 import { apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
@@ -43,6 +45,8 @@ export interface AppOptions {
   scheduler: Scheduler;
   /** Absolute folder and size limit of media uploads (feature content). */
   uploads: { dir: string; maxBytes: number };
+  /** Prometheus numbers for GET /api/metrics. */
+  operator: OperatorMetrics;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -52,7 +56,7 @@ export const HEALTH_PATH = '/api/health';
  * The pipeline of the spec: correlation id -> rate limit -> authentication -> idempotency ->
  * route; then 405/404 and the error envelope. Returns the app and the table of its routes.
  */
-export function createApp({ auth, setup, limiter, metrics, drain, services, scheduler, uploads }: AppOptions): { app: Express; routes: RouteTable } {
+export function createApp({ auth, setup, limiter, metrics, drain, services, scheduler, uploads, operator }: AppOptions): { app: Express; routes: RouteTable } {
   const { ctx, config } = auth;
   const app = express();
   const routes = new RouteTable();
@@ -64,19 +68,21 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   app.set('trust proxy', config.server.trustProxy);
 
   app.use(correlationId());
-  app.use(requestLog(ctx.logger, metrics));
+  app.use(requestLog(ctx.logger, metrics, operator, (method, path) => routes.routeOf(method, path)));
   app.use(securityHeaders());
   const crossOrigin = corsPolicy(config.cors);
   if (crossOrigin) app.use(crossOrigin);
   app.use(refuseWhileDraining(drain));
   const identity = { store: ctx.store, secret: ctx.secrets.signing, cookieName: auth.cookieName, sessionTtlMs: config.sessionTtlMs, clock };
-  app.use(rateLimit({ tiers: config.rateLimit, store: limiter, clock, identify: identifyCaller(identity), logger: ctx.logger, exempt: [HEALTH_PATH] }));
+  app.use(rateLimit({ tiers: config.rateLimit, store: limiter, clock, identify: identifyCaller(identity), logger: ctx.logger, exempt: [HEALTH_PATH, METRICS_PATH], onRefused: (tier) => operator.rateLimited(tier) }));
   const authenticateCaller = authenticate({
     store: ctx.store, roles: auth.roles, secret: ctx.secrets.signing, cookieName: auth.cookieName, sessionTtlMs: config.sessionTtlMs, now: ctx.now,
   });
   // Health answers even while the database or setup would stop everything else.
   app.get(HEALTH_PATH, healthRoute({ ctx, metrics, services, authenticate: authenticateCaller }));
   routes.add('GET', HEALTH_PATH);
+  app.get(METRICS_PATH, metricsRoute({ operator, token: config.metrics.token, authenticate: authenticateCaller }));
+  routes.add('GET', METRICS_PATH);
   app.use(setupGate(setup));
   const setupRouter = setupRoutes(auth, setup);
   routes.addRouter('', setupRouter);
@@ -92,10 +98,10 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   app.use(refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }));
   app.use(authenticateCaller);
   // After authentication: a stored answer is replayed only to the caller who made it (README, departures).
-  app.use(idempotency({ store: ctx.store, clock, logger: ctx.logger, cipher: new FieldCipher(`idempotency:${ctx.secrets.encryption ?? ctx.secrets.signing}`) }));
+  app.use(idempotency({ store: ctx.store, clock, logger: ctx.logger, cipher: new FieldCipher(`idempotency:${ctx.secrets.encryption ?? ctx.secrets.signing}`), onReplay: () => operator.idempotencyReplayed() }));
   const mount = (prefix: string, router: Router) => {
     routes.addRouter(prefix, router);
-    app.use(prefix, router);
+    app.use(prefix, rememberMount(prefix), router);
   };
   mount(`${API_PREFIX}/auth`, authRoutes(auth));
   mount(`${API_PREFIX}/users`, userRoutes(auth));
@@ -114,4 +120,12 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.logger));
   return { app, routes };
+}
+
+/** Keeps the mount point of the router about to run, for route labels (req.baseUrl is reset when it throws). */
+function rememberMount(prefix: string) {
+  return function rememberMount(_req: Request, res: Response, next: NextFunction): void {
+    res.locals.mountPath = prefix;
+    next();
+  };
 }

@@ -18,6 +18,8 @@ export interface IdempotencyOptions {
   logger: Logger;
   /** Seals answers that hold a secret (session tokens, API key tokens) while they are kept. */
   cipher: FieldCipher;
+  /** Told of every replay (the operator metrics count them). */
+  onReplay?(): void;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -68,6 +70,7 @@ export function idempotency(options: IdempotencyOptions) {
     if (record.requestHash !== requestHash) throw new ApiError('UNPROCESSABLE_ENTITY', 'This Idempotency-Key was used with a different request body');
     if (record.state !== 'completed') throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed');
     const body = typeof record.sealedBody === 'string' ? JSON.parse(options.cipher.decrypt(record.sealedBody)) : record.responseBody;
+    options.onReplay?.();
     res.setHeader(REPLAYED_HEADER, 'true');
     res.status(record.responseStatus as number).json(body);
   }

@@ -19,6 +19,12 @@ export class RouteTable {
     }
   }
 
+  /** The route pattern serving this method and path (`/api/v1/articles/:id`), for labels that never hold request text. */
+  routeOf(method: string, path: string): string | undefined {
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    return this.routes.find((route) => route.method === wanted && route.matches(path))?.path;
+  }
+
   list(): { method: string; path: string }[] {
     return this.routes.map(({ method, path }) => ({ method, path }));
   }

@@ -1,9 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Metrics } from '../health/metrics.js';
+import type { OperatorMetrics } from '../health/operatorMetrics.js';
 
 /** One JSON log line per request, with the correlation id, and the endpoint statistics for health. */
-export function requestLog(logger: Logger, metrics: Metrics) {
+export function requestLog(logger: Logger, metrics: Metrics, operator?: OperatorMetrics, routeOf?: (method: string, path: string) => string | undefined) {
   return function requestLog(req: Request, res: Response, next: NextFunction): void {
     const started = performance.now();
     // Taken now: mounted routers strip their prefix from req.path while they run. The query string is left out (it may hold tokens).
@@ -12,6 +13,13 @@ export function requestLog(logger: Logger, metrics: Metrics) {
       const ms = performance.now() - started;
       const endpoint = req.route ? `${req.method} ${req.baseUrl}${req.route.path}` : `${req.method} (unmatched)`;
       metrics.recordRequest(endpoint, res.statusCode, ms);
+      if (operator) {
+        // An error raised inside a mounted router is answered after it restored baseUrl: the mount point was kept in res.locals.
+        const route = req.route
+          ? `${res.locals.mountPath ?? req.baseUrl}${req.route.path === '/' ? '' : req.route.path}` || '/'
+          : (routeOf?.(req.method, path) ?? '(unmatched)');
+        operator.request(req.method, route, res.statusCode, ms / 1000);
+      }
       if (logger.isLevelEnabled('info')) {
         logger.info({ correlationId: req.correlationId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       }

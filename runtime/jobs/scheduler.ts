@@ -25,6 +25,8 @@ export interface SchedulerOptions {
   /** How often due jobs are looked for. */
   tickMs?: number;
   instanceId?: string;
+  /** Told of every finished run (the operator metrics count them). */
+  onRunFinished?(handler: string, status: 'completed' | 'failed' | 'cancelled'): void;
 }
 
 const JOBS = 'scheduledJobs';
@@ -151,6 +153,8 @@ export class Scheduler {
       clearTimeout(timer);
     }
     await this.finish(job, execution, startedAt, status, output, error);
+    // Only registered handler names become labels: a job naming anything else counts as unknown.
+    this.options.onRunFinished?.(job.handler as string in this.options.handlers ? (job.handler as string) : 'unknown', status);
   }
 
   private async finish(job: Doc, execution: Doc, startedAt: Date, status: 'completed' | 'failed' | 'cancelled', output: string | null, error: string | null) {

@@ -14,6 +14,8 @@ import type { Registry } from '../defineRegistry.js';
 import { metrics } from '../health/metrics.js';
 import { createApp } from '../http/createApp.js';
 import { answerClientError } from '../http/answerClientError.js';
+import { OperatorMetrics } from '../health/operatorMetrics.js';
+import { MeasuredStore } from '../store/measuredStore.js';
 import type { DrainState } from '../http/draining.js';
 import { sweepIdempotencyRecords } from '../http/idempotency.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
@@ -67,7 +69,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const logger = options.logger ?? pino({ level: env.LOG_LEVEL ?? 'info' });
   const config = { ...loadRuntimeConfig(options.root, env), ...options.overrides };
   const secrets = loadSecrets({ env, devFile: join(options.root, 'data', 'secrets.json'), warn: (message) => logger.warn(message) });
-  const store = options.store ?? (await openStore(env.DATABASE_URL, options.root));
+  const operator = new OperatorMetrics();
+  const opened = options.store ?? (await openStore(env.DATABASE_URL, options.root));
+  const store = new MeasuredStore(opened, (kind, operation, outcome, seconds) => operator.storeCall(kind, operation, outcome, seconds));
   await store.init(options.registry.model);
   try {
     await checkMigrations(store, options.root, options.registry.model, options.now ?? (() => new Date()));
@@ -106,9 +110,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     handlers: options.handlers ?? {},
     repositories: options.repositories?.(store),
     maxSeriesPerJob: config.jobs.maxSeriesPerJob,
+    onRunFinished: (handler, status) => operator.jobRun(handler, status),
   });
   const uploads = { dir: resolve(options.root, config.uploads.dir), maxBytes: config.uploads.maxBytes };
-  const { app, routes } = createApp({ auth, setup: new SetupState(store), limiter, metrics, drain, services, scheduler, uploads });
+  const { app, routes } = createApp({ auth, setup: new SetupState(store), limiter, metrics, drain, services, scheduler, uploads, operator });
 
   const port = options.port ?? config.server.port;
   const host = options.host ?? config.server.host;

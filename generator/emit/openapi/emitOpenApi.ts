@@ -91,6 +91,7 @@ function operationObject(op: Operation): JsonSchema {
       description: op.responseDescription ?? 'Success',
       content:
         op.responseType === 'html' ? { 'text/html': { schema: { type: 'string' } } }
+        : op.responseType === 'text' ? { 'text/plain': { schema: { type: 'string' } } }
         : op.responseType === 'binary' ? { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } }
         : json(op.response),
     },

@@ -18,7 +18,7 @@ export interface Operation {
   bodyOptional?: boolean;
   status?: number;
   response?: JsonSchema;
-  responseType?: 'json' | 'html' | 'binary';
+  responseType?: 'json' | 'html' | 'binary' | 'text';
   responseDescription?: string;
   errors: ErrorCode[];
   /** Takes x-tenant-id (operations on tenant-scoped entities). */
@@ -60,6 +60,11 @@ export function fixedOperations(model: AppModel): Operation[] {
       method: 'GET', path: '/api/health', operationId: 'health', tag: 'health', summary: 'Health: status and timestamp; an admin also sees uptime, requests, memory, services and the database',
       response: health, responseDescription: 'Healthy', errors: [],
       responses: { '503': { description: 'The database is unreachable', content: { 'application/json': { schema: health } } } },
+    },
+    {
+      method: 'GET', path: '/api/metrics', operationId: 'metrics', tag: 'health',
+      summary: 'Prometheus metrics (text format): requests, latency, store calls, rate-limit refusals, idempotency replays, job runs, process; for the metrics token or an administrator',
+      response: str, responseType: 'text', errors: ['UNAUTHORIZED', 'FORBIDDEN'],
     },
     {
       method: 'GET', path: '/', operationId: 'home_page', tag: 'auth', security: 'none', summary: 'The page a finished setup lands on: links to the API reference, the OpenAPI document and health',

@@ -21,6 +21,8 @@ export interface RateLimitOptions {
   logger: Logger;
   /** Paths never limited. */
   exempt?: readonly string[];
+  /** Told of every refusal (the operator metrics count them). */
+  onRefused?(tier: Tier): void;
 }
 
 /** Sliding-window rate limits per tier, with x-ratelimit-* and the IETF draft-7 RateLimit headers. */
@@ -53,6 +55,7 @@ export function rateLimit(options: RateLimitOptions) {
     res.setHeader('RateLimit', `limit=${limit}, remaining=${decision.remaining}, reset=${decision.resetSeconds}`);
     if (!decision.allowed) {
       res.setHeader('retry-after', String(decision.retryAfterSeconds));
+      options.onRefused?.(tier);
       return next(new ApiError('RATE_LIMITED', 'Too many requests'));
     }
     next();

@@ -1,0 +1,56 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** Seconds: from a fast cached read to a slow list or upload. */
+const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+/**
+ * The numbers an operator scrapes from GET /api/metrics (Prometheus text format, prom-client):
+ * requests by route and status with latency, store calls with latency, rate-limit refusals,
+ * idempotency replays, job runs by handler and outcome, and the process (CPU, memory, event
+ * loop, GC). One registry per server, so servers in one process never mix their numbers.
+ * Labels come from the route table and fixed vocabularies, never from request text.
+ */
+export class OperatorMetrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({ name: 'entigen_http_requests_total', help: 'HTTP requests by method, route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  private readonly requestSeconds = new Histogram({
+    name: 'entigen_http_request_duration_seconds', help: 'HTTP request latency by method, route and status', labelNames: ['method', 'route', 'status'], buckets: REQUEST_BUCKETS, registers: [this.registry],
+  });
+  private readonly storeSeconds = new Histogram({
+    name: 'entigen_store_query_duration_seconds', help: 'Store calls by operation and outcome', labelNames: ['store', 'operation', 'outcome'], buckets: STORE_BUCKETS, registers: [this.registry],
+  });
+  private readonly refusals = new Counter({ name: 'entigen_rate_limit_refusals_total', help: 'Requests refused with 429, by tier', labelNames: ['tier'], registers: [this.registry] });
+  private readonly replays = new Counter({ name: 'entigen_idempotency_replays_total', help: 'POST requests answered from a stored Idempotency-Key answer', registers: [this.registry] });
+  private readonly jobRuns = new Counter({ name: 'entigen_job_runs_total', help: 'Job runs by handler and outcome (completed, failed, cancelled)', labelNames: ['handler', 'status'], registers: [this.registry] });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'entigen_' });
+  }
+
+  request(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.requestSeconds.observe(labels, seconds);
+  }
+
+  storeCall(store: string, operation: string, outcome: 'ok' | 'error', seconds: number): void {
+    this.storeSeconds.observe({ store, operation, outcome }, seconds);
+  }
+
+  rateLimited(tier: string): void {
+    this.refusals.inc({ tier });
+  }
+
+  idempotencyReplayed(): void {
+    this.replays.inc();
+  }
+
+  jobRun(handler: string, status: 'completed' | 'failed' | 'cancelled'): void {
+    this.jobRuns.inc({ handler, status });
+  }
+
+  async render(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}

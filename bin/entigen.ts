@@ -81,7 +81,7 @@ program
 
 program
   .command('run')
-  .description('run a TypeScript or JavaScript file of the project (a script using generated/, such as client-example.ts) through entigen\'s tsx')
+  .description('run a TypeScript or JavaScript file of the project (a script using generated/, such as client-example.mts) through entigen\'s tsx')
   .argument('<file>', 'the file to run')
   .argument('[args...]', 'arguments the file sees in process.argv')
   .allowUnknownOption()

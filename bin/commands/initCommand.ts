@@ -23,7 +23,7 @@ export function initCommand(dir = '.'): void {
     if (!existsSync(join(target, 'package.json'))) put('package.json', `${JSON.stringify(projectManifest(name.toLowerCase(), target), null, 2)}\n`);
     put('entigen.config.yaml', readFileSync(join(TEMPLATE, 'entigen.config.yaml'), 'utf8').replace('__APP_NAME__', name));
     put('entities/notes.yaml', readFileSync(join(TEMPLATE, 'entities', 'notes.yaml'), 'utf8'));
-    if (!existsSync(join(target, 'client-example.ts'))) put('client-example.ts', readFileSync(join(TEMPLATE, 'client-example.ts'), 'utf8'));
+    if (!existsSync(join(target, 'client-example.mts'))) put('client-example.mts', readFileSync(join(TEMPLATE, 'client-example.mts'), 'utf8'));
     if (!existsSync(join(target, '.gitignore'))) put('.gitignore', readFileSync(join(TEMPLATE, 'gitignore'), 'utf8'));
     const where = relative(process.cwd(), target) || '.';
     process.stdout.write(
@@ -51,7 +51,7 @@ function projectManifest(name: string, target: string) {
       check: 'entigen check',
       start: 'entigen build && entigen serve',
       dev: 'entigen dev',
-      'client-example': 'entigen run client-example.ts',
+      'client-example': 'entigen run client-example.mts',
     },
     dependencies: { entigen: existsSync(join(packageRoot, '.git')) ? `file:${checkout}` : `^${version}` },
   };

@@ -161,7 +161,7 @@ describe('entigen init and help', () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'entigen-init-')), 'my-shop');
     const result = runCli(['init', dir], repoRoot);
     expect(result.status).toBe(0);
-    expect(readdirSync(dir).sort()).toEqual(['.gitignore', 'entigen.config.yaml', 'entities', 'package.json']);
+    expect(readdirSync(dir).sort()).toEqual(['.gitignore', 'client-example.mts', 'entigen.config.yaml', 'entities', 'package.json']);
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(manifest.type).toBeUndefined();
     expect(manifest.dependencies.entigen).toBeDefined();

@@ -91,7 +91,7 @@ describe('entigen init', () => {
       expect(manifest.dependencies.entigen).toMatch(/^file:\.\.\//);
       writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
         compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, resolveJsonModule: true, types: ['node'], typeRoots: [join(repoRoot, 'node_modules', '@types')] },
-        include: ['client-example.ts'],
+        include: ['client-example.mts'],
       }));
       const tsc = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
       expect(tsc.stdout + tsc.stderr).toBe('');

@@ -1,4 +1,4 @@
-// The typed client of generated/client.ts against a running server: `npm run client-example`.
+// The typed client of generated/client.ts against a running server: `npm run client-example` (.mts: an ES module whatever package.json says).
 // Start the server first (npm start), create the administrator at /setup, then:
 //   ENTIGEN_EMAIL=you@example.org ENTIGEN_PASSWORD='your password' npm run client-example
 // or with an API key: ENTIGEN_API_KEY=egk_... npm run client-example

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
+import { serveUntilHealthy } from '../support/serveUntilHealthy.js';
 
 // The package installed into a fresh project, as a user would: npm install <path>, npx entigen build, tsc.
 describe('entigen as a dependency', () => {
@@ -67,17 +68,7 @@ describe('entigen init', () => {
     expect(init.stdout).toContain('npm install && npm start');
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project, stdio: 'pipe' });
     const start = spawn('npm', ['start'], { cwd: project, detached: true, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' } });
-    let output = '';
-    start.stdout!.on('data', (chunk) => (output += chunk));
-    start.stderr!.on('data', (chunk) => (output += chunk));
-    try {
-      const deadline = Date.now() + 60_000;
-      let url: string | undefined;
-      while (!url) {
-        url = /"url":"(http:\/\/[^"]+)"/.exec(output)?.[1];
-        if (Date.now() > deadline) throw new Error(`npm start did not serve:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+    await serveUntilHealthy(start, async (url) => {
       const first = await fetch(`${url}/api/v1/notes`, { redirect: 'manual' });
       expect(first.status).toBe(302);
       expect(first.headers.get('location')).toBe('/setup');
@@ -86,15 +77,7 @@ describe('entigen init', () => {
       expect(await setup.text()).toContain('<form');
       expect(existsSync(join(project, 'generated', 'client.ts'))).toBe(true);
 
-      // The scaffolded typed-client example type-checks and runs against the server.
-      const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
-      expect(manifest.dependencies.entigen).toMatch(/^file:\.\.\//);
-      writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, resolveJsonModule: true, types: ['node'], typeRoots: [join(repoRoot, 'node_modules', '@types')] },
-        include: ['client-example.mts'],
-      }));
-      const tsc = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
-      expect(tsc.stdout + tsc.stderr).toBe('');
+      // The scaffolded typed-client example runs against the server (and type-checks, below).
       const admin = { name: 'Example Admin', email: 'example@example.test', password: 'correct horse battery staple!' };
       expect((await fetch(`${url}/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(admin) })).status).toBe(201);
       const example = spawnSync('npm', ['run', '--silent', 'client-example'], {
@@ -102,8 +85,15 @@ describe('entigen init', () => {
       });
       expect(example.stderr.replace(/npm warn.*\n/g, '')).toBe('');
       expect(example.stdout).toMatch(/^created note [0-9a-f]{24}: Written by the typed client\n1 pinned note\(s\); newest: Written by the typed client\n$/);
-    } finally {
-      process.kill(-start.pid!, 'SIGKILL');
-    }
+    });
+    // After the server: a long synchronous tsc would outlast the keep-alive of the client's idle connection.
+    const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
+    expect(manifest.dependencies.entigen).toMatch(/^file:\.\.\//);
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, resolveJsonModule: true, types: ['node'], typeRoots: [join(repoRoot, 'node_modules', '@types')] },
+      include: ['client-example.mts'],
+    }));
+    const tsc = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
+    expect(tsc.stdout + tsc.stderr).toBe('');
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
-import { serveUntilHealthy } from './serveUntilHealthy.js';
+import { serveUntilHealthy } from '../support/serveUntilHealthy.js';
 
 // A fresh git clone has no node_modules and no dist/; installing it without dev dependencies
 // (NODE_ENV=production, --omit=dev) must still prepare a working CLI.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
-import { serveUntilHealthy } from './serveUntilHealthy.js';
+import { serveUntilHealthy } from '../support/serveUntilHealthy.js';
 
 // The tarball npm pack makes, installed as a registry user would get it: no dev dependencies, no build step.
 describe('npm pack', () => {

@@ -1,9 +1,10 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
+import { runAsync } from '../support/runAsync.js';
 import { serveUntilHealthy } from '../support/serveUntilHealthy.js';
 
 // A fresh git clone has no node_modules and no dist/; installing it without dev dependencies
@@ -13,7 +14,7 @@ describe('a fresh git clone', () => {
     const clone = join(mkdtempSync(join(tmpdir(), 'entigen-clone-')), 'entigen');
     execFileSync('git', ['clone', '--quiet', repoRoot, clone], { stdio: 'pipe' });
     expect(existsSync(join(clone, 'node_modules'))).toBe(false);
-    const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund'], { cwd: clone, encoding: 'utf8', timeout: 600_000 });
+    const install = await runAsync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund'], { cwd: clone });
     expect(install.status, install.stderr).toBe(0);
     expect(existsSync(join(clone, 'node_modules', 'typescript'))).toBe(false);
     const cli = join(clone, 'dist', 'bin', 'entigen.js');
@@ -22,8 +23,8 @@ describe('a fresh git clone', () => {
     const project = join(mkdtempSync(join(tmpdir(), 'entigen-clone-app-')), 'app');
     expect(spawnSync(process.execPath, [cli, 'init', project], { encoding: 'utf8' }).status).toBe(0);
     // The project resolves entigen/runtime to the clone, as `npm install ../entigen` would link it.
-    execFileSync('mkdir', ['-p', join(project, 'node_modules')]);
-    execFileSync('ln', ['-s', clone, join(project, 'node_modules', 'entigen')]);
+    mkdirSync(join(project, 'node_modules'), { recursive: true });
+    symlinkSync(clone, join(project, 'node_modules', 'entigen'), 'dir');
     const build = spawnSync(process.execPath, [cli, 'build'], { cwd: project, encoding: 'utf8' });
     expect(build.stderr).toBe('');
     expect(build.status).toBe(0);

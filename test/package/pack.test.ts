@@ -1,16 +1,19 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
+import { runAsync } from '../support/runAsync.js';
 import { serveUntilHealthy } from '../support/serveUntilHealthy.js';
 
 // The tarball npm pack makes, installed as a registry user would get it: no dev dependencies, no build step.
 describe('npm pack', () => {
   it('installs into a fresh project without dev dependencies, then builds and serves', { timeout: 900_000 }, async () => {
     const out = mkdtempSync(join(tmpdir(), 'entigen-pack-'));
-    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    const pack = await runAsync('npm', ['pack', '--json', '--pack-destination', out], { cwd: repoRoot });
+    expect(pack.status, pack.stderr).toBe(0);
+    const packed = JSON.parse(pack.stdout);
     const tarball = join(out, packed[0].filename);
     const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
     expect(files).toContain('dist/bin/entigen.js');
@@ -21,7 +24,8 @@ describe('npm pack', () => {
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'from-tarball', version: '1.0.0', private: true }));
     const init = spawnSync(process.execPath, [join(repoRoot, 'dist', 'bin', 'entigen.js'), 'init', project], { encoding: 'utf8' });
     expect(init.status).toBe(0);
-    execFileSync('npm', ['install', tarball, '--omit=dev', '--no-audit', '--no-fund'], { cwd: project, stdio: 'pipe', timeout: 600_000 });
+    const install = await runAsync('npm', ['install', tarball, '--omit=dev', '--no-audit', '--no-fund'], { cwd: project });
+    expect(install.status, install.stderr).toBe(0);
     const installed = readdirSync(join(project, 'node_modules'));
     for (const dev of ['typescript', 'vitest', 'fast-check', 'playwright-core']) expect(installed).not.toContain(dev);
 

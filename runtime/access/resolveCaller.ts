@@ -7,7 +7,7 @@ import type { RoleTable } from './roleTable.js';
 /** A signed-in user as a caller: the union of their roles' permissions, and the account's own. */
 export async function callerForUser(user: Doc, roles: RoleTable): Promise<Caller> {
   const keys = Array.isArray(user.roles) ? (user.roles as string[]) : [];
-  const permissions = new Set([...(await roles.permissionsOf(keys)), ...ACCOUNT_PERMISSIONS]);
+  const permissions = withAccountPermissions(await roles.permissionsOf(keys));
   return {
     user: { id: user.id, email: user.email as string, displayName: user.displayName as string },
     roles: keys,
@@ -19,4 +19,16 @@ export async function callerForUser(user: Doc, roles: RoleTable): Promise<Caller
 /** Someone who is not signed in: the ANONYMOUS role. */
 export async function anonymousCaller(roles: RoleTable): Promise<Caller> {
   return { roles: ['ANONYMOUS'], permissions: await roles.permissionsOf([]), isAdmin: false };
+}
+
+/** Role sets are cached per combination of roles; so is each one with the account permissions added (no set built per request). */
+const withAccount = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+
+function withAccountPermissions(rolePermissions: ReadonlySet<string>): ReadonlySet<string> {
+  let permissions = withAccount.get(rolePermissions);
+  if (!permissions) {
+    permissions = new Set([...rolePermissions, ...ACCOUNT_PERMISSIONS]);
+    withAccount.set(rolePermissions, permissions);
+  }
+  return permissions;
 }

@@ -4,7 +4,7 @@
 // install with --omit=dev, NODE_ENV=production) esbuild, which tsx brings as a dependency,
 // transpiles the same files, so the CLI and the runtime work; only the .d.ts files are missing.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { chmodSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,9 +21,17 @@ function resolves(name) {
   }
 }
 
+// A clean dist/: files of sources that moved or were deleted must not ship in the package.
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+
+const CLI = join(root, 'dist', 'bin', 'entigen.js');
+// Compilers write 0644 files; npx and npm run the bin directly, so it must be executable.
+const executableCli = () => chmodSync(CLI, 0o755);
+
 const tsc = resolves('typescript/bin/tsc');
 if (tsc) {
   const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (result.status === 0) executableCli();
   process.exit(result.status ?? 1);
 }
 
@@ -43,4 +51,5 @@ const walk = (dir) => {
 };
 for (const folder of FOLDERS) walk(join(root, folder));
 await build({ entryPoints: sources, outdir: join(root, 'dist'), outbase: root, format: 'esm', platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning' });
+executableCli();
 process.stdout.write(`entigen prepare: typescript is not installed; transpiled ${sources.length} files with esbuild into ${relative(process.cwd(), join(root, 'dist')) || 'dist'}/ (no type declarations)\n`);

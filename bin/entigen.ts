@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { packageRoot } from '../generator/packageRoot.js';
+import { packageRoot } from '../runtime/model/packageRoot.js';
 import { buildCommand } from './commands/buildCommand.js';
 import { checkCommand } from './commands/checkCommand.js';
 import { initCommand } from './commands/initCommand.js';

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
-import { packageRoot } from './packageRoot.js';
+import { packageRoot } from '../runtime/model/packageRoot.js';
 import type { EntityModel } from '../runtime/model/types.js';
 
 export interface InputFile {

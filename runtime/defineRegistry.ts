@@ -1,14 +1,7 @@
-import type { EntityDefinition, RouteSpec } from './http/entityRoutes.js';
+import type { EntityDefinition, EntityValidators, RouteSpec } from './model/entityRoutes.js';
 import type { AppModel, EntityModel } from './model/types.js';
-import type { CompiledValidator } from './validation/validationDetails.js';
 
-/** The compiled validators of one entity, as generated/validators/<plural>.js exports them. */
-export interface EntityValidators {
-  create: CompiledValidator;
-  update: CompiledValidator;
-  bulkItem: CompiledValidator;
-  increment: CompiledValidator;
-}
+export type { EntityValidators };
 
 export interface RegisteredEntity {
   model: EntityModel;
@@ -22,6 +15,11 @@ export interface Registry {
   entities: Map<string, RegisteredEntity>;
   /** generated/openapi.json, served at /api/docs/openapi.json. */
   openapi?: unknown;
+}
+
+/** Called by each generated router: the route table of one entity, checked by the type system. */
+export function defineEntityRoutes(definition: EntityDefinition): EntityDefinition {
+  return definition;
 }
 
 /** Called by generated/index.ts; checks that metadata, validators and routes belong together. */

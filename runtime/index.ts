@@ -1,6 +1,6 @@
 // Public runtime API: what generated code and application code import from `entigen/runtime`.
-export { defineRegistry, type EntityValidators, type Registry, type RegisteredEntity } from './defineRegistry.js';
-export { defineEntityRoutes, type EntityDefinition, type RouteSpec, type EntityRouteName } from './http/entityRoutes.js';
+export { defineEntityRoutes, defineRegistry, type EntityValidators, type Registry, type RegisteredEntity } from './defineRegistry.js';
+export type { EntityDefinition, RouteSpec, EntityRouteName } from './model/entityRoutes.js';
 export { Repository, type FindOptions } from './repository.js';
 export type { Store, Doc, Where, FindQuery } from './store/types.js';
 export type { RuntimeContext } from './context.js';

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
-import { packageRoot } from '../../generator/packageRoot.js';
+import { packageRoot } from '../../runtime/model/packageRoot.js';
 import { reportFailure } from './reportFailure.js';
 
 const TEMPLATE = join(packageRoot, 'templates', 'init');

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
-import { packageRoot } from '../packageRoot.js';
-import { entityRouteTable } from './entityRoutes.js';
+import { packageRoot } from '../../runtime/model/packageRoot.js';
+import { entityRouteTable } from '../../runtime/model/entityRoutes.js';
 import { newWriter, quote } from './header.js';
-import { writableFields } from './emitTypes.js';
+import { writableFields } from '../../runtime/model/entityRoutes.js';
 
 export const CLIENT_FILE = 'client.ts';
 

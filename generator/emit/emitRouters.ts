@@ -1,5 +1,5 @@
 import type { AppModel } from '../../runtime/model/types.js';
-import { entityRouteTable } from './entityRoutes.js';
+import { entityRouteTable } from '../../runtime/model/entityRoutes.js';
 import { newWriter, quote } from './header.js';
 
 /** generated/routers/<plural>.ts: the entity's route table wired to its compiled validators. */

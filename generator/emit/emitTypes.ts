@@ -1,4 +1,5 @@
 import type { AppModel, EntityModel, FieldModel, ValueModel } from '../../runtime/model/types.js';
+import { writableFields } from '../../runtime/model/entityRoutes.js';
 import { typeNamesOf } from '../model/typeNames.js';
 import { newWriter, quote } from './header.js';
 
@@ -43,9 +44,6 @@ export function emitTypes(model: AppModel): Map<string, string> {
 }
 
 /** Fields a request body may carry: not server-set, not hidden, not read-only. */
-export function writableFields(entity: EntityModel): FieldModel[] {
-  return entity.fields.filter((f) => !f.system && !f.hidden && !f.readOnly);
-}
 
 function tsType(value: ValueModel, enumName?: string): string {
   switch (value.type) {

@@ -3,7 +3,7 @@ import standaloneModule from 'ajv/dist/standalone/index.js';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import { objectSchema, valueSchema, type JsonSchema } from '../model/valueSchema.js';
 import { GENERATED_HEADER } from './header.js';
-import { writableFields } from './emitTypes.js';
+import { writableFields } from '../../runtime/model/entityRoutes.js';
 
 const Ajv = AjvModule.default;
 const standaloneCode = standaloneModule.default;

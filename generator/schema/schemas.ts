@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../packageRoot.js';
+import { packageRoot } from '../../runtime/model/packageRoot.js';
 
 const load = (name: string): object => JSON.parse(readFileSync(join(packageRoot, 'generator', 'schema', name), 'utf8'));
 

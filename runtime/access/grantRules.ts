@@ -1,6 +1,6 @@
 import type { RuntimeContext } from '../context.js';
 import { findVisible } from '../entities/requireAccess.js';
-import { ApiError, validationError } from '../http/errors.js';
+import { ApiError, validationError } from '../errors/apiError.js';
 import type { EntityRules } from '../entities/entityRules.js';
 import type { Action, EntityModel } from '../model/types.js';
 import { accessFor, andWhere } from './accessFor.js';

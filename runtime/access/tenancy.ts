@@ -1,5 +1,5 @@
 import type { RuntimeContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
 import type { Where } from '../store/types.js';
 import type { Caller } from './caller.js';

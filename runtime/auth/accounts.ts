@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Caller } from '../access/caller.js';
 import { newId } from '../entities/prepareWrite.js';
-import { ApiError, validationError } from '../http/errors.js';
+import { ApiError, validationError } from '../errors/apiError.js';
 import type { Doc, Store } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
 import { tokenHash } from './apiKeyToken.js';

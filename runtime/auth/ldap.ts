@@ -1,5 +1,5 @@
 import { Client, InvalidCredentialsError } from 'ldapts';
-import { ApiError, validationError } from '../http/errors.js';
+import { ApiError, validationError } from '../errors/apiError.js';
 import type { Store } from '../store/types.js';
 
 export interface LdapSettings {

@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors/apiError.js';
 import type { Doc } from '../store/types.js';
 import { createUser } from './accounts.js';
 import type { AuthContext } from './authContext.js';

@@ -1,6 +1,6 @@
 import type { RuntimeContext } from '../context.js';
 import { newId } from '../entities/prepareWrite.js';
-import { ApiError, validationError } from '../http/errors.js';
+import { ApiError, validationError } from '../errors/apiError.js';
 import type { Doc, Store } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
 import { hashPassword, passwordProblem, type PasswordPolicy } from './passwords.js';

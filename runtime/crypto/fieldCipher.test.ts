@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors/apiError.js';
 import { FieldCipher } from './fieldCipher.js';
 
 describe('FieldCipher', () => {

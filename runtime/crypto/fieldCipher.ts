@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors/apiError.js';
 
 const VERSION = 'v1';
 /** What API responses show in place of a stored encrypted value. */

@@ -1,6 +1,6 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
-import { ApiError, notFound } from '../http/errors.js';
+import { ApiError, notFound } from '../errors/apiError.js';
 import type { Doc } from '../store/types.js';
 import { entityOf } from './entityOf.js';
 import { presentRecord } from './presentRecord.js';

@@ -1,6 +1,6 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
-import { ApiError, validationError } from '../http/errors.js';
+import { ApiError, validationError } from '../errors/apiError.js';
 import type { Doc } from '../store/types.js';
 import { buildNewRecord, validateBody } from './createRecord.js';
 import { entityOf } from './entityOf.js';

@@ -1,6 +1,6 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors/apiError.js';
 import type { Doc } from '../store/types.js';
 import { buildNewRecord, requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';

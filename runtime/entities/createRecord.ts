@@ -1,6 +1,6 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
-import { validationError } from '../http/errors.js';
+import { validationError } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
 import { validationDetails, type CompiledValidator } from '../validation/validationDetails.js';

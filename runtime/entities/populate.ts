@@ -1,7 +1,7 @@
 import { accessFor, andWhere } from '../access/accessFor.js';
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
-import { ApiError, validationError } from '../http/errors.js';
+import { ApiError, validationError } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
 import { refOf } from '../query/parsePopulate.js';
 import type { PopulateSpec } from '../query/listQuery.js';

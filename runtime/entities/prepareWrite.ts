@@ -1,7 +1,7 @@
 import { ObjectId } from 'bson';
 import type { Caller } from '../access/caller.js';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors/apiError.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
 import { parseIsoDate } from '../model/parseIsoDate.js';

@@ -1,6 +1,6 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../errors/apiError.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
 import { findWritable } from './requireAccess.js';

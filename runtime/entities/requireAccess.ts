@@ -3,7 +3,7 @@ import { isAnonymous, type Caller } from '../access/caller.js';
 import { grantedIds } from '../access/grants.js';
 import { tenantWhere } from '../access/tenancy.js';
 import type { RuntimeContext } from '../context.js';
-import { ApiError, notFound } from '../http/errors.js';
+import { ApiError, notFound } from '../errors/apiError.js';
 import type { Action, EntityModel } from '../model/types.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { Doc, Where } from '../store/types.js';

@@ -1,7 +1,7 @@
 import { andWhere } from '../access/accessFor.js';
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
 import { normalizeSearch as normalize, searchTerms } from '../store/sql/rowCodec.js';
 import type { Doc, Where } from '../store/types.js';

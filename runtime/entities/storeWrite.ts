@@ -1,4 +1,4 @@
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
 import { UniqueConflict } from '../store/types.js';
 

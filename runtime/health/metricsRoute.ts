@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors/apiError.js';
 import type { OperatorMetrics } from './operatorMetrics.js';
 
 export const METRICS_PATH = '/api/metrics';

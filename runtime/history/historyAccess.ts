@@ -2,7 +2,7 @@ import type { Caller } from '../access/caller.js';
 import { matchesWhere } from '../access/matchesWhere.js';
 import type { RuntimeContext } from '../context.js';
 import { scopeFor } from '../entities/requireAccess.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../errors/apiError.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';

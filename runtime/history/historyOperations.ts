@@ -7,7 +7,7 @@ import { presentRecord } from '../entities/presentRecord.js';
 import { rulesFor } from '../entities/entityRules.js';
 import { applyContentStatus } from '../entities/prepareWrite.js';
 import { findWritable } from '../entities/requireAccess.js';
-import { ApiError, notFound } from '../http/errors.js';
+import { ApiError, notFound } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';
 import { ofRecord, requireHistoryAccess } from './historyAccess.js';

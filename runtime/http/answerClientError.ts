@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError, type ErrorCode } from './errors.js';
+import { ApiError, type ErrorCode } from '../errors/apiError.js';
 
 /** Node's parser codes for requests it refused before Express saw them. */
 const CODES: Record<string, ErrorCode> = {

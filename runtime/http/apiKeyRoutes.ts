@@ -4,7 +4,7 @@ import { maskToken, newApiKeyToken, tokenHash } from '../auth/apiKeyToken.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { newId } from '../entities/prepareWrite.js';
 import type { Doc, Where } from '../store/types.js';
-import { ApiError, notFound, validationError } from './errors.js';
+import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { requirePermission } from './guards.js';
 import { API_KEYS_CREATE, API_KEYS_DELETE, API_KEYS_VIEW } from '../access/accountPermissions.js';
 import { readBody } from './readBody.js';

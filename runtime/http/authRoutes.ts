@@ -15,7 +15,7 @@ import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
 import { publicUser } from '../auth/users.js';
 import { metrics } from '../health/metrics.js';
 import type { Doc } from '../store/types.js';
-import { ApiError, validationError } from './errors.js';
+import { ApiError, validationError } from '../errors/apiError.js';
 import { requireAdmin, requireUser } from './guards.js';
 import { readBody } from './readBody.js';
 import { markSecretAnswer } from './idempotency.js';

@@ -6,7 +6,7 @@ import type { Caller } from '../access/caller.js';
 import { API_KEY_PREFIX, tokenHash } from '../auth/apiKeyToken.js';
 import { verifySession } from '../auth/sessionToken.js';
 import type { Store } from '../store/types.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors/apiError.js';
 import './requestTypes.js';
 
 export interface AuthenticateOptions {

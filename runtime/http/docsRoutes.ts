@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Router, type Response } from 'express';
-import { notFound } from './errors.js';
+import { notFound } from '../errors/apiError.js';
 
 export const DOCS_PATH = '/api/docs';
 

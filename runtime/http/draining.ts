@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors/apiError.js';
 
 /** Set when shutdown begins; requests that arrive afterwards get 503 and a closed connection. */
 export interface DrainState {

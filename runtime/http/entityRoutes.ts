@@ -1,6 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import type { RuntimeContext } from '../context.js';
-import type { EntityValidators } from '../defineRegistry.js';
 import { openSealedValue } from '../crypto/signedToken.js';
 import { archiveOperation, restoreOperation } from '../entities/archive.js';
 import { bulkCreateOperation } from '../entities/bulkCreate.js';
@@ -15,7 +14,7 @@ import { updateOperation } from '../entities/update.js';
 import type { CursorPosition } from '../query/listQuery.js';
 import { parseListQuery } from '../query/parseListQuery.js';
 import { parsePopulate } from '../query/parsePopulate.js';
-import { notFound, validationError } from './errors.js';
+import { notFound, validationError } from '../errors/apiError.js';
 import {
   compareVersions,
   decideFieldChange,
@@ -29,28 +28,8 @@ import {
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/listQuery.js';
 import { readBody } from './readBody.js';
 import './requestTypes.js';
+import type { EntityDefinition, EntityRouteName } from '../model/entityRoutes.js';
 
-export type EntityRouteName =
-  | 'list' | 'create' | 'bulkCreate' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'
-  | 'metadata' | 'metadataType' | 'metadataFields' | 'metadataField'
-  | 'versions' | 'version' | 'compareVersions' | 'revert' | 'audit' | 'fieldChanges' | 'decideFieldChange';
-
-export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-
-/** One route of an entity: method, path under /api/v1, and the handler that serves it. */
-export type RouteSpec = readonly [method: RouteMethod, path: string, handler: EntityRouteName];
-
-/** What a generated router declares: the entity, its compiled validators and its routes. */
-export interface EntityDefinition {
-  plural: string;
-  validators: EntityValidators;
-  /** Absent for internal entities, which have no generic routes. */
-  routes?: readonly RouteSpec[];
-}
-
-export function defineEntityRoutes(definition: EntityDefinition): EntityDefinition {
-  return definition;
-}
 
 type Handler = (ctx: RuntimeContext, plural: string) => RequestHandler;
 

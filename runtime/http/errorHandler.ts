@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { StoreUnavailable } from '../store/types.js';
-import { ApiError, ERROR_CODES, type ErrorCode } from './errors.js';
+import { ApiError, ERROR_CODES, type ErrorCode } from '../errors/apiError.js';
 
 /** Client errors raised inside Express or its parsers carry a 4xx status; they keep it, in our envelope. */
 function fromClientError(error: unknown): ApiError | undefined {

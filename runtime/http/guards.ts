@@ -1,5 +1,5 @@
 import { isAnonymous, type Caller, type PublicUser } from '../access/caller.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors/apiError.js';
 
 /** The signed-in user, or 401. */
 export function requireUser(caller: Caller): PublicUser {

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { newId } from '../entities/prepareWrite.js';
 import { UniqueConflict, type Doc, type Store } from '../store/types.js';
-import { ApiError, validationError } from './errors.js';
+import { ApiError, validationError } from '../errors/apiError.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotency-replayed';

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { RuntimeContext } from '../context.js';
 import type { Scheduler } from '../jobs/scheduler.js';
-import { notFound } from './errors.js';
+import { notFound } from '../errors/apiError.js';
 import { requireAdmin } from './guards.js';
 
 /** POST /scheduledJobs/{id}/run (admin): starts a run now; 202 with the execution, triggeredBy manual. */

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ApiError, validationError } from './errors.js';
+import { ApiError, validationError } from '../errors/apiError.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 

@@ -7,7 +7,7 @@ import { Router, type Request } from 'express';
 import type { RuntimeContext } from '../context.js';
 import { createOperation } from '../entities/create.js';
 import { findVisible } from '../entities/requireAccess.js';
-import { ApiError, validationError } from './errors.js';
+import { ApiError, validationError } from '../errors/apiError.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 
 export const MEDIA = 'mediaAssets';

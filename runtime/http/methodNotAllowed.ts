@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response, Router } from 'express';
 import { match } from 'path-to-regexp';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors/apiError.js';
 
 /** Every method and full path the app serves, read from the routers as they are mounted. */
 export class RouteTable {

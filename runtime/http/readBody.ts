@@ -1,4 +1,4 @@
-import { newDetails, validationError } from './errors.js';
+import { newDetails, validationError } from '../errors/apiError.js';
 
 type FieldSpec =
   | { type: 'string'; required?: boolean; max?: number; min?: number }

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { newDetails, validationError } from './errors.js';
+import { newDetails, validationError } from '../errors/apiError.js';
 
 /** Names the query parser drops silently (they would reach Object.prototype): `__proto__`, `constructor`, `toString`, ... */
 function isPrototypeName(name: string): boolean {

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { unstorableText } from '../store/storableText.js';
-import { validationError, type ApiError } from './errors.js';
+import { validationError, type ApiError } from '../errors/apiError.js';
 
 /** Deeper JSON than this is refused: no entity needs it, and recursive code must not meet it. */
 export const MAX_BODY_DEPTH = 64;

@@ -5,7 +5,7 @@ import type { AuthContext } from '../auth/authContext.js';
 import { ADMIN } from '../access/roleTable.js';
 import { newId } from '../entities/prepareWrite.js';
 import type { AppModel } from '../model/types.js';
-import { ApiError, notFound, validationError } from './errors.js';
+import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { requireAdmin } from './guards.js';
 import { readBody } from './readBody.js';
 

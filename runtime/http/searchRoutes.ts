@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { RuntimeContext } from '../context.js';
 import { searchOperation } from '../entities/search.js';
-import { validationError } from './errors.js';
+import { validationError } from '../errors/apiError.js';
 
 const MAX_QUERY_LENGTH = 200;
 const DEFAULT_LIMIT = 20;

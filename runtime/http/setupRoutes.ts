@@ -6,8 +6,8 @@ import { issueSession } from '../auth/accounts.js';
 import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
 import { createFirstAdmin, type SetupState } from '../auth/setup.js';
 import { publicUser } from '../auth/users.js';
-import { packageRoot } from '../../generator/packageRoot.js';
-import { ApiError } from './errors.js';
+import { packageRoot } from '../model/packageRoot.js';
+import { ApiError } from '../errors/apiError.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 
 export const SETUP_PATH = '/setup';

@@ -3,7 +3,7 @@ import type { AuthContext } from '../auth/authContext.js';
 import { openSealedValue, sealValue } from '../crypto/signedToken.js';
 import type { Doc } from '../store/types.js';
 import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE } from '../query/listQuery.js';
-import { ApiError, notFound, validationError } from './errors.js';
+import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { requireAdmin, requirePermission, requireUser } from './guards.js';
 import { ACCOUNT_EDIT } from '../access/accountPermissions.js';
 import { readBody } from './readBody.js';

@@ -1,4 +1,4 @@
-import { validationError } from '../http/errors.js';
+import { validationError } from '../errors/apiError.js';
 import type { EntityRules } from '../entities/entityRules.js';
 import { isValidTimezone, nextRunAfter, scheduleProblem, type ScheduleType } from './schedule.js';
 

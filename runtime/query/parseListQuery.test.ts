@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { registry } from '../../generated/index.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors/apiError.js';
 import { parseListQuery } from './parseListQuery.js';
 
 const articles = registry.model.entities.find((e) => e.plural === 'articles')!;

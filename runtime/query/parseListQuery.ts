@@ -1,4 +1,4 @@
-import { newDetails, validationError } from '../http/errors.js';
+import { newDetails, validationError } from '../errors/apiError.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Collation, SortKey, Where } from '../store/types.js';

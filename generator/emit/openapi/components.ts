@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode } from '../../../runtime/http/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../../../runtime/errors/apiError.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
 
 // The document's shared components: history and metadata schemas, the error envelope and its

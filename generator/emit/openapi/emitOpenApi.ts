@@ -1,7 +1,7 @@
-import { ERROR_CODES, type ErrorCode } from '../../../runtime/http/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../../../runtime/errors/apiError.js';
 import type { AppModel } from '../../../runtime/model/types.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
-import { entityRouteTable } from '../entityRoutes.js';
+import { entityRouteTable } from '../../../runtime/model/entityRoutes.js';
 import { stableJson } from '../stableJson.js';
 import { errorResponses, json, listParameters, sharedSchemas } from './components.js';
 import { entityOperation, entitySchemas } from './entityOperations.js';

@@ -1,5 +1,5 @@
-import type { RouteSpec } from '../../../runtime/http/entityRoutes.js';
-import type { ErrorCode } from '../../../runtime/http/errors.js';
+import type { RouteSpec } from '../../../runtime/model/entityRoutes.js';
+import type { ErrorCode } from '../../../runtime/errors/apiError.js';
 import type { EntityModel, FieldModel, ValueModel } from '../../../runtime/model/types.js';
 import { valueSchema, type JsonSchema } from '../../model/valueSchema.js';
 import { bodySchemas } from '../emitValidators.js';

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../../runtime/http/errors.js';
+import type { ErrorCode } from '../../../runtime/errors/apiError.js';
 import type { AppModel } from '../../../runtime/model/types.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
 

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../errors/apiError.js';
 import type { LimiterStore } from './limiterStore.js';
 import { decide } from './slidingWindow.js';
 

@@ -1,0 +1,70 @@
+import type { CompiledValidator } from '../validation/validationDetails.js';
+import type { EntityModel, FieldModel } from './types.js';
+
+/** The operations an entity's routes name; the runtime maps each to its handler. */
+export type EntityRouteName =
+  | 'list' | 'create' | 'bulkCreate' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'
+  | 'metadata' | 'metadataType' | 'metadataFields' | 'metadataField'
+  | 'versions' | 'version' | 'compareVersions' | 'revert' | 'audit' | 'fieldChanges' | 'decideFieldChange';
+
+export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** One route of an entity: method, path under /api/v1, and the operation that serves it. */
+export type RouteSpec = readonly [method: RouteMethod, path: string, handler: EntityRouteName];
+
+/** The compiled validators of one entity, as generated/validators/<plural>.js exports them. */
+export interface EntityValidators {
+  create: CompiledValidator;
+  update: CompiledValidator;
+  bulkItem: CompiledValidator;
+  increment: CompiledValidator;
+}
+
+/** What a generated router declares: the entity, its compiled validators and its routes. */
+export interface EntityDefinition {
+  plural: string;
+  validators: EntityValidators;
+  /** Absent for internal entities, which have no generic routes. */
+  routes?: readonly RouteSpec[];
+}
+
+/** Fields a request body may set: not server-set, not hidden, not read-only. */
+export function writableFields(entity: EntityModel): FieldModel[] {
+  return entity.fields.filter((f) => !f.system && !f.hidden && !f.readOnly);
+}
+
+/**
+ * The routes an entity needs, in match order (fixed paths before `:id`); internal entities have
+ * none. The generator writes them into the routers and the OpenAPI document; the runtime serves them.
+ */
+export function entityRouteTable(entity: EntityModel): RouteSpec[] {
+  if (entity.internal) return [];
+  const base = `/${entity.plural}`;
+  const routes: RouteSpec[] = [
+    ['GET', `${base}/metadata`, 'metadata'],
+    ['GET', `${base}/metadata/type`, 'metadataType'],
+    ['GET', `${base}/metadata/fields`, 'metadataFields'],
+    ['GET', `${base}/metadata/field/:name`, 'metadataField'],
+    ['GET', base, 'list'],
+    ['POST', base, 'create'],
+    ['POST', `${base}/bulk`, 'bulkCreate'],
+    ['GET', `${base}/:id`, 'get'],
+    ['PATCH', `${base}/:id`, 'update'],
+    ['DELETE', `${base}/:id`, 'remove'],
+  ];
+  if (writableFields(entity).some((f) => f.type === 'int' || f.type === 'float')) routes.push(['PATCH', `${base}/:id/increment`, 'increment']);
+  if (entity.ownership === 'owned') routes.push(['POST', `${base}/:id/archive`, 'archive'], ['POST', `${base}/:id/restore`, 'restore']);
+  if (entity.versioning === 'full') {
+    routes.push(
+      ['GET', `${base}/:id/versions`, 'versions'],
+      ['GET', `${base}/:id/versions/compare`, 'compareVersions'],
+      ['GET', `${base}/:id/versions/:version`, 'version'],
+      ['POST', `${base}/:id/revert/:version`, 'revert'],
+    );
+  }
+  if (entity.versioning === 'simple') routes.push(['GET', `${base}/:id/audit`, 'audit']);
+  if (entity.fields.some((f) => f.trackChanges)) {
+    routes.push(['GET', `${base}/:id/field-changes`, 'fieldChanges'], ['PUT', `${base}/:id/field-changes/:changeId`, 'decideFieldChange']);
+  }
+  return routes;
+}

@@ -6,6 +6,7 @@ import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
 import { openStore } from '../../runtime/store/openStore.js';
 import { loadRegistry } from './serveCommand.js';
 import { reportFailure } from './reportFailure.js';
+import { featureRules } from '../../runtime/server/featureRules.js';
 import type { RuntimeContext } from '../../runtime/context.js';
 import type { PasswordPolicy } from '../../runtime/auth/passwords.js';
 
@@ -51,7 +52,7 @@ async function withStore(out: string, run: (ctx: RuntimeContext, policy: Passwor
     await store.init(registry.model);
     try {
       const logger = pino({ level: 'warn' });
-      await run({ registry, store, logger, now: () => new Date(), secrets: { signing: '' }, cipher: new FieldCipher(undefined) }, config.passwordPolicy);
+      await run({ registry, store, logger, now: () => new Date(), secrets: { signing: '' }, cipher: new FieldCipher(undefined), rules: featureRules(registry.model) }, config.passwordPolicy);
     } finally {
       await store.close();
     }

@@ -1,13 +1,12 @@
-import { rmSync } from 'node:fs';
 import type { Caller } from '../access/caller.js';
-import { grantRules } from '../access/grantRules.js';
-import { GRANTS } from '../access/grants.js';
 import type { RuntimeContext } from '../context.js';
-import { tenantMembershipRules } from '../access/tenantMembershipRules.js';
-import { JOBS, jobRules } from '../jobs/jobRules.js';
 import type { Doc } from '../store/types.js';
 
-/** Rules some entities add to create and update, after validation and before the store; they may fill in values. */
+/**
+ * What an entity adds to its writes: checks and values after validation and before the store,
+ * and side effects after a delete. Features register theirs from their own folders; the
+ * operations only ask the context for the entity's rules and never name a collection.
+ */
 export interface EntityRules {
   beforeCreate?(ctx: RuntimeContext, caller: Caller, values: Record<string, unknown>): Promise<void>;
   beforeUpdate?(ctx: RuntimeContext, caller: Caller, current: Doc, values: Record<string, unknown>): Promise<void>;
@@ -15,20 +14,10 @@ export interface EntityRules {
   afterRemove?(doc: Doc): void;
 }
 
-/** Media assets keep their file in the upload folder; it goes with the record. */
-const mediaRules: EntityRules = {
-  afterRemove(doc) {
-    if (typeof doc.storagePath === 'string') rmSync(doc.storagePath, { force: true });
-  },
-};
+/** Rules by entity plural, as the server composed them. */
+export type EntityRulesTable = ReadonlyMap<string, EntityRules>;
 
-export const ENTITY_RULES: Record<string, EntityRules> = {
-  [GRANTS]: grantRules,
-  [JOBS]: jobRules,
-  mediaAssets: mediaRules,
-};
-
-/** The rules of one entity: its own, or the membership rules of the configured tenancy entity. */
+/** The rules of one entity, if it has any. */
 export function rulesFor(ctx: RuntimeContext, plural: string): EntityRules | undefined {
-  return ENTITY_RULES[plural] ?? (plural === ctx.registry.model.tenancy?.entity ? tenantMembershipRules : undefined);
+  return ctx.rules.get(plural);
 }

@@ -8,9 +8,10 @@ import type { RuntimeContext } from '../context.js';
 import { createOperation } from '../entities/create.js';
 import { findVisible } from '../entities/requireAccess.js';
 import { ApiError, validationError } from '../errors/apiError.js';
+import { MEDIA } from '../media/mediaRules.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 
-export const MEDIA = 'mediaAssets';
+export { MEDIA };
 export const UPLOAD_PATH = `/api/v1/${MEDIA}/upload`;
 /** Types a browser may show inline; anything else downloads as an attachment. */
 const INLINE = /^(image\/(png|jpeg|gif|webp|avif)|application\/pdf|text\/plain|video\/(mp4|webm)|audio\/(mpeg|ogg|wav))$/;

@@ -16,6 +16,7 @@ import { createApp } from '../http/createApp.js';
 import { answerClientError } from '../http/answerClientError.js';
 import { OperatorMetrics } from '../health/operatorMetrics.js';
 import { MeasuredStore } from '../store/measuredStore.js';
+import { featureRules } from './featureRules.js';
 import type { DrainState } from '../http/draining.js';
 import { sweepIdempotencyRecords } from '../http/idempotency.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
@@ -84,6 +85,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     store,
     secrets,
     cipher: new FieldCipher(secrets.encryption),
+    rules: featureRules(options.registry.model),
     logger,
     now: options.now ?? (() => new Date()),
   };

@@ -1,0 +1,22 @@
+import { grantRules } from '../access/grantRules.js';
+import { GRANTS } from '../access/grants.js';
+import { tenantMembershipRules } from '../access/tenantMembershipRules.js';
+import type { EntityRules, EntityRulesTable } from '../entities/entityRules.js';
+import { JOBS, jobRules } from '../jobs/jobRules.js';
+import { MEDIA, mediaRules } from '../media/mediaRules.js';
+import type { AppModel } from '../model/types.js';
+
+/**
+ * The composition root of entity rules: each feature's rules, from its own folder, for the
+ * entities this model has (grants, scheduled jobs, media assets, the configured tenancy entity).
+ */
+export function featureRules(model: AppModel): EntityRulesTable {
+  const byFeature: [string | undefined, EntityRules][] = [
+    [GRANTS, grantRules],
+    [JOBS, jobRules],
+    [MEDIA, mediaRules],
+    [model.tenancy?.entity, tenantMembershipRules],
+  ];
+  const present = new Set(model.entities.map((e) => e.plural));
+  return new Map(byFeature.filter((entry): entry is [string, EntityRules] => entry[0] !== undefined && present.has(entry[0])));
+}

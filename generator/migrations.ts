@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { MIGRATIONS_DIR, readMigrationFiles } from '../runtime/migrations/readMigrationFiles.js';
+import { MIGRATIONS_DIR, readMigrationFiles } from '../runtime/model/readMigrationFiles.js';
 import type { AppModel } from '../runtime/model/types.js';
 import type { Diagnostic } from './diagnostics.js';
 import { breakingChanges, type BreakingChange } from './model/diffModels.js';

@@ -6,7 +6,7 @@ import { build } from '../../generator/build.js';
 import { BuildFailure, formatDiagnostic } from '../../generator/diagnostics.js';
 import { writeOutput } from '../../generator/writeOutput.js';
 import { reportFailure } from './reportFailure.js';
-import { MIGRATIONS_DIR } from '../../runtime/migrations/readMigrationFiles.js';
+import { MIGRATIONS_DIR } from '../../runtime/model/readMigrationFiles.js';
 
 export interface DevOptions {
   entities: string;

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { LdapServerConfig } from '../auth/ldap.js';
-import { checkCorsConfig, type CorsConfig } from '../http/corsPolicy.js';
+import { checkCorsConfig, type CorsConfig } from './corsConfig.js';
 
 /** Settings read at start from entigen.config.yaml; environment variables override them. */
 export interface RuntimeConfig {

@@ -3,7 +3,7 @@ import { newId } from '../entities/prepareWrite.js';
 import type { AppModel } from '../model/types.js';
 import { UniqueConflict, type Store } from '../store/types.js';
 import { validationDetails } from '../validation/validationDetails.js';
-import { MigrationFileError, readMigrationFiles, type FillStep, type MigrationFile } from './readMigrationFiles.js';
+import { MigrationFileError, readMigrationFiles, type FillStep, type MigrationFile } from '../model/readMigrationFiles.js';
 
 const RECORDS = 'schemaMigrations';
 const FILL_BATCH = 500;

@@ -5,7 +5,7 @@ import { decodeRow, encodeFields, normalizeSearch, searchTerms, searchText, sear
 import { orderByClause } from '../sql/orderBy.js';
 import { ident, tableLayout, type TableLayout } from '../sql/tableLayout.js';
 import { StoreUnavailable, UniqueConflict, ValueOutOfRange, type CountQuery, type Doc, type FindQuery, type IncrementInput, type Store, type UpdateSet, type Where } from '../types.js';
-import { COLLATIONS, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
+import { COLLATIONS, SEARCH_COLUMN, syncPgSchema, type Queryable } from './syncPgSchema.js';
 
 const dialect: SqlDialect = {
   bind(params, value) {
@@ -26,10 +26,7 @@ const RETRYABLE_CODES = new Set(['40001', '40P01']);
 const SERIALIZATION_RETRIES = 5;
 const isSerializationFailure = (error: unknown) => RETRYABLE_CODES.has((error as { code?: string })?.code ?? '');
 
-/** What the store needs of a connection: one query at a time. */
-export interface Queryable {
-  query(sql: string, params?: unknown[]): Promise<pg.QueryResult>;
-}
+export type { Queryable };
 
 /**
  * A pooled client whose queries run one after another. pg deprecates overlapping queries on one

@@ -1,5 +1,10 @@
-import type { Queryable } from './pgStore.js';
+import type pg from 'pg';
 import { ident, type TableLayout } from '../sql/tableLayout.js';
+
+/** What the store needs of a connection: one query at a time. */
+export interface Queryable {
+  query(sql: string, params?: unknown[]): Promise<pg.QueryResult>;
+}
 
 const PG_TYPES = { text: 'TEXT COLLATE "C"', int: 'BIGINT', real: 'DOUBLE PRECISION', bool: 'BOOLEAN', json: 'JSONB' } as const;
 export const SEARCH_COLUMN = '_search';

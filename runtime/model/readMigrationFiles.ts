@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { AppModel } from '../model/types.js';
+import type { AppModel } from './types.js';
 
 export const MIGRATIONS_DIR = 'migrations';
 

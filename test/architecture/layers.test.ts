@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/cli.js';
+import { importCycles, importGraph } from './importGraph.js';
+
+// The picture of ARCHITECTURE.md as a test: the source files of runtime/, generator/ and bin/ (tests
+// aside) and their relative imports, type-only ones included.
+const graph = importGraph(repoRoot, ['runtime', 'generator', 'bin']);
+const edges = [...graph].flatMap(([from, targets]) => targets.map((to) => ({ from, to })));
+
+/** What the generator may use of the runtime: the shared vocabulary, nothing that runs a server. */
+const GENERATOR_MAY_IMPORT = [/^runtime\/model\//, /^runtime\/errors\//, /^runtime\/access\/parsePermission\.ts$/];
+
+describe('layers', () => {
+  it('reads the whole source tree', () => {
+    expect(graph.size).toBeGreaterThan(150);
+    expect(graph.get('runtime/http/createApp.ts')).toContain('runtime/http/authRoutes.ts');
+  });
+
+  it('have no import cycle among runtime, generator and bin', () => {
+    expect(importCycles(graph)).toEqual([]);
+  });
+
+  it('keep HTTP on top: only http/ and server/ import http/', () => {
+    const crossing = edges.filter(({ from, to }) => to.startsWith('runtime/http/') && !/^runtime\/(http|server)\//.test(from));
+    expect(crossing.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
+  });
+
+  it('keep the runtime free of the generator', () => {
+    const crossing = edges.filter(({ from, to }) => from.startsWith('runtime/') && to.startsWith('generator/'));
+    expect(crossing.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
+  });
+
+  it('let the generator use only the model, the errors and the permission grammar of the runtime', () => {
+    const crossing = edges.filter(({ from, to }) => from.startsWith('generator/') && to.startsWith('runtime/') && !GENERATOR_MAY_IMPORT.some((allowed) => allowed.test(to)));
+    expect(crossing.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
+  });
+});

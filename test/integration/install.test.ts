@@ -1,14 +1,15 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
+import { runAsync } from '../support/runAsync.js';
 import { serveUntilHealthy } from '../support/serveUntilHealthy.js';
 
 // The package installed into a fresh project, as a user would: npm install <path>, npx entigen build, tsc.
 describe('entigen as a dependency', () => {
-  it('builds the project entities and the output type-checks under strict', () => {
+  it('builds the project entities and the output type-checks under strict', async () => {
     const project = mkdtempSync(join(tmpdir(), 'entigen-consumer-'));
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
     mkdirSync(join(project, 'entities'));
@@ -18,7 +19,8 @@ describe('entigen as a dependency', () => {
         '  label: { type: string, required: true, search: true }\n  size: { type: enum, values: [s, m, l] }\n' +
         '  owner2: { type: objectId, ref: users }\n  specs: { type: object, properties: { weight: { type: float } } }\nfilters: [size]\n',
     );
-    execFileSync('npm', ['install', repoRoot, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project, stdio: 'pipe' });
+    // Long commands run asynchronously: a synchronous one of a minute starves the test worker's RPC.
+    expect((await runAsync('npm', ['install', repoRoot, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project })).status).toBe(0);
 
     const result = spawnSync('npx', ['--no-install', 'entigen', 'build'], { cwd: project, encoding: 'utf8' });
     expect(result.stderr.replace(/npm warn.*\n/g, '')).toBe('');
@@ -43,10 +45,7 @@ describe('entigen as a dependency', () => {
         "const input: WidgetCreate = { label: 'x', size: 'm' };\n" +
         "export const sample: Pick<Widget, 'label'> = { label: input.label };\n",
     );
-    const tsc = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
-      cwd: project,
-      encoding: 'utf8',
-    });
+    const tsc = await runAsync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: project });
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
 
@@ -66,7 +65,7 @@ describe('entigen init', () => {
     const init = spawnSync(process.execPath, [join(repoRoot, 'dist', 'bin', 'entigen.js'), 'init', project], { encoding: 'utf8' });
     expect(init.status).toBe(0);
     expect(init.stdout).toContain('npm install && npm start');
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project, stdio: 'pipe' });
+    expect((await runAsync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project })).status).toBe(0);
     const start = spawn('npm', ['start'], { cwd: project, detached: true, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' } });
     await serveUntilHealthy(start, async (url) => {
       const first = await fetch(`${url}/api/v1/notes`, { redirect: 'manual' });
@@ -80,20 +79,20 @@ describe('entigen init', () => {
       // The scaffolded typed-client example runs against the server (and type-checks, below).
       const admin = { name: 'Example Admin', email: 'example@example.test', password: 'correct horse battery staple!' };
       expect((await fetch(`${url}/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(admin) })).status).toBe(201);
-      const example = spawnSync('npm', ['run', '--silent', 'client-example'], {
-        cwd: project, encoding: 'utf8', env: { ...process.env, BASE_URL: url, ENTIGEN_EMAIL: admin.email, ENTIGEN_PASSWORD: admin.password },
+      const example = await runAsync('npm', ['run', '--silent', 'client-example'], {
+        cwd: project, env: { ...process.env, BASE_URL: url, ENTIGEN_EMAIL: admin.email, ENTIGEN_PASSWORD: admin.password },
       });
       expect(example.stderr.replace(/npm warn.*\n/g, '')).toBe('');
       expect(example.stdout).toMatch(/^created note [0-9a-f]{24}: Written by the typed client\n1 pinned note\(s\); newest: Written by the typed client\n$/);
     });
-    // After the server: a long synchronous tsc would outlast the keep-alive of the client's idle connection.
+    // After the server is gone: the client example's type check needs nothing running.
     const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
     expect(manifest.dependencies.entigen).toMatch(/^file:\.\.\//);
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
       compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, resolveJsonModule: true, types: ['node'], typeRoots: [join(repoRoot, 'node_modules', '@types')] },
       include: ['client-example.mts'],
     }));
-    const tsc = spawnSync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
+    const tsc = await runAsync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: project });
     expect(tsc.stdout + tsc.stderr).toBe('');
   });
 });

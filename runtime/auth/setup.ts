@@ -5,7 +5,7 @@ import type { Doc, Store } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
 import { hashPassword, passwordProblem, type PasswordPolicy } from './passwords.js';
 import { endResetTokens } from './accounts.js';
-import { EMAIL_PATTERN, normalizeEmail } from './users.js';
+import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
 
 export interface FirstAdminInput {
   email: string;
@@ -97,7 +97,7 @@ export async function recoverAdmin(ctx: RuntimeContext, policy: PasswordPolicy, 
   if (Object.keys(details).length > 0) throw validationError(details);
   const passwordHash = await hashPassword(input.password);
   const now = ctx.now().toISOString();
-  const [existing] = await ctx.store.find('users', { where: { field: 'email', op: 'eq', value: email }, limit: 1 });
+  const existing = await findUserByEmail(ctx.store, email);
   if (!existing) {
     const user = await ctx.store.insert('users', {
       id: newId(), email, displayName: (input.name ?? 'Administrator').trim() || 'Administrator', passwordHash, roles: ['ADMIN'],

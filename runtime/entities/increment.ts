@@ -40,23 +40,24 @@ export async function incrementOperation({ ctx, plural, id, body, caller, change
     return presentRecord(model, updated);
   } catch (error) {
     // Only a float can overflow in the database (ints are bounded well inside 64 bits).
-    if (error instanceof ValueOutOfRange) throw outOfRange(model, Object.keys(amounts).filter((name) => model.fields.find((f) => f.name === name)?.type === 'float'));
+    if (error instanceof ValueOutOfRange) throw outOfRange(model, Object.keys(amounts).filter((name) => typeOf(model, name) === 'float'));
     throw error;
   }
 }
 
+const typeOf = (model: EntityModel, name: string) => model.fields.find((f) => f.name === name)?.type;
+
 function refuseOutOfRange(model: EntityModel, amounts: Record<string, number>, after: Doc): void {
   const bad = Object.keys(amounts).filter((name) => {
     const value = after[name];
-    const type = model.fields.find((f) => f.name === name)?.type;
-    return typeof value !== 'number' || (type === 'int' ? !Number.isSafeInteger(value) : !Number.isFinite(value));
+    return typeof value !== 'number' || (typeOf(model, name) === 'int' ? !Number.isSafeInteger(value) : !Number.isFinite(value));
   });
   if (bad.length > 0) throw outOfRange(model, bad);
 }
 
 function outOfRange(model: EntityModel, names: string[]): ApiError {
   const details = Object.fromEntries(
-    names.map((name) => [name, model.fields.find((f) => f.name === name)?.type === 'int' ? `would leave the safe integer range (±${Number.MAX_SAFE_INTEGER})` : 'would no longer be a finite number']),
+    names.map((name) => [name, typeOf(model, name) === 'int' ? `would leave the safe integer range (±${Number.MAX_SAFE_INTEGER})` : 'would no longer be a finite number']),
   );
   return new ApiError('UNPROCESSABLE_ENTITY', `The increment would take ${names.join(', ')} out of range; nothing changed`, details);
 }

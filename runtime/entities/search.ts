@@ -3,7 +3,7 @@ import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
-import { normalizeSearch as normalize, searchTerms } from '../store/sql/rowCodec.js';
+import { normalizeSearch as normalize, searchTerms } from '../store/common/searchText.js';
 import type { Doc, Where } from '../store/types.js';
 import { scopeFor } from './requireAccess.js';
 

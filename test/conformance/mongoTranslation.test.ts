@@ -2,7 +2,7 @@ import { Query, find, updateOne } from 'mingo';
 import { describe, expect, it } from 'vitest';
 import { fromMongoDoc, mongoLayout, toMongoDoc, toMongoUpdate } from '../../runtime/store/mongo/mongoDocument.js';
 import { toMongoFilter, toMongoSort, toMongoTextFilter } from '../../runtime/store/mongo/translate.js';
-import { tableLayout } from '../../runtime/store/sql/tableLayout.js';
+import { tableLayout } from '../../runtime/store/common/tableLayout.js';
 import type { Doc, FindQuery } from '../../runtime/store/types.js';
 import { conformanceModel, conformanceRows, filterCases } from './storeConformance.js';
 

@@ -1,6 +1,6 @@
-import { naturalSortKey } from '../sql/sortKey.js';
-import { normalizeSearch, searchText } from '../sql/rowCodec.js';
-import type { TableLayout } from '../sql/tableLayout.js';
+import { naturalSortKey } from '../common/sortKey.js';
+import { normalizeSearch, searchText } from '../common/searchText.js';
+import type { TableLayout } from '../common/tableLayout.js';
 import type { Doc, IncrementInput, UpdateSet } from '../types.js';
 import { SEARCH_FIELD, type MongoLayout } from './translate.js';
 

@@ -1,6 +1,6 @@
 import { MongoClient, MongoError, MongoServerError, type ClientSession, type Collection, type Db, type Document } from 'mongodb';
 import type { AppModel } from '../../model/types.js';
-import { tableLayout, type TableLayout } from '../sql/tableLayout.js';
+import { tableLayout, type TableLayout } from '../common/tableLayout.js';
 import { StoreUnavailable, UniqueConflict, type CountQuery, type Doc, type FindQuery, type IncrementInput, type Store, type UpdateSet, type Where } from '../types.js';
 import { fromMongoDoc, mongoLayout, searchWords, toMongoDoc, toMongoUpdate, type MongoDoc } from './mongoDocument.js';
 import { SEARCH_FIELD, toMongoCollation, toMongoFilter, toMongoSort, toMongoTextFilter, type MongoFilter } from './translate.js';

@@ -1,6 +1,6 @@
 import type { Collation, Condition, FindQuery, Where } from '../types.js';
-import { normalizeSearch, searchTerms } from '../sql/rowCodec.js';
-import { sortKeyColumn } from '../sql/tableLayout.js';
+import { normalizeSearch, searchTerms } from '../common/searchText.js';
+import { sortKeyColumn } from '../common/tableLayout.js';
 
 /** What the Mongo adapter needs to know of a collection's fields. */
 export interface MongoLayout {

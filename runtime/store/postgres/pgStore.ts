@@ -1,21 +1,33 @@
 import pg from 'pg';
 import type { AppModel } from '../../model/types.js';
-import { compileWhere, type SqlDialect } from '../sql/compileWhere.js';
-import { decodeRow, encodeFields, normalizeSearch, searchTerms, searchText, searchVocabulary } from '../sql/rowCodec.js';
-import { orderByClause } from '../sql/orderBy.js';
-import { ident, tableLayout, type TableLayout } from '../sql/tableLayout.js';
-import { StoreUnavailable, UniqueConflict, ValueOutOfRange, type CountQuery, type Doc, type FindQuery, type IncrementInput, type Store, type UpdateSet, type Where } from '../types.js';
+import { searchText, searchVocabulary } from '../common/searchText.js';
+import { tableLayout, type TableLayout } from '../common/tableLayout.js';
+import { ident } from '../sql/ident.js';
+import { decodeRow, encodeFields } from '../sql/rowCodec.js';
+import {
+  countStatement,
+  deleteStatement,
+  getStatement,
+  incrementStatement,
+  insertStatement,
+  selectStatement,
+  type Statement,
+  updateStatement,
+} from '../sql/statements.js';
+import {
+  StoreUnavailable,
+  UniqueConflict,
+  ValueOutOfRange,
+  type CountQuery,
+  type Doc,
+  type FindQuery,
+  type IncrementInput,
+  type Store,
+  type UpdateSet,
+  type Where,
+} from '../types.js';
+import { pgDialect as dialect } from './pgDialect.js';
 import { COLLATIONS, SEARCH_COLUMN, syncPgSchema, type Queryable } from './syncPgSchema.js';
-
-const dialect: SqlDialect = {
-  bind(params, value) {
-    params.push(value);
-    return `$${params.length}`;
-  },
-  jsonArrayHasAny: (column, placeholders) =>
-    `EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(${column}) = 'array' THEN ${column} ELSE '[]'::jsonb END) AS e(v) WHERE e.v IN (${placeholders.map((p) => `${p}::text`).join(', ')}))`,
-  encodeScalar: (_kind, value) => value,
-};
 
 const INT8_OID = 20;
 const types = { getTypeParser: (oid: number, format?: string) => (oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) };
@@ -81,35 +93,19 @@ export class PgStore implements Store {
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
     const layout = this.layout(collection);
-    const params: unknown[] = [];
-    const select = query.select ? ['id', ...query.select.filter((f) => f !== 'id' && layout.columns.has(f))] : undefined;
-    const conditions = this.conditions(layout, query, params);
-    if (query.after !== undefined) {
-      const idDirection = query.sort?.find((s) => s.field === 'id')?.direction ?? 'desc';
-      conditions.push(`"id" ${idDirection === 'asc' ? '>' : '<'} ${dialect.bind(params, query.after)}`);
-    }
-    let sql = `SELECT ${select ? select.map(ident).join(', ') : '*'} FROM ${ident(layout.table)}`;
-    if (conditions.length > 0) sql += ` WHERE ${conditions.join(' AND ')}`;
-    sql += ` ORDER BY ${this.orderBy(layout, query)}`;
-    if (query.limit !== undefined) sql += ` LIMIT ${dialect.bind(params, query.limit)}`;
-    if (query.skip) sql += ` OFFSET ${dialect.bind(params, query.skip)}`;
-    const { rows } = await this.run(sql, params);
+    const { select, ...statement } = selectStatement(layout, query, dialect);
+    const { rows } = await this.run(statement);
     return rows.map((row) => decodeRow(layout, row, select));
   }
 
   async count(collection: string, query: CountQuery): Promise<number> {
-    const layout = this.layout(collection);
-    const params: unknown[] = [];
-    const conditions = this.conditions(layout, query, params);
-    const { rows } = await this.run(`SELECT COUNT(*)::int AS n FROM ${ident(layout.table)}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''}`, params);
+    const { rows } = await this.run(countStatement(this.layout(collection), query, dialect));
     return rows[0].n as number;
   }
 
   async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
     const layout = this.layout(collection);
-    const params: unknown[] = [id];
-    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
-    const { rows } = await this.run(`SELECT * FROM ${ident(layout.table)} WHERE "id" = $1${extra}`, params);
+    const { rows } = await this.run(getStatement(layout, id, where, dialect));
     return rows[0] ? decodeRow(layout, rows[0]) : null;
   }
 
@@ -124,8 +120,7 @@ export class PgStore implements Store {
       for (const doc of docs) {
         const values = encodeFields(layout, doc, false);
         if (layout.searchFields.length > 0) values.set(SEARCH_COLUMN, this.searchValue(layout, doc));
-        const columns = [...values.keys()];
-        await this.guard(layout, client, `INSERT INTO ${ident(layout.table)} (${columns.map(ident).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, [...values.values()]);
+        await this.guard(layout, client, insertStatement(layout, values, dialect));
       }
     });
     return docs.map((doc) => Object.fromEntries([...layout.columns.keys()].map((field) => [field, doc[field] ?? null])) as Doc);
@@ -133,14 +128,10 @@ export class PgStore implements Store {
 
   async update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
     const layout = this.layout(collection);
-    const values = encodeFields(layout, set, false);
-    values.delete('id');
-    if (values.size === 0) return this.get(collection, id, where);
+    const statement = updateStatement(layout, id, encodeFields(layout, set, false), where, dialect);
+    if (!statement) return this.get(collection, id, where);
     return this.withTransaction(async (client) => {
-      const params: unknown[] = [...values.values(), id];
-      const assignments = [...values.keys()].map((column, i) => `${ident(column)} = $${i + 1}`).join(', ');
-      const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
-      const { rows } = await this.guard(layout, client, `UPDATE ${ident(layout.table)} SET ${assignments} WHERE "id" = $${values.size + 1}${extra} RETURNING *`, params);
+      const { rows } = await this.guard(layout, client, statement);
       if (!rows[0]) return null;
       const doc = decodeRow(layout, rows[0]);
       if (layout.searchFields.some((f) => f in set)) {
@@ -152,20 +143,12 @@ export class PgStore implements Store {
 
   async increment(collection: string, id: string, by: IncrementInput, set: UpdateSet = {}, where?: Where): Promise<Doc | null> {
     const layout = this.layout(collection);
-    const params: unknown[] = [];
-    const assignments = Object.entries(by).map(([field, amount]) => `${ident(field)} = COALESCE(${ident(field)}, 0) + ${dialect.bind(params, amount)}`);
-    for (const [column, value] of encodeFields(layout, set, false)) assignments.push(`${ident(column)} = ${dialect.bind(params, value)}`);
-    const idParam = dialect.bind(params, id);
-    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
-    const { rows } = await this.run(`UPDATE ${ident(layout.table)} SET ${assignments.join(', ')} WHERE "id" = ${idParam}${extra} RETURNING *`, params);
+    const { rows } = await this.run(incrementStatement(layout, id, by, encodeFields(layout, set, false), where, dialect));
     return rows[0] ? decodeRow(layout, rows[0]) : null;
   }
 
   async remove(collection: string, id: string, where?: Where): Promise<boolean> {
-    const layout = this.layout(collection);
-    const params: unknown[] = [id];
-    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
-    const { rowCount } = await this.run(`DELETE FROM ${ident(layout.table)} WHERE "id" = $1${extra}`, params);
+    const { rowCount } = await this.run(deleteStatement(this.layout(collection), id, where, dialect));
     return (rowCount ?? 0) > 0;
   }
 
@@ -175,7 +158,7 @@ export class PgStore implements Store {
   }
 
   async ping(): Promise<void> {
-    await this.run('SELECT 1', []);
+    await this.run({ sql: 'SELECT 1', params: [] });
   }
 
   async close(): Promise<void> {
@@ -216,7 +199,7 @@ export class PgStore implements Store {
     }
   }
 
-  private async run(sql: string, params: unknown[]): Promise<pg.QueryResult> {
+  private async run({ sql, params }: Statement): Promise<pg.QueryResult> {
     try {
       return await (this.client ?? this.shared.pool).query(sql, params);
     } catch (error) {
@@ -224,7 +207,7 @@ export class PgStore implements Store {
     }
   }
 
-  private async guard(layout: TableLayout, client: Queryable, sql: string, params: unknown[]): Promise<pg.QueryResult> {
+  private async guard(layout: TableLayout, client: Queryable, { sql, params }: Statement): Promise<pg.QueryResult> {
     try {
       return await client.query(sql, params);
     } catch (error) {
@@ -242,30 +225,6 @@ export class PgStore implements Store {
 
   private searchValue(layout: TableLayout, doc: Record<string, unknown>): string {
     return searchVocabulary(layout.searchFields.map((f) => searchText(doc[f])).join(' '));
-  }
-
-  private conditions(layout: TableLayout, query: CountQuery, params: unknown[]): string[] {
-    const conditions: string[] = [];
-    if (query.where) conditions.push(compileWhere(query.where, layout, dialect, params));
-    if (query.text !== undefined) {
-      const terms = searchTerms(query.text).map(normalizeSearch);
-      if (layout.searchFields.length === 0) conditions.push('1=0');
-      else if (terms.length > 0) {
-        conditions.push(`to_tsvector('simple', coalesce("${SEARCH_COLUMN}", '')) @@ to_tsquery('simple', ${dialect.bind(params, terms.map((t) => `${t}:*`).join(' & '))})`);
-      }
-    }
-    return conditions;
-  }
-
-  private orderBy(layout: TableLayout, query: FindQuery): string {
-    const nulls = (direction: 'ASC' | 'DESC') => (direction === 'ASC' ? ' NULLS FIRST' : ' NULLS LAST');
-    return orderByClause(
-      layout,
-      query,
-      (column, collation, direction) =>
-        `${ident(column.field)} COLLATE ${ident(`entigen_s${collation.strength ?? 3}${collation.numericOrdering ? 'n' : ''}`)} ${direction}${nulls(direction)}`,
-      nulls,
-    );
   }
 
 }

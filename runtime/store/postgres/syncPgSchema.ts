@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { ident, type TableLayout } from '../sql/tableLayout.js';
+import type { TableLayout } from '../common/tableLayout.js';
+import { ident } from '../sql/ident.js';
 
 /** What the store needs of a connection: one query at a time. */
 export interface Queryable {

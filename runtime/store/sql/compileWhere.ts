@@ -1,15 +1,7 @@
+import type { TableLayout } from '../common/tableLayout.js';
 import type { Condition, Where } from '../types.js';
-import { ident, type TableLayout } from './tableLayout.js';
-
-/** What differs between SQL dialects when compiling a where tree. */
-export interface SqlDialect {
-  /** Adds a bound value and returns its placeholder. */
-  bind(params: unknown[], value: unknown): string;
-  /** Condition: the JSON array column holds any of the placeholders. */
-  jsonArrayHasAny(column: string, placeholders: string[]): string;
-  /** Value as the dialect stores it for a column kind (booleans as 0/1 in SQLite). */
-  encodeScalar(kind: string, value: unknown): unknown;
-}
+import type { SqlDialect } from './dialect.js';
+import { ident } from './ident.js';
 
 /** Compiles the IR into a SQL condition, binding every value; unknown fields match nothing. */
 export function compileWhere(where: Where, layout: TableLayout, dialect: SqlDialect, params: unknown[]): string {
@@ -23,7 +15,8 @@ function compileCondition(condition: Condition, layout: TableLayout, dialect: Sq
   const column = layout.columns.get(condition.field);
   if (!column) return '1=0';
   const col = ident(column.field);
-  const bind = (value: unknown) => dialect.bind(params, dialect.encodeScalar(column.kind, value));
+  const encode = (value: unknown) => (dialect.booleansAsIntegers && column.kind === 'bool' && typeof value === 'boolean' ? Number(value) : value);
+  const bind = (value: unknown) => dialect.bind(params, encode(value));
   const { op, value } = condition;
   switch (op) {
     case 'eq':

@@ -1,18 +1,15 @@
-import type { Collation, FindQuery } from '../types.js';
-import { ident, type Column, type TableLayout } from './tableLayout.js';
+import type { TableLayout } from '../common/tableLayout.js';
+import type { FindQuery } from '../types.js';
+import type { Direction, SqlDialect } from './dialect.js';
+import { ident } from './ident.js';
 
 /**
- * ORDER BY of a find, shared by the SQL dialects: requested fields (natural-order keys for text,
- * or the dialect's explicit collation), then the id as the tie-breaker in the last direction.
+ * ORDER BY of a find: requested fields (natural-order keys for text, or the dialect's explicit
+ * collation), then the id as the tie-breaker in the last direction.
  */
-export function orderByClause(
-  layout: TableLayout,
-  query: FindQuery,
-  collate: (column: Column, collation: Collation, direction: 'ASC' | 'DESC') => string,
-  nulls: (direction: 'ASC' | 'DESC') => string = () => '',
-): string {
+export function orderByClause(layout: TableLayout, query: FindQuery, dialect: SqlDialect, params: unknown[]): string {
   const parts: string[] = [];
-  let idDirection: 'ASC' | 'DESC' = 'DESC';
+  let idDirection: Direction = 'DESC';
   for (const key of query.sort ?? []) {
     const direction = key.direction === 'asc' ? 'ASC' : 'DESC';
     if (key.field === 'id') {
@@ -23,8 +20,8 @@ export function orderByClause(
     if (!column) continue;
     parts.push(
       query.collation && column.kind === 'text'
-        ? collate(column, query.collation, direction)
-        : `${ident(column.sortKey ?? column.field)} ${direction}${nulls(direction)}`,
+        ? dialect.collate(column, query.collation, direction, params)
+        : `${ident(column.sortKey ?? column.field)} ${direction}${dialect.nulls(direction)}`,
     );
     idDirection = direction;
   }

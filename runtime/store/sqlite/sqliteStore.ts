@@ -1,10 +1,20 @@
 import Database from 'better-sqlite3';
 import type { AppModel } from '../../model/types.js';
-import { compileWhere, type SqlDialect } from '../sql/compileWhere.js';
-import { decodeRow, encodeFields, searchTerms, searchText } from '../sql/rowCodec.js';
-import { collationKey } from '../sql/sortKey.js';
-import { orderByClause } from '../sql/orderBy.js';
-import { ident, tableLayout, type TableLayout } from '../sql/tableLayout.js';
+import { searchText } from '../common/searchText.js';
+import { collationKey } from '../common/sortKey.js';
+import { tableLayout, type TableLayout } from '../common/tableLayout.js';
+import { ident } from '../sql/ident.js';
+import { decodeRow, encodeFields } from '../sql/rowCodec.js';
+import {
+  countStatement,
+  deleteStatement,
+  getStatement,
+  incrementStatement,
+  insertStatement,
+  selectStatement,
+  type Statement,
+  updateStatement,
+} from '../sql/statements.js';
 import {
   StoreUnavailable,
   UniqueConflict,
@@ -16,18 +26,10 @@ import {
   type UpdateSet,
   type Where,
 } from '../types.js';
+import { sqliteDialect as dialect } from './sqliteDialect.js';
 import { ftsTable, syncSqliteSchema } from './syncSqliteSchema.js';
 
 const STATEMENT_CACHE_SIZE = 500;
-
-const dialect: SqlDialect = {
-  bind(params, value) {
-    params.push(value);
-    return '?';
-  },
-  jsonArrayHasAny: (column, placeholders) => `EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.value IN (${placeholders.join(', ')}))`,
-  encodeScalar: (kind, value) => (kind === 'bool' && typeof value === 'boolean' ? (value ? 1 : 0) : value),
-};
 
 /** State shared by a store and the transaction views made from it. */
 interface Shared {
@@ -74,40 +76,21 @@ export class SqliteStore implements Store {
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
     await this.turn();
     const layout = this.layout(collection);
-    const params: unknown[] = [];
-    const select = query.select ? ['id', ...query.select.filter((f) => f !== 'id' && layout.columns.has(f))] : undefined;
-    const columns = select ? select.map(ident).join(', ') : '*';
-    const conditions = this.conditions(layout, query, params);
-    if (query.after !== undefined) {
-      const idDirection = query.sort?.find((s) => s.field === 'id')?.direction ?? 'desc';
-      conditions.push(`"id" ${idDirection === 'asc' ? '>' : '<'} ?`);
-      params.push(query.after);
-    }
-    let sql = `SELECT ${columns} FROM ${ident(layout.table)}`;
-    if (conditions.length > 0) sql += ` WHERE ${conditions.join(' AND ')}`;
-    sql += ` ORDER BY ${this.orderBy(layout, query, params)}`;
-    sql += ` LIMIT ? OFFSET ?`;
-    params.push(query.limit ?? -1, query.skip ?? 0);
-    const rows = this.statement(sql).all(...params) as Record<string, unknown>[];
+    const { select, ...statement } = selectStatement(layout, query, dialect);
+    const rows = this.statement(statement.sql).all(...statement.params) as Record<string, unknown>[];
     return rows.map((row) => decodeRow(layout, row, select));
   }
 
   async count(collection: string, query: CountQuery): Promise<number> {
     await this.turn();
-    const layout = this.layout(collection);
-    const params: unknown[] = [];
-    const conditions = this.conditions(layout, query, params);
-    const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
-    const row = this.statement(`SELECT COUNT(*) AS n FROM ${ident(layout.table)}${where}`).get(...params) as { n: number };
-    return row.n;
+    const { sql, params } = countStatement(this.layout(collection), query, dialect);
+    return (this.statement(sql).get(...params) as { n: number }).n;
   }
 
   async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
     await this.turn();
     const layout = this.layout(collection);
-    const params: unknown[] = [id];
-    const sql = where ? `${layout.getById} AND ${compileWhere(where, layout, dialect, params)}` : layout.getById;
-    const row = this.statement(sql).get(...params) as Record<string, unknown> | undefined;
+    const row = this.one(getStatement(layout, id, where, dialect));
     return row ? decodeRow(layout, row) : null;
   }
 
@@ -128,16 +111,11 @@ export class SqliteStore implements Store {
   async update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
     await this.turn();
     const layout = this.layout(collection);
-    const values = encodeFields(layout, set, true);
-    values.delete('id');
-    if (values.size === 0) return this.get(collection, id, where);
-    const params: unknown[] = [...values.values(), id];
-    const assignments = [...values.keys()].map((column) => `${ident(column)} = ?`).join(', ');
-    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
-    const sql = `UPDATE ${ident(layout.table)} SET ${assignments} WHERE "id" = ?${extra} RETURNING *`;
+    const statement = updateStatement(layout, id, encodeFields(layout, set, true), where, dialect);
+    if (!statement) return this.get(collection, id, where);
     return this.guard(layout, () =>
       this.shared.db.transaction(() => {
-        const row = this.statement(sql).get(...params) as Record<string, unknown> | undefined;
+        const row = this.one(statement);
         if (!row) return null;
         const doc = decodeRow(layout, row);
         if (layout.searchFields.some((f) => f in set)) this.indexText(layout, doc, true);
@@ -149,30 +127,16 @@ export class SqliteStore implements Store {
   async increment(collection: string, id: string, by: IncrementInput, set: UpdateSet = {}, where?: Where): Promise<Doc | null> {
     await this.turn();
     const layout = this.layout(collection);
-    const params: unknown[] = [];
-    const assignments = Object.entries(by).map(([field, amount]) => {
-      params.push(amount);
-      return `${ident(field)} = COALESCE(${ident(field)}, 0) + ?`;
-    });
-    for (const [column, value] of encodeFields(layout, set, true)) {
-      params.push(value);
-      assignments.push(`${ident(column)} = ?`);
-    }
-    params.push(id);
-    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
-    const row = this.statement(`UPDATE ${ident(layout.table)} SET ${assignments.join(', ')} WHERE "id" = ?${extra} RETURNING *`).get(
-      ...params,
-    ) as Record<string, unknown> | undefined;
+    const row = this.one(incrementStatement(layout, id, by, encodeFields(layout, set, true), where, dialect));
     return row ? decodeRow(layout, row) : null;
   }
 
   async remove(collection: string, id: string, where?: Where): Promise<boolean> {
     await this.turn();
     const layout = this.layout(collection);
-    const params: unknown[] = [id];
-    const extra = where ? ` AND ${compileWhere(where, layout, dialect, params)}` : '';
+    const { sql, params } = deleteStatement(layout, id, where, dialect);
     return this.shared.db.transaction(() => {
-      const { changes } = this.statement(`DELETE FROM ${ident(layout.table)} WHERE "id" = ?${extra}`).run(...params);
+      const { changes } = this.statement(sql).run(...params);
       if (changes > 0 && layout.searchFields.length > 0) this.statement(`DELETE FROM ${ident(ftsTable(layout))} WHERE id = ?`).run(id);
       return changes > 0;
     })();
@@ -233,35 +197,14 @@ export class SqliteStore implements Store {
     return statement;
   }
 
-  private conditions(layout: TableLayout, query: CountQuery, params: unknown[]): string[] {
-    const conditions: string[] = [];
-    if (query.where) conditions.push(compileWhere(query.where, layout, dialect, params));
-    if (query.text !== undefined) {
-      const terms = searchTerms(query.text);
-      if (layout.searchFields.length === 0) conditions.push('1=0');
-      else if (terms.length > 0) {
-        const fts = ident(ftsTable(layout));
-        conditions.push(`"id" IN (SELECT id FROM ${fts} WHERE ${fts} MATCH ?)`);
-        params.push(terms.map((term) => `"${term}"*`).join(' '));
-      }
-    }
-    return conditions;
+  /** The first row a statement answers (a record by id, or the row an UPDATE ... RETURNING wrote). */
+  private one({ sql, params }: Statement): Record<string, unknown> | undefined {
+    return this.statement(sql).get(...params) as Record<string, unknown> | undefined;
   }
-
-  private orderBy(layout: TableLayout, query: FindQuery, params: unknown[]): string {
-    return orderByClause(layout, query, (column, collation, direction) => {
-      params.push(collation.strength ?? 3, collation.numericOrdering ? 1 : 0);
-      return `entigen_collate(${ident(column.field)}, ?, ?) ${direction}`;
-    });
-  }
-
 
   private insertRow(layout: TableLayout, doc: Doc): void {
-    const values = encodeFields(layout, doc, true);
-    const columns = [...values.keys()];
-    this.statement(`INSERT INTO ${ident(layout.table)} (${columns.map(ident).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
-      ...values.values(),
-    );
+    const { sql, params } = insertStatement(layout, encodeFields(layout, doc, true), dialect);
+    this.statement(sql).run(...params);
     this.indexText(layout, doc, false);
   }
 

@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
-import { ident, type TableLayout } from '../sql/tableLayout.js';
-import { decodeValue, searchText } from '../sql/rowCodec.js';
+import { searchText } from '../common/searchText.js';
+import type { TableLayout } from '../common/tableLayout.js';
+import { ident } from '../sql/ident.js';
+import { decodeValue } from '../sql/rowCodec.js';
 
 const SQL_TYPES = { text: 'TEXT', int: 'INTEGER', real: 'REAL', bool: 'INTEGER', json: 'TEXT' } as const;
 

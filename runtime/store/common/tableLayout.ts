@@ -11,7 +11,7 @@ export interface Column {
   longText?: boolean;
 }
 
-/** How one entity maps onto a table: real columns for scalars, JSON for arrays, objects and `any`. */
+/** How one entity maps onto a table (a collection, for MongoDB): real columns for scalars, JSON for arrays, objects and `any`. */
 export interface TableLayout {
   table: string;
   columns: Map<string, Column>;
@@ -19,8 +19,6 @@ export interface TableLayout {
   unique: string[];
   /** Fields worth an index: filters, ownership, tenancy, timestamps. */
   indexed: string[];
-  /** `SELECT * ... WHERE "id" = ?`, built once: the most frequent statement. */
-  getById: string;
 }
 
 const TEXT_TYPES = new Set(['string', 'url', 'enum', 'objectId', 'isoDate', 'encryptedKey']);
@@ -57,11 +55,5 @@ export function tableLayout(entity: EntityModel): TableLayout {
     searchFields: entity.searchFields,
     unique: entity.fields.filter((f) => f.unique && f.name !== 'id').map((f) => f.name),
     indexed: [...indexed],
-    getById: `SELECT * FROM ${ident(entity.plural)} WHERE "id" = ?`,
   };
-}
-
-/** Double-quoted SQL identifier; names come from the model, which admits only letters and digits. */
-export function ident(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }

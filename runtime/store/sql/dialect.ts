@@ -1,0 +1,27 @@
+import type { Column, TableLayout } from '../common/tableLayout.js';
+import type { Collation } from '../types.js';
+
+export type Direction = 'ASC' | 'DESC';
+
+/**
+ * What differs between the SQL stores. Everything else about a statement is built once, in
+ * `statements.ts`; the stores keep only their connection, transactions and error mapping.
+ */
+export interface SqlDialect {
+  /** Adds a bound value to `params` and returns its placeholder. */
+  bind(params: unknown[], value: unknown): string;
+  /** Condition: the JSON array column holds any of the placeholders. */
+  jsonArrayHasAny(column: string, placeholders: string[]): string;
+  /** Booleans stored as 0/1 (SQLite) rather than as booleans (PostgreSQL). */
+  booleansAsIntegers: boolean;
+  /** Condition: the record's search text holds every term as a word prefix (terms are never empty). */
+  textMatch(layout: TableLayout, terms: string[], params: unknown[]): string;
+  /** One ORDER BY part for a text column under an explicit collation. */
+  collate(column: Column, collation: Collation, direction: Direction, params: unknown[]): string;
+  /** Where NULLs go in an ORDER BY part: first ascending, last descending, on every store. */
+  nulls(direction: Direction): string;
+  /** LIMIT and OFFSET of a find (with a leading space), or ''. */
+  paging(limit: number | undefined, skip: number | undefined, params: unknown[]): string;
+  /** The COUNT(*) expression, so that the driver returns a JavaScript number. */
+  countAll: string;
+}

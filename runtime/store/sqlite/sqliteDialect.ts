@@ -1,0 +1,32 @@
+import type { SqlDialect } from '../sql/dialect.js';
+import { ident } from '../sql/ident.js';
+import { ftsTable } from './syncSqliteSchema.js';
+
+/** SQLite: `?` placeholders, booleans as 0/1, FTS5 for text, collations by a registered function. */
+export const sqliteDialect: SqlDialect = {
+  bind(params, value) {
+    params.push(value);
+    return '?';
+  },
+  jsonArrayHasAny: (column, placeholders) =>
+    `EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.value IN (${placeholders.join(', ')}))`,
+  booleansAsIntegers: true,
+  textMatch(layout, terms, params) {
+    const fts = ident(ftsTable(layout));
+    params.push(terms.map((term) => `"${term}"*`).join(' '));
+    return `"id" IN (SELECT id FROM ${fts} WHERE ${fts} MATCH ?)`;
+  },
+  collate(column, collation, direction, params) {
+    // entigen_collate is registered on every connection by SqliteStore.open.
+    params.push(collation.strength ?? 3, collation.numericOrdering ? 1 : 0);
+    return `entigen_collate(${ident(column.field)}, ?, ?) ${direction}`;
+  },
+  // SQLite already puts NULLs first ascending and last descending.
+  nulls: () => '',
+  paging(limit, skip, params) {
+    // Always both, so that every page of a query shape is one cached statement.
+    params.push(limit ?? -1, skip ?? 0);
+    return ' LIMIT ? OFFSET ?';
+  },
+  countAll: 'COUNT(*)',
+};

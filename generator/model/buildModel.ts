@@ -3,6 +3,7 @@ import type { SourceFile } from '../schema/loadYaml.js';
 import type { AppModel, EntityModel, Feature, TenancyModel } from '../../runtime/model/types.js';
 import { normalizeEntity, type RawEntity } from './normalizeEntity.js';
 import { typeNamesOf } from './typeNames.js';
+import { USERS } from '../../runtime/model/collections.js';
 
 export interface EntitySource {
   source: SourceFile;
@@ -94,7 +95,7 @@ function checkTenancy(
   }
   const source = entitySources.find((e) => (e.source.data as RawEntity).plural === plural);
   const members = (source?.source.data as RawEntity | undefined)?.fields?.[tenancy.membersField];
-  const membersOk = members?.type === 'array' && members.items?.type === 'objectId' && resolveEntity(members.items.ref ?? '') === 'users';
+  const membersOk = members?.type === 'array' && members.items?.type === 'objectId' && resolveEntity(members.items.ref ?? '') === USERS;
   if (!membersOk) {
     diagnostics.push(
       config.source.diagnostic(

@@ -15,6 +15,7 @@ import { baseFields, reservedBaseNames } from './baseFields.js';
 import { humanize } from './naming.js';
 import { checkRolePermissions, defaultRolePermissions, enumeratePermissions } from './entityPermissions.js';
 import { valueSchema } from './valueSchema.js';
+import { isListParameter } from '../../runtime/model/listParameters.js';
 
 /** An entity file as the JSON Schema admits it. */
 export interface RawValue {
@@ -64,11 +65,6 @@ export interface EntityContext {
   knownEntities: readonly string[];
 }
 
-/** Parameters of the list query; a filter with one of these names could never be addressed. */
-export const LIST_QUERY_PARAMETERS = [
-  'q', 'limit', 'page', 'skip', 'offset', 'cursor', 'sort', 'sortBy', 'sortDir', 'select',
-  'includeArchived', 'populate', 'dateFrom', 'dateTo', 'dateMonth', 'dateField',
-];
 const RESERVED_FIELD_NAMES = new Set(['constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']);
 const UNIQUE_UNSUPPORTED: FieldType[] = ['any', 'object', 'array', 'encryptedKey'];
 const FILTER_UNSUPPORTED: FieldType[] = ['any', 'object', 'encryptedKey'];
@@ -249,7 +245,8 @@ function checkFilters(filters: string[], byName: Map<string, FieldModel>, report
   const valid: string[] = [];
   filters.forEach((name, i) => {
     const field = byName.get(name);
-    if (LIST_QUERY_PARAMETERS.includes(name)) report(['filters', i], `"${name}" is a list query parameter and cannot be a filter`);
+    // A filter named like a list parameter could never be addressed.
+    if (isListParameter(name)) report(['filters', i], `"${name}" is a list query parameter and cannot be a filter`);
     else if (!field) report(['filters', i], `unknown field "${name}"`);
     else if (field.hidden) report(['filters', i], `"${name}" is hidden and cannot be a filter`);
     else if (FILTER_UNSUPPORTED.includes(field.type) || (field.type === 'array' && FILTER_UNSUPPORTED.includes(field.items!.type))) {

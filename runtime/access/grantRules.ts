@@ -5,8 +5,9 @@ import type { EntityRules } from '../entities/entityRules.js';
 import type { Action, EntityModel } from '../model/types.js';
 import { accessFor, andWhere } from './accessFor.js';
 import type { Caller } from './caller.js';
-import { GRANTS } from './grants.js';
+import { GRANTS } from '../model/collections.js';
 import { tenantsOfUser, tenantWhere } from './tenancy.js';
+import { USERS } from '../model/collections.js';
 
 /**
  * A grant may be made by an admin or by whoever may edit the shared record by role, and hands
@@ -27,7 +28,7 @@ export async function checkGrant(ctx: RuntimeContext, caller: Caller, grant: Rec
       throw new ApiError('FORBIDDEN', `You may not grant ${action}: your role does not allow it on this record`, { permissions: `${action} is more than your role allows on this record` });
     }
   }
-  const grantee = await ctx.store.get('users', String(grant.grantedTo));
+  const grantee = await ctx.store.get(USERS, String(grant.grantedTo));
   if (!grantee) throw validationError({ grantedTo: 'is not a user' });
   if (target.tenantScoped && typeof doc.tenantId === 'string') {
     const tenants = await tenantsOfUser(ctx, grantee.id);

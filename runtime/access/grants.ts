@@ -1,8 +1,8 @@
 import type { RuntimeContext } from '../context.js';
 import type { Action, EntityModel } from '../model/types.js';
 import type { Caller } from './caller.js';
+import { GRANTS } from '../model/collections.js';
 
-export const GRANTS = 'grants';
 export const GRANTABLE_ACTIONS: readonly Action[] = ['view', 'edit', 'delete'];
 
 export function grantsEnabled(ctx: RuntimeContext): boolean {

@@ -2,6 +2,7 @@ import type { AppModel } from '../model/types.js';
 import type { Store } from '../store/types.js';
 import { builtinRoles, entityRolePermissions, type RoleDefinition } from './builtinRoles.js';
 import { SYSTEM_ADMIN } from './parsePermission.js';
+import { ROLES } from '../model/collections.js';
 
 export const ADMIN = 'ADMIN';
 
@@ -56,7 +57,7 @@ export class RoleTable {
 
   private async load(): Promise<Map<string, RoleDefinition>> {
     const roles = new Map(this.builtins);
-    const stored = await this.store.find('roles', { sort: [{ field: 'id', direction: 'asc' }] });
+    const stored = await this.store.find(ROLES, { sort: [{ field: 'id', direction: 'asc' }] });
     for (const role of stored) {
       const key = role.key as string;
       // ADMIN always holds system:admin, whatever a stored override says: no one can lock every admin out.

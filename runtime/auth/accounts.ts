@@ -9,6 +9,7 @@ import type { AuthContext } from './authContext.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { signSession } from './sessionToken.js';
 import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
+import { PASSWORD_RESETS, REVOKED_SESSIONS, USERS } from '../model/collections.js';
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 const INVALID_LOGIN = 'Invalid email or password';
@@ -48,7 +49,7 @@ export async function createUser(auth: AuthContext, input: NewUser): Promise<Doc
     updatedAt: now,
   };
   try {
-    return await auth.ctx.store.insert('users', user);
+    return await auth.ctx.store.insert(USERS, user);
   } catch (error) {
     if (error instanceof UniqueConflict) throw new ApiError('CONFLICT', 'An account with this email already exists', { email: 'is already registered' });
     throw error;
@@ -60,7 +61,7 @@ export async function loginWithPassword(auth: AuthContext, email: string, passwo
   const user = await findUserByEmail(auth.ctx.store, email);
   const ok = await verifyPassword(user?.passwordHash as string | undefined, password);
   if (!user || !ok || user.disabled === true) throw new ApiError('UNAUTHORIZED', INVALID_LOGIN);
-  await auth.ctx.store.update('users', user.id, { lastLoginAt: auth.ctx.now().toISOString() });
+  await auth.ctx.store.update(USERS, user.id, { lastLoginAt: auth.ctx.now().toISOString() });
   return user;
 }
 
@@ -73,7 +74,7 @@ export async function revokeSession(auth: AuthContext, caller: Caller): Promise<
   if (caller.credential?.kind !== 'session' || !caller.user) throw new ApiError('UNAUTHORIZED', 'Sign in with a session to sign out');
   const expiresAt = new Date(caller.credential.issuedAt + auth.config.sessionTtlMs).toISOString();
   try {
-    await auth.ctx.store.insert('revokedSessions', {
+    await auth.ctx.store.insert(REVOKED_SESSIONS, {
       id: newId(),
       tokenHash: tokenHash(caller.credential.token),
       userId: caller.user.id,
@@ -89,7 +90,7 @@ export async function revokeSession(auth: AuthContext, caller: Caller): Promise<
 /** New password after checking the current one; every earlier session of the user ends. Returns a fresh token. */
 export async function changePassword(auth: AuthContext, caller: Caller, current: string, next: string): Promise<string> {
   if (!caller.user) throw new ApiError('UNAUTHORIZED');
-  const user = await auth.ctx.store.get('users', caller.user.id);
+  const user = await auth.ctx.store.get(USERS, caller.user.id);
   if (!user || !(await verifyPassword(user.passwordHash as string | undefined, current))) {
     throw validationError({ currentPassword: 'is not correct' }, 'Current password is not correct');
   }
@@ -102,17 +103,17 @@ export async function changePassword(auth: AuthContext, caller: Caller, current:
 /** A new password ends every earlier session and every reset token still outstanding. */
 async function setPassword(auth: AuthContext, userId: string, password: string): Promise<void> {
   const now = auth.ctx.now().toISOString();
-  await auth.ctx.store.update('users', userId, { passwordHash: await hashPassword(password), sessionsValidAfter: now, updatedAt: now });
+  await auth.ctx.store.update(USERS, userId, { passwordHash: await hashPassword(password), sessionsValidAfter: now, updatedAt: now });
   await endResetTokens(auth.ctx.store, userId, now);
 }
 
 export async function endResetTokens(store: Store, userId: string, now: string): Promise<void> {
-  const outstanding = await store.find('passwordResets', {
+  const outstanding = await store.find(PASSWORD_RESETS, {
     where: { and: [{ field: 'userId', op: 'eq', value: userId }, { field: 'usedAt', op: 'exists', value: false }] },
     select: ['id'],
     limit: 1000,
   });
-  for (const reset of outstanding) await store.update('passwordResets', reset.id, { usedAt: now, updatedAt: now });
+  for (const reset of outstanding) await store.update(PASSWORD_RESETS, reset.id, { usedAt: now, updatedAt: now });
 }
 
 /** Always succeeds from the outside; a known local account gets a single-use token valid for one hour. */
@@ -121,7 +122,7 @@ export async function requestPasswordReset(auth: AuthContext, email: string): Pr
   if (!user || user.disabled === true || user.authSource !== 'local') return;
   const token = randomBytes(32).toString('base64url');
   const now = auth.ctx.now();
-  await auth.ctx.store.insert('passwordResets', {
+  await auth.ctx.store.insert(PASSWORD_RESETS, {
     id: newId(),
     userId: user.id,
     tokenHash: tokenHash(token),
@@ -139,14 +140,14 @@ export async function requestPasswordReset(auth: AuthContext, email: string): Pr
 
 export async function resetPassword(auth: AuthContext, token: string, newPassword: string): Promise<void> {
   const now = auth.ctx.now();
-  const [reset] = await auth.ctx.store.find('passwordResets', { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1 });
+  const [reset] = await auth.ctx.store.find(PASSWORD_RESETS, { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1 });
   if (!reset || reset.usedAt || Date.parse(reset.expiresAt as string) <= now.getTime()) {
     throw validationError({ token: 'is invalid, used or expired' }, 'Reset token is invalid, used or expired');
   }
   const problem = passwordProblem(newPassword, auth.config.passwordPolicy);
   if (problem) throw validationError({ newPassword: problem });
   // Marking it used only if still unused makes the token single-use even under concurrent calls.
-  const claimed = await auth.ctx.store.update('passwordResets', reset.id, { usedAt: now.toISOString() }, { field: 'usedAt', op: 'exists', value: false });
+  const claimed = await auth.ctx.store.update(PASSWORD_RESETS, reset.id, { usedAt: now.toISOString() }, { field: 'usedAt', op: 'exists', value: false });
   if (!claimed) throw validationError({ token: 'is invalid, used or expired' }, 'Reset token is invalid, used or expired');
   await setPassword(auth, reset.userId as string, newPassword);
 }

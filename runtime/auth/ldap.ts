@@ -1,6 +1,7 @@
 import { Client, InvalidCredentialsError } from 'ldapts';
 import { ApiError, validationError } from '../errors/apiError.js';
 import type { Store } from '../store/types.js';
+import { SETTINGS } from '../model/collections.js';
 
 export interface LdapSettings {
   url: string;
@@ -36,7 +37,7 @@ export async function ldapSettings(
   fromRequest: Partial | undefined,
 ): Promise<LdapSettings | undefined> {
   if (fromRequest) refuseUnlistedServer(fromRequest, fromConfig?.allowedRequestUrls ?? []);
-  const [stored] = await store.find('settings', { where: { field: 'key', op: 'eq', value: 'ldap' }, limit: 1 });
+  const [stored] = await store.find(SETTINGS, { where: { field: 'key', op: 'eq', value: 'ldap' }, limit: 1 });
   const sources: Partial[] = [
     fromRequest ?? {},
     (stored?.value as Partial | undefined) ?? {},

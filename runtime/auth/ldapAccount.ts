@@ -4,6 +4,7 @@ import { createUser } from './accounts.js';
 import type { AuthContext } from './authContext.js';
 import type { LdapIdentity } from './ldap.js';
 import { findUserByEmail } from './users.js';
+import { USERS } from '../model/collections.js';
 
 /**
  * The account an LDAP identity signs in to: the one linked to its DN, else an LDAP-sourced
@@ -12,7 +13,7 @@ import { findUserByEmail } from './users.js';
  */
 export async function ldapAccount(auth: AuthContext, identity: LdapIdentity, loginName: string): Promise<Doc> {
   const { store } = auth.ctx;
-  const [linked] = await store.find('users', { where: { field: 'ldapDn', op: 'eq', value: identity.dn }, limit: 1 });
+  const [linked] = await store.find(USERS, { where: { field: 'ldapDn', op: 'eq', value: identity.dn }, limit: 1 });
   if (linked) return linked;
   const email = identity.email ?? (loginName.includes('@') ? loginName : `${loginName}@ldap.invalid`);
   const existing = await findUserByEmail(store, email);
@@ -20,5 +21,5 @@ export async function ldapAccount(auth: AuthContext, identity: LdapIdentity, log
   if (existing.authSource !== 'ldap' || existing.ldapDn) {
     throw new ApiError('CONFLICT', 'An account with this email exists and is not linked to this LDAP identity; an administrator can link it', { email: 'belongs to an account not linked to this LDAP identity' });
   }
-  return (await store.update('users', existing.id, { ldapDn: identity.dn, updatedAt: auth.ctx.now().toISOString() }))!;
+  return (await store.update(USERS, existing.id, { ldapDn: identity.dn, updatedAt: auth.ctx.now().toISOString() }))!;
 }

@@ -6,6 +6,7 @@ import { UniqueConflict } from '../store/types.js';
 import { hashPassword, passwordProblem, type PasswordPolicy } from './passwords.js';
 import { endResetTokens } from './accounts.js';
 import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
+import { SETTINGS, USERS } from '../model/collections.js';
 
 export interface FirstAdminInput {
   email: string;
@@ -16,7 +17,7 @@ export interface FirstAdminInput {
 }
 
 export async function hasAdmin(store: Store): Promise<boolean> {
-  return (await store.count('users', { where: { field: 'roles', op: 'contains', value: ['ADMIN'] } })) > 0;
+  return (await store.count(USERS, { where: { field: 'roles', op: 'contains', value: ['ADMIN'] } })) > 0;
 }
 
 /**
@@ -41,8 +42,8 @@ export async function createFirstAdmin(ctx: RuntimeContext, policy: PasswordPoli
   try {
     return await ctx.store.transaction(async (tx) => {
       if (await hasAdmin(tx)) throw new ApiError('CONFLICT', 'Setup is already done: an administrator exists');
-      await tx.insert('settings', { id: newId(), key: 'setup', value: { completedAt: now, email }, createdAt: now, updatedAt: now });
-      const admin = await tx.insert('users', {
+      await tx.insert(SETTINGS, { id: newId(), key: 'setup', value: { completedAt: now, email }, createdAt: now, updatedAt: now });
+      const admin = await tx.insert(USERS, {
         id: newId(), email, displayName: name, passwordHash, roles: ['ADMIN'], authSource: 'local', disabled: false, createdAt: now, updatedAt: now,
       });
       if (tenancy) {
@@ -99,14 +100,14 @@ export async function recoverAdmin(ctx: RuntimeContext, policy: PasswordPolicy, 
   const now = ctx.now().toISOString();
   const existing = await findUserByEmail(ctx.store, email);
   if (!existing) {
-    const user = await ctx.store.insert('users', {
+    const user = await ctx.store.insert(USERS, {
       id: newId(), email, displayName: (input.name ?? 'Administrator').trim() || 'Administrator', passwordHash, roles: ['ADMIN'],
       authSource: 'local', disabled: false, createdAt: now, updatedAt: now,
     });
     return { user, created: true };
   }
   const roles = [...new Set([...((existing.roles as string[] | undefined) ?? []), 'ADMIN'])];
-  const user = await ctx.store.update('users', existing.id, {
+  const user = await ctx.store.update(USERS, existing.id, {
     passwordHash, roles, authSource: 'local', ldapDn: null, disabled: false, sessionsValidAfter: now, updatedAt: now,
   });
   await endResetTokens(ctx.store, existing.id, now);

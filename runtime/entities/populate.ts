@@ -8,6 +8,7 @@ import type { PopulateSpec } from '../query/listQuery.js';
 import type { Doc, Where } from '../store/types.js';
 import { presentRecord } from './presentRecord.js';
 import { scopeFor } from './requireAccess.js';
+import { USERS } from '../model/collections.js';
 
 export type { PopulateSpec };
 
@@ -126,7 +127,7 @@ function expand(doc: Doc, nodes: PathNode[], fetched: Fetched): Doc {
 
 async function fetchVisible(ctx: RuntimeContext, target: EntityModel, ids: string[], caller: Caller): Promise<Map<string, Doc>> {
   const byId: Where = { field: 'id', op: 'in', value: ids };
-  if (target.plural === 'users') return fetchUsers(ctx, target, byId, caller);
+  if (target.plural === USERS) return fetchUsers(ctx, target, byId, caller);
   let viewable: Where | undefined;
   try {
     viewable = await scopeFor(ctx, caller, target, 'view');
@@ -150,7 +151,7 @@ async function fetchUsers(ctx: RuntimeContext, users: EntityModel, byId: Where, 
   const mine: Where | undefined = self ? { field: 'id', op: 'eq', value: self } : undefined;
   const viewable = access.allowed ? (access.where && mine ? { or: [access.where, mine] } : access.where) : mine;
   const where = andWhere(byId, viewable);
-  const found = await ctx.store.find('users', { where, select: ['displayName', 'email'] });
+  const found = await ctx.store.find(USERS, { where, select: ['displayName', 'email'] });
   return new Map(
     found.map((u) => [u.id, caller.isAdmin || u.id === self ? { id: u.id, displayName: u.displayName, email: u.email } : { id: u.id, displayName: u.displayName }]),
   );

@@ -6,6 +6,7 @@ import { notFound } from '../errors/apiError.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';
+import { AUDIT_LOGS, ENTITY_VERSIONS } from '../model/collections.js';
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 
@@ -28,11 +29,11 @@ export async function requireHistoryAccess(ctx: RuntimeContext, entity: EntityMo
 
 async function lastKnownState(ctx: RuntimeContext, entity: EntityModel, id: string): Promise<Doc | undefined> {
   if (entity.versioning === 'full') {
-    const [latest] = await ctx.store.find('entityVersions', { where: ofRecord(entity, id), sort: [{ field: 'version', direction: 'desc' }], limit: 1 });
+    const [latest] = await ctx.store.find(ENTITY_VERSIONS, { where: ofRecord(entity, id), sort: [{ field: 'version', direction: 'desc' }], limit: 1 });
     return latest?.snapshot as Doc | undefined;
   }
   if (entity.versioning === 'simple') {
-    const entries = await ctx.store.find('auditLogs', { where: ofRecord(entity, id), sort: [{ field: 'id', direction: 'asc' }], limit: 10_000 });
+    const entries = await ctx.store.find(AUDIT_LOGS, { where: ofRecord(entity, id), sort: [{ field: 'id', direction: 'asc' }], limit: 10_000 });
     if (entries.length === 0) return undefined;
     // Replaying the recorded diffs rebuilds the fields that access rules look at.
     const state: Record<string, unknown> = { id };

@@ -12,6 +12,7 @@ import type { EntityModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';
 import { ofRecord, requireHistoryAccess } from './historyAccess.js';
 import { writeWithHistory } from './writeWithHistory.js';
+import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 
 export interface HistoryPage {
   limit: number;
@@ -59,19 +60,19 @@ export async function listVersions(ctx: RuntimeContext, plural: string, id: stri
   await requireHistoryAccess(ctx, model, id, caller);
   const all = ofRecord(model, id);
   const where: Where = page.before !== undefined ? { and: [all, { field: 'version', op: 'lt', value: page.before }] } : all;
-  const found = await ctx.store.find('entityVersions', { where, sort: [{ field: 'version', direction: 'desc' }], limit: page.limit + 1 });
+  const found = await ctx.store.find(ENTITY_VERSIONS, { where, sort: [{ field: 'version', direction: 'desc' }], limit: page.limit + 1 });
   const items = found.slice(0, page.limit).map((v) => versionView(model, v));
   const hasMore = found.length > page.limit;
   return {
     items,
-    total: await ctx.store.count('entityVersions', { where: all }),
+    total: await ctx.store.count(ENTITY_VERSIONS, { where: all }),
     hasMore,
     ...(hasMore ? { nextCursor: sealValue(ctx.secrets.signing, { h: items.at(-1)!.version }) } : {}),
   };
 }
 
 async function findVersion(ctx: RuntimeContext, model: EntityModel, id: string, version: number): Promise<Doc> {
-  const [found] = await ctx.store.find('entityVersions', { where: { and: [ofRecord(model, id), { field: 'version', op: 'eq', value: version }] }, limit: 1 });
+  const [found] = await ctx.store.find(ENTITY_VERSIONS, { where: { and: [ofRecord(model, id), { field: 'version', op: 'eq', value: version }] }, limit: 1 });
   if (!found) throw notFound(`Version ${version}`);
   return found;
 }
@@ -118,7 +119,7 @@ export async function revertToVersion(ctx: RuntimeContext, plural: string, id: s
     if (!after) throw notFound(model.name);
     return { result: after, changes: [{ changeType: 'update', before: current, after }] };
   });
-  const [latest] = await ctx.store.find('entityVersions', { where: ofRecord(model, id), sort: [{ field: 'version', direction: 'desc' }], limit: 1 });
+  const [latest] = await ctx.store.find(ENTITY_VERSIONS, { where: ofRecord(model, id), sort: [{ field: 'version', direction: 'desc' }], limit: 1 });
   return { success: true, revertedTo: version, newVersion: latest.version as number, entity: presentRecord(model, entity) };
 }
 
@@ -127,14 +128,14 @@ export async function listAudit(ctx: RuntimeContext, plural: string, id: string,
   const { model } = entityOf(ctx, plural);
   await requireHistoryAccess(ctx, model, id, caller);
   const all = ofRecord(model, id);
-  const found = await ctx.store.find('auditLogs', {
+  const found = await ctx.store.find(AUDIT_LOGS, {
     where: all, sort: [{ field: 'id', direction: 'desc' }], limit: page.limit + 1, ...(page.before ? { after: String(page.before) } : {}),
   });
   const items = found.slice(0, page.limit).map((a) => auditView(model, a));
   const hasMore = found.length > page.limit;
   return {
     items,
-    total: await ctx.store.count('auditLogs', { where: all }),
+    total: await ctx.store.count(AUDIT_LOGS, { where: all }),
     hasMore,
     ...(hasMore ? { nextCursor: sealValue(ctx.secrets.signing, { h: items.at(-1)!.id }) } : {}),
   };
@@ -147,7 +148,7 @@ export async function listFieldChanges(ctx: RuntimeContext, plural: string, id: 
   const parts: Where[] = [ofRecord(model, id)];
   if (filter.fieldName) parts.push({ field: 'fieldName', op: 'eq', value: filter.fieldName });
   if (filter.approvalStatus) parts.push({ field: 'approvalStatus', op: 'eq', value: filter.approvalStatus });
-  const found = await ctx.store.find('fieldChanges', { where: { and: parts }, sort: [{ field: 'id', direction: 'desc' }], limit: 1000 });
+  const found = await ctx.store.find(FIELD_CHANGES, { where: { and: parts }, sort: [{ field: 'id', direction: 'desc' }], limit: 1000 });
   return { items: found.map((c) => fieldChangeView(model, c)) };
 }
 
@@ -163,11 +164,11 @@ export async function decideFieldChange(
   const { model } = entityOf(ctx, plural);
   if (!caller.user) throw new ApiError('UNAUTHORIZED');
   if (!caller.isAdmin) throw new ApiError('FORBIDDEN', 'Only administrators decide on field changes');
-  const change = /^[0-9a-f]{24}$/.test(changeId) ? await ctx.store.get('fieldChanges', changeId) : null;
+  const change = /^[0-9a-f]{24}$/.test(changeId) ? await ctx.store.get(FIELD_CHANGES, changeId) : null;
   if (!change || change.entity !== model.plural || change.entityId !== id) throw notFound('Field change');
   const now = ctx.now().toISOString();
   const decided = await ctx.store.update(
-    'fieldChanges',
+    FIELD_CHANGES,
     changeId,
     { approvalStatus: decision.approvalStatus, approvedBy: decision.approvedBy ?? caller.user.id, updatedAt: now },
     { field: 'approvalStatus', op: 'eq', value: 'pending' },

@@ -1,10 +1,11 @@
 import { parseDuration } from '../config/runtimeConfig.js';
 import type { EntityModel } from '../model/types.js';
 import type { Store, Where } from '../store/types.js';
+import { AUDIT_LOGS, ENTITY_VERSIONS } from '../model/collections.js';
 
 /** Retention (`history: { keep, maxAge }`): older versions and audit entries go; the latest always stays. */
 export async function pruneHistory(tx: Store, entity: EntityModel, entityId: string, now: Date): Promise<void> {
-  const collection = entity.versioning === 'full' ? 'entityVersions' : entity.versioning === 'simple' ? 'auditLogs' : undefined;
+  const collection = entity.versioning === 'full' ? ENTITY_VERSIONS : entity.versioning === 'simple' ? AUDIT_LOGS : undefined;
   if (!collection || !entity.history) return;
   const ofRecord: Where = { and: [{ field: 'entity', op: 'eq', value: entity.plural }, { field: 'entityId', op: 'eq', value: entityId }] };
   const newestFirst = [{ field: 'id', direction: 'desc' as const }];

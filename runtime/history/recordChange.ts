@@ -3,6 +3,7 @@ import { newId } from '../entities/prepareWrite.js';
 import type { EntityModel } from '../model/types.js';
 import type { Doc, Store } from '../store/types.js';
 import { pruneHistory } from './pruneHistory.js';
+import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 
 export type ChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
 
@@ -53,28 +54,28 @@ export async function recordChange(tx: Store, ctx: RuntimeContext, entity: Entit
   const fields = change.changeType === 'delete' ? [] : changedFields(entity, change.before, change.after);
 
   if (entity.versioning === 'full') {
-    const [latest] = await tx.find('entityVersions', {
+    const [latest] = await tx.find(ENTITY_VERSIONS, {
       where: { and: [{ field: 'entity', op: 'eq', value: entity.plural }, { field: 'entityId', op: 'eq', value: record.id }] },
       sort: [{ field: 'version', direction: 'desc' }],
       limit: 1,
       select: ['version'],
     });
     const version = ((latest?.version as number | undefined) ?? 0) + 1;
-    await tx.insert('entityVersions', {
+    await tx.insert(ENTITY_VERSIONS, {
       id: newId(), entity: entity.plural, entityId: record.id, version, versionKey: `${entity.plural}:${record.id}:${version}`,
       snapshot: snapshotOf(entity, record), changedBy: context.changedBy, changeType: change.changeType, changedFields: fields, ...reason, ...stamp,
     });
   }
   if (entity.versioning === 'simple') {
     const changes = Object.fromEntries(fields.map((name) => [name, { old: change.before?.[name] ?? null, new: change.after?.[name] ?? null }]));
-    await tx.insert('auditLogs', {
+    await tx.insert(AUDIT_LOGS, {
       id: newId(), entity: entity.plural, entityId: record.id, changedBy: context.changedBy, changeType: change.changeType,
       changedFields: fields, changes, ...reason, ...stamp,
     });
   }
   if (change.before && change.after) {
     for (const field of entity.fields.filter((f) => f.trackChanges && fields.includes(f.name))) {
-      await tx.insert('fieldChanges', {
+      await tx.insert(FIELD_CHANGES, {
         id: newId(), entity: entity.plural, entityId: record.id, fieldName: field.name,
         oldValue: change.before[field.name] ?? null, newValue: change.after[field.name] ?? null,
         changedBy: context.changedBy, approvalStatus: 'pending', ...reason, ...stamp,

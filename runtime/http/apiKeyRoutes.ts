@@ -10,6 +10,7 @@ import { API_KEYS_CREATE, API_KEYS_DELETE, API_KEYS_VIEW } from '../access/accou
 import { readBody } from './readBody.js';
 import { markSecretAnswer } from './idempotency.js';
 import { parseIsoDate } from '../model/parseIsoDate.js';
+import { API_KEYS } from '../model/collections.js';
 
 export const MAX_LIVE_KEYS = 50;
 
@@ -62,12 +63,12 @@ export function apiKeyRoutes(auth: AuthContext): Router {
     if (credential?.kind === 'apiKey' && expires > Date.parse(credential.expiresAt)) {
       throw new ApiError('FORBIDDEN', 'A key made with an API key cannot outlive it', { expiresAt: `must not be later than ${credential.expiresAt}, when the API key making this request expires` });
     }
-    if ((await store.count('apiKeys', { where: liveKeys(user.id) })) >= MAX_LIVE_KEYS) {
+    if ((await store.count(API_KEYS, { where: liveKeys(user.id) })) >= MAX_LIVE_KEYS) {
       throw new ApiError('UNPROCESSABLE_ENTITY', `You already have ${MAX_LIVE_KEYS} live API keys; revoke one first`);
     }
     const token = newApiKeyToken();
     const now = auth.ctx.now().toISOString();
-    const key = await store.insert('apiKeys', {
+    const key = await store.insert(API_KEYS, {
       id: newId(), ownerId: user.id, name: (body.name as string).trim(), tokenHash: tokenHash(token), lastEight: maskToken(token),
       permissions, expiresAt: new Date(expires).toISOString(), lastUsedAt: null, revokedAt: null, archivedAt: null, createdAt: now, updatedAt: now,
     });
@@ -77,7 +78,7 @@ export function apiKeyRoutes(auth: AuthContext): Router {
 
   router.get('/', async (req, res) => {
     const user = requirePermission(req.caller, API_KEYS_VIEW);
-    const keys = await store.find('apiKeys', {
+    const keys = await store.find(API_KEYS, {
       where: { and: [{ field: 'ownerId', op: 'eq', value: user.id }, { field: 'revokedAt', op: 'exists', value: false }] },
       limit: 500,
     });
@@ -87,9 +88,9 @@ export function apiKeyRoutes(auth: AuthContext): Router {
   router.delete('/:id', async (req, res) => {
     const user = requirePermission(req.caller, API_KEYS_DELETE);
     const id = String(req.params.id);
-    const key = /^[0-9a-f]{24}$/.test(id) ? await store.get('apiKeys', id) : null;
+    const key = /^[0-9a-f]{24}$/.test(id) ? await store.get(API_KEYS, id) : null;
     if (!key || key.revokedAt || (key.ownerId !== user.id && !req.caller.isAdmin)) throw notFound('API key');
-    await store.update('apiKeys', id, { revokedAt: auth.ctx.now().toISOString(), updatedAt: auth.ctx.now().toISOString() });
+    await store.update(API_KEYS, id, { revokedAt: auth.ctx.now().toISOString(), updatedAt: auth.ctx.now().toISOString() });
     res.json({ data: { id, revoked: true } });
   });
   return router;

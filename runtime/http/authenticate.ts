@@ -8,6 +8,7 @@ import { verifySession } from '../auth/sessionToken.js';
 import type { Store } from '../store/types.js';
 import { ApiError } from '../errors/apiError.js';
 import './requestTypes.js';
+import { API_KEYS, REVOKED_SESSIONS, USERS } from '../model/collections.js';
 
 export interface AuthenticateOptions {
   store: Store;
@@ -36,8 +37,8 @@ export function authenticate(options: AuthenticateOptions) {
     if (!claims) return undefined;
     // Both reads at once: on a networked store that is one round trip instead of two.
     const [user, [revoked]] = await Promise.all([
-      options.store.get('users', claims.userId),
-      options.store.find('revokedSessions', { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1, select: ['id'] }),
+      options.store.get(USERS, claims.userId),
+      options.store.find(REVOKED_SESSIONS, { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1, select: ['id'] }),
     ]);
     if (!user || user.disabled === true || revoked) return undefined;
     const validAfter = typeof user.sessionsValidAfter === 'string' ? Date.parse(user.sessionsValidAfter) : 0;
@@ -47,9 +48,9 @@ export function authenticate(options: AuthenticateOptions) {
 
   async function apiKeyCaller(token: string): Promise<Caller> {
     const now = options.now();
-    const [key] = await options.store.find('apiKeys', { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1 });
+    const [key] = await options.store.find(API_KEYS, { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1 });
     if (!key || key.revokedAt || Date.parse(key.expiresAt as string) <= now.getTime()) throw new ApiError('UNAUTHORIZED', 'API key is invalid, revoked or expired');
-    const owner = await options.store.get('users', key.ownerId as string);
+    const owner = await options.store.get(USERS, key.ownerId as string);
     if (!owner || owner.disabled === true) throw new ApiError('UNAUTHORIZED', 'API key is invalid, revoked or expired');
     const ownerCaller = await callerForUser(owner, options.roles);
     // A key holds what it was given, and only while its owner still holds it.
@@ -60,7 +61,7 @@ export function authenticate(options: AuthenticateOptions) {
     const lastWrite = keyUses.get(key.id) ?? 0;
     if (now.getTime() - lastWrite > KEY_USE_WRITE_INTERVAL_MS) {
       keyUses.set(key.id, now.getTime());
-      await options.store.update('apiKeys', key.id, { lastUsedAt: now.toISOString() });
+      await options.store.update(API_KEYS, key.id, { lastUsedAt: now.toISOString() });
     }
     return { ...ownerCaller, permissions, isAdmin: permissions.has(SYSTEM_ADMIN), credential: { kind: 'apiKey', id: key.id, expiresAt: key.expiresAt as string } };
   }

@@ -25,7 +25,7 @@ import { schemaRoutes } from './schemaRoutes.js';
 import { securityHeaders } from './securityHeaders.js';
 import { corsPolicy } from './corsPolicy.js';
 import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
-import { MEDIA, UPLOAD_PATH, mediaRoutes } from './mediaRoutes.js';
+import { UPLOAD_PATH, mediaRoutes } from './mediaRoutes.js';
 import { refuseUnstorableInput } from './refuseUnstorableInput.js';
 import { refusePrototypeKeys } from './refusePrototypeKeys.js';
 import { searchRoutes } from './searchRoutes.js';
@@ -33,6 +33,7 @@ import { setupGate, setupRoutes } from './setupRoutes.js';
 import { userRoutes } from './userRoutes.js';
 import { jobRoutes } from './jobRoutes.js';
 import type { Scheduler } from '../jobs/scheduler.js';
+import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../model/collections.js';
 
 export interface AppOptions {
   auth: AuthContext;
@@ -92,7 +93,7 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
     routes.addRouter(DOCS_PATH, docs);
     app.use(DOCS_PATH, docs);
   }
-  const media = ctx.registry.entities.has(MEDIA);
+  const media = ctx.registry.entities.has(MEDIA_ASSETS);
   app.use(jsonBody(undefined, (req) => media && req.method === 'POST' && req.path === UPLOAD_PATH));
   app.use(refusePrototypeKeys());
   app.use(refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }));
@@ -109,8 +110,8 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   mount(`${API_PREFIX}/apikeys`, apiKeyRoutes(auth));
   mount(`${API_PREFIX}/schema`, schemaRoutes(ctx.registry.model));
   if (ctx.registry.model.features.includes('search')) mount(`${API_PREFIX}/search`, searchRoutes(ctx));
-  if (ctx.registry.entities.has('scheduledJobs')) mount(`${API_PREFIX}/scheduledJobs`, jobRoutes(ctx, scheduler));
-  if (media) mount(`${API_PREFIX}/${MEDIA}`, mediaRoutes(ctx, uploads));
+  if (ctx.registry.entities.has(SCHEDULED_JOBS)) mount(`${API_PREFIX}/scheduledJobs`, jobRoutes(ctx, scheduler));
+  if (media) mount(`${API_PREFIX}/${MEDIA_ASSETS}`, mediaRoutes(ctx, uploads));
   for (const entity of ctx.registry.entities.values()) {
     if (entity.routes.length === 0) continue;
     // Mounted under its own prefix, so a request only walks the routes of its entity.

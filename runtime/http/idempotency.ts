@@ -5,12 +5,12 @@ import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { newId } from '../entities/prepareWrite.js';
 import { UniqueConflict, type Doc, type Store } from '../store/types.js';
 import { ApiError, validationError } from '../errors/apiError.js';
+import { IDEMPOTENCY_RECORDS } from '../model/collections.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotency-replayed';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-const COLLECTION = 'idempotencyRecords';
 
 export interface IdempotencyOptions {
   store: Store;
@@ -58,9 +58,9 @@ export function idempotency(options: IdempotencyOptions) {
   const { store } = options;
 
   async function existing(scopeKey: string): Promise<Doc | undefined> {
-    const [record] = await store.find(COLLECTION, { where: { field: 'scopeKey', op: 'eq', value: scopeKey }, limit: 1 });
+    const [record] = await store.find(IDEMPOTENCY_RECORDS, { where: { field: 'scopeKey', op: 'eq', value: scopeKey }, limit: 1 });
     if (record && Date.parse(record.expiresAt as string) <= options.clock()) {
-      await store.remove(COLLECTION, record.id);
+      await store.remove(IDEMPOTENCY_RECORDS, record.id);
       return undefined;
     }
     return record;
@@ -89,7 +89,7 @@ export function idempotency(options: IdempotencyOptions) {
     const now = options.clock();
     const id = newId();
     try {
-      await store.insert(COLLECTION, {
+      await store.insert(IDEMPOTENCY_RECORDS, {
         id, scopeKey, requestHash, state: 'inFlight', responseStatus: null, responseBody: null,
         expiresAt: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(), createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(),
       });
@@ -110,8 +110,8 @@ export function idempotency(options: IdempotencyOptions) {
         ? { responseBody: null, sealedBody: options.cipher.encrypt(JSON.stringify(body ?? null)) }
         : { responseBody: body ?? null, sealedBody: null };
       const keep = res.statusCode < 500
-        ? store.update(COLLECTION, id, { state: 'completed', responseStatus: res.statusCode, ...answer, updatedAt: new Date(options.clock()).toISOString() })
-        : store.remove(COLLECTION, id);
+        ? store.update(IDEMPOTENCY_RECORDS, id, { state: 'completed', responseStatus: res.statusCode, ...answer, updatedAt: new Date(options.clock()).toISOString() })
+        : store.remove(IDEMPOTENCY_RECORDS, id);
       keep.then(
         () => send(body),
         (error) => {
@@ -123,7 +123,7 @@ export function idempotency(options: IdempotencyOptions) {
     };
     res.on('close', () => {
       // Answered some other way (a redirect, a dropped connection): nothing to replay.
-      if (!settled) store.remove(COLLECTION, id).catch(() => undefined);
+      if (!settled) store.remove(IDEMPOTENCY_RECORDS, id).catch(() => undefined);
     });
     next();
   };
@@ -131,7 +131,7 @@ export function idempotency(options: IdempotencyOptions) {
 
 /** Removes expired records; the server runs it now and then. */
 export async function sweepIdempotencyRecords(store: Store, now: number, batch = 500): Promise<number> {
-  const expired = await store.find(COLLECTION, { where: { field: 'expiresAt', op: 'lte', value: new Date(now).toISOString() }, limit: batch, select: ['id'] });
-  for (const record of expired) await store.remove(COLLECTION, record.id);
+  const expired = await store.find(IDEMPOTENCY_RECORDS, { where: { field: 'expiresAt', op: 'lte', value: new Date(now).toISOString() }, limit: batch, select: ['id'] });
+  for (const record of expired) await store.remove(IDEMPOTENCY_RECORDS, record.id);
   return expired.length;
 }

@@ -3,6 +3,7 @@ import type { RuntimeContext } from '../context.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import { notFound } from '../errors/apiError.js';
 import { requireAdmin } from './guards.js';
+import { SCHEDULED_JOBS } from '../model/collections.js';
 
 /** POST /scheduledJobs/{id}/run (admin): starts a run now; 202 with the execution, triggeredBy manual. */
 export function jobRoutes(ctx: RuntimeContext, scheduler: Scheduler): Router {
@@ -10,7 +11,7 @@ export function jobRoutes(ctx: RuntimeContext, scheduler: Scheduler): Router {
   router.post('/:id/run', async (req, res) => {
     requireAdmin(req.caller);
     const id = String(req.params.id);
-    const job = /^[0-9a-f]{24}$/.test(id) ? await ctx.store.get('scheduledJobs', id) : null;
+    const job = /^[0-9a-f]{24}$/.test(id) ? await ctx.store.get(SCHEDULED_JOBS, id) : null;
     if (!job) throw notFound('Scheduled job');
     res.status(202).json({ data: await scheduler.runNow(job, req.caller.user!.id) });
   });

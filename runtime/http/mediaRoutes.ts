@@ -8,11 +8,10 @@ import type { RuntimeContext } from '../context.js';
 import { createOperation } from '../entities/create.js';
 import { findVisible } from '../entities/requireAccess.js';
 import { ApiError, validationError } from '../errors/apiError.js';
-import { MEDIA } from '../media/mediaRules.js';
+import { MEDIA_ASSETS } from '../model/collections.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 
-export { MEDIA };
-export const UPLOAD_PATH = `/api/v1/${MEDIA}/upload`;
+export const UPLOAD_PATH = `/api/v1/${MEDIA_ASSETS}/upload`;
 /** Types a browser may show inline; anything else downloads as an attachment. */
 const INLINE = /^(image\/(png|jpeg|gif|webp|avif)|application\/pdf|text\/plain|video\/(mp4|webm)|audio\/(mpeg|ogg|wav))$/;
 const TEXT_FIELDS = ['altText', 'width', 'height', 'filename'];
@@ -109,7 +108,7 @@ export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxByte
     try {
       const created = await createOperation({
         ctx,
-        plural: MEDIA,
+        plural: MEDIA_ASSETS,
         caller: req.caller,
         body: {
           filename: upload.fields.filename || upload.filename,
@@ -118,7 +117,7 @@ export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxByte
           ...(number('width') !== undefined ? { width: number('width') } : {}),
           ...(number('height') !== undefined ? { height: number('height') } : {}),
         },
-        serverFields: (doc) => ({ size: upload.size, storagePath: upload.path, url: `/api/v1/${MEDIA}/${doc.id}/file` }),
+        serverFields: (doc) => ({ size: upload.size, storagePath: upload.path, url: `/api/v1/${MEDIA_ASSETS}/${doc.id}/file` }),
       });
       res.status(201).json({ data: created });
     } catch (error) {
@@ -128,7 +127,7 @@ export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxByte
   });
 
   router.get('/:id/file', async (req, res, next) => {
-    const asset = await findVisible(ctx, ctx.registry.entities.get(MEDIA)!.model, String(req.params.id), req.caller);
+    const asset = await findVisible(ctx, ctx.registry.entities.get(MEDIA_ASSETS)!.model, String(req.params.id), req.caller);
     if (typeof asset.storagePath !== 'string') throw new ApiError('NOT_FOUND', 'This media asset has no stored file');
     const mimeType = String(asset.mimeType);
     const disposition = INLINE.test(mimeType) ? 'inline' : 'attachment';

@@ -8,6 +8,7 @@ import type { AppModel } from '../model/types.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { requireAdmin } from './guards.js';
 import { readBody } from './readBody.js';
+import { ROLES } from '../model/collections.js';
 
 const ROLE_KEY = /^[A-Z][A-Z0-9_]{0,63}$/;
 
@@ -54,7 +55,7 @@ function checkPermissions(model: AppModel, permissions: string[]): Record<string
 export function roleRoutes(auth: AuthContext): Router {
   const router = Router();
   const { store, registry } = auth.ctx;
-  const storedRole = async (key: string) => (await store.find('roles', { where: { field: 'key', op: 'eq', value: key }, limit: 1 }))[0];
+  const storedRole = async (key: string) => (await store.find(ROLES, { where: { field: 'key', op: 'eq', value: key }, limit: 1 }))[0];
   const view = async (key: string) => (await auth.roles.all()).get(key)!;
 
   router.use((req, _res, next) => {
@@ -83,7 +84,7 @@ export function roleRoutes(auth: AuthContext): Router {
     keepAdminWhole(key, body.permissions);
     if (await storedRole(key)) throw new ApiError('CONFLICT', `Role ${key} already exists`, { key: 'already exists' });
     const now = auth.ctx.now().toISOString();
-    await store.insert('roles', {
+    await store.insert(ROLES, {
       id: roleId(key), key, label: body.label, description: body.description ?? null, permissions: [...new Set(body.permissions as string[])],
       isSystem: body.isSystem ?? false, createdAt: now, updatedAt: now,
     });
@@ -107,12 +108,12 @@ export function roleRoutes(auth: AuthContext): Router {
     const now = auth.ctx.now().toISOString();
     const stored = await storedRole(key);
     const changes = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined));
-    if (stored) await store.update('roles', stored.id, { ...changes, updatedAt: now });
+    if (stored) await store.update(ROLES, stored.id, { ...changes, updatedAt: now });
     else {
       const builtin: RoleDefinition | undefined = (await auth.roles.all()).get(key);
       if (!builtin?.isBuiltin) throw notFound(`Role ${key}`);
       // Editing a built-in role stores an override of it.
-      await store.insert('roles', {
+      await store.insert(ROLES, {
         id: roleId(key), key, label: builtin.label, description: builtin.description ?? null, permissions: builtin.permissions, isSystem: builtin.isSystem,
         ...changes, createdAt: now, updatedAt: now,
       });
@@ -128,7 +129,7 @@ export function roleRoutes(auth: AuthContext): Router {
       if ((await auth.roles.all()).get(key)?.isBuiltin) throw new ApiError('UNPROCESSABLE_ENTITY', `Built-in role ${key} is defined in code and cannot be deleted; override it instead`);
       throw notFound(`Role ${key}`);
     }
-    await store.remove('roles', stored.id);
+    await store.remove(ROLES, stored.id);
     auth.roles.invalidate();
     res.json({ key, deleted: true });
   });

@@ -7,6 +7,7 @@ import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { requireAdmin, requirePermission, requireUser } from './guards.js';
 import { ACCOUNT_EDIT } from '../access/accountPermissions.js';
 import { readBody } from './readBody.js';
+import { USERS } from '../model/collections.js';
 
 /** A user as the user endpoints show it: never a password hash. */
 export function userView(user: Doc) {
@@ -44,7 +45,7 @@ export function userRoutes(auth: AuthContext): Router {
       if (typeof opened?.u !== 'string') throw validationError({ cursor: 'is not a valid cursor' });
       after = opened.u;
     }
-    const found = await store.find('users', { sort: [{ field: 'id', direction: 'asc' }], after, limit: limit + 1 });
+    const found = await store.find(USERS, { sort: [{ field: 'id', direction: 'asc' }], after, limit: limit + 1 });
     const items = found.slice(0, limit).map(userView);
     res.json({ items, ...(found.length > limit ? { nextCursor: sealValue(auth.ctx.secrets.signing, { u: items.at(-1)!.id }) } : {}) });
   });
@@ -66,7 +67,7 @@ export function userRoutes(auth: AuthContext): Router {
         throw new ApiError('FORBIDDEN', 'Only administrators change roles, sign-in sources or disable accounts');
       }
     }
-    const user = /^[0-9a-f]{24}$/.test(id) ? await store.get('users', id) : null;
+    const user = /^[0-9a-f]{24}$/.test(id) ? await store.get(USERS, id) : null;
     if (!user) throw notFound('User');
     const set: Record<string, unknown> = { updatedAt: auth.ctx.now().toISOString() };
     if (body.displayName !== undefined) set.displayName = (body.displayName as string).trim();
@@ -80,10 +81,10 @@ export function userRoutes(auth: AuthContext): Router {
       set.roles = roles;
     }
     if (((user.roles as string[]) ?? []).includes('ADMIN') && (set.disabled === true || (set.roles && !(set.roles as string[]).includes('ADMIN')))) {
-      const admins = await store.count('users', { where: { and: [{ field: 'roles', op: 'contains', value: ['ADMIN'] }, { field: 'disabled', op: 'ne', value: true }] } });
+      const admins = await store.count(USERS, { where: { and: [{ field: 'roles', op: 'contains', value: ['ADMIN'] }, { field: 'disabled', op: 'ne', value: true }] } });
       if (admins <= 1) throw new ApiError('UNPROCESSABLE_ENTITY', 'The last administrator cannot lose the ADMIN role or be disabled');
     }
-    res.json(userView((await store.update('users', id, set))!));
+    res.json(userView((await store.update(USERS, id, set))!));
   });
   return router;
 }
@@ -102,7 +103,7 @@ async function signInSourceChange(auth: AuthContext, user: Doc, body: Record<str
   if (body.authSource === undefined && body.ldapDn === undefined) return {};
   const ldapDn = (body.ldapDn as string | undefined)?.trim() ?? (body.authSource === 'ldap' && user.authSource === 'ldap' ? user.ldapDn : null) ?? null;
   if (ldapDn) {
-    const [holder] = await auth.ctx.store.find('users', { where: { field: 'ldapDn', op: 'eq', value: ldapDn }, limit: 1 });
+    const [holder] = await auth.ctx.store.find(USERS, { where: { field: 'ldapDn', op: 'eq', value: ldapDn }, limit: 1 });
     if (holder && holder.id !== user.id) throw new ApiError('CONFLICT', 'Another account is linked to this LDAP entry', { ldapDn: 'is linked to another account' });
   }
   return { authSource: 'ldap', ldapDn, passwordHash: null };

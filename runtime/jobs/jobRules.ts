@@ -1,8 +1,8 @@
 import { validationError } from '../errors/apiError.js';
 import type { EntityRules } from '../entities/entityRules.js';
 import { isValidTimezone, nextRunAfter, scheduleProblem, type ScheduleType } from './schedule.js';
+import { SCHEDULED_JOBS } from '../model/collections.js';
 
-export const JOBS = 'scheduledJobs';
 
 function checkSchedules(type: ScheduleType, schedules: string[], timezone: string): void {
   const details: Record<string, string> = {};

@@ -5,6 +5,7 @@ import { newId } from '../entities/prepareWrite.js';
 import type { Doc } from '../store/types.js';
 import { nextRunAfter, type ScheduleType } from './schedule.js';
 import { metricPoints, storeSnapshots } from './snapshots.js';
+import { DEFAULT_JOB_TIMEOUT_MS, JOB_EXECUTIONS, SCHEDULED_JOBS } from '../model/collections.js';
 
 /** What a handler gets: the job, its execution, an abort signal that fires at the timeout, a logger, typed repositories. */
 export interface JobContext<R = unknown> {
@@ -29,8 +30,6 @@ export interface SchedulerOptions {
   onRunFinished?(handler: string, status: 'completed' | 'failed' | 'cancelled'): void;
 }
 
-const JOBS = 'scheduledJobs';
-const EXECUTIONS = 'jobExecutions';
 /** A lease outlives the job's timeout by this much before another instance declares the run dead. */
 const LEASE_MARGIN_MS = 5_000;
 const DUE_BATCH = 20;
@@ -61,7 +60,7 @@ export class Scheduler {
     if (this.stopping) return;
     const { store } = this.options.ctx;
     const now = this.options.ctx.now();
-    const due = await store.find(JOBS, {
+    const due = await store.find(SCHEDULED_JOBS, {
       where: { and: [{ field: 'enabled', op: 'eq', value: true }, { field: 'nextRunAt', op: 'lte', value: now.toISOString() }] },
       sort: [{ field: 'nextRunAt', direction: 'asc' }],
       limit: DUE_BATCH,
@@ -98,9 +97,9 @@ export class Scheduler {
 
   private async claim(job: Doc, now: Date): Promise<Doc | null> {
     const next = nextRunAfter(job.scheduleType as ScheduleType, job.schedules as string[], (job.timezone as string) ?? 'UTC', now);
-    const leaseUntil = new Date(now.getTime() + Number(job.timeout ?? 300_000) + LEASE_MARGIN_MS).toISOString();
+    const leaseUntil = new Date(now.getTime() + Number(job.timeout ?? DEFAULT_JOB_TIMEOUT_MS) + LEASE_MARGIN_MS).toISOString();
     return this.options.ctx.store.update(
-      JOBS,
+      SCHEDULED_JOBS,
       job.id,
       { nextRunAt: next.toISOString(), leaseOwner: this.instanceId, leaseUntil },
       { and: [{ field: 'nextRunAt', op: 'eq', value: job.nextRunAt }, { field: 'enabled', op: 'eq', value: true }] },
@@ -111,11 +110,11 @@ export class Scheduler {
     const { store } = this.options.ctx;
     const startedAt = this.options.ctx.now();
     const stamp = startedAt.toISOString();
-    const execution = await store.insert(EXECUTIONS, {
+    const execution = await store.insert(JOB_EXECUTIONS, {
       id: newId(), jobId: job.id, jobName: job.name, handler: job.handler, status: 'running', startedAt: stamp,
       triggeredBy, triggeredByUserId: userId ?? null, createdAt: stamp, updatedAt: stamp,
     });
-    await store.update(JOBS, job.id, { lastStatus: 'running', updatedAt: stamp });
+    await store.update(SCHEDULED_JOBS, job.id, { lastStatus: 'running', updatedAt: stamp });
     const controller = new AbortController();
     let abort!: (reason: string) => void;
     const aborted = new Promise<never>((_resolve, reject) => {
@@ -132,7 +131,7 @@ export class Scheduler {
 
   private async execute(job: Doc, execution: Doc, signal: AbortSignal, aborted: Promise<never>, abort: (reason: string) => void, startedAt: Date): Promise<void> {
     const { ctx } = this.options;
-    const timeoutMs = Number(job.timeout ?? 300_000);
+    const timeoutMs = Number(job.timeout ?? DEFAULT_JOB_TIMEOUT_MS);
     const timer = setTimeout(() => abort(`Timed out after ${timeoutMs} ms`), timeoutMs);
     const logger = ctx.logger.child({ job: job.name, executionId: execution.id });
     let status: 'completed' | 'failed' | 'cancelled' = 'completed';
@@ -161,25 +160,25 @@ export class Scheduler {
     const { store, now } = this.options.ctx;
     const ended = now();
     const duration = ended.getTime() - startedAt.getTime();
-    await store.update(EXECUTIONS, execution.id, { status, completedAt: ended.toISOString(), duration, output, error, updatedAt: ended.toISOString() });
+    await store.update(JOB_EXECUTIONS, execution.id, { status, completedAt: ended.toISOString(), duration, output, error, updatedAt: ended.toISOString() });
     const release = { lastRunAt: startedAt.toISOString(), lastStatus: status, leaseOwner: null, leaseUntil: null, updatedAt: ended.toISOString() };
-    if (status === 'completed') await store.update(JOBS, job.id, { ...release, failureCount: 0, lastError: null });
-    else await store.increment(JOBS, job.id, { failureCount: 1 }, { ...release, lastError: error });
+    if (status === 'completed') await store.update(SCHEDULED_JOBS, job.id, { ...release, failureCount: 0, lastError: null });
+    else await store.increment(SCHEDULED_JOBS, job.id, { failureCount: 1 }, { ...release, lastError: error });
   }
 
   /** Runs whose lease ran out belong to an instance that died: they are marked failed. */
   private async failDeadRuns(now: Date): Promise<void> {
     const { store } = this.options.ctx;
-    const expired = await store.find(JOBS, { where: { field: 'leaseUntil', op: 'lt', value: now.toISOString() }, limit: DUE_BATCH });
+    const expired = await store.find(SCHEDULED_JOBS, { where: { field: 'leaseUntil', op: 'lt', value: now.toISOString() }, limit: DUE_BATCH });
     for (const job of expired) {
-      const released = await store.update(JOBS, job.id, { leaseOwner: null, leaseUntil: null }, { field: 'leaseUntil', op: 'eq', value: job.leaseUntil });
+      const released = await store.update(SCHEDULED_JOBS, job.id, { leaseOwner: null, leaseUntil: null }, { field: 'leaseUntil', op: 'eq', value: job.leaseUntil });
       if (!released) continue;
-      const stale = await store.find(EXECUTIONS, { where: { and: [{ field: 'jobId', op: 'eq', value: job.id }, { field: 'status', op: 'eq', value: 'running' }] } });
+      const stale = await store.find(JOB_EXECUTIONS, { where: { and: [{ field: 'jobId', op: 'eq', value: job.id }, { field: 'status', op: 'eq', value: 'running' }] } });
       for (const execution of stale) {
         if (this.running.has(execution.id)) continue;
         const error = 'The instance running this job stopped before it finished (lease expired)';
-        await store.update(EXECUTIONS, execution.id, { status: 'failed', error, completedAt: now.toISOString(), updatedAt: now.toISOString() });
-        await store.increment(JOBS, job.id, { failureCount: 1 }, { lastStatus: 'failed', lastError: error });
+        await store.update(JOB_EXECUTIONS, execution.id, { status: 'failed', error, completedAt: now.toISOString(), updatedAt: now.toISOString() });
+        await store.increment(SCHEDULED_JOBS, job.id, { failureCount: 1 }, { lastStatus: 'failed', lastError: error });
       }
     }
   }

@@ -1,5 +1,6 @@
 import { newId } from '../entities/prepareWrite.js';
 import type { Doc, Store } from '../store/types.js';
+import { JOB_SNAPSHOTS } from '../model/collections.js';
 
 export interface MetricPoint {
   name: string;
@@ -44,7 +45,7 @@ export function seriesOf(point: MetricPoint): string {
 /** Stores the points as JobSnapshot records; refuses to grow a job past `maxSeries` distinct series. */
 export async function storeSnapshots(store: Store, job: Doc, executionId: string, points: MetricPoint[], at: Date, maxSeries: number): Promise<number> {
   const known = new Set(
-    (await store.find('jobSnapshots', { where: { field: 'jobId', op: 'eq', value: job.id }, select: ['series'], limit: 100_000 })).map((s) => s.series as string),
+    (await store.find(JOB_SNAPSHOTS, { where: { field: 'jobId', op: 'eq', value: job.id }, select: ['series'], limit: 100_000 })).map((s) => s.series as string),
   );
   const fresh = new Set(points.map(seriesOf).filter((series) => !known.has(series)));
   if (known.size + fresh.size > maxSeries) {
@@ -53,7 +54,7 @@ export async function storeSnapshots(store: Store, job: Doc, executionId: string
   const stamp = at.toISOString();
   const bucket = hourBucket(at, (job.timezone as string) ?? 'UTC');
   await store.insertMany(
-    'jobSnapshots',
+    JOB_SNAPSHOTS,
     points.map((point) => ({
       id: newId(), jobId: job.id, executionId, jobName: job.name, metric: point.name, value: point.value, dimensions: point.dimensions ?? {},
       series: seriesOf(point), bucket, capturedAt: stamp, createdAt: stamp, updatedAt: stamp,

@@ -4,8 +4,8 @@ import type { AppModel } from '../model/types.js';
 import { UniqueConflict, type Store } from '../store/types.js';
 import { validationDetails } from '../validation/validationDetails.js';
 import { MigrationFileError, readMigrationFiles, type FillStep, type MigrationFile } from '../model/readMigrationFiles.js';
+import { SCHEMA_MIGRATIONS } from '../model/collections.js';
 
-const RECORDS = 'schemaMigrations';
 const FILL_BATCH = 500;
 
 /** What a migration script's default export receives; inside the migration's transaction. */
@@ -37,7 +37,7 @@ export class PendingMigrations extends Error {
 export async function pendingMigrations(store: Store, root: string, model: AppModel): Promise<MigrationFile[]> {
   const files = readMigrationFiles(root, model);
   if (files.length === 0) return [];
-  const applied = await store.find(RECORDS, { select: ['name'] });
+  const applied = await store.find(SCHEMA_MIGRATIONS, { select: ['name'] });
   const names = new Set(applied.map((record) => record.name));
   return files.filter((file) => !names.has(file.name));
 }
@@ -49,7 +49,7 @@ export async function pendingMigrations(store: Store, root: string, model: AppMo
 export async function checkMigrations(store: Store, root: string, model: AppModel, now: () => Date): Promise<void> {
   const pending = await pendingMigrations(store, root, model);
   if (pending.length === 0) return;
-  const recorded = await store.count(RECORDS, {});
+  const recorded = await store.count(SCHEMA_MIGRATIONS, {});
   if (recorded === 0 && (await isEmpty(store, model))) {
     for (const migration of pending) await recordBaseline(store, migration, now);
     return;
@@ -79,7 +79,7 @@ export async function applyMigrations(run: MigrationRun): Promise<string[]> {
           await script({ store: tx, model: run.registry.model, log: (line) => run.log(`    ${line}`) });
         }
       }
-      await tx.insert(RECORDS, { id: newId(), name: migration.name, appliedAt: run.now().toISOString(), steps: migration.steps.length });
+      await tx.insert(SCHEMA_MIGRATIONS, { id: newId(), name: migration.name, appliedAt: run.now().toISOString(), steps: migration.steps.length });
     });
     run.log(`  applied in ${Date.now() - started} ms`);
     applied.push(migration.name);
@@ -106,7 +106,7 @@ async function fill(run: MigrationRun, store: Store, { fill: { entity, field, va
 
 async function recordBaseline(store: Store, migration: MigrationFile, now: () => Date): Promise<void> {
   try {
-    await store.insert(RECORDS, { id: newId(), name: migration.name, appliedAt: now().toISOString(), steps: 0 });
+    await store.insert(SCHEMA_MIGRATIONS, { id: newId(), name: migration.name, appliedAt: now().toISOString(), steps: 0 });
   } catch (error) {
     // Another instance recorded it at the same moment.
     if (!(error instanceof UniqueConflict)) throw error;

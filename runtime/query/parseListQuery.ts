@@ -10,13 +10,9 @@ import {
   type ListQuery,
 } from './listQuery.js';
 import { parsePopulate } from './parsePopulate.js';
+import { isListParameter } from '../model/listParameters.js';
 import { parseIsoDate } from '../model/parseIsoDate.js';
 
-/** Every parameter the list endpoint knows besides the entity's filters. */
-export const LIST_PARAMETERS = new Set([
-  'q', 'limit', 'page', 'skip', 'offset', 'cursor', 'sort', 'sortBy', 'sortDir', 'select',
-  'includeArchived', 'populate', 'dateFrom', 'dateTo', 'dateMonth', 'dateField',
-]);
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -43,7 +39,7 @@ export function parseListQuery(entity: EntityModel, raw: Raw, options: ParseOpti
   const fields = new Map(entity.fields.filter((f) => !f.hidden).map((f) => [f.name, f]));
 
   for (const key of Object.keys(raw)) {
-    if (!LIST_PARAMETERS.has(key) && !entity.filters.includes(key)) fail(key, 'is not a known query parameter');
+    if (!isListParameter(key) && !entity.filters.includes(key)) fail(key, 'is not a known query parameter');
   }
   const text = single(raw, 'q', fail);
   if (text !== undefined && text.length > MAX_QUERY_TEXT) fail('q', `must be at most ${MAX_QUERY_TEXT} characters`);

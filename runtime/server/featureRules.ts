@@ -1,9 +1,9 @@
 import { grantRules } from '../access/grantRules.js';
-import { GRANTS } from '../access/grants.js';
 import { tenantMembershipRules } from '../access/tenantMembershipRules.js';
 import type { EntityRules, EntityRulesTable } from '../entities/entityRules.js';
-import { JOBS, jobRules } from '../jobs/jobRules.js';
-import { MEDIA, mediaRules } from '../media/mediaRules.js';
+import { jobRules } from '../jobs/jobRules.js';
+import { mediaRules } from '../media/mediaRules.js';
+import { GRANTS, MEDIA_ASSETS, SCHEDULED_JOBS } from '../model/collections.js';
 import type { AppModel } from '../model/types.js';
 
 /**
@@ -13,8 +13,8 @@ import type { AppModel } from '../model/types.js';
 export function featureRules(model: AppModel): EntityRulesTable {
   const byFeature: [string | undefined, EntityRules][] = [
     [GRANTS, grantRules],
-    [JOBS, jobRules],
-    [MEDIA, mediaRules],
+    [SCHEDULED_JOBS, jobRules],
+    [MEDIA_ASSETS, mediaRules],
     [model.tenancy?.entity, tenantMembershipRules],
   ];
   const present = new Set(model.entities.map((e) => e.plural));

@@ -1,6 +1,7 @@
 import type { RouteSpec } from '../../../runtime/model/entityRoutes.js';
 import type { ErrorCode } from '../../../runtime/errors/apiError.js';
 import type { EntityModel, FieldModel, ValueModel } from '../../../runtime/model/types.js';
+import { LIST_PARAMETERS } from '../../../runtime/model/listParameters.js';
 import { valueSchema, type JsonSchema } from '../../model/valueSchema.js';
 import { bodySchemas } from '../emitValidators.js';
 import { ref } from './components.js';
@@ -74,7 +75,6 @@ function filterParameter(field: FieldModel): JsonSchema {
   };
 }
 
-const LIST_PARAMETERS = ['q', 'limit', 'page', 'skip', 'offset', 'cursor', 'sort', 'sortBy', 'sortDir', 'select', 'includeArchived', 'populate', 'dateFrom', 'dateTo', 'dateMonth', 'dateField'];
 
 export function entityOperation(entity: EntityModel, [method, path, name]: RouteSpec): Operation {
   const record = ref(entity.name);

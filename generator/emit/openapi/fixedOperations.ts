@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../../../runtime/errors/apiError.js';
 import type { AppModel } from '../../../runtime/model/types.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
+import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../../../runtime/model/collections.js';
 
 /** One operation of the document, before it becomes an OpenAPI operation object. */
 export interface Operation {
@@ -177,13 +178,13 @@ export function fixedOperations(model: AppModel): Operation[] {
     },
     { method: 'GET', path: '/api/docs', operationId: 'docs_page', tag: 'schema', security: 'none', summary: 'API reference page', response: str, responseType: 'html', errors: [] },
   ];
-  if (model.entities.some((e) => e.plural === 'scheduledJobs' && !e.internal)) {
+  if (model.entities.some((e) => e.plural === SCHEDULED_JOBS && !e.internal)) {
     ops.push({
       method: 'POST', path: '/api/v1/scheduledJobs/{id}/run', operationId: 'scheduledJobs_run', tag: 'scheduledJobs', security: 'required', summary: 'Run a job now (admin); answers the started execution',
       status: 202, response: data({ $ref: '#/components/schemas/JobExecution' }), errors: [...ADMIN, 'NOT_FOUND', 'UNPROCESSABLE_ENTITY'],
     });
   }
-  if (model.entities.some((e) => e.plural === 'mediaAssets' && !e.internal)) {
+  if (model.entities.some((e) => e.plural === MEDIA_ASSETS && !e.internal)) {
     ops.push(
       {
         method: 'POST', path: '/api/v1/mediaAssets/upload', operationId: 'mediaAssets_upload', tag: 'mediaAssets', security: 'required',

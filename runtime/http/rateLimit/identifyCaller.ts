@@ -4,6 +4,7 @@ import { verifySession } from '../../auth/sessionToken.js';
 import type { Store } from '../../store/types.js';
 import { cookieValue } from '../authenticate.js';
 import type { Tier } from './rateLimit.js';
+import { API_KEYS } from '../../model/collections.js';
 
 export interface IdentifyOptions {
   store: Store;
@@ -28,7 +29,7 @@ export function identifyCaller(options: IdentifyOptions) {
     const now = options.clock();
     const cached = keys.get(hash);
     if (cached && cached.until > now) return cached.id;
-    const [key] = await options.store.find('apiKeys', { where: { field: 'tokenHash', op: 'eq', value: hash }, limit: 1, select: ['id'] });
+    const [key] = await options.store.find(API_KEYS, { where: { field: 'tokenHash', op: 'eq', value: hash }, limit: 1, select: ['id'] });
     if (keys.size >= KEY_CACHE_SIZE) keys.clear();
     keys.set(hash, { id: key?.id ?? null, until: now + KEY_CACHE_MS });
     return key?.id ?? null;

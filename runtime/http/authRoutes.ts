@@ -16,7 +16,7 @@ import { publicUser } from '../auth/users.js';
 import { metrics } from '../health/metrics.js';
 import type { Doc } from '../store/types.js';
 import { ApiError, validationError } from '../errors/apiError.js';
-import { requireAdmin, requireUser } from './guards.js';
+import { requireAdmin, requireUser } from '../access/guards.js';
 import { readBody } from './readBody.js';
 import { markSecretAnswer } from './idempotency.js';
 

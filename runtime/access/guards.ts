@@ -1,4 +1,4 @@
-import { isAnonymous, type Caller, type PublicUser } from '../access/caller.js';
+import { isAnonymous, type Caller, type PublicUser } from './caller.js';
 import { ApiError } from '../errors/apiError.js';
 
 /** The signed-in user, or 401. */

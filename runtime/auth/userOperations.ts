@@ -1,0 +1,114 @@
+import { ACCOUNT_EDIT } from '../access/accountPermissions.js';
+import type { Caller } from '../access/caller.js';
+import { requireAdmin, requirePermission, requireUser } from '../access/guards.js';
+import { openSealedValue, sealValue } from '../crypto/signedToken.js';
+import { ApiError, notFound, validationError } from '../errors/apiError.js';
+import { USERS } from '../model/collections.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/listQuery.js';
+import type { Doc, Where } from '../store/types.js';
+import type { AuthContext } from './authContext.js';
+
+/** A change of an account: what PUT /users/{id} reads (null: as readBody passes an explicit null). */
+export interface UserChange {
+  displayName?: string | null;
+  roles?: string[] | null;
+  disabled?: boolean | null;
+  authSource?: 'local' | 'ldap' | null;
+  ldapDn?: string | null;
+}
+
+/** A page of GET /users: the raw query values, checked here. */
+export interface UserPageRequest {
+  limit?: unknown;
+  cursor?: unknown;
+}
+
+export type UserView = ReturnType<typeof userView>;
+
+/** A user as the user endpoints show it: never a password hash. */
+export function userView(user: Doc) {
+  return {
+    id: user.id,
+    email: user.email,
+    displayName: user.displayName,
+    roles: (user.roles as string[] | undefined) ?? [],
+    authSource: user.authSource,
+    ldapDn: user.ldapDn ?? null,
+    disabled: user.disabled === true,
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+    lastLoginAt: user.lastLoginAt ?? null,
+  };
+}
+
+/** Every account, by id, a page at a time behind a sealed cursor (admins). */
+export async function listUsers(auth: AuthContext, caller: Caller, request: UserPageRequest): Promise<{ items: UserView[]; nextCursor?: string }> {
+  requireAdmin(caller);
+  const limit = request.limit === undefined ? DEFAULT_PAGE_SIZE : Number(request.limit);
+  if (typeof request.limit === 'object' || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw validationError({ limit: `must be an integer from 1 to ${MAX_PAGE_SIZE}` });
+  }
+  let after: string | undefined;
+  if (request.cursor !== undefined) {
+    const opened = typeof request.cursor === 'string' ? (openSealedValue(auth.ctx.secrets.signing, request.cursor) as { u?: unknown } | undefined) : undefined;
+    if (typeof opened?.u !== 'string') throw validationError({ cursor: 'is not a valid cursor' });
+    after = opened.u;
+  }
+  const found = await auth.ctx.store.find(USERS, { sort: [{ field: 'id', direction: 'asc' }], after, limit: limit + 1 });
+  const items = found.slice(0, limit).map(userView);
+  return { items, ...(found.length > limit ? { nextCursor: sealValue(auth.ctx.secrets.signing, { u: items.at(-1)!.id }) } : {}) };
+}
+
+/** Admins change any account; a user changes only their own display name. */
+export async function updateUser(auth: AuthContext, caller: Caller, id: string, change: UserChange): Promise<UserView> {
+  const me = requireUser(caller);
+  if (!caller.isAdmin) {
+    if (id !== me.id) throw new ApiError('FORBIDDEN', 'You may change only your own account');
+    requirePermission(caller, ACCOUNT_EDIT);
+    if (change.roles !== undefined || change.disabled !== undefined || change.authSource !== undefined || change.ldapDn !== undefined) {
+      throw new ApiError('FORBIDDEN', 'Only administrators change roles, sign-in sources or disable accounts');
+    }
+  }
+  const { store } = auth.ctx;
+  const user = /^[0-9a-f]{24}$/.test(id) ? await store.get(USERS, id) : null;
+  if (!user) throw notFound('User');
+  const set: Record<string, unknown> = { updatedAt: auth.ctx.now().toISOString() };
+  if (typeof change.displayName === 'string') set.displayName = change.displayName.trim();
+  if (change.disabled !== undefined) set.disabled = change.disabled;
+  Object.assign(set, await signInSourceChange(auth, user, change));
+  if (change.roles) {
+    const roles = [...new Set(change.roles)];
+    const known = await auth.roles.all();
+    const unknown = roles.filter((key) => !known.has(key));
+    if (unknown.length > 0) throw validationError({ roles: `unknown role ${unknown.join(', ')}` });
+    set.roles = roles;
+  }
+  const losesAdmin = set.disabled === true || (set.roles && !(set.roles as string[]).includes('ADMIN'));
+  if (((user.roles as string[]) ?? []).includes('ADMIN') && losesAdmin) {
+    const activeAdmins: Where = { and: [{ field: 'roles', op: 'contains', value: ['ADMIN'] }, { field: 'disabled', op: 'ne', value: true }] };
+    if ((await store.count(USERS, { where: activeAdmins })) <= 1) {
+      throw new ApiError('UNPROCESSABLE_ENTITY', 'The last administrator cannot lose the ADMIN role or be disabled');
+    }
+  }
+  return userView((await store.update(USERS, id, set))!);
+}
+
+/**
+ * An admin links an account to LDAP (`authSource: ldap`, optionally the entry's `ldapDn`; its
+ * password is removed, LDAP is then its only way in) or back to a local password account
+ * (which then needs a password reset).
+ */
+async function signInSourceChange(auth: AuthContext, user: Doc, change: UserChange): Promise<Record<string, unknown>> {
+  const source = change.authSource ?? (user.authSource as string);
+  if (source === 'local') {
+    if (change.ldapDn !== undefined) throw validationError({ ldapDn: 'is only for accounts that sign in through LDAP' });
+    return change.authSource === 'local' ? { authSource: 'local', ldapDn: null } : {};
+  }
+  if (change.authSource === undefined && change.ldapDn === undefined) return {};
+  const ldapDn = change.ldapDn?.trim() ?? (change.authSource === 'ldap' && user.authSource === 'ldap' ? user.ldapDn : null) ?? null;
+  if (ldapDn) {
+    const [holder] = await auth.ctx.store.find(USERS, { where: { field: 'ldapDn', op: 'eq', value: ldapDn }, limit: 1 });
+    if (holder && holder.id !== user.id) throw new ApiError('CONFLICT', 'Another account is linked to this LDAP entry', { ldapDn: 'is linked to another account' });
+  }
+  return { authSource: 'ldap', ldapDn, passwordHash: null };
+}

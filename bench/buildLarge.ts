@@ -35,7 +35,14 @@ const FIELD_SHAPES = [
 function writeModel(dir: string): void {
   mkdirSync(join(dir, 'entities'), { recursive: true });
   for (let e = 0; e < ENTITIES; e++) {
-    const lines = [`version: 1`, `name: Entity${e}`, `plural: entities${e}`, `base: owned`, `versioning: ${e % 2 ? 'full' : 'simple'}`, 'fields:'];
+    const lines = [
+      `version: 1`,
+      `name: Entity${e}`,
+      `plural: entities${e}`,
+      `base: owned`,
+      `versioning: ${e % 2 ? 'full' : 'simple'}`,
+      'fields:',
+    ];
     for (let f = 0; f < FIELDS - 1; f++) lines.push(`  field${f}: ${FIELD_SHAPES[f % FIELD_SHAPES.length]}`);
     lines.push(`  link: { type: objectId, ref: entities${(e + 1) % ENTITIES} }`);
     lines.push('filters: [field1, field3, field4, link]');
@@ -73,6 +80,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = benchBuild();
   const verdict = (ok: boolean) => (ok ? 'ok' : 'OVER TARGET');
   console.log(`entigen build, ${ENTITIES} entities x ${FIELDS} fields (${result.files} files), median of ${RUNS}:`);
-  console.log(`  wall  ${result.wallMs.toFixed(0)} ms   (target < ${TARGET_MS} ms: ${verdict(result.wallMs < TARGET_MS)})`);
-  console.log(`  peak  ${result.peakMb.toFixed(0)} MB   (target < ${TARGET_MB} MB: ${verdict(result.peakMb < TARGET_MB)})`);
+  console.log(
+    `  wall  ${result.wallMs.toFixed(0)} ms   (target < ${TARGET_MS} ms: ${verdict(result.wallMs < TARGET_MS)})`,
+  );
+  console.log(
+    `  peak  ${result.peakMb.toFixed(0)} MB   (target < ${TARGET_MB} MB: ${verdict(result.peakMb < TARGET_MB)})`,
+  );
 }

@@ -1,10 +1,13 @@
 // Per-request cost of the protection pipeline (rate limit, idempotency, authenticate), measured
 // in-process with a real in-memory store, without Express or the network around it.
-import { FieldCipher } from '../runtime/crypto/fieldCipher.js';
+
+import { fileURLToPath } from 'node:url';
 import type { Request, Response } from 'express';
 import { pino } from 'pino';
+import { loadRegistry } from '../bin/commands/serveCommand.js';
 import { RoleTable } from '../runtime/access/roleTable.js';
 import { signSession } from '../runtime/auth/sessionToken.js';
+import { FieldCipher } from '../runtime/crypto/fieldCipher.js';
 import { newId } from '../runtime/entities/prepareWrite.js';
 import { authenticate } from '../runtime/http/authenticate.js';
 import { idempotency } from '../runtime/http/idempotency.js';
@@ -12,8 +15,6 @@ import { identifyCaller } from '../runtime/http/rateLimit/identifyCaller.js';
 import { memoryLimiterStore } from '../runtime/http/rateLimit/limiterStore.js';
 import { rateLimit } from '../runtime/http/rateLimit/rateLimit.js';
 import { SqliteStore } from '../runtime/store/sqlite/sqliteStore.js';
-import { loadRegistry } from '../bin/commands/serveCommand.js';
-import { fileURLToPath } from 'node:url';
 
 const ROUNDS = 20_000;
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -22,7 +23,16 @@ const store = SqliteStore.open(':memory:');
 await store.init(registry.model);
 const userId = newId();
 const now = new Date().toISOString();
-await store.insert('users', { id: userId, email: 'b@example.test', displayName: 'B', roles: ['USER'], authSource: 'local', disabled: false, createdAt: now, updatedAt: now });
+await store.insert('users', {
+  id: userId,
+  email: 'b@example.test',
+  displayName: 'B',
+  roles: ['USER'],
+  authSource: 'local',
+  disabled: false,
+  createdAt: now,
+  updatedAt: now,
+});
 const secret = 'bench';
 const token = signSession(secret, userId, Date.now());
 const logger = pino({ level: 'silent' });
@@ -41,11 +51,30 @@ const idempotent = idempotency({ store, clock, logger, cipher: new FieldCipher('
 const auth = authenticate({ ...common, roles, now: () => new Date() });
 
 const fakeRes = () => {
-  const res = { statusCode: 200, locals: {}, setHeader() {}, on() {}, status(code: number) { res.statusCode = code; return res; }, json() { return res; } };
+  const res = {
+    statusCode: 200,
+    locals: {},
+    setHeader() {},
+    on() {},
+    status(code: number) {
+      res.statusCode = code;
+      return res;
+    },
+    json() {
+      return res;
+    },
+  };
   return res as unknown as Response;
 };
 const fakeReq = (method: string, headers: Record<string, string>) =>
-  ({ method, path: '/api/v1/articles', headers, ip: '127.0.0.1', socket: {}, body: { title: 't', body: 'b' } }) as unknown as Request;
+  ({
+    method,
+    path: '/api/v1/articles',
+    headers,
+    ip: '127.0.0.1',
+    socket: {},
+    body: { title: 't', body: 'b' },
+  }) as unknown as Request;
 
 async function measure(name: string, run: (i: number) => Promise<void>): Promise<void> {
   for (let i = 0; i < 2000; i++) await run(-i - 1); // warm-up

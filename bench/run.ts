@@ -1,9 +1,12 @@
 // `npm run bench`: every benchmark, one after another.
-import { fileURLToPath } from 'node:url';
+
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const benches = ['buildLarge.js', 'pipeline.js', 'crud/run.js'];
 for (const bench of benches) {
-  const result = spawnSync(process.execPath, [fileURLToPath(new URL(`./${bench}`, import.meta.url))], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [fileURLToPath(new URL(`./${bench}`, import.meta.url))], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -5,13 +5,13 @@ import { Command } from 'commander';
 import { packageRoot } from '../runtime/model/packageRoot.js';
 import { buildCommand } from './commands/buildCommand.js';
 import { checkCommand } from './commands/checkCommand.js';
+import { devCommand } from './commands/devCommand.js';
 import { initCommand } from './commands/initCommand.js';
-import { serveCommand } from './commands/serveCommand.js';
-import { recoverAdminCommand, setupCommand } from './commands/setupCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
 import { openapiCommand } from './commands/openapiCommand.js';
-import { devCommand } from './commands/devCommand.js';
 import { runCommand } from './commands/runCommand.js';
+import { serveCommand } from './commands/serveCommand.js';
+import { recoverAdminCommand, setupCommand } from './commands/setupCommand.js';
 
 // Output piped into a reader that stops early (entigen openapi | head) is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -48,10 +48,14 @@ withPaths(
     .option('--host <h>', 'address to listen on (HOST, default 0.0.0.0)'),
 ).action(devCommand);
 
-withPaths(program.command('openapi').description('print the OpenAPI 3.1 document of the entities (JSON)')).action(openapiCommand);
+withPaths(program.command('openapi').description('print the OpenAPI 3.1 document of the entities (JSON)')).action(
+  openapiCommand,
+);
 
 withPaths(
-  program.command('check').description('exit 1 and list stale, missing and extra files when the generated files are out of date'),
+  program
+    .command('check')
+    .description('exit 1 and list stale, missing and extra files when the generated files are out of date'),
 ).action(checkCommand);
 
 program
@@ -65,7 +69,9 @@ program
 withPaths(
   program
     .command('migrate')
-    .description('apply pending migrations from migrations/ to the store DATABASE_URL names; --create NAME records breaking entity changes')
+    .description(
+      'apply pending migrations from migrations/ to the store DATABASE_URL names; --create NAME records breaking entity changes',
+    )
     .option('--create <name>', 'write a migration file covering the changes the next build would refuse'),
 ).action(migrateCommand);
 
@@ -81,7 +87,9 @@ program
 
 program
   .command('run')
-  .description('run a TypeScript or JavaScript file of the project (a script using generated/, such as client-example.mts) through entigen\'s tsx')
+  .description(
+    "run a TypeScript or JavaScript file of the project (a script using generated/, such as client-example.mts) through entigen's tsx",
+  )
   .argument('<file>', 'the file to run')
   .argument('[args...]', 'arguments the file sees in process.argv')
   .allowUnknownOption()
@@ -89,7 +97,9 @@ program
 
 program
   .command('recover-admin')
-  .description('make the account with this email an enabled local administrator with this password (created if missing); for when every admin is locked out')
+  .description(
+    'make the account with this email an enabled local administrator with this password (created if missing); for when every admin is locked out',
+  )
   .requiredOption('--email <email>', 'administrator email')
   .requiredOption('--password <password>', 'new password (the password policy applies)')
   .option('--name <name>', 'display name, when the account is created', 'Administrator')

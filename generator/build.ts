@@ -1,13 +1,13 @@
-import { BuildFailure, sortDiagnostics, type Diagnostic } from './diagnostics.js';
-import { emitAll } from './emit/emitAll.js';
-import { startValidatorHelper } from './emit/emitValidatorsInParallel.js';
-import { buildModel, type EntitySource, type RawConfig } from './model/buildModel.js';
-import { featureFolders, packageEntityFiles, readInputs, type Inputs } from './readInputs.js';
-import { checkShape } from './schema/checkShape.js';
-import { loadYaml, type SourceFile } from './schema/loadYaml.js';
-import { coveredChanges, previousModel, uncoveredChanges } from './migrations.js';
 import { parse } from 'yaml';
 import type { AppModel } from '../runtime/model/types.js';
+import { BuildFailure, type Diagnostic, sortDiagnostics } from './diagnostics.js';
+import { emitAll } from './emit/emitAll.js';
+import { startValidatorHelper } from './emit/emitValidatorsInParallel.js';
+import { coveredChanges, previousModel, uncoveredChanges } from './migrations.js';
+import { buildModel, type EntitySource, type RawConfig } from './model/buildModel.js';
+import { featureFolders, type Inputs, packageEntityFiles, readInputs } from './readInputs.js';
+import { checkShape } from './schema/checkShape.js';
+import { loadYaml, type SourceFile } from './schema/loadYaml.js';
 
 export interface BuildOptions {
   /** Project folder; paths in messages are relative to it. */
@@ -34,16 +34,26 @@ export async function build(options: BuildOptions): Promise<BuildOutput> {
   progress(`read ${inputs.entityFiles.filter((f) => f.origin === 'app').length} entity files`);
   const output = await buildFromInputs(inputs, progress);
   const previous = previousModel(options.root, options.outDir ?? 'generated');
-  const uncovered = uncoveredChanges(previous, output.model, coveredChanges(options.root), (plural) => fileOfEntity(inputs, plural) ?? entitiesDir);
+  const uncovered = uncoveredChanges(
+    previous,
+    output.model,
+    coveredChanges(options.root),
+    (plural) => fileOfEntity(inputs, plural) ?? entitiesDir,
+  );
   if (uncovered.length > 0) throw new BuildFailure(sortDiagnostics(uncovered));
   return output;
 }
 
 function fileOfEntity(inputs: Inputs, plural: string): string | undefined {
-  return inputs.entityFiles.find((f) => f.origin === 'app' && (parse(f.text) as { plural?: unknown } | null)?.plural === plural)?.file;
+  return inputs.entityFiles.find(
+    (f) => f.origin === 'app' && (parse(f.text) as { plural?: unknown } | null)?.plural === plural,
+  )?.file;
 }
 
-export async function buildFromInputs(inputs: Inputs, progress: (stage: string) => void = () => undefined): Promise<BuildOutput> {
+export async function buildFromInputs(
+  inputs: Inputs,
+  progress: (stage: string) => void = () => undefined,
+): Promise<BuildOutput> {
   const helper = startValidatorHelper(inputs.entityFiles.length);
   const model = modelFromInputs(inputs);
   progress(`modelled ${model.entities.length} entities`);
@@ -76,7 +86,11 @@ export function modelFromInputs(inputs: Inputs): AppModel {
 
   const sources: EntitySource[] = [];
   // The package's own entities first, so a clash with one of them is reported in the app's file.
-  const ordered = [...inputs.entityFiles.filter((f) => f.origin !== 'app'), ...featureFiles, ...inputs.entityFiles.filter((f) => f.origin === 'app')];
+  const ordered = [
+    ...inputs.entityFiles.filter((f) => f.origin !== 'app'),
+    ...featureFiles,
+    ...inputs.entityFiles.filter((f) => f.origin === 'app'),
+  ];
   for (const input of ordered) {
     const loaded = loadYaml(input.file, input.text);
     diagnostics.push(...loaded.diagnostics);
@@ -96,19 +110,42 @@ export function modelFromInputs(inputs: Inputs): AppModel {
   return model;
 }
 
-const SECTIONS = ['base', 'ownership', 'tenantScoped', 'versioning', 'history', 'internal', 'filters', 'search', 'permissions'];
+const SECTIONS = [
+  'base',
+  'ownership',
+  'tenantScoped',
+  'versioning',
+  'history',
+  'internal',
+  'filters',
+  'search',
+  'permissions',
+];
 
 /**
  * The parts of a file that passed its shape check, so the semantic checks can still report
  * on them: every problem of a build shows at once. Undefined when the file is beyond that.
  */
-function withoutBrokenParts(data: Record<string, unknown>, problems: Diagnostic[]): Record<string, unknown> | undefined {
+function withoutBrokenParts(
+  data: Record<string, unknown>,
+  problems: Diagnostic[],
+): Record<string, unknown> | undefined {
   if (problems.length === 0) return data;
   const broken = problems.map((p) => p.path.split('.'));
-  if (broken.some((path) => path[0] === '' || path[0] === 'name' || path[0] === 'plural' || (path[0] === 'fields' && path.length === 1))) {
+  if (
+    broken.some(
+      (path) =>
+        path[0] === '' || path[0] === 'name' || path[0] === 'plural' || (path[0] === 'fields' && path.length === 1),
+    )
+  ) {
     return undefined;
   }
-  if (typeof data.name !== 'string' || typeof data.plural !== 'string' || typeof data.fields !== 'object' || data.fields === null) {
+  if (
+    typeof data.name !== 'string' ||
+    typeof data.plural !== 'string' ||
+    typeof data.fields !== 'object' ||
+    data.fields === null
+  ) {
     return undefined;
   }
   const fields = { ...(data.fields as Record<string, unknown>) };

@@ -17,7 +17,11 @@ export function formatDiagnostic(d: Diagnostic): string {
 export function sortDiagnostics(list: Diagnostic[]): Diagnostic[] {
   return [...list].sort(
     (a, b) =>
-      compareText(a.file, b.file) || a.line - b.line || a.col - b.col || compareText(a.path, b.path) || compareText(a.message, b.message),
+      compareText(a.file, b.file) ||
+      a.line - b.line ||
+      a.col - b.col ||
+      compareText(a.path, b.path) ||
+      compareText(a.message, b.message),
   );
 }
 

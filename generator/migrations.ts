@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { MIGRATIONS_DIR, readMigrationFiles } from '../runtime/model/readMigrationFiles.js';
 import type { AppModel } from '../runtime/model/types.js';
 import type { Diagnostic } from './diagnostics.js';
-import { breakingChanges, type BreakingChange } from './model/diffModels.js';
+import { type BreakingChange, breakingChanges } from './model/diffModels.js';
 
 export { MIGRATIONS_DIR };
 
@@ -25,7 +25,12 @@ export function coveredChanges(root: string): Set<string> {
 }
 
 /** Breaking changes no migration covers, as diagnostics on the entity files. */
-export function uncoveredChanges(previous: AppModel | undefined, next: AppModel, covered: Set<string>, fileOf: (plural: string) => string): Diagnostic[] {
+export function uncoveredChanges(
+  previous: AppModel | undefined,
+  next: AppModel,
+  covered: Set<string>,
+  fileOf: (plural: string) => string,
+): Diagnostic[] {
   if (!previous) return [];
   return breakingChanges(previous, next)
     .filter((change) => !covered.has(change.key))

@@ -25,7 +25,11 @@ export function readInputs(root: string, entitiesDir: string): Inputs {
   const appDir = resolve(root, entitiesDir);
   if (!existsSync(appDir)) throw new Error(`entities folder not found: ${relativePath(root, appDir)}`);
   const entityFiles = [
-    ...yamlFilesIn(appDir).map((path) => ({ file: relativePath(root, path), text: readFileSync(path, 'utf8'), origin: 'app' as const })),
+    ...yamlFilesIn(appDir).map((path) => ({
+      file: relativePath(root, path),
+      text: readFileSync(path, 'utf8'),
+      origin: 'app' as const,
+    })),
     ...packageEntityFiles('builtin', 'builtin'),
   ];
   return { config, entityFiles };

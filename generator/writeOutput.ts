@@ -15,7 +15,9 @@ export interface WriteSummary {
 export function writeOutput(outDir: string, files: Map<string, string>): WriteSummary {
   const present = listFiles(outDir);
   if (present.length > 0 && !present.includes('metadata.json')) {
-    throw new Error(`${outDir} holds files but no metadata.json: not an entigen output folder, refusing to overwrite it`);
+    throw new Error(
+      `${outDir} holds files but no metadata.json: not an entigen output folder, refusing to overwrite it`,
+    );
   }
   const summary: WriteSummary = { written: [], unchanged: 0, removed: [] };
   const madeDirs = new Set<string>();

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
+import type { Caller } from './access/caller.js';
 import type { FieldCipher } from './crypto/fieldCipher.js';
 import type { Secrets } from './crypto/secrets.js';
 import type { Registry } from './defineRegistry.js';
-import type { Caller } from './access/caller.js';
 import type { Doc, Store } from './store/types.js';
 
 /**

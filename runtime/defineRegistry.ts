@@ -23,7 +23,11 @@ export function defineEntityRoutes(definition: EntityDefinition): EntityDefiniti
 }
 
 /** Called by generated/index.ts; checks that metadata, validators and routes belong together. */
-export function defineRegistry(metadata: unknown, definitions: Record<string, EntityDefinition>, documents: { openapi?: unknown } = {}): Registry {
+export function defineRegistry(
+  metadata: unknown,
+  definitions: Record<string, EntityDefinition>,
+  documents: { openapi?: unknown } = {},
+): Registry {
   const model = metadata as AppModel;
   if (model?.version !== 1 || !Array.isArray(model.entities)) {
     throw new Error('generated/metadata.json is not an entigen version 1 model; run `entigen build`');

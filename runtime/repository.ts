@@ -47,17 +47,28 @@ export class Repository<TRecord, TCreate, TUpdate, TFilter extends object, TSort
   /** Stores a record with a new id and timestamps; server-set fields such as ownerId go in `extra`. */
   async create(data: TCreate, extra: Record<string, unknown> = {}): Promise<TRecord> {
     const now = new Date().toISOString();
-    const doc: Doc = { ...(data as object), ...extra, id: new ObjectId().toHexString(), createdAt: now, updatedAt: now };
+    const doc: Doc = {
+      ...(data as object),
+      ...extra,
+      id: new ObjectId().toHexString(),
+      createdAt: now,
+      updatedAt: now,
+    };
     if (this.options.owned && doc.archivedAt === undefined) doc.archivedAt = null;
     return (await this.store.insert(this.plural, doc)) as TRecord;
   }
 
   async update(id: string, data: TUpdate): Promise<TRecord | null> {
-    return (await this.store.update(this.plural, id, { ...(data as object), updatedAt: new Date().toISOString() })) as TRecord | null;
+    return (await this.store.update(this.plural, id, {
+      ...(data as object),
+      updatedAt: new Date().toISOString(),
+    })) as TRecord | null;
   }
 
   async increment(id: string, by: Partial<Record<keyof TRecord & string, number>>): Promise<TRecord | null> {
-    return (await this.store.increment(this.plural, id, by as Record<string, number>, { updatedAt: new Date().toISOString() })) as TRecord | null;
+    return (await this.store.increment(this.plural, id, by as Record<string, number>, {
+      updatedAt: new Date().toISOString(),
+    })) as TRecord | null;
   }
 
   remove(id: string): Promise<boolean> {
@@ -69,7 +80,8 @@ export class Repository<TRecord, TCreate, TUpdate, TFilter extends object, TSort
     const parts: Where[] = [];
     for (const [field, value] of Object.entries(filter)) {
       if (value === undefined) continue;
-      if (this.options.arrayFields.includes(field)) parts.push({ field, op: 'contains', value: Array.isArray(value) ? value : [value] });
+      if (this.options.arrayFields.includes(field))
+        parts.push({ field, op: 'contains', value: Array.isArray(value) ? value : [value] });
       else if (Array.isArray(value)) parts.push({ field, op: 'in', value });
       else parts.push({ field, op: 'eq', value });
     }

@@ -14,10 +14,16 @@ for (const [location, entry] of Object.entries(lock.packages)) {
     const nested = `${location}/node_modules/${name}`;
     const hoisted = `node_modules/${name}`;
     if (lock.packages[nested] || lock.packages[hoisted]) continue;
-    lock.packages[hoisted] = { version: range.replace(/^[\^~=]/, ''), ...(entry.dev ? { dev: true } : {}), optional: true };
+    lock.packages[hoisted] = {
+      version: range.replace(/^[\^~=]/, ''),
+      ...(entry.dev ? { dev: true } : {}),
+      optional: true,
+    };
     added++;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)));
+lock.packages = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+);
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`completeLockfile: added ${added} optional package entries`);

@@ -37,7 +37,9 @@ if (tsc) {
 
 const esbuildPath = resolves('esbuild');
 if (!esbuildPath) {
-  process.stderr.write('entigen prepare: neither typescript nor esbuild is installed, so dist/ cannot be built; run npm install with dev dependencies\n');
+  process.stderr.write(
+    'entigen prepare: neither typescript nor esbuild is installed, so dist/ cannot be built; run npm install with dev dependencies\n',
+  );
   process.exit(1);
 }
 const { build } = await import(esbuildPath);
@@ -50,6 +52,17 @@ const walk = (dir) => {
   }
 };
 for (const folder of FOLDERS) walk(join(root, folder));
-await build({ entryPoints: sources, outdir: join(root, 'dist'), outbase: root, format: 'esm', platform: 'node', target: 'node20', sourcemap: true, logLevel: 'warning' });
+await build({
+  entryPoints: sources,
+  outdir: join(root, 'dist'),
+  outbase: root,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+});
 executableCli();
-process.stdout.write(`entigen prepare: typescript is not installed; transpiled ${sources.length} files with esbuild into ${relative(process.cwd(), join(root, 'dist')) || 'dist'}/ (no type declarations)\n`);
+process.stdout.write(
+  `entigen prepare: typescript is not installed; transpiled ${sources.length} files with esbuild into ${relative(process.cwd(), join(root, 'dist')) || 'dist'}/ (no type declarations)\n`,
+);

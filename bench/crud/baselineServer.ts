@@ -22,7 +22,9 @@ const insertArticle = db.prepare(
 );
 const insertText = db.prepare('INSERT INTO articles__fts (id, body, title, summary) VALUES (?, ?, ?, ?)');
 // articles keeps full versions: entigen writes version 1 with every create, so the baseline does too.
-const latestVersion = db.prepare('SELECT "version" FROM "entityVersions" WHERE "entity" = ? AND "entityId" = ? ORDER BY "version" DESC LIMIT 1');
+const latestVersion = db.prepare(
+  'SELECT "version" FROM "entityVersions" WHERE "entity" = ? AND "entityId" = ? ORDER BY "version" DESC LIMIT 1',
+);
 const insertVersion = db.prepare(
   'INSERT INTO "entityVersions" (id, entity, _sk_entity, entityId, _sk_entityId, version, versionKey, snapshot, changedBy, _sk_changedBy, changeType, _sk_changeType, changedFields, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
 );
@@ -31,7 +33,12 @@ function decode(row: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {
     if (key.startsWith('_sk_')) continue;
-    out[key] = JSON_COLUMNS.includes(key) && typeof value === 'string' ? JSON.parse(value) : BOOL_COLUMNS.includes(key) ? value === 1 : value;
+    out[key] =
+      JSON_COLUMNS.includes(key) && typeof value === 'string'
+        ? JSON.parse(value)
+        : BOOL_COLUMNS.includes(key)
+          ? value === 1
+          : value;
   }
   return out;
 }
@@ -40,17 +47,23 @@ function authenticate(req: express.Request, res: express.Response, next: express
   const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
   const [id, stamp, signature] = token.split('.');
   const expected = createHmac('sha256', secret).update(`${id}.${stamp}`).digest('base64url');
-  const ok = signature && expected.length === signature.length && timingSafeEqual(Buffer.from(expected), Buffer.from(signature));
+  const ok =
+    signature && expected.length === signature.length && timingSafeEqual(Buffer.from(expected), Buffer.from(signature));
   const user = ok ? getUser.get(id) : undefined;
   if (!user) return void res.status(401).json({ error: { code: 'UNAUTHORIZED', message: 'no' } });
   res.locals.user = user;
   next();
 }
 
-const sortKey = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/\d+/g, (d) => `${String(d.length).padStart(2, '0')}${d}`);
+const sortKey = (text: string) =>
+  text
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/\d+/g, (d) => `${String(d.length).padStart(2, '0')}${d}`);
 const app = express();
 app.use(express.json({ limit: '1mb' }));
-app.use((req, res, next) => {
+app.use((_req, res, next) => {
   res.setHeader('x-correlation-id', randomBytes(16).toString('hex'));
   next();
 });
@@ -69,18 +82,61 @@ app.get('/api/v1/articles', (req, res) => {
 });
 app.post('/api/v1/articles', (req, res) => {
   const { title, body } = req.body ?? {};
-  if (typeof title !== 'string' || typeof body !== 'string') return void res.status(400).json({ error: { code: 'VALIDATION_ERROR', message: 'bad' } });
+  if (typeof title !== 'string' || typeof body !== 'string')
+    return void res.status(400).json({ error: { code: 'VALIDATION_ERROR', message: 'bad' } });
   const id = randomBytes(12).toString('hex');
   const now = new Date().toISOString();
   const user = res.locals.user as { id: string };
-  const record = { id, ownerId: user.id, createdAt: now, updatedAt: now, archivedAt: null, title, body, status: 'draft', tags: [], views: 0, kind: 'news', featured: false, related: [] };
+  const record = {
+    id,
+    ownerId: user.id,
+    createdAt: now,
+    updatedAt: now,
+    archivedAt: null,
+    title,
+    body,
+    status: 'draft',
+    tags: [],
+    views: 0,
+    kind: 'news',
+    featured: false,
+    related: [],
+  };
   db.transaction(() => {
-    insertArticle.run(id, user.id, now, now, title, sortKey(title), body, sortKey(body), 'draft', 'draft', '[]', 'news', 'news', '[]');
+    insertArticle.run(
+      id,
+      user.id,
+      now,
+      now,
+      title,
+      sortKey(title),
+      body,
+      sortKey(body),
+      'draft',
+      'draft',
+      '[]',
+      'news',
+      'news',
+      '[]',
+    );
     insertText.run(id, body, title, '');
     const version = ((latestVersion.get('articles', id) as { version: number } | undefined)?.version ?? 0) + 1;
     insertVersion.run(
-      randomBytes(12).toString('hex'), 'articles', 'articles', id, sortKey(id), version, `articles:${id}:${version}`, JSON.stringify(record),
-      user.id, sortKey(user.id), 'create', 'create', JSON.stringify(['title', 'body', 'status', 'tags', 'views', 'kind', 'featured', 'related']), now, now,
+      randomBytes(12).toString('hex'),
+      'articles',
+      'articles',
+      id,
+      sortKey(id),
+      version,
+      `articles:${id}:${version}`,
+      JSON.stringify(record),
+      user.id,
+      sortKey(user.id),
+      'create',
+      'create',
+      JSON.stringify(['title', 'body', 'status', 'tags', 'views', 'kind', 'featured', 'related']),
+      now,
+      now,
     );
   })();
   res.status(201).json({ data: record });

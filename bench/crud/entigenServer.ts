@@ -12,7 +12,13 @@ const running = await startServer({
   host: '127.0.0.1',
   logger: pino({ level: 'warn' }),
   // The full pipeline runs, rate limiting included, with a limit the load never reaches.
-  env: { DATABASE_URL: databaseUrl, SESSION_SECRET: secret, APP_ENCRYPTION_KEY: secret, RATE_LIMIT_API: '1000000000/60', RATE_LIMIT_PUBLIC: '1000000000/60' },
+  env: {
+    DATABASE_URL: databaseUrl,
+    SESSION_SECRET: secret,
+    APP_ENCRYPTION_KEY: secret,
+    RATE_LIMIT_API: '1000000000/60',
+    RATE_LIMIT_PUBLIC: '1000000000/60',
+  },
 });
 console.log('listening');
 // A clean exit on SIGTERM, so a CPU profile (BENCH_PROFILE) gets written.

@@ -18,7 +18,8 @@ const spec = JSON.parse(process.argv[2]) as LoadSpec;
 const ids: string[] = spec.idsFile ? JSON.parse(readFileSync(spec.idsFile, 'utf8')) : [];
 let next = 0;
 let counter = 0;
-const fresh = () => `${Date.now().toString(16).padStart(12, '0')}${(counter++).toString(16).padStart(12, '0')}`.slice(-24);
+const fresh = () =>
+  `${Date.now().toString(16).padStart(12, '0')}${(counter++).toString(16).padStart(12, '0')}`.slice(-24);
 
 const result = await autocannon({
   url: spec.url,
@@ -37,4 +38,6 @@ const result = await autocannon({
   ],
 });
 const failures = result.non2xx + result.errors + result.timeouts;
-console.log(JSON.stringify({ rps: result.requests.average, p99: result.latency.p99, failures, total: result.requests.total }));
+console.log(
+  JSON.stringify({ rps: result.requests.average, p99: result.latency.p99, failures, total: result.requests.total }),
+);

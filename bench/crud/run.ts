@@ -1,12 +1,12 @@
 // CRUD throughput of the full entigen pipeline against a hand-written Express 5 + better-sqlite3
 // baseline (and Soul, a REST-over-SQLite peer, when installed), on the same seeded data.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { signSession } from '../../runtime/auth/sessionToken.js';
 import { loadRegistry } from '../../bin/commands/serveCommand.js';
+import { signSession } from '../../runtime/auth/sessionToken.js';
 import { openStore } from '../../runtime/store/openStore.js';
 import { RECORDS, seed } from './seed.js';
 
@@ -15,14 +15,19 @@ const root = join(here, '..', '..', '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RUNS = 3;
 /** BENCH_CASES=get,list,create picks cases; BENCH_TARGETS=entigen,baseline,soul picks servers. */
-const CASES = ['get by id', 'list', 'create'].filter((name) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').some((c) => name.startsWith(c)));
+const CASES = ['get by id', 'list', 'create'].filter(
+  (name) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').some((c) => name.startsWith(c)),
+);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const SECRET = 'bench-secret';
 const SOUL = join(root, '.bench-tmp', 'soul', 'node_modules', 'soul-cli', 'src', 'server.js');
 /** BENCH_PROFILE=DIR writes a V8 CPU profile of the entigen server to DIR (open it in Chrome DevTools). */
 const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-const PG_URL = process.env.BENCH_STORE === 'postgres' ? `postgres://postgres@127.0.0.1:5432/test?schema=bench_${Date.now()}` : undefined;
+const PG_URL =
+  process.env.BENCH_STORE === 'postgres'
+    ? `postgres://postgres@127.0.0.1:5432/test?schema=bench_${Date.now()}`
+    : undefined;
 
 interface Target {
   name: 'entigen' | 'baseline' | 'soul';
@@ -36,16 +41,22 @@ const ENTIGEN_PATHS = {
   create: '/api/v1/articles',
   createBody: JSON.stringify({ title: 'New article', body: 'Some body text' }),
 };
-const pinned = (core: number, args: string[]) => spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+const pinned = (core: number, args: string[]) =>
+  spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
 
 const TARGETS: Target[] = [
   {
     name: 'entigen',
     // BENCH_STORE=postgres serves entigen from PostgreSQL (the peers stay on their SQLite copies).
-    start: (db, port) => pinned(0, [...PROFILE, join(here, 'entigenServer.js'), PG_URL ?? `sqlite:${db}`, String(port), SECRET, root]),
+    start: (db, port) =>
+      pinned(0, [...PROFILE, join(here, 'entigenServer.js'), PG_URL ?? `sqlite:${db}`, String(port), SECRET, root]),
     paths: ENTIGEN_PATHS,
   },
-  { name: 'baseline', start: (db, port) => pinned(0, [join(here, 'baselineServer.js'), db, String(port), SECRET]), paths: ENTIGEN_PATHS },
+  {
+    name: 'baseline',
+    start: (db, port) => pinned(0, [join(here, 'baselineServer.js'), db, String(port), SECRET]),
+    paths: ENTIGEN_PATHS,
+  },
   {
     name: 'soul',
     start: (db, port) => pinned(0, [SOUL, '-d', db, '-p', String(port)]),
@@ -53,7 +64,16 @@ const TARGETS: Target[] = [
       get: '/api/tables/articles/rows/{id}',
       list: '/api/tables/articles/rows?_filters=kind:news,archivedAt__null&_ordering=-views&_limit=25',
       create: '/api/tables/articles/rows',
-      createBody: JSON.stringify({ fields: { id: '{newId}', title: 'New article', body: 'Some body text', ownerId: 'x', createdAt: 'now', updatedAt: 'now' } }),
+      createBody: JSON.stringify({
+        fields: {
+          id: '{newId}',
+          title: 'New article',
+          body: 'Some body text',
+          ownerId: 'x',
+          createdAt: 'now',
+          updatedAt: 'now',
+        },
+      }),
     },
   },
 ];
@@ -75,13 +95,19 @@ async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
 }
 
 function load(spec: object): { rps: number; p99: number; failures: number } {
-  const result = spawnSync('taskset', ['-c', '1', process.execPath, join(here, 'load.js'), JSON.stringify(spec)], { encoding: 'utf8' });
+  const result = spawnSync('taskset', ['-c', '1', process.execPath, join(here, 'load.js'), JSON.stringify(spec)], {
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
 }
 
 /** The seeded SQLite rows, copied as they are into PostgreSQL so both hold the same data. */
-async function copyToPostgres(sqlitePath: string, url: string, registry: Awaited<ReturnType<typeof loadRegistry>>): Promise<void> {
+async function copyToPostgres(
+  sqlitePath: string,
+  url: string,
+  registry: Awaited<ReturnType<typeof loadRegistry>>,
+): Promise<void> {
   const source = await openStore(`sqlite:${sqlitePath}`, root);
   const target = await openStore(url, root);
   await source.init(registry.model);
@@ -148,16 +174,32 @@ async function main() {
         }
       }
       for (const [name, list] of runs) {
-        const result = { rps: median(list.map((r) => r.rps)), p99: median(list.map((r) => r.p99)), failures: list.reduce((n, r) => n + r.failures, 0) };
+        const result = {
+          rps: median(list.map((r) => r.rps)),
+          p99: median(list.map((r) => r.p99)),
+          failures: list.reduce((n, r) => n + r.failures, 0),
+        };
         results.set(`${name}/${caseName}`, result);
-        process.stdout.write(`${name.padEnd(9)} ${caseName.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p99 ${String(result.p99).padStart(4)} ms  failures ${result.failures}\n`);
+        process.stdout.write(
+          `${name.padEnd(9)} ${caseName.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p99 ${String(result.p99).padStart(4)} ms  failures ${result.failures}\n`,
+        );
       }
     }
   } finally {
-    await Promise.all(running.map(({ child }) => new Promise((exited) => (child.once('exit', exited), child.kill('SIGTERM')))));
+    await Promise.all(
+      running.map(
+        ({ child }) =>
+          new Promise((exited) => {
+            child.once('exit', exited);
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
   }
 
-  process.stdout.write(`\nratios (median of ${RUNS} runs of ${SECONDS}s, ${CONNECTIONS} connections, servers on core 0, load on core 1, rounds interleaved):\n`);
+  process.stdout.write(
+    `\nratios (median of ${RUNS} runs of ${SECONDS}s, ${CONNECTIONS} connections, servers on core 0, load on core 1, rounds interleaved):\n`,
+  );
   for (const item of CASES) {
     const e = results.get(`entigen/${item}`);
     const b = results.get(`baseline/${item}`);
@@ -167,7 +209,9 @@ async function main() {
     const line = [
       `${item.padEnd(10)} throughput ${(e.rps / b.rps).toFixed(2)}x baseline (target >= ${target})`,
       `p99 ${(e.p99 / Math.max(b.p99, 1)).toFixed(2)}x baseline (target <= 1.5)`,
-      s ? `${(e.rps / s.rps).toFixed(2)}x Soul (target >= 1.5)` : 'Soul not measured (not installed, or BENCH_TARGETS left it out)',
+      s
+        ? `${(e.rps / s.rps).toFixed(2)}x Soul (target >= 1.5)`
+        : 'Soul not measured (not installed, or BENCH_TARGETS left it out)',
     ];
     process.stdout.write(`  ${line.join(', ')}\n`);
   }

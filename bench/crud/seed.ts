@@ -1,17 +1,29 @@
-import { openStore } from '../../runtime/store/openStore.js';
-import { newId } from '../../runtime/entities/prepareWrite.js';
 import type { Registry } from '../../runtime/defineRegistry.js';
+import { newId } from '../../runtime/entities/prepareWrite.js';
+import { openStore } from '../../runtime/store/openStore.js';
 
 export const RECORDS = 100_000;
 const KINDS = ['news', 'opinion', 'guide'];
 
 /** A database (DATABASE_URL form) with the example app's schema, an admin user and RECORDS articles. */
-export async function seed(databaseUrl: string, registry: Registry): Promise<{ adminId: string; articleIds: string[] }> {
+export async function seed(
+  databaseUrl: string,
+  registry: Registry,
+): Promise<{ adminId: string; articleIds: string[] }> {
   const store = await openStore(databaseUrl, process.cwd());
   await store.init(registry.model);
   const now = new Date().toISOString();
   const adminId = newId();
-  await store.insert('users', { id: adminId, email: 'bench@example.test', displayName: 'Bench', roles: ['ADMIN'], authSource: 'local', disabled: false, createdAt: now, updatedAt: now });
+  await store.insert('users', {
+    id: adminId,
+    email: 'bench@example.test',
+    displayName: 'Bench',
+    roles: ['ADMIN'],
+    authSource: 'local',
+    disabled: false,
+    createdAt: now,
+    updatedAt: now,
+  });
   const articleIds: string[] = [];
   for (let start = 0; start < RECORDS; start += 5000) {
     const batch = Array.from({ length: 5000 }, (_, i) => {
@@ -19,9 +31,19 @@ export async function seed(databaseUrl: string, registry: Registry): Promise<{ a
       const id = newId();
       articleIds.push(id);
       return {
-        id, ownerId: adminId, createdAt: now, updatedAt: now, archivedAt: null,
-        title: `Article ${n}`, body: `Body of article ${n} with some words`, tags: [`t${n % 10}`], status: n % 2 ? 'published' : 'draft',
-        views: n % 1000, kind: KINDS[n % 3], featured: n % 7 === 0, related: [],
+        id,
+        ownerId: adminId,
+        createdAt: now,
+        updatedAt: now,
+        archivedAt: null,
+        title: `Article ${n}`,
+        body: `Body of article ${n} with some words`,
+        tags: [`t${n % 10}`],
+        status: n % 2 ? 'published' : 'draft',
+        views: n % 1000,
+        kind: KINDS[n % 3],
+        featured: n % 7 === 0,
+        related: [],
       };
     });
     await store.insertMany('articles', batch);

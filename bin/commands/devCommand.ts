@@ -1,12 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, watch, type FSWatcher } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, type FSWatcher, watch } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from '../../generator/build.js';
 import { BuildFailure, formatDiagnostic } from '../../generator/diagnostics.js';
 import { writeOutput } from '../../generator/writeOutput.js';
-import { reportFailure } from './reportFailure.js';
 import { MIGRATIONS_DIR } from '../../runtime/model/readMigrationFiles.js';
+import { reportFailure } from './reportFailure.js';
 
 export interface DevOptions {
   entities: string;
@@ -41,7 +41,8 @@ export async function devCommand(options: DevOptions): Promise<void> {
     if (options.host !== undefined) args.push('--host', options.host);
     const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: process.env });
     child.on('exit', (code, signal) => {
-      if (server === child && signal === null) say(`the server exited with code ${code}; waiting for a change to start it again`);
+      if (server === child && signal === null)
+        say(`the server exited with code ${code}; waiting for a change to start it again`);
       if (server === child) server = undefined;
     });
     server = child;
@@ -69,14 +70,18 @@ export async function devCommand(options: DevOptions): Promise<void> {
     try {
       const { model, files } = await build({ root, entitiesDir: options.entities, outDir: options.out });
       const summary = writeOutput(resolve(root, options.out), files);
-      say(`${reason}: ${model.entities.length} entities built (${summary.written.length} files written) in ${Math.round(performance.now() - started)} ms`);
+      say(
+        `${reason}: ${model.entities.length} entities built (${summary.written.length} files written) in ${Math.round(performance.now() - started)} ms`,
+      );
       await stopServer();
       startServer();
       return true;
     } catch (error) {
       if (error instanceof BuildFailure) {
         for (const diagnostic of error.diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
-        say(`${error.summary}; ${server ? 'the previous build keeps serving' : 'nothing to serve yet'}; fix the file and save`);
+        say(
+          `${error.summary}; ${server ? 'the previous build keeps serving' : 'nothing to serve yet'}; fix the file and save`,
+        );
       } else {
         say(`build failed: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -10,7 +10,8 @@ export function initCommand(dir = '.'): void {
   try {
     const target = resolve(dir);
     for (const taken of ['entities', 'entigen.config.yaml']) {
-      if (existsSync(join(target, taken))) throw new Error(`${join(dir, taken)} already exists; init writes only into a new project`);
+      if (existsSync(join(target, taken)))
+        throw new Error(`${join(dir, taken)} already exists; init writes only into a new project`);
     }
     const appName = basename(target).replace(/[^A-Za-z0-9_-]/g, '') || 'app';
     const name = /^[A-Za-z]/.test(appName) ? appName : `app-${appName}`;
@@ -20,10 +21,15 @@ export function initCommand(dir = '.'): void {
       writeFileSync(join(target, path), text);
       written.push(path);
     };
-    if (!existsSync(join(target, 'package.json'))) put('package.json', `${JSON.stringify(projectManifest(name.toLowerCase(), target), null, 2)}\n`);
-    put('entigen.config.yaml', readFileSync(join(TEMPLATE, 'entigen.config.yaml'), 'utf8').replace('__APP_NAME__', name));
+    if (!existsSync(join(target, 'package.json')))
+      put('package.json', `${JSON.stringify(projectManifest(name.toLowerCase(), target), null, 2)}\n`);
+    put(
+      'entigen.config.yaml',
+      readFileSync(join(TEMPLATE, 'entigen.config.yaml'), 'utf8').replace('__APP_NAME__', name),
+    );
     put('entities/notes.yaml', readFileSync(join(TEMPLATE, 'entities', 'notes.yaml'), 'utf8'));
-    if (!existsSync(join(target, 'client-example.mts'))) put('client-example.mts', readFileSync(join(TEMPLATE, 'client-example.mts'), 'utf8'));
+    if (!existsSync(join(target, 'client-example.mts')))
+      put('client-example.mts', readFileSync(join(TEMPLATE, 'client-example.mts'), 'utf8'));
     if (!existsSync(join(target, '.gitignore'))) put('.gitignore', readFileSync(join(TEMPLATE, 'gitignore'), 'utf8'));
     const where = relative(process.cwd(), target) || '.';
     process.stdout.write(

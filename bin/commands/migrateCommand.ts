@@ -4,13 +4,13 @@ import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { stringify } from 'yaml';
 import { buildFromInputs } from '../../generator/build.js';
-import { MIGRATIONS_DIR, coveredChanges, previousModel } from '../../generator/migrations.js';
+import { coveredChanges, MIGRATIONS_DIR, previousModel } from '../../generator/migrations.js';
 import { breakingChanges } from '../../generator/model/diffModels.js';
 import { readInputs } from '../../generator/readInputs.js';
 import { applyMigrations, type MigrationScript } from '../../runtime/migrations/applyMigrations.js';
 import { openStore } from '../../runtime/store/openStore.js';
-import { loadRegistry } from './serveCommand.js';
 import { reportFailure } from './reportFailure.js';
+import { loadRegistry } from './serveCommand.js';
 
 export interface MigrateOptions {
   create?: string;
@@ -34,7 +34,9 @@ async function applyPending(options: MigrateOptions): Promise<void> {
       loadScript: async (path) => {
         const file = resolve(root, path);
         if (!existsSync(file)) throw new Error(`migration script ${path} does not exist`);
-        const module = (await tsImport(pathToFileURL(file).href, import.meta.url)) as { default?: MigrationScript | { default?: MigrationScript } };
+        const module = (await tsImport(pathToFileURL(file).href, import.meta.url)) as {
+          default?: MigrationScript | { default?: MigrationScript };
+        };
         // A .ts file outside an ESM package loads as CommonJS, its default export one level down.
         return (typeof module.default === 'function' ? module.default : module.default?.default) as MigrationScript;
       },
@@ -49,7 +51,8 @@ async function applyPending(options: MigrateOptions): Promise<void> {
 export async function migrateCommand(options: MigrateOptions): Promise<void> {
   try {
     if (!options.create) return await applyPending(options);
-    if (!/^[a-z0-9][a-z0-9-]{0,60}$/.test(options.create)) throw new Error('the migration name must be lower case letters, digits and -');
+    if (!/^[a-z0-9][a-z0-9-]{0,60}$/.test(options.create))
+      throw new Error('the migration name must be lower case letters, digits and -');
     const root = process.cwd();
     const { model } = await buildFromInputs(readInputs(root, options.entities));
     const previous = previousModel(root, options.out);
@@ -72,10 +75,17 @@ export async function migrateCommand(options: MigrateOptions): Promise<void> {
       '# it has), change them where the new shape needs it:',
       '#   - fill: { entity: PLURAL, field: NAME, value: VALUE }  # sets the field where it is unset',
       '#   - script: migrations/NAME.ts  # default export async ({ store, model, log }) => { ... }',
-      ...fillable.map((c) => `# for example: steps: [ { fill: { entity: ${c.entity}, field: ${c.field}, value: ... } } ]`),
+      ...fillable.map(
+        (c) => `# for example: steps: [ { fill: { entity: ${c.entity}, field: ${c.field}, value: ... } } ]`,
+      ),
     ].join('\n');
-    writeFileSync(file, `${header}\n${stringify({ version: 1, name: options.create, covers: changes.map((c) => c.key) })}`);
-    process.stdout.write(`entigen: wrote ${MIGRATIONS_DIR}/${stamp}_${options.create}.yaml covering ${changes.length} change(s):\n`);
+    writeFileSync(
+      file,
+      `${header}\n${stringify({ version: 1, name: options.create, covers: changes.map((c) => c.key) })}`,
+    );
+    process.stdout.write(
+      `entigen: wrote ${MIGRATIONS_DIR}/${stamp}_${options.create}.yaml covering ${changes.length} change(s):\n`,
+    );
     for (const change of changes) process.stdout.write(`  ${change.key}\n`);
   } catch (error) {
     reportFailure(error);

@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
-import type { Registry } from '../../runtime/defineRegistry.js';
-import { startServer } from '../../runtime/server/startServer.js';
 import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
+import type { Registry } from '../../runtime/defineRegistry.js';
 import type { JobHandler } from '../../runtime/jobs/scheduler.js';
+import { startServer } from '../../runtime/server/startServer.js';
 import type { Store } from '../../runtime/store/types.js';
 import { reportFailure } from './reportFailure.js';
 import { serverLogger } from './serverLogger.js';
@@ -40,20 +40,37 @@ export async function loadHandlers(root: string, path: string | undefined): Prom
   const file = resolve(root, path);
   if (!existsSync(file)) throw new Error(`jobs.handlers names ${path}, which does not exist`);
   const module = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
-  const exported = { ...(typeof module.default === 'object' && module.default ? (module.default as Record<string, unknown>) : {}), ...module };
-  return Object.fromEntries(Object.entries(exported).filter(([name, value]) => name !== 'default' && typeof value === 'function')) as Record<string, JobHandler>;
+  const exported = {
+    ...(typeof module.default === 'object' && module.default ? (module.default as Record<string, unknown>) : {}),
+    ...module,
+  };
+  return Object.fromEntries(
+    Object.entries(exported).filter(([name, value]) => name !== 'default' && typeof value === 'function'),
+  ) as Record<string, JobHandler>;
 }
 
 export async function serveCommand(options: ServeOptions): Promise<void> {
   try {
     const root = resolve('.');
     const port = options.port === undefined ? undefined : Number(options.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new Error(`--port must be an integer from 0 to 65535`);
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
+      throw new Error(`--port must be an integer from 0 to 65535`);
     const generated = await loadGenerated(root, options.out);
     const handlers = await loadHandlers(root, loadRuntimeConfig(root, process.env).jobs.handlers);
-    const running = await startServer({ registry: generated.registry, repositories: generated.repositories, handlers, root, port, host: options.host, logger: serverLogger() });
+    const running = await startServer({
+      registry: generated.registry,
+      repositories: generated.repositories,
+      handlers,
+      root,
+      port,
+      host: options.host,
+      logger: serverLogger(),
+    });
     const stop = (signal: string) => {
-      running.ctx.logger.info({ signal, graceMs: running.config.server.shutdownGraceMs }, 'shutting down: finishing requests in flight');
+      running.ctx.logger.info(
+        { signal, graceMs: running.config.server.shutdownGraceMs },
+        'shutting down: finishing requests in flight',
+      );
       running.close().then(
         () => {
           running.ctx.logger.info('stopped');

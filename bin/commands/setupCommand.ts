@@ -1,14 +1,14 @@
 import { resolve } from 'node:path';
 import { pino } from 'pino';
+import type { PasswordPolicy } from '../../runtime/auth/passwords.js';
 import { createFirstAdmin, recoverAdmin } from '../../runtime/auth/setup.js';
 import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
-import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
-import { openStore } from '../../runtime/store/openStore.js';
-import { loadRegistry } from './serveCommand.js';
-import { reportFailure } from './reportFailure.js';
-import { featureRules } from '../../runtime/server/featureRules.js';
 import type { RuntimeContext } from '../../runtime/context.js';
-import type { PasswordPolicy } from '../../runtime/auth/passwords.js';
+import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
+import { featureRules } from '../../runtime/server/featureRules.js';
+import { openStore } from '../../runtime/store/openStore.js';
+import { reportFailure } from './reportFailure.js';
+import { loadRegistry } from './serveCommand.js';
 
 export interface SetupOptions {
   email: string;
@@ -34,7 +34,11 @@ export async function setupCommand(options: SetupOptions): Promise<void> {
 /** `entigen recover-admin`: an enabled local ADMIN with this email and password, whatever locked the admins out. */
 export async function recoverAdminCommand(options: Omit<SetupOptions, 'tenant'>): Promise<void> {
   await withStore(options.out, async (ctx, policy) => {
-    const { user, created } = await recoverAdmin(ctx, policy, { email: options.email, password: options.password, name: options.name });
+    const { user, created } = await recoverAdmin(ctx, policy, {
+      email: options.email,
+      password: options.password,
+      name: options.name,
+    });
     process.stdout.write(
       created
         ? `entigen: created administrator ${user.email} (${user.id})\n`
@@ -43,7 +47,10 @@ export async function recoverAdminCommand(options: Omit<SetupOptions, 'tenant'>)
   });
 }
 
-async function withStore(out: string, run: (ctx: RuntimeContext, policy: PasswordPolicy) => Promise<void>): Promise<void> {
+async function withStore(
+  out: string,
+  run: (ctx: RuntimeContext, policy: PasswordPolicy) => Promise<void>,
+): Promise<void> {
   try {
     const root = resolve('.');
     const registry = await loadRegistry(root, out);
@@ -52,13 +59,25 @@ async function withStore(out: string, run: (ctx: RuntimeContext, policy: Passwor
     await store.init(registry.model);
     try {
       const logger = pino({ level: 'warn' });
-      await run({ registry, store, logger, now: () => new Date(), secrets: { signing: '' }, cipher: new FieldCipher(undefined), rules: featureRules(registry.model) }, config.passwordPolicy);
+      await run(
+        {
+          registry,
+          store,
+          logger,
+          now: () => new Date(),
+          secrets: { signing: '' },
+          cipher: new FieldCipher(undefined),
+          rules: featureRules(registry.model),
+        },
+        config.passwordPolicy,
+      );
     } finally {
       await store.close();
     }
   } catch (error) {
     const details = (error as { details?: Record<string, string> }).details;
-    if (details) for (const [field, message] of Object.entries(details)) process.stderr.write(`entigen: ${field} ${message}\n`);
+    if (details)
+      for (const [field, message] of Object.entries(details)) process.stderr.write(`entigen: ${field} ${message}\n`);
     reportFailure(error);
   }
 }

@@ -2,14 +2,23 @@ import type { AppModel } from '../../runtime/model/types.js';
 import { emitClient } from './emitClient.js';
 import { emitIndex } from './emitIndex.js';
 import { emitMetadata } from './emitMetadata.js';
-import { emitOpenApi } from './openapi/emitOpenApi.js';
 import { emitPackageJson } from './emitPackageJson.js';
 import { emitRepositories } from './emitRepositories.js';
 import { emitRouters } from './emitRouters.js';
 import { emitTypes } from './emitTypes.js';
 import { emitValidatorsInParallel, type ValidatorHelper } from './emitValidatorsInParallel.js';
+import { emitOpenApi } from './openapi/emitOpenApi.js';
 
-const EMITTERS = [emitClient, emitIndex, emitMetadata, emitOpenApi, emitPackageJson, emitRepositories, emitRouters, emitTypes];
+const EMITTERS = [
+  emitClient,
+  emitIndex,
+  emitMetadata,
+  emitOpenApi,
+  emitPackageJson,
+  emitRepositories,
+  emitRouters,
+  emitTypes,
+];
 
 /** Every generated file, path relative to the output folder, in path order. */
 export async function emitAll(model: AppModel, helper?: ValidatorHelper): Promise<Map<string, string>> {

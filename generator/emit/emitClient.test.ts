@@ -15,7 +15,9 @@ describe('emitClient', () => {
   const client = emitClient(model).get('client.ts')!;
 
   it('gives each entity the methods its routes have', () => {
-    expect(client).toContain(`export type NoteClient = Pick<EntityClient<Note, NoteCreate, NoteUpdate, NoteFilters, NoteField, 'score'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'audit'>;`);
+    expect(client).toContain(
+      `export type NoteClient = Pick<EntityClient<Note, NoteCreate, NoteUpdate, NoteFilters, NoteField, 'score'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'audit'>;`,
+    );
     expect(client).not.toMatch(/NoteClient = .*'versions'/);
   });
 

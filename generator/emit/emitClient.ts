@@ -1,18 +1,31 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { entityRouteTable, writableFields } from '../../runtime/model/entityRoutes.js';
+import { packageRoot } from '../../runtime/model/packageRoot.js';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
-import { packageRoot } from '../../runtime/model/packageRoot.js';
-import { entityRouteTable } from '../../runtime/model/entityRoutes.js';
 import { newWriter, quote } from './header.js';
-import { writableFields } from '../../runtime/model/entityRoutes.js';
 
 export const CLIENT_FILE = 'client.ts';
 
 /** Route names of the route table -> the EntityClient method that calls them. */
 const METHODS: Record<string, string> = {
-  list: 'list', get: 'get', create: 'create', bulkCreate: 'bulk', update: 'update', remove: 'remove', increment: 'increment', archive: 'archive', restore: 'restore',
-  versions: 'versions', version: 'version', compareVersions: 'compareVersions', revert: 'revert', audit: 'audit', fieldChanges: 'fieldChanges', decideFieldChange: 'decideFieldChange',
+  list: 'list',
+  get: 'get',
+  create: 'create',
+  bulkCreate: 'bulk',
+  update: 'update',
+  remove: 'remove',
+  increment: 'increment',
+  archive: 'archive',
+  restore: 'restore',
+  versions: 'versions',
+  version: 'version',
+  compareVersions: 'compareVersions',
+  revert: 'revert',
+  audit: 'audit',
+  fieldChanges: 'fieldChanges',
+  decideFieldChange: 'decideFieldChange',
 };
 
 /** Client members that are not entities; an entity with such a plural is reached as `<plural>Records`. */
@@ -30,7 +43,12 @@ const clientCore = () => (core ??= readFileSync(join(packageRoot, 'templates', '
 export function emitClient(model: AppModel): Map<string, string> {
   const entities = model.entities.filter((e) => !e.internal);
   const writer = newWriter();
-  writer.writeLine(`import type { ${entities.flatMap((e) => Object.values(typeNamesOf(e)).filter((n): n is string => typeof n === 'string')).sort().join(', ')} } from './types.js';`);
+  writer.writeLine(
+    `import type { ${entities
+      .flatMap((e) => Object.values(typeNamesOf(e)).filter((n): n is string => typeof n === 'string'))
+      .sort()
+      .join(', ')} } from './types.js';`,
+  );
   writer.blankLine();
   writer.write(clientCore().trimEnd()).newLine();
   for (const entity of entities) emitEntityTypes(writer, entity);
@@ -39,7 +57,10 @@ export function emitClient(model: AppModel): Map<string, string> {
   writer.write('export interface Client').block(() => {
     writer.writeLine('auth: AuthClient;');
     writer.writeLine('apiKeys: ApiKeysClient;');
-    if (model.features.includes('search')) writer.writeLine('/** Every entity the caller may view, ranked, with snippets. */\nsearch(q: string, limit?: number): Promise<{ items: SearchHit[]; totalCount: number }>;');
+    if (model.features.includes('search'))
+      writer.writeLine(
+        '/** Every entity the caller may view, ranked, with snippets. */\nsearch(q: string, limit?: number): Promise<{ items: SearchHit[]; totalCount: number }>;',
+      );
     writer.writeLine('/** Switches to a session token or API key (undefined: anonymous). */');
     writer.writeLine('setCredential(credential: string | undefined): void;');
     for (const entity of entities) writer.writeLine(`${memberOf(entity)}: ${entity.name}Client;`);
@@ -54,7 +75,8 @@ export function emitClient(model: AppModel): Map<string, string> {
         writer.writeLine("search: (q, limit) => transport.data('GET', '/api/v1/search', { query: { q, limit } }),");
       }
       writer.writeLine('setCredential: (credential) => transport.setCredential(credential),');
-      for (const entity of entities) writer.writeLine(`${memberOf(entity)}: new EntityClient(transport, ${quote(entity.plural)}),`);
+      for (const entity of entities)
+        writer.writeLine(`${memberOf(entity)}: new EntityClient(transport, ${quote(entity.plural)}),`);
     });
     writer.write(';').newLine();
   });
@@ -75,8 +97,13 @@ function emitEntityTypes(writer: ReturnType<typeof newWriter>, entity: EntityMod
   });
   const visible = entity.fields.filter((f) => !f.hidden).map((f) => quote(f.name));
   writer.writeLine(`export type ${entity.name}Field = ${visible.join(' | ')};`);
-  const numeric = writableFields(entity).filter((f) => f.type === 'int' || f.type === 'float').map((f) => quote(f.name));
-  const methods = entityRouteTable(entity).map(([, , route]) => METHODS[route]).filter(Boolean).map(quote);
+  const numeric = writableFields(entity)
+    .filter((f) => f.type === 'int' || f.type === 'float')
+    .map((f) => quote(f.name));
+  const methods = entityRouteTable(entity)
+    .map(([, , route]) => METHODS[route])
+    .filter(Boolean)
+    .map(quote);
   writer.writeLine(
     `export type ${entity.name}Client = Pick<EntityClient<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}>, ${methods.join(' | ')}>;`,
   );

@@ -13,7 +13,8 @@ export function emitIndex(model: AppModel): Map<string, string> {
   }
   writer.blankLine();
   writer.writeLine("export type * from './types.js';");
-  for (const entity of model.entities) writer.writeLine(`export { ${entity.name}Repository } from './repositories/${entity.plural}.js';`);
+  for (const entity of model.entities)
+    writer.writeLine(`export { ${entity.name}Repository } from './repositories/${entity.plural}.js';`);
   writer.blankLine();
   writer.write('export const registry = defineRegistry(metadata, ').inlineBlock(() => {
     for (const entity of model.entities) writer.writeLine(`${entity.plural}: ${entity.plural}Routes,`);

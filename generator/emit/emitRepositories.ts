@@ -14,7 +14,9 @@ export function emitRepositories(model: AppModel): Map<string, string> {
     const enumImports = filterable.map((f) => names.enums.get(f.name)).filter((n): n is string => n !== undefined);
     const writer = newWriter();
     writer.writeLine("import { Repository, type Store } from 'entigen/runtime';");
-    writer.writeLine(`import type { ${[...new Set([names.record, names.create, names.update, ...enumImports])].sort().join(', ')} } from '../types.js';`);
+    writer.writeLine(
+      `import type { ${[...new Set([names.record, names.create, names.update, ...enumImports])].sort().join(', ')} } from '../types.js';`,
+    );
     writer.blankLine();
     writer.writeLine(`/** Filters of ${entity.plural}: a value, or a list of which any may match. */`);
     writer.write(`export interface ${entity.name}Filter`).block(() => {
@@ -33,7 +35,9 @@ export function emitRepositories(model: AppModel): Map<string, string> {
       .block(() => {
         writer.write('constructor(store: Store)').block(() => {
           const arrays = entity.fields.filter((f) => f.type === 'array').map((f) => quote(f.name));
-          writer.writeLine(`super(store, ${quote(entity.plural)}, { owned: ${entity.ownership === 'owned'}, arrayFields: [${arrays.join(', ')}] });`);
+          writer.writeLine(
+            `super(store, ${quote(entity.plural)}, { owned: ${entity.ownership === 'owned'}, arrayFields: [${arrays.join(', ')}] });`,
+          );
         });
       });
     files.set(`repositories/${entity.plural}.ts`, writer.toString());

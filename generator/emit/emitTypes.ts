@@ -1,5 +1,5 @@
-import type { AppModel, EntityModel, FieldModel, ValueModel } from '../../runtime/model/types.js';
 import { writableFields } from '../../runtime/model/entityRoutes.js';
+import type { AppModel, FieldModel, ValueModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
 import { newWriter, quote } from './header.js';
 
@@ -13,9 +13,11 @@ export function emitTypes(model: AppModel): Map<string, string> {
     for (const field of entity.fields) {
       const enumName = names.enums.get(field.name);
       const values = field.type === 'enum' ? field.values : field.items?.values;
-      if (enumName && values) writer.writeLine(`export type ${enumName} = ${values.map((v) => quote(v.key)).join(' | ')};`);
+      if (enumName && values)
+        writer.writeLine(`export type ${enumName} = ${values.map((v) => quote(v.key)).join(' | ')};`);
     }
-    const typeOf = (field: FieldModel) => tsType(field, names.enums.get(field.name)) + (field.required || field.type === 'any' ? '' : ' | null');
+    const typeOf = (field: FieldModel) =>
+      tsType(field, names.enums.get(field.name)) + (field.required || field.type === 'any' ? '' : ' | null');
     writer.write(`export interface ${names.record}`).block(() => {
       for (const field of entity.fields.filter((f) => !f.hidden)) {
         writer.writeLine(`${field.name}: ${typeOf(field)};`);
@@ -37,7 +39,9 @@ export function emitTypes(model: AppModel): Map<string, string> {
   writer.write('export interface Entities').block(() => {
     for (const entity of model.entities) {
       const names = typeNamesOf(entity);
-      writer.writeLine(`${entity.plural}: { record: ${names.record}; create: ${names.create}; update: ${names.update} };`);
+      writer.writeLine(
+        `${entity.plural}: { record: ${names.record}; create: ${names.create}; update: ${names.update} };`,
+      );
     }
   });
   return new Map([['types.ts', writer.toString()]]);

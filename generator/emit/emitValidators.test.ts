@@ -1,11 +1,11 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type CompiledValidator, validationDetails } from '../../runtime/validation/validationDetails.js';
 import { modelFromInputs } from '../build.js';
 import { packageEntityFiles } from '../readInputs.js';
-import { validationDetails, type CompiledValidator } from '../../runtime/validation/validationDetails.js';
 import { emitValidators } from './emitValidators.js';
 
 const entity = `
@@ -29,7 +29,10 @@ let posts: Module;
 
 beforeAll(async () => {
   const model = modelFromInputs({
-    entityFiles: [...packageEntityFiles('builtin', 'builtin'), { file: 'entities/posts.yaml', text: entity, origin: 'app' }],
+    entityFiles: [
+      ...packageEntityFiles('builtin', 'builtin'),
+      { file: 'entities/posts.yaml', text: entity, origin: 'app' },
+    ],
   });
   const dir = mkdtempSync(join(tmpdir(), 'entigen-validators-'));
   for (const [path, text] of emitValidators(model)) {
@@ -45,7 +48,9 @@ function details(validate: CompiledValidator, body: unknown) {
 
 describe('generated validators', () => {
   it('accept a valid create body, with content-base fields', () => {
-    expect(details(posts.create, { title: 'Hello', body: 'x', views: 2, mood: 'sad', when: '2024-05-01T10:00:00Z' })).toBeUndefined();
+    expect(
+      details(posts.create, { title: 'Hello', body: 'x', views: 2, mood: 'sad', when: '2024-05-01T10:00:00Z' }),
+    ).toBeUndefined();
   });
 
   it('report every bad field at once', () => {
@@ -83,7 +88,9 @@ describe('generated validators', () => {
   });
 
   it('accept macros where a value is resolved at write time', () => {
-    expect(details(posts.create, { title: 't', body: '{{user.name}}', writer: '{{user.id}}', when: '{{now}}' })).toBeUndefined();
+    expect(
+      details(posts.create, { title: 't', body: '{{user.name}}', writer: '{{user.id}}', when: '{{now}}' }),
+    ).toBeUndefined();
   });
 
   it('allow only numeric fields in increment, integers for int', () => {

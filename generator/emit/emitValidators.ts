@@ -1,9 +1,9 @@
 import AjvModule from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import type { AppModel, EntityModel } from '../../runtime/model/types.js';
-import { objectSchema, valueSchema, type JsonSchema } from '../model/valueSchema.js';
-import { GENERATED_HEADER } from './header.js';
 import { writableFields } from '../../runtime/model/entityRoutes.js';
+import type { AppModel, EntityModel } from '../../runtime/model/types.js';
+import { type JsonSchema, objectSchema, valueSchema } from '../model/valueSchema.js';
+import { GENERATED_HEADER } from './header.js';
 
 const Ajv = AjvModule.default;
 const standaloneCode = standaloneModule.default;
@@ -50,7 +50,10 @@ export function emitValidators(model: AppModel): Map<string, string> {
       update: `${entity.plural}/update`,
       increment: `${entity.plural}/increment`,
     });
-    files.set(`validators/${entity.plural}.js`, `${GENERATED_HEADER}\n${code.trimEnd()}\nexport const bulkItem = create;\n`);
+    files.set(
+      `validators/${entity.plural}.js`,
+      `${GENERATED_HEADER}\n${code.trimEnd()}\nexport const bulkItem = create;\n`,
+    );
     files.set(
       `validators/${entity.plural}.d.ts`,
       [

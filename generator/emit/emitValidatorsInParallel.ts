@@ -35,7 +35,10 @@ export function startValidatorHelper(entityFiles: number): ValidatorHelper | und
  * Same output as emitValidators. AJV code generation is most of a large build and each
  * entity's validators stand alone, so the helper thread takes part of the entities.
  */
-export async function emitValidatorsInParallel(model: AppModel, helper?: ValidatorHelper): Promise<Map<string, string>> {
+export async function emitValidatorsInParallel(
+  model: AppModel,
+  helper?: ValidatorHelper,
+): Promise<Map<string, string>> {
   if (!helper) return emitValidators(model);
   const split = Math.ceil(model.entities.length * 0.5);
   const theirs = helper.emit({ ...model, entities: model.entities.slice(split) });

@@ -1,6 +1,6 @@
+import { USERS } from '../../runtime/model/collections.js';
 import type { Base, FieldModel, ValueModel } from '../../runtime/model/types.js';
 import { humanize } from './naming.js';
-import { USERS } from '../../runtime/model/collections.js';
 
 function field(name: string, value: ValueModel, options: Partial<FieldModel> = {}): FieldModel {
   return {
@@ -24,8 +24,10 @@ const serverSet = { system: true, readOnly: true };
 /** Fields a base adds before the entity's own, per the spec's *Base fields* table. */
 export function baseFields(base: Base, tenancyEntity: string | undefined): FieldModel[] {
   const fields = [field('id', { type: 'objectId' }, { ...serverSet, required: true, unique: true, label: 'ID' })];
-  if (base !== 'system') fields.push(field('ownerId', { type: 'objectId', ref: USERS }, { ...serverSet, required: true, filterable: true }));
-  if (tenancyEntity) fields.push(field('tenantId', { type: 'objectId', ref: tenancyEntity }, { ...serverSet, filterable: true }));
+  if (base !== 'system')
+    fields.push(field('ownerId', { type: 'objectId', ref: USERS }, { ...serverSet, required: true, filterable: true }));
+  if (tenancyEntity)
+    fields.push(field('tenantId', { type: 'objectId', ref: tenancyEntity }, { ...serverSet, filterable: true }));
   fields.push(field('createdAt', { type: 'isoDate' }, { ...serverSet, required: true }));
   fields.push(field('updatedAt', { type: 'isoDate' }, { ...serverSet, required: true }));
   if (base !== 'system') fields.push(field('archivedAt', { type: 'isoDate' }, { ...serverSet }));

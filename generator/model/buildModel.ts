@@ -1,9 +1,9 @@
+import { USERS } from '../../runtime/model/collections.js';
+import type { AppModel, EntityModel, Feature, TenancyModel } from '../../runtime/model/types.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { SourceFile } from '../schema/loadYaml.js';
-import type { AppModel, EntityModel, Feature, TenancyModel } from '../../runtime/model/types.js';
 import { normalizeEntity, type RawEntity } from './normalizeEntity.js';
 import { typeNamesOf } from './typeNames.js';
-import { USERS } from '../../runtime/model/collections.js';
 
 export interface EntitySource {
   source: SourceFile;
@@ -26,7 +26,10 @@ const RESERVED_SEGMENTS = ['auth', 'schema', 'search', 'apikeys', 'docs', 'healt
 export const DEFAULT_APP_NAME = 'entigen';
 
 /** Cross-file checks and normalization: the model is the emitters' only input. */
-export function buildModel(entitySources: EntitySource[], config: { source?: SourceFile; raw: RawConfig }): { model: AppModel; diagnostics: Diagnostic[] } {
+export function buildModel(
+  entitySources: EntitySource[],
+  config: { source?: SourceFile; raw: RawConfig },
+): { model: AppModel; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const byPlural = new Map<string, EntitySource>();
   const byName = new Map<string, string>();
@@ -36,11 +39,16 @@ export function buildModel(entitySources: EntitySource[], config: { source?: Sou
     const raw = entry.source.data as Partial<RawEntity>;
     if (typeof raw?.plural === 'string') {
       const other = byPlural.get(raw.plural.toLowerCase());
-      if (other) diagnostics.push(entry.source.diagnostic(['plural'], `duplicate plural "${raw.plural}"; also in ${other.source.file}`));
+      if (other)
+        diagnostics.push(
+          entry.source.diagnostic(['plural'], `duplicate plural "${raw.plural}"; also in ${other.source.file}`),
+        );
       else byPlural.set(raw.plural.toLowerCase(), entry);
       pluralOf.set(raw.plural, raw.plural);
       if (entry.origin === 'app' && !raw.internal && RESERVED_SEGMENTS.includes(raw.plural.toLowerCase())) {
-        diagnostics.push(entry.source.diagnostic(['plural'], `"${raw.plural}" is reserved for the runtime's own routes`));
+        diagnostics.push(
+          entry.source.diagnostic(['plural'], `"${raw.plural}" is reserved for the runtime's own routes`),
+        );
       }
     }
     if (typeof raw?.name === 'string') {
@@ -50,7 +58,9 @@ export function buildModel(entitySources: EntitySource[], config: { source?: Sou
       if (typeof raw.plural === 'string') pluralOf.set(raw.name, raw.plural);
     }
   }
-  const knownEntities = [...pluralOf.keys()].filter((key) => pluralOf.get(key) === key && /^[a-z][A-Za-z0-9]*$/.test(key)).sort();
+  const knownEntities = [...pluralOf.keys()]
+    .filter((key) => pluralOf.get(key) === key && /^[a-z][A-Za-z0-9]*$/.test(key))
+    .sort();
   const resolveEntity = (ref: string) => pluralOf.get(ref);
 
   const tenancy = checkTenancy(config, resolveEntity, entitySources, diagnostics);
@@ -95,7 +105,8 @@ function checkTenancy(
   }
   const source = entitySources.find((e) => (e.source.data as RawEntity).plural === plural);
   const members = (source?.source.data as RawEntity | undefined)?.fields?.[tenancy.membersField];
-  const membersOk = members?.type === 'array' && members.items?.type === 'objectId' && resolveEntity(members.items.ref ?? '') === USERS;
+  const membersOk =
+    members?.type === 'array' && members.items?.type === 'objectId' && resolveEntity(members.items.ref ?? '') === USERS;
   if (!membersOk) {
     diagnostics.push(
       config.source.diagnostic(
@@ -119,7 +130,9 @@ function checkTypeNames(entities: EntityModel[], sources: EntitySource[], diagno
       const owner = owners.get(typeName);
       if (owner && owner !== entity.plural) {
         const source = sources.find((s) => (s.source.data as RawEntity).plural === entity.plural)!.source;
-        diagnostics.push(source.diagnostic(['name'], `generated type name ${typeName} clashes with one of entity ${owner}`));
+        diagnostics.push(
+          source.diagnostic(['name'], `generated type name ${typeName} clashes with one of entity ${owner}`),
+        );
       }
       owners.set(typeName, entity.plural);
     }

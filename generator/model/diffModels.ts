@@ -22,7 +22,11 @@ export function breakingChanges(previous: AppModel, next: AppModel): BreakingCha
   for (const before of previous.entities.filter((e) => e.origin === 'app')) {
     const now = after.get(before.plural);
     if (!now) {
-      changes.push({ entity: before.plural, key: `${before.plural}: removed`, description: `entity ${before.plural} was removed` });
+      changes.push({
+        entity: before.plural,
+        key: `${before.plural}: removed`,
+        description: `entity ${before.plural} was removed`,
+      });
       continue;
     }
     changes.push(...fieldChanges(before, now));
@@ -37,15 +41,38 @@ function fieldChanges(before: EntityModel, now: EntityModel): BreakingChange[] {
   for (const old of before.fields.filter((f) => !f.system)) {
     const field = fields.get(old.name);
     const at = `${now.plural}.${old.name}`;
-    if (!field) changes.push({ entity: now.plural, field: old.name, key: `${at}: removed`, description: `field ${old.name} (${typeOf(old)}) was removed or renamed` });
+    if (!field)
+      changes.push({
+        entity: now.plural,
+        field: old.name,
+        key: `${at}: removed`,
+        description: `field ${old.name} (${typeOf(old)}) was removed or renamed`,
+      });
     else if (typeOf(field) !== typeOf(old)) {
-      changes.push({ entity: now.plural, field: old.name, key: `${at}: type ${typeOf(old)} -> ${typeOf(field)}`, description: `field ${old.name} changed type from ${typeOf(old)} to ${typeOf(field)}` });
+      changes.push({
+        entity: now.plural,
+        field: old.name,
+        key: `${at}: type ${typeOf(old)} -> ${typeOf(field)}`,
+        description: `field ${old.name} changed type from ${typeOf(old)} to ${typeOf(field)}`,
+      });
     } else if (field.required && !old.required && field.default === undefined) {
-      changes.push({ entity: now.plural, field: old.name, key: `${at}: now required`, description: `field ${old.name} became required without a default` });
+      changes.push({
+        entity: now.plural,
+        field: old.name,
+        key: `${at}: now required`,
+        description: `field ${old.name} became required without a default`,
+      });
     }
   }
-  for (const field of now.fields.filter((f) => !f.system && !previous.has(f.name) && f.required && f.default === undefined)) {
-    changes.push({ entity: now.plural, field: field.name, key: `${now.plural}.${field.name}: required field added`, description: `required field ${field.name} was added without a default` });
+  for (const field of now.fields.filter(
+    (f) => !f.system && !previous.has(f.name) && f.required && f.default === undefined,
+  )) {
+    changes.push({
+      entity: now.plural,
+      field: field.name,
+      key: `${now.plural}.${field.name}: required field added`,
+      description: `required field ${field.name} was added without a default`,
+    });
   }
   return changes;
 }

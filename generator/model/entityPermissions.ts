@@ -1,7 +1,7 @@
-import type { PathSegment } from '../schema/loadYaml.js';
+import { parsePermission } from '../../runtime/access/parsePermission.js';
 import type { FieldModel, Ownership } from '../../runtime/model/types.js';
 import { ACTIONS } from '../../runtime/model/types.js';
-import { parsePermission } from '../../runtime/access/parsePermission.js';
+import type { PathSegment } from '../schema/loadYaml.js';
 
 type Report = (path: PathSegment[], message: string) => void;
 
@@ -12,12 +12,16 @@ export function checkRolePermissions(
   report: Report,
 ): void {
   for (const [role, list] of Object.entries(permissions)) {
-    list.forEach((text, i) => {
+    for (const [i, text] of list.entries()) {
       const path = ['permissions', role, i];
       const parsed = parsePermission(`${entity.plural}:${text}`);
-      if (!parsed.ok) return report(path, `"${text}": ${parsed.reason}`);
+      if (!parsed.ok) {
+        report(path, `"${text}": ${parsed.reason}`);
+        continue;
+      }
       const { scope, condition, action } = parsed.permission;
-      if (scope === 'own' && entity.ownership === 'system') report(path, `"${text}": scope own needs an owned entity (this one is system-owned)`);
+      if (scope === 'own' && entity.ownership === 'system')
+        report(path, `"${text}": scope own needs an owned entity (this one is system-owned)`);
       if (scope && action === 'create') report(path, `"${text}": create takes no scope`);
       if (condition) {
         const field = entity.byName.get(condition.field);
@@ -26,7 +30,7 @@ export function checkRolePermissions(
           report(path, `"${text}": field "${condition.field}" (${field.type}) cannot condition a permission`);
         }
       }
-    });
+    }
   }
 }
 

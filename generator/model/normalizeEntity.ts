@@ -1,6 +1,5 @@
 import AjvModule from 'ajv';
-import type { Diagnostic } from '../diagnostics.js';
-import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
+import { isListParameter } from '../../runtime/model/listParameters.js';
 import type {
   Base,
   EntityModel,
@@ -11,11 +10,12 @@ import type {
   ValueModel,
   Versioning,
 } from '../../runtime/model/types.js';
+import type { Diagnostic } from '../diagnostics.js';
+import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
 import { baseFields, reservedBaseNames } from './baseFields.js';
-import { humanize } from './naming.js';
 import { checkRolePermissions, defaultRolePermissions, enumeratePermissions } from './entityPermissions.js';
+import { humanize } from './naming.js';
 import { valueSchema } from './valueSchema.js';
-import { isListParameter } from '../../runtime/model/listParameters.js';
 
 /** An entity file as the JSON Schema admits it. */
 export interface RawValue {
@@ -75,10 +75,14 @@ const defaultsAjv = new Ajv({ allErrors: false, strict: false, allowUnionTypes: 
 const defaultChecks = new Map<string, ReturnType<typeof defaultsAjv.compile>>();
 
 /** Applies the base, checks every rule a file can break, and returns the entity's model. */
-export function normalizeEntity(raw: RawEntity, context: EntityContext): { entity: EntityModel; diagnostics: Diagnostic[] } {
+export function normalizeEntity(
+  raw: RawEntity,
+  context: EntityContext,
+): { entity: EntityModel; diagnostics: Diagnostic[] } {
   const { source } = context;
   const diagnostics: Diagnostic[] = [];
-  const report = (path: PathSegment[], message: string, at?: 'key' | 'value') => diagnostics.push(source.diagnostic(path, message, at));
+  const report = (path: PathSegment[], message: string, at?: 'key' | 'value') =>
+    diagnostics.push(source.diagnostic(path, message, at));
 
   const { base, ownership } = resolveBase(raw, report);
   const tenantScoped = raw.tenantScoped ?? false;
@@ -112,7 +116,8 @@ export function normalizeEntity(raw: RawEntity, context: EntityContext): { entit
   (raw.search ?? []).forEach((name, i) => {
     const field = byName.get(name);
     if (!field) report(['search', i], `unknown field "${name}"`);
-    else if (!isSearchable(field)) report(['search', i], `search is only for string fields; "${name}" is ${describeType(field)}`);
+    else if (!isSearchable(field))
+      report(['search', i], `search is only for string fields; "${name}" is ${describeType(field)}`);
     else field.search = true;
   });
 
@@ -134,23 +139,39 @@ export function normalizeEntity(raw: RawEntity, context: EntityContext): { entit
     fields,
     filters: fields.filter((f) => f.filterable).map((f) => f.name),
     searchFields: searchFields.filter((name) => byName.get(name)?.search),
-    rolePermissions: mergeRolePermissions(internal ? {} : defaultRolePermissions(plural, ownership), raw.permissions ?? {}, plural),
+    rolePermissions: mergeRolePermissions(
+      internal ? {} : defaultRolePermissions(plural, ownership),
+      raw.permissions ?? {},
+      plural,
+    ),
     availablePermissions: enumeratePermissions(plural, ownership),
   };
   return { entity, diagnostics };
 }
 
-function resolveBase(raw: RawEntity, report: (path: PathSegment[], message: string) => void): { base: Base; ownership: Ownership } {
+function resolveBase(
+  raw: RawEntity,
+  report: (path: PathSegment[], message: string) => void,
+): { base: Base; ownership: Ownership } {
   const base: Base = raw.base ?? (raw.ownership === 'system' ? 'system' : 'content');
   const ownership: Ownership = raw.ownership ?? (base === 'system' ? 'system' : 'owned');
-  if (base === 'system' && ownership === 'owned') report(['ownership'], 'base system has no ownerId; use ownership: system or base: owned');
-  if (base !== 'system' && ownership === 'system') report(['ownership'], `base ${base} is owned; use base: system for a system-owned entity`);
+  if (base === 'system' && ownership === 'owned')
+    report(['ownership'], 'base system has no ownerId; use ownership: system or base: owned');
+  if (base !== 'system' && ownership === 'system')
+    report(['ownership'], `base ${base} is owned; use base: system for a system-owned entity`);
   return { base, ownership };
 }
 
 type Report = (path: PathSegment[], message: string, at?: 'key' | 'value') => void;
 
-function normalizeField(name: string, raw: RawField, path: PathSegment[], context: EntityContext, report: Report, topLevel: boolean): FieldModel {
+function normalizeField(
+  name: string,
+  raw: RawField,
+  path: PathSegment[],
+  context: EntityContext,
+  report: Report,
+  topLevel: boolean,
+): FieldModel {
   if (raw.required && raw.optional) report([...path, 'optional'], 'a field cannot be both required and optional');
   const value = normalizeValue(raw, path, context, report);
   const field: FieldModel = {
@@ -172,9 +193,12 @@ function normalizeField(name: string, raw: RawField, path: PathSegment[], contex
     if (problem) report([...path, 'default'], `does not match the field: ${problem}`);
     else field.default = raw.default;
   }
-  if (field.unique && UNIQUE_UNSUPPORTED.includes(field.type)) report([...path, 'unique'], `unique is not supported on ${field.type} fields`);
-  if (field.search && !isSearchable(field)) report([...path, 'search'], `search is only for string fields; this field is ${describeType(field)}`);
-  if (field.trackChanges && field.hidden) report([...path, 'trackChanges'], 'a hidden field cannot track changes: its values never leave the server');
+  if (field.unique && UNIQUE_UNSUPPORTED.includes(field.type))
+    report([...path, 'unique'], `unique is not supported on ${field.type} fields`);
+  if (field.search && !isSearchable(field))
+    report([...path, 'search'], `search is only for string fields; this field is ${describeType(field)}`);
+  if (field.trackChanges && field.hidden)
+    report([...path, 'trackChanges'], 'a hidden field cannot track changes: its values never leave the server');
   if (!topLevel) {
     for (const option of ['unique', 'search', 'trackChanges', 'hidden'] as const) {
       if (raw[option]) report([...path, option], `${option} applies only to top-level fields`);
@@ -202,9 +226,11 @@ function normalizeValue(raw: RawValue, path: PathSegment[], context: EntityConte
   if (raw.items !== undefined && raw.type !== 'array') report([...path, 'items'], 'items is only for array fields');
   if (raw.type === 'array') {
     value.items = raw.items ? normalizeValue(raw.items, [...path, 'items'], context, report) : { type: 'any' };
-    if (value.items.type === 'array') report([...path, 'items', 'type'], 'arrays of arrays are not supported; use an object or any');
+    if (value.items.type === 'array')
+      report([...path, 'items', 'type'], 'arrays of arrays are not supported; use an object or any');
   }
-  if (raw.properties !== undefined && raw.type !== 'object') report([...path, 'properties'], 'properties are only for object fields');
+  if (raw.properties !== undefined && raw.type !== 'object')
+    report([...path, 'properties'], 'properties are only for object fields');
   if (raw.type === 'object' && raw.properties) {
     value.properties = Object.entries(raw.properties).map(([name, property]) =>
       normalizeField(name, property, [...path, 'properties', name], context, report, false),
@@ -213,11 +239,16 @@ function normalizeValue(raw: RawValue, path: PathSegment[], context: EntityConte
   return value;
 }
 
-function normalizeEnumValues(values: NonNullable<RawValue['values']>, path: PathSegment[], report: Report): EnumValue[] {
+function normalizeEnumValues(
+  values: NonNullable<RawValue['values']>,
+  path: PathSegment[],
+  report: Report,
+): EnumValue[] {
   const seen = new Set<string>();
   const out: EnumValue[] = [];
   values.forEach((entry, i) => {
-    const value = typeof entry === 'string' ? { key: entry, label: entry } : { key: entry.key, label: entry.label ?? entry.key };
+    const value =
+      typeof entry === 'string' ? { key: entry, label: entry } : { key: entry.key, label: entry.label ?? entry.key };
     if (seen.has(value.key)) report([...path, i], `duplicate enum value "${value.key}"`);
     seen.add(value.key);
     out.push(value);
@@ -226,7 +257,12 @@ function normalizeEnumValues(values: NonNullable<RawValue['values']>, path: Path
 }
 
 function checkDefault(value: unknown, field: FieldModel): string | undefined {
-  if (field.type === 'enum' && typeof value === 'string' && field.values && !field.values.some((v) => v.key === value)) {
+  if (
+    field.type === 'enum' &&
+    typeof value === 'string' &&
+    field.values &&
+    !field.values.some((v) => v.key === value)
+  ) {
     return `"${value}" is not one of ${field.values.map((v) => v.key).join(', ')}`;
   }
   const schema = valueSchema(field);
@@ -249,7 +285,10 @@ function checkFilters(filters: string[], byName: Map<string, FieldModel>, report
     if (isListParameter(name)) report(['filters', i], `"${name}" is a list query parameter and cannot be a filter`);
     else if (!field) report(['filters', i], `unknown field "${name}"`);
     else if (field.hidden) report(['filters', i], `"${name}" is hidden and cannot be a filter`);
-    else if (FILTER_UNSUPPORTED.includes(field.type) || (field.type === 'array' && FILTER_UNSUPPORTED.includes(field.items!.type))) {
+    else if (
+      FILTER_UNSUPPORTED.includes(field.type) ||
+      (field.type === 'array' && FILTER_UNSUPPORTED.includes(field.items!.type))
+    ) {
       report(['filters', i], `cannot filter on ${describeType(field)} field "${name}"`);
     } else valid.push(name);
   });
@@ -265,7 +304,11 @@ function describeType(value: ValueModel): string {
   return value.type === 'array' ? `array of ${value.items?.type ?? 'any'}` : value.type;
 }
 
-function mergeRolePermissions(defaults: Record<string, string[]>, extra: Record<string, string[]>, plural: string): Record<string, string[]> {
+function mergeRolePermissions(
+  defaults: Record<string, string[]>,
+  extra: Record<string, string[]>,
+  plural: string,
+): Record<string, string[]> {
   const merged: Record<string, string[]> = {};
   for (const [role, list] of Object.entries(defaults)) merged[role] = [...list];
   for (const [role, list] of Object.entries(extra)) {

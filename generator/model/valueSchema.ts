@@ -1,4 +1,3 @@
-import type { FieldModel, ValueModel } from '../../runtime/model/types.js';
 import {
   DATE_MACRO_PATTERN,
   ISO_DATE_PATTERN,
@@ -6,6 +5,7 @@ import {
   OBJECT_ID_PATTERN,
   URL_PATTERN,
 } from '../../runtime/model/patterns.js';
+import type { FieldModel, ValueModel } from '../../runtime/model/types.js';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -45,7 +45,7 @@ function toDiagnostic(source: SourceFile, error: ErrorObject): Diagnostic {
   const custom = (error.parentSchema as Record<string, unknown> | undefined)?.['x-message'];
   if (error.propertyName !== undefined) {
     const keyPath = [...path, error.propertyName];
-    return source.diagnostic(keyPath, typeof custom === 'string' ? custom : error.message ?? 'invalid name', 'key');
+    return source.diagnostic(keyPath, typeof custom === 'string' ? custom : (error.message ?? 'invalid name'), 'key');
   }
   switch (error.keyword) {
     case 'additionalProperties': {
@@ -68,7 +68,7 @@ function toDiagnostic(source: SourceFile, error: ErrorObject): Diagnostic {
       return source.diagnostic([...path, i], `duplicate of item ${j}`);
     }
     default:
-      return source.diagnostic(path, typeof custom === 'string' ? custom : error.message ?? 'is invalid');
+      return source.diagnostic(path, typeof custom === 'string' ? custom : (error.message ?? 'is invalid'));
   }
 }
 

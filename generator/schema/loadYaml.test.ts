@@ -17,7 +17,14 @@ describe('loadYaml', () => {
   });
 
   it('reports syntax errors and duplicate keys with positions instead of data', () => {
-    expect(loadYaml('x.yaml', 'a: [1,\n').diagnostics[0]).toMatchObject({ file: 'x.yaml', line: 2, message: expect.stringContaining('invalid YAML') });
-    expect(loadYaml('x.yaml', 'a: 1\na: 2\n').diagnostics[0]).toMatchObject({ line: 2, message: expect.stringContaining('unique') });
+    expect(loadYaml('x.yaml', 'a: [1,\n').diagnostics[0]).toMatchObject({
+      file: 'x.yaml',
+      line: 2,
+      message: expect.stringContaining('invalid YAML'),
+    });
+    expect(loadYaml('x.yaml', 'a: 1\na: 2\n').diagnostics[0]).toMatchObject({
+      line: 2,
+      message: expect.stringContaining('unique'),
+    });
   });
 });

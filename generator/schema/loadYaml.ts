@@ -1,4 +1,4 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import type { Diagnostic } from '../diagnostics.js';
 
 export type PathSegment = string | number;
@@ -45,7 +45,9 @@ function offsetOf(doc: Document, path: PathSegment[], at: 'key' | 'value'): numb
     const segment = path[i];
     const last = i === path.length - 1;
     if (isMap(node)) {
-      const pair = node.items.find((item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment));
+      const pair = node.items.find(
+        (item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(segment),
+      );
       if (!pair) return offset;
       if (last && at === 'key') return rangeStart(pair.key) ?? offset;
       node = pair.value;

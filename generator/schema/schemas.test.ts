@@ -17,8 +17,32 @@ describe('entity and config JSON Schemas', () => {
 
   it('lists every field type and option of the spec', () => {
     const defs = (entitySchema as { $defs: Record<string, { enum?: string[]; properties?: object }> }).$defs;
-    expect(defs.type.enum).toEqual(['string', 'int', 'float', 'boolean', 'enum', 'objectId', 'isoDate', 'array', 'object', 'url', 'any', 'encryptedKey']);
-    for (const option of ['required', 'optional', 'unique', 'default', 'search', 'values', 'ref', 'trackChanges', 'hidden', 'readOnly']) {
+    expect(defs.type.enum).toEqual([
+      'string',
+      'int',
+      'float',
+      'boolean',
+      'enum',
+      'objectId',
+      'isoDate',
+      'array',
+      'object',
+      'url',
+      'any',
+      'encryptedKey',
+    ]);
+    for (const option of [
+      'required',
+      'optional',
+      'unique',
+      'default',
+      'search',
+      'values',
+      'ref',
+      'trackChanges',
+      'hidden',
+      'readOnly',
+    ]) {
       expect(Object.keys(defs.field.properties!)).toContain(option);
     }
   });

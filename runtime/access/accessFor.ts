@@ -1,7 +1,7 @@
 import type { Action, EntityModel } from '../model/types.js';
 import type { Where } from '../store/types.js';
 import type { Caller } from './caller.js';
-import { parsePermission, SYSTEM_ADMIN, type Permission } from './parsePermission.js';
+import { type Permission, parsePermission, SYSTEM_ADMIN } from './parsePermission.js';
 
 /** Allowed, with the records it applies to; `where` undefined means every record. */
 export type Access = { allowed: false } | { allowed: true; where?: Where };

@@ -36,7 +36,7 @@ export function builtinRoles(model: AppModel): Map<string, RoleDefinition> {
   for (const entity of model.entities) {
     for (const [role, permissions] of Object.entries(entity.rolePermissions)) {
       const set = fromEntities.get(role) ?? new Set<string>();
-      permissions.forEach((p) => set.add(p));
+      for (const p of permissions) set.add(p);
       fromEntities.set(role, set);
     }
   }
@@ -44,7 +44,15 @@ export function builtinRoles(model: AppModel): Map<string, RoleDefinition> {
   for (const key of BUILTIN_ROLE_KEYS) {
     const base = key === 'ADMIN' ? [SYSTEM_ADMIN] : key === 'API' ? [API_ACCESS] : [];
     const [label, description] = DESCRIPTIONS[key];
-    roles.set(key, { id: builtinRoleId(key), key, label, description, permissions: [...base, ...(fromEntities.get(key) ?? [])], isSystem: true, isBuiltin: true });
+    roles.set(key, {
+      id: builtinRoleId(key),
+      key,
+      label,
+      description,
+      permissions: [...base, ...(fromEntities.get(key) ?? [])],
+      isSystem: true,
+      isBuiltin: true,
+    });
   }
   return roles;
 }

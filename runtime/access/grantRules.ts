@@ -1,13 +1,12 @@
 import type { RuntimeContext } from '../context.js';
+import type { EntityRules } from '../entities/entityRules.js';
 import { findVisible } from '../entities/requireAccess.js';
 import { ApiError, validationError } from '../errors/apiError.js';
-import type { EntityRules } from '../entities/entityRules.js';
+import { GRANTS, USERS } from '../model/collections.js';
 import type { Action, EntityModel } from '../model/types.js';
 import { accessFor, andWhere } from './accessFor.js';
 import type { Caller } from './caller.js';
-import { GRANTS } from '../model/collections.js';
 import { tenantsOfUser, tenantWhere } from './tenancy.js';
-import { USERS } from '../model/collections.js';
 
 /**
  * A grant may be made by an admin or by whoever may edit the shared record by role, and hands
@@ -17,7 +16,8 @@ import { USERS } from '../model/collections.js';
  */
 export async function checkGrant(ctx: RuntimeContext, caller: Caller, grant: Record<string, unknown>): Promise<void> {
   const target = ctx.registry.entities.get(String(grant.entity))?.model;
-  if (!target || target.internal || target.plural === GRANTS) throw validationError({ entity: 'must be the plural of an entity that can be shared' });
+  if (!target || target.internal || target.plural === GRANTS)
+    throw validationError({ entity: 'must be the plural of an entity that can be shared' });
   const doc = await findVisible(ctx, target, String(grant.entityId), caller);
   if (!(await holdsByRole(ctx, caller, target, doc.id, 'edit'))) {
     throw new ApiError('FORBIDDEN', 'Only someone whose role may edit this record can share it');
@@ -25,31 +25,48 @@ export async function checkGrant(ctx: RuntimeContext, caller: Caller, grant: Rec
   const actions = Array.isArray(grant.permissions) ? (grant.permissions as Action[]) : [];
   for (const action of actions) {
     if (!(await holdsByRole(ctx, caller, target, doc.id, action))) {
-      throw new ApiError('FORBIDDEN', `You may not grant ${action}: your role does not allow it on this record`, { permissions: `${action} is more than your role allows on this record` });
+      throw new ApiError('FORBIDDEN', `You may not grant ${action}: your role does not allow it on this record`, {
+        permissions: `${action} is more than your role allows on this record`,
+      });
     }
   }
   const grantee = await ctx.store.get(USERS, String(grant.grantedTo));
   if (!grantee) throw validationError({ grantedTo: 'is not a user' });
   if (target.tenantScoped && typeof doc.tenantId === 'string') {
     const tenants = await tenantsOfUser(ctx, grantee.id);
-    if (!tenants.includes(doc.tenantId)) throw new ApiError('UNPROCESSABLE_ENTITY', 'A grant cannot share a record outside its tenant', { grantedTo: 'is not in the record\'s tenant' });
+    if (!tenants.includes(doc.tenantId))
+      throw new ApiError('UNPROCESSABLE_ENTITY', 'A grant cannot share a record outside its tenant', {
+        grantedTo: "is not in the record's tenant",
+      });
   }
 }
 
 /** Whether the caller's role permissions (not grants) reach this record for `action`, within the caller's tenants. */
-async function holdsByRole(ctx: RuntimeContext, caller: Caller, target: EntityModel, id: string, action: Action): Promise<boolean> {
+async function holdsByRole(
+  ctx: RuntimeContext,
+  caller: Caller,
+  target: EntityModel,
+  id: string,
+  action: Action,
+): Promise<boolean> {
   if (caller.isAdmin) return true;
   const access = accessFor(caller, target, action);
   if (!access.allowed) return false;
-  return (await ctx.store.get(target.plural, id, andWhere(access.where, await tenantWhere(ctx, caller, target)))) !== null;
+  return (
+    (await ctx.store.get(target.plural, id, andWhere(access.where, await tenantWhere(ctx, caller, target)))) !== null
+  );
 }
 
 /** Grants are checked when made, and again when an edit would point, widen or lengthen one. */
 export const grantRules: EntityRules = {
   beforeCreate: checkGrant,
   async beforeUpdate(ctx, caller, current, values) {
-    const changed = (key: string) => values[key] !== undefined && JSON.stringify(values[key]) !== JSON.stringify(current[key]);
-    const shortened = typeof values.expiresAt === 'string' && typeof current.expiresAt === 'string' && values.expiresAt < current.expiresAt;
+    const changed = (key: string) =>
+      values[key] !== undefined && JSON.stringify(values[key]) !== JSON.stringify(current[key]);
+    const shortened =
+      typeof values.expiresAt === 'string' &&
+      typeof current.expiresAt === 'string' &&
+      values.expiresAt < current.expiresAt;
     if (['entity', 'entityId', 'grantedTo', 'permissions'].some(changed) || (changed('expiresAt') && !shortened)) {
       await checkGrant(ctx, caller, { ...current, ...values });
     }

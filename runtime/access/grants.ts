@@ -1,7 +1,7 @@
 import type { RuntimeContext } from '../context.js';
+import { GRANTS } from '../model/collections.js';
 import type { Action, EntityModel } from '../model/types.js';
 import type { Caller } from './caller.js';
-import { GRANTS } from '../model/collections.js';
 
 export const GRANTABLE_ACTIONS: readonly Action[] = ['view', 'edit', 'delete'];
 
@@ -10,8 +10,20 @@ export function grantsEnabled(ctx: RuntimeContext): boolean {
 }
 
 /** Layer 4: ids of records of `entity` that live grants share with the caller for `action`. */
-export async function grantedIds(ctx: RuntimeContext, caller: Caller, entity: EntityModel, action: Action): Promise<string[]> {
-  if (!grantsEnabled(ctx) || !caller.user || entity.internal || entity.plural === GRANTS || !GRANTABLE_ACTIONS.includes(action)) return [];
+export async function grantedIds(
+  ctx: RuntimeContext,
+  caller: Caller,
+  entity: EntityModel,
+  action: Action,
+): Promise<string[]> {
+  if (
+    !grantsEnabled(ctx) ||
+    !caller.user ||
+    entity.internal ||
+    entity.plural === GRANTS ||
+    !GRANTABLE_ACTIONS.includes(action)
+  )
+    return [];
   const now = ctx.now().toISOString();
   const grants = await ctx.store.find(GRANTS, {
     where: {
@@ -19,7 +31,12 @@ export async function grantedIds(ctx: RuntimeContext, caller: Caller, entity: En
         { field: 'entity', op: 'eq', value: entity.plural },
         { field: 'grantedTo', op: 'eq', value: caller.user.id },
         { field: 'permissions', op: 'contains', value: [action] },
-        { or: [{ field: 'expiresAt', op: 'exists', value: false }, { field: 'expiresAt', op: 'gt', value: now }] },
+        {
+          or: [
+            { field: 'expiresAt', op: 'exists', value: false },
+            { field: 'expiresAt', op: 'gt', value: now },
+          ],
+        },
       ],
     },
     select: ['entityId'],

@@ -1,5 +1,5 @@
-import { isAnonymous, type Caller, type PublicUser } from './caller.js';
 import { ApiError } from '../errors/apiError.js';
+import { type Caller, isAnonymous, type PublicUser } from './caller.js';
 
 /** The signed-in user, or 401. */
 export function requireUser(caller: Caller): PublicUser {
@@ -17,7 +17,12 @@ export function requireAdmin(caller: Caller): void {
 export function requirePermission(caller: Caller, permission: string): PublicUser {
   const user = requireUser(caller);
   if (!caller.isAdmin && !caller.permissions.has(permission)) {
-    throw new ApiError('FORBIDDEN', caller.credential?.kind === 'apiKey' ? `This API key does not hold ${permission}` : `You do not hold ${permission}`);
+    throw new ApiError(
+      'FORBIDDEN',
+      caller.credential?.kind === 'apiKey'
+        ? `This API key does not hold ${permission}`
+        : `You do not hold ${permission}`,
+    );
   }
   return user;
 }

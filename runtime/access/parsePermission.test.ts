@@ -6,8 +6,14 @@ describe('parsePermission', () => {
     ['articles:create', { entity: 'articles', action: 'create' }],
     ['articles:view:own', { entity: 'articles', action: 'view', scope: 'own' }],
     ['articles:edit:all', { entity: 'articles', action: 'edit', scope: 'all' }],
-    ['articles:view:status:published', { entity: 'articles', action: 'view', condition: { field: 'status', value: 'published' } }],
-    ['articles:edit:status:draft:own', { entity: 'articles', action: 'edit', scope: 'own', condition: { field: 'status', value: 'draft' } }],
+    [
+      'articles:view:status:published',
+      { entity: 'articles', action: 'view', condition: { field: 'status', value: 'published' } },
+    ],
+    [
+      'articles:edit:status:draft:own',
+      { entity: 'articles', action: 'edit', scope: 'own', condition: { field: 'status', value: 'draft' } },
+    ],
     ['system:admin', { entity: 'system', action: 'admin' }],
     ['api:access', { entity: 'api', action: 'access' }],
   ])('reads %s', (text, permission) => {

@@ -31,7 +31,10 @@ export function parsePermission(text: string): ParseResult {
   const parts = text.split(':');
   if (parts.some((part) => part.length === 0)) return { ok: false, reason: 'has an empty part' };
   if (parts.length < 2 || parts.length > 5) {
-    return { ok: false, reason: 'must look like entity:action, entity:action:scope or entity:action:field:value[:scope]' };
+    return {
+      ok: false,
+      reason: 'must look like entity:action, entity:action:scope or entity:action:field:value[:scope]',
+    };
   }
   const [entity, action, ...rest] = parts;
   if (!isAction(action)) return { ok: false, reason: `unknown action "${action}"; actions: ${ACTIONS.join(', ')}` };

@@ -1,7 +1,7 @@
 import type { Doc } from '../store/types.js';
 import { ACCOUNT_PERMISSIONS } from './accountPermissions.js';
-import { SYSTEM_ADMIN } from './parsePermission.js';
 import type { Caller } from './caller.js';
+import { SYSTEM_ADMIN } from './parsePermission.js';
 import type { RoleTable } from './roleTable.js';
 
 /** A signed-in user as a caller: the union of their roles' permissions, and the account's own. */

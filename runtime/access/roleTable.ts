@@ -1,8 +1,8 @@
+import { ROLES } from '../model/collections.js';
 import type { AppModel } from '../model/types.js';
 import type { Store } from '../store/types.js';
 import { builtinRoles, entityRolePermissions, type RoleDefinition } from './builtinRoles.js';
 import { SYSTEM_ADMIN } from './parsePermission.js';
-import { ROLES } from '../model/collections.js';
 
 export const ADMIN = 'ADMIN';
 
@@ -18,7 +18,7 @@ export class RoleTable {
   private readonly fromEntities: Map<string, string[]>;
 
   constructor(
-    private readonly model: AppModel,
+    readonly model: AppModel,
     private readonly store: Store,
   ) {
     this.builtins = builtinRoles(model);
@@ -50,7 +50,8 @@ export class RoleTable {
     if (cached) return cached;
     const roles = await this.all();
     const out = new Set<string>();
-    for (const key of [...keys, 'ANONYMOUS']) for (const permission of roles.get(key)?.permissions ?? []) out.add(permission);
+    for (const key of [...keys, 'ANONYMOUS'])
+      for (const permission of roles.get(key)?.permissions ?? []) out.add(permission);
     if (this.roles) this.resolved.set(cacheKey, out);
     return out;
   }
@@ -67,7 +68,9 @@ export class RoleTable {
         key,
         label: role.label as string,
         ...(role.description ? { description: role.description as string } : {}),
-        permissions: [...new Set([...fixed, ...((role.permissions as string[]) ?? []), ...(this.fromEntities.get(key) ?? [])])],
+        permissions: [
+          ...new Set([...fixed, ...((role.permissions as string[]) ?? []), ...(this.fromEntities.get(key) ?? [])]),
+        ],
         isSystem: Boolean(role.isSystem),
         isBuiltin: this.builtins.has(key),
       });

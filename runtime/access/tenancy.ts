@@ -8,7 +8,10 @@ import type { Caller } from './caller.js';
 export async function tenantsOfUser(ctx: RuntimeContext, userId: string): Promise<string[]> {
   const tenancy = ctx.registry.model.tenancy;
   if (!tenancy) return [];
-  const docs = await ctx.store.find(tenancy.entity, { where: { field: tenancy.membersField, op: 'contains', value: [userId] }, select: ['id'] });
+  const docs = await ctx.store.find(tenancy.entity, {
+    where: { field: tenancy.membersField, op: 'contains', value: [userId] },
+    select: ['id'],
+  });
   return docs.map((doc) => doc.id);
 }
 
@@ -21,13 +24,18 @@ export function tenantsOf(ctx: RuntimeContext, caller: Caller): Promise<readonly
 }
 
 /** Layer 3: records of tenant-scoped entities only from the caller's tenants (x-tenant-id narrows to one). */
-export async function tenantWhere(ctx: RuntimeContext, caller: Caller, entity: EntityModel): Promise<Where | undefined> {
+export async function tenantWhere(
+  ctx: RuntimeContext,
+  caller: Caller,
+  entity: EntityModel,
+): Promise<Where | undefined> {
   if (!entity.tenantScoped) return undefined;
   const requested = caller.requestedTenantId;
   if (caller.isAdmin) return requested ? { field: 'tenantId', op: 'eq', value: requested } : undefined;
   const tenants = await tenantsOf(ctx, caller);
   if (requested !== undefined) {
-    if (!tenants.includes(requested)) throw new ApiError('FORBIDDEN', 'You are not a member of the tenant named by x-tenant-id');
+    if (!tenants.includes(requested))
+      throw new ApiError('FORBIDDEN', 'You are not a member of the tenant named by x-tenant-id');
     return { field: 'tenantId', op: 'eq', value: requested };
   }
   return { field: 'tenantId', op: 'in', value: [...tenants] };
@@ -39,15 +47,21 @@ export async function tenantForCreate(ctx: RuntimeContext, caller: Caller): Prom
   if (caller.isAdmin) return requested ?? null;
   const tenants = await tenantsOf(ctx, caller);
   if (requested !== undefined) {
-    if (!tenants.includes(requested)) throw new ApiError('FORBIDDEN', 'You are not a member of the tenant named by x-tenant-id');
+    if (!tenants.includes(requested))
+      throw new ApiError('FORBIDDEN', 'You are not a member of the tenant named by x-tenant-id');
     return requested;
   }
-  if (tenants.length === 0) throw new ApiError('UNPROCESSABLE_ENTITY', 'You belong to no tenant, so you cannot create tenant records');
+  if (tenants.length === 0)
+    throw new ApiError('UNPROCESSABLE_ENTITY', 'You belong to no tenant, so you cannot create tenant records');
   if (tenants.length > 1) {
     const choices = await describeTenants(ctx, tenants);
-    throw new ApiError('VALIDATION_ERROR', `You belong to several tenants: name one with the x-tenant-id header (${choices})`, {
-      'x-tenant-id': `is required: one of ${choices}`,
-    });
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `You belong to several tenants: name one with the x-tenant-id header (${choices})`,
+      {
+        'x-tenant-id': `is required: one of ${choices}`,
+      },
+    );
   }
   return tenants[0];
 }
@@ -60,7 +74,10 @@ async function describeTenants(ctx: RuntimeContext, ids: readonly string[]): Pro
   const model = ctx.registry.entities.get(tenancy.entity)?.model;
   const label = model?.fields.find((f) => ['name', 'title', 'label'].includes(f.name) && !f.hidden)?.name;
   const shown = ids.slice(0, LISTED_TENANTS);
-  const docs = await ctx.store.find(tenancy.entity, { where: { field: 'id', op: 'in', value: [...shown] }, ...(label ? { select: [label] } : {}) });
+  const docs = await ctx.store.find(tenancy.entity, {
+    where: { field: 'id', op: 'in', value: [...shown] },
+    ...(label ? { select: [label] } : {}),
+  });
   const names = new Map(docs.map((doc) => [doc.id, label ? doc[label] : undefined]));
   const listed = shown.map((id) => (typeof names.get(id) === 'string' ? `${id} (${names.get(id)})` : id)).join(', ');
   return ids.length > LISTED_TENANTS ? `${listed}, and ${ids.length - LISTED_TENANTS} more` : listed;

@@ -1,7 +1,8 @@
 import type { EntityRules } from '../entities/entityRules.js';
 import { ApiError } from '../errors/apiError.js';
 
-const idsOf = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+const idsOf = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 
 /**
  * Membership of a tenant decides what its members see, so only the tenant's owner or an
@@ -20,7 +21,7 @@ export const tenantMembershipRules: EntityRules = {
     if (me !== undefined && current.ownerId === me) return;
     if (added.length === 0 && removed.length === 1 && removed[0] === me) return;
     throw new ApiError('FORBIDDEN', `Only the owner of this tenant or an administrator changes its ${field}`, {
-      [field]: 'may be changed only by the tenant\'s owner or an administrator (a member may remove only itself)',
+      [field]: "may be changed only by the tenant's owner or an administrator (a member may remove only itself)",
     });
   },
 };

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Caller } from '../access/caller.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, validationError } from '../errors/apiError.js';
+import { PASSWORD_RESETS, REVOKED_SESSIONS, USERS } from '../model/collections.js';
 import type { Doc, Store } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
 import { tokenHash } from './apiKeyToken.js';
@@ -9,7 +10,6 @@ import type { AuthContext } from './authContext.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { signSession } from './sessionToken.js';
 import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
-import { PASSWORD_RESETS, REVOKED_SESSIONS, USERS } from '../model/collections.js';
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 const INVALID_LOGIN = 'Invalid email or password';
@@ -51,7 +51,8 @@ export async function createUser(auth: AuthContext, input: NewUser): Promise<Doc
   try {
     return await auth.ctx.store.insert(USERS, user);
   } catch (error) {
-    if (error instanceof UniqueConflict) throw new ApiError('CONFLICT', 'An account with this email already exists', { email: 'is already registered' });
+    if (error instanceof UniqueConflict)
+      throw new ApiError('CONFLICT', 'An account with this email already exists', { email: 'is already registered' });
     throw error;
   }
 }
@@ -71,7 +72,8 @@ export function issueSession(auth: AuthContext, userId: string): string {
 
 /** Logout: this token stops working at once, everywhere. */
 export async function revokeSession(auth: AuthContext, caller: Caller): Promise<void> {
-  if (caller.credential?.kind !== 'session' || !caller.user) throw new ApiError('UNAUTHORIZED', 'Sign in with a session to sign out');
+  if (caller.credential?.kind !== 'session' || !caller.user)
+    throw new ApiError('UNAUTHORIZED', 'Sign in with a session to sign out');
   const expiresAt = new Date(caller.credential.issuedAt + auth.config.sessionTtlMs).toISOString();
   try {
     await auth.ctx.store.insert(REVOKED_SESSIONS, {
@@ -88,7 +90,12 @@ export async function revokeSession(auth: AuthContext, caller: Caller): Promise<
 }
 
 /** New password after checking the current one; every earlier session of the user ends. Returns a fresh token. */
-export async function changePassword(auth: AuthContext, caller: Caller, current: string, next: string): Promise<string> {
+export async function changePassword(
+  auth: AuthContext,
+  caller: Caller,
+  current: string,
+  next: string,
+): Promise<string> {
   if (!caller.user) throw new ApiError('UNAUTHORIZED');
   const user = await auth.ctx.store.get(USERS, caller.user.id);
   if (!user || !(await verifyPassword(user.passwordHash as string | undefined, current))) {
@@ -103,13 +110,22 @@ export async function changePassword(auth: AuthContext, caller: Caller, current:
 /** A new password ends every earlier session and every reset token still outstanding. */
 async function setPassword(auth: AuthContext, userId: string, password: string): Promise<void> {
   const now = auth.ctx.now().toISOString();
-  await auth.ctx.store.update(USERS, userId, { passwordHash: await hashPassword(password), sessionsValidAfter: now, updatedAt: now });
+  await auth.ctx.store.update(USERS, userId, {
+    passwordHash: await hashPassword(password),
+    sessionsValidAfter: now,
+    updatedAt: now,
+  });
   await endResetTokens(auth.ctx.store, userId, now);
 }
 
 export async function endResetTokens(store: Store, userId: string, now: string): Promise<void> {
   const outstanding = await store.find(PASSWORD_RESETS, {
-    where: { and: [{ field: 'userId', op: 'eq', value: userId }, { field: 'usedAt', op: 'exists', value: false }] },
+    where: {
+      and: [
+        { field: 'userId', op: 'eq', value: userId },
+        { field: 'usedAt', op: 'exists', value: false },
+      ],
+    },
     select: ['id'],
     limit: 1000,
   });
@@ -140,14 +156,23 @@ export async function requestPasswordReset(auth: AuthContext, email: string): Pr
 
 export async function resetPassword(auth: AuthContext, token: string, newPassword: string): Promise<void> {
   const now = auth.ctx.now();
-  const [reset] = await auth.ctx.store.find(PASSWORD_RESETS, { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1 });
+  const [reset] = await auth.ctx.store.find(PASSWORD_RESETS, {
+    where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) },
+    limit: 1,
+  });
   if (!reset || reset.usedAt || Date.parse(reset.expiresAt as string) <= now.getTime()) {
     throw validationError({ token: 'is invalid, used or expired' }, 'Reset token is invalid, used or expired');
   }
   const problem = passwordProblem(newPassword, auth.config.passwordPolicy);
   if (problem) throw validationError({ newPassword: problem });
   // Marking it used only if still unused makes the token single-use even under concurrent calls.
-  const claimed = await auth.ctx.store.update(PASSWORD_RESETS, reset.id, { usedAt: now.toISOString() }, { field: 'usedAt', op: 'exists', value: false });
-  if (!claimed) throw validationError({ token: 'is invalid, used or expired' }, 'Reset token is invalid, used or expired');
+  const claimed = await auth.ctx.store.update(
+    PASSWORD_RESETS,
+    reset.id,
+    { usedAt: now.toISOString() },
+    { field: 'usedAt', op: 'exists', value: false },
+  );
+  if (!claimed)
+    throw validationError({ token: 'is invalid, used or expired' }, 'Reset token is invalid, used or expired');
   await setPassword(auth, reset.userId as string, newPassword);
 }

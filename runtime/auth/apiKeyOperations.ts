@@ -59,7 +59,8 @@ export async function createApiKey(auth: AuthContext, caller: Caller, input: Api
   else if (expires <= now.getTime()) details.expiresAt = 'must be in the future';
   if (Object.keys(details).length > 0) throw validationError(details);
   const beyond = permissions.filter((p) => !caller.isAdmin && !caller.permissions.has(p));
-  if (beyond.length > 0) throw new ApiError('FORBIDDEN', `A key cannot hold permissions you do not have: ${beyond.join(', ')}`);
+  if (beyond.length > 0)
+    throw new ApiError('FORBIDDEN', `A key cannot hold permissions you do not have: ${beyond.join(', ')}`);
   const credential = caller.credential;
   if (credential?.kind === 'apiKey' && expires > Date.parse(credential.expiresAt)) {
     throw new ApiError('FORBIDDEN', 'A key made with an API key cannot outlive it', {
@@ -92,21 +93,37 @@ export async function createApiKey(auth: AuthContext, caller: Caller, input: Api
     createdAt: at,
     updatedAt: at,
   });
-  return { id: key.id, name: key.name as string, token, lastEight: key.lastEight as string, expiresAt: key.expiresAt as string, permissions };
+  return {
+    id: key.id,
+    name: key.name as string,
+    token,
+    lastEight: key.lastEight as string,
+    expiresAt: key.expiresAt as string,
+    permissions,
+  };
 }
 
 /** The caller's keys that are not revoked (expired ones included: they show why a client fails). */
 export async function listApiKeys(auth: AuthContext, caller: Caller) {
   const user = requirePermission(caller, API_KEYS_VIEW);
   const keys = await auth.ctx.store.find(API_KEYS, {
-    where: { and: [{ field: 'ownerId', op: 'eq', value: user.id }, { field: 'revokedAt', op: 'exists', value: false }] },
+    where: {
+      and: [
+        { field: 'ownerId', op: 'eq', value: user.id },
+        { field: 'revokedAt', op: 'exists', value: false },
+      ],
+    },
     limit: 500,
   });
   return { items: keys.map(keyView) };
 }
 
 /** Revokes one of the caller's keys (an admin: anyone's); others' keys are 404, not 403. */
-export async function revokeApiKey(auth: AuthContext, caller: Caller, id: string): Promise<{ id: string; revoked: true }> {
+export async function revokeApiKey(
+  auth: AuthContext,
+  caller: Caller,
+  id: string,
+): Promise<{ id: string; revoked: true }> {
   const user = requirePermission(caller, API_KEYS_DELETE);
   const key = /^[0-9a-f]{24}$/.test(id) ? await auth.ctx.store.get(API_KEYS, id) : null;
   if (!key || key.revokedAt || (key.ownerId !== user.id && !caller.isAdmin)) throw notFound('API key');

@@ -1,7 +1,7 @@
 import { Client, InvalidCredentialsError } from 'ldapts';
 import { ApiError, validationError } from '../errors/apiError.js';
-import type { Store } from '../store/types.js';
 import { SETTINGS } from '../model/collections.js';
+import type { Store } from '../store/types.js';
 
 export interface LdapSettings {
   url: string;
@@ -50,9 +50,15 @@ export async function ldapSettings(
   const baseDN = pick('baseDN');
   if (!urlSource || !baseDN) return undefined;
   const url = urlSource.url as string;
-  if (!/^ldaps?:\/\//i.test(url)) throw validationError({ 'ldapConfig.url': 'must start with ldap:// or ldaps://' }, 'LDAP url must start with ldap:// or ldaps://');
+  if (!/^ldaps?:\/\//i.test(url))
+    throw validationError(
+      { 'ldapConfig.url': 'must start with ldap:// or ldaps://' },
+      'LDAP url must start with ldap:// or ldaps://',
+    );
   // A service account's password goes only to the server it was configured with.
-  const bind = text(urlSource.bindDN) ? { bindDN: urlSource.bindDN, bindPassword: text(urlSource.bindPassword) ? urlSource.bindPassword : '' } : {};
+  const bind = text(urlSource.bindDN)
+    ? { bindDN: urlSource.bindDN, bindPassword: text(urlSource.bindPassword) ? urlSource.bindPassword : '' }
+    : {};
   return { url, baseDN, userFilter: pick('userFilter') ?? DEFAULT_USER_FILTER, ...bind };
 }
 
@@ -68,12 +74,18 @@ export function canonicalLdapUrl(url: string): string | undefined {
 /** A login request may name only a server from the configured allowlist (none by default). */
 function refuseUnlistedServer(fromRequest: Partial, allowed: string[]): void {
   if (allowed.length === 0) {
-    throw validationError({ ldapConfig: 'is not accepted by this server; it uses its configured LDAP settings' }, 'ldapConfig is not accepted by this server');
+    throw validationError(
+      { ldapConfig: 'is not accepted by this server; it uses its configured LDAP settings' },
+      'ldapConfig is not accepted by this server',
+    );
   }
   if (fromRequest.url === undefined) return;
   const wanted = typeof fromRequest.url === 'string' ? canonicalLdapUrl(fromRequest.url) : undefined;
   if (!wanted || !allowed.some((url) => canonicalLdapUrl(url) === wanted)) {
-    throw validationError({ 'ldapConfig.url': 'is not one of the LDAP servers this server allows' }, 'ldapConfig.url is not an allowed LDAP server');
+    throw validationError(
+      { 'ldapConfig.url': 'is not one of the LDAP servers this server allows' },
+      'ldapConfig.url is not an allowed LDAP server',
+    );
   }
 }
 
@@ -89,14 +101,23 @@ export interface LdapIdentity {
 }
 
 /** Finds the user's entry, then binds as it with the password; undefined when the credentials are wrong. */
-export async function ldapAuthenticate(settings: LdapSettings, username: string, password: string): Promise<LdapIdentity | undefined> {
+export async function ldapAuthenticate(
+  settings: LdapSettings,
+  username: string,
+  password: string,
+): Promise<LdapIdentity | undefined> {
   // An empty password would be an unauthenticated bind, which many servers accept: refuse it.
   if (!username || !password) return undefined;
   const client = new Client({ url: settings.url, timeout: TIMEOUT_MS, connectTimeout: TIMEOUT_MS });
   try {
     if (settings.bindDN) await client.bind(settings.bindDN, settings.bindPassword ?? '');
     const filter = settings.userFilter.replace(/\{username\}/g, escapeFilterValue(username));
-    const { searchEntries } = await client.search(settings.baseDN, { scope: 'sub', filter, attributes: ['mail', 'cn', 'displayName'], sizeLimit: 2 });
+    const { searchEntries } = await client.search(settings.baseDN, {
+      scope: 'sub',
+      filter,
+      attributes: ['mail', 'cn', 'displayName'],
+      sizeLimit: 2,
+    });
     if (searchEntries.length !== 1) return undefined;
     const entry = searchEntries[0];
     await client.bind(entry.dn, password);
@@ -132,7 +153,8 @@ function describeLdapFailure(step: string, error: unknown): string {
   if (error instanceof InvalidCredentialsError) return 'the server refused the bind credentials';
   if (step === 'search') return 'connected, but the base DN could not be searched';
   const code = (error as { code?: unknown })?.code;
-  if (code === 'ETIMEDOUT' || /timeout/i.test((error as Error)?.message ?? '')) return 'the server did not answer in time';
+  if (code === 'ETIMEDOUT' || /timeout/i.test((error as Error)?.message ?? ''))
+    return 'the server did not answer in time';
   if (typeof code === 'string' && /^ERR_TLS|CERT|SSL/.test(code)) return 'the TLS handshake failed';
   return 'could not connect to the server';
 }

@@ -1,10 +1,10 @@
 import { ApiError } from '../errors/apiError.js';
+import { USERS } from '../model/collections.js';
 import type { Doc } from '../store/types.js';
 import { createUser } from './accounts.js';
 import type { AuthContext } from './authContext.js';
 import type { LdapIdentity } from './ldap.js';
 import { findUserByEmail } from './users.js';
-import { USERS } from '../model/collections.js';
 
 /**
  * The account an LDAP identity signs in to: the one linked to its DN, else an LDAP-sourced
@@ -17,9 +17,19 @@ export async function ldapAccount(auth: AuthContext, identity: LdapIdentity, log
   if (linked) return linked;
   const email = identity.email ?? (loginName.includes('@') ? loginName : `${loginName}@ldap.invalid`);
   const existing = await findUserByEmail(store, email);
-  if (!existing) return createUser(auth, { email, displayName: identity.displayName ?? loginName, authSource: 'ldap', ldapDn: identity.dn });
+  if (!existing)
+    return createUser(auth, {
+      email,
+      displayName: identity.displayName ?? loginName,
+      authSource: 'ldap',
+      ldapDn: identity.dn,
+    });
   if (existing.authSource !== 'ldap' || existing.ldapDn) {
-    throw new ApiError('CONFLICT', 'An account with this email exists and is not linked to this LDAP identity; an administrator can link it', { email: 'belongs to an account not linked to this LDAP identity' });
+    throw new ApiError(
+      'CONFLICT',
+      'An account with this email exists and is not linked to this LDAP identity; an administrator can link it',
+      { email: 'belongs to an account not linked to this LDAP identity' },
+    );
   }
   return (await store.update(USERS, existing.id, { ldapDn: identity.dn, updatedAt: auth.ctx.now().toISOString() }))!;
 }

@@ -1,7 +1,7 @@
 import { BUILTIN_ROLE_KEYS, builtinRoleId, type RoleDefinition } from '../access/builtinRoles.js';
 import type { Caller } from '../access/caller.js';
 import { requireAdmin } from '../access/guards.js';
-import { API_ACCESS, SYSTEM_ADMIN, parsePermission } from '../access/parsePermission.js';
+import { API_ACCESS, parsePermission, SYSTEM_ADMIN } from '../access/parsePermission.js';
 import { ADMIN } from '../access/roleTable.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
@@ -28,15 +28,36 @@ export function availablePermissions(auth: AuthContext, caller: Caller) {
   requireAdmin(caller);
   const model = auth.ctx.registry.model;
   const list = [
-    { key: SYSTEM_ADMIN, entity: 'system', action: 'admin', scope: '', label: 'Administrator', description: 'Grants everything and bypasses every check' },
-    { key: API_ACCESS, entity: 'api', action: 'access', scope: '', label: 'API access', description: 'Marks programmatic access; gates nothing by itself' },
+    {
+      key: SYSTEM_ADMIN,
+      entity: 'system',
+      action: 'admin',
+      scope: '',
+      label: 'Administrator',
+      description: 'Grants everything and bypasses every check',
+    },
+    {
+      key: API_ACCESS,
+      entity: 'api',
+      action: 'access',
+      scope: '',
+      label: 'API access',
+      description: 'Marks programmatic access; gates nothing by itself',
+    },
   ];
   for (const entity of model.entities.filter((e) => !e.internal)) {
     for (const key of entity.availablePermissions) {
       const [, action, scope = ''] = key.split(':');
       const noun = entity.label.toLowerCase();
       const whose = scope === 'own' ? `own ${noun}` : scope === 'all' ? `all ${noun}` : noun;
-      list.push({ key, entity: entity.plural, action, scope, label: `${action} ${whose}`, description: `May ${action} ${whose}` });
+      list.push({
+        key,
+        entity: entity.plural,
+        action,
+        scope,
+        label: `${action} ${whose}`,
+        description: `May ${action} ${whose}`,
+      });
     }
   }
   return list;
@@ -57,7 +78,8 @@ export async function createRole(auth: AuthContext, caller: Caller, input: RoleI
   };
   if (Object.keys(details).length > 0) throw validationError(details);
   keepAdminWhole(key, input.permissions);
-  if (await storedRole(auth, key)) throw new ApiError('CONFLICT', `Role ${key} already exists`, { key: 'already exists' });
+  if (await storedRole(auth, key))
+    throw new ApiError('CONFLICT', `Role ${key} already exists`, { key: 'already exists' });
   const now = auth.ctx.now().toISOString();
   await auth.ctx.store.insert(ROLES, {
     id: roleId(key),
@@ -73,7 +95,12 @@ export async function createRole(auth: AuthContext, caller: Caller, input: RoleI
 }
 
 /** Changes a stored role; changing a built-in one stores an override of it. */
-export async function updateRole(auth: AuthContext, caller: Caller, key: string, change: RoleChange): Promise<RoleDefinition> {
+export async function updateRole(
+  auth: AuthContext,
+  caller: Caller,
+  key: string,
+  change: RoleChange,
+): Promise<RoleDefinition> {
   requireAdmin(caller);
   if (change.permissions) {
     const details = checkPermissions(auth.ctx.registry.model, change.permissions);
@@ -103,12 +130,19 @@ export async function updateRole(auth: AuthContext, caller: Caller, key: string,
 }
 
 /** Deletes a stored role; a built-in one falls back to its definition in code. */
-export async function deleteRole(auth: AuthContext, caller: Caller, key: string): Promise<{ key: string; deleted: true }> {
+export async function deleteRole(
+  auth: AuthContext,
+  caller: Caller,
+  key: string,
+): Promise<{ key: string; deleted: true }> {
   requireAdmin(caller);
   const stored = await storedRole(auth, key);
   if (!stored) {
     if ((await auth.roles.all()).get(key)?.isBuiltin) {
-      throw new ApiError('UNPROCESSABLE_ENTITY', `Built-in role ${key} is defined in code and cannot be deleted; override it instead`);
+      throw new ApiError(
+        'UNPROCESSABLE_ENTITY',
+        `Built-in role ${key} is defined in code and cannot be deleted; override it instead`,
+      );
     }
     throw notFound(`Role ${key}`);
   }
@@ -136,7 +170,9 @@ function roleId(key: string): string {
 /** ADMIN's system:admin cannot be taken away: that would lock every administrator out. */
 function keepAdminWhole(key: string, permissions: string[]): void {
   if (key === ADMIN && !permissions.includes(SYSTEM_ADMIN)) {
-    throw new ApiError('UNPROCESSABLE_ENTITY', 'The ADMIN role always holds system:admin', { permissions: 'must include system:admin for the ADMIN role' });
+    throw new ApiError('UNPROCESSABLE_ENTITY', 'The ADMIN role always holds system:admin', {
+      permissions: 'must include system:admin for the ADMIN role',
+    });
   }
 }
 

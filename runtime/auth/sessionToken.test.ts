@@ -26,6 +26,7 @@ describe('session tokens', () => {
     expect(verifySession('secret', `${id}.${Number(stamp) + 1}.${signature}`, 2_000, DAY)).toBeUndefined();
     expect(verifySession('secret', `${'b'.repeat(24)}.${stamp}.${signature}`, 2_000, DAY)).toBeUndefined();
     expect(verifySession('secret', `${id}.${stamp}.${signature.slice(0, -1)}x`, 2_000, DAY)).toBeUndefined();
-    for (const bad of [USER, `${id}.${stamp}`, '', 'a.b.c', `${id}.${stamp}.${signature}.x`]) expect(verifySession('secret', bad, 2_000, DAY)).toBeUndefined();
+    for (const bad of [USER, `${id}.${stamp}`, '', 'a.b.c', `${id}.${stamp}.${signature}.x`])
+      expect(verifySession('secret', bad, 2_000, DAY)).toBeUndefined();
   });
 });

@@ -1,12 +1,12 @@
 import type { RuntimeContext } from '../context.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, validationError } from '../errors/apiError.js';
+import { SETTINGS, USERS } from '../model/collections.js';
 import type { Doc, Store } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
-import { hashPassword, passwordProblem, type PasswordPolicy } from './passwords.js';
 import { endResetTokens } from './accounts.js';
+import { hashPassword, type PasswordPolicy, passwordProblem } from './passwords.js';
 import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
-import { SETTINGS, USERS } from '../model/collections.js';
 
 export interface FirstAdminInput {
   email: string;
@@ -25,7 +25,11 @@ export async function hasAdmin(store: Store): Promise<boolean> {
  * one of several concurrent calls succeeds: a unique `setup` settings record is written in the
  * same transaction. Afterwards it answers 409.
  */
-export async function createFirstAdmin(ctx: RuntimeContext, policy: PasswordPolicy, input: FirstAdminInput): Promise<Doc> {
+export async function createFirstAdmin(
+  ctx: RuntimeContext,
+  policy: PasswordPolicy,
+  input: FirstAdminInput,
+): Promise<Doc> {
   const tenancy = ctx.registry.model.tenancy;
   const details: Record<string, string> = {};
   const email = normalizeEmail(input.email ?? '');
@@ -42,22 +46,41 @@ export async function createFirstAdmin(ctx: RuntimeContext, policy: PasswordPoli
   try {
     return await ctx.store.transaction(async (tx) => {
       if (await hasAdmin(tx)) throw new ApiError('CONFLICT', 'Setup is already done: an administrator exists');
-      await tx.insert(SETTINGS, { id: newId(), key: 'setup', value: { completedAt: now, email }, createdAt: now, updatedAt: now });
+      await tx.insert(SETTINGS, {
+        id: newId(),
+        key: 'setup',
+        value: { completedAt: now, email },
+        createdAt: now,
+        updatedAt: now,
+      });
       const admin = await tx.insert(USERS, {
-        id: newId(), email, displayName: name, passwordHash, roles: ['ADMIN'], authSource: 'local', disabled: false, createdAt: now, updatedAt: now,
+        id: newId(),
+        email,
+        displayName: name,
+        passwordHash,
+        roles: ['ADMIN'],
+        authSource: 'local',
+        disabled: false,
+        createdAt: now,
+        updatedAt: now,
       });
       if (tenancy) {
         const tenant = ctx.registry.entities.get(tenancy.entity)!.model;
         const label = tenant.fields.find((f) => f.required && f.type === 'string' && !f.system)?.name ?? 'name';
         await tx.insert(tenancy.entity, {
-          id: newId(), [label]: tenantName, [tenancy.membersField]: [admin.id],
-          ...(tenant.ownership === 'owned' ? { ownerId: admin.id, archivedAt: null } : {}), createdAt: now, updatedAt: now,
+          id: newId(),
+          [label]: tenantName,
+          [tenancy.membersField]: [admin.id],
+          ...(tenant.ownership === 'owned' ? { ownerId: admin.id, archivedAt: null } : {}),
+          createdAt: now,
+          updatedAt: now,
         });
       }
       return admin;
     });
   } catch (error) {
-    if (error instanceof UniqueConflict) throw new ApiError('CONFLICT', 'Setup is already done: an administrator exists');
+    if (error instanceof UniqueConflict)
+      throw new ApiError('CONFLICT', 'Setup is already done: an administrator exists');
     throw error;
   }
 }
@@ -89,7 +112,11 @@ export interface RecoverAdminInput {
  * becomes an enabled local ADMIN with this password, and its earlier sessions end. Without
  * such an account, one is created. Needs shell access to the store, nothing over HTTP.
  */
-export async function recoverAdmin(ctx: RuntimeContext, policy: PasswordPolicy, input: RecoverAdminInput): Promise<{ user: Doc; created: boolean }> {
+export async function recoverAdmin(
+  ctx: RuntimeContext,
+  policy: PasswordPolicy,
+  input: RecoverAdminInput,
+): Promise<{ user: Doc; created: boolean }> {
   const email = normalizeEmail(input.email ?? '');
   const details: Record<string, string> = {};
   if (!EMAIL_PATTERN.test(email)) details.email = 'must be an email address';
@@ -101,14 +128,27 @@ export async function recoverAdmin(ctx: RuntimeContext, policy: PasswordPolicy, 
   const existing = await findUserByEmail(ctx.store, email);
   if (!existing) {
     const user = await ctx.store.insert(USERS, {
-      id: newId(), email, displayName: (input.name ?? 'Administrator').trim() || 'Administrator', passwordHash, roles: ['ADMIN'],
-      authSource: 'local', disabled: false, createdAt: now, updatedAt: now,
+      id: newId(),
+      email,
+      displayName: (input.name ?? 'Administrator').trim() || 'Administrator',
+      passwordHash,
+      roles: ['ADMIN'],
+      authSource: 'local',
+      disabled: false,
+      createdAt: now,
+      updatedAt: now,
     });
     return { user, created: true };
   }
   const roles = [...new Set([...((existing.roles as string[] | undefined) ?? []), 'ADMIN'])];
   const user = await ctx.store.update(USERS, existing.id, {
-    passwordHash, roles, authSource: 'local', ldapDn: null, disabled: false, sessionsValidAfter: now, updatedAt: now,
+    passwordHash,
+    roles,
+    authSource: 'local',
+    ldapDn: null,
+    disabled: false,
+    sessionsValidAfter: now,
+    updatedAt: now,
   });
   await endResetTokens(ctx.store, existing.id, now);
   return { user: user!, created: false };

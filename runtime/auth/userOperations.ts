@@ -42,7 +42,11 @@ export function userView(user: Doc) {
 }
 
 /** Every account, by id, a page at a time behind a sealed cursor (admins). */
-export async function listUsers(auth: AuthContext, caller: Caller, request: UserPageRequest): Promise<{ items: UserView[]; nextCursor?: string }> {
+export async function listUsers(
+  auth: AuthContext,
+  caller: Caller,
+  request: UserPageRequest,
+): Promise<{ items: UserView[]; nextCursor?: string }> {
   requireAdmin(caller);
   const limit = request.limit === undefined ? DEFAULT_PAGE_SIZE : Number(request.limit);
   if (typeof request.limit === 'object' || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
@@ -50,13 +54,23 @@ export async function listUsers(auth: AuthContext, caller: Caller, request: User
   }
   let after: string | undefined;
   if (request.cursor !== undefined) {
-    const opened = typeof request.cursor === 'string' ? (openSealedValue(auth.ctx.secrets.signing, request.cursor) as { u?: unknown } | undefined) : undefined;
+    const opened =
+      typeof request.cursor === 'string'
+        ? (openSealedValue(auth.ctx.secrets.signing, request.cursor) as { u?: unknown } | undefined)
+        : undefined;
     if (typeof opened?.u !== 'string') throw validationError({ cursor: 'is not a valid cursor' });
     after = opened.u;
   }
-  const found = await auth.ctx.store.find(USERS, { sort: [{ field: 'id', direction: 'asc' }], after, limit: limit + 1 });
+  const found = await auth.ctx.store.find(USERS, {
+    sort: [{ field: 'id', direction: 'asc' }],
+    after,
+    limit: limit + 1,
+  });
   const items = found.slice(0, limit).map(userView);
-  return { items, ...(found.length > limit ? { nextCursor: sealValue(auth.ctx.secrets.signing, { u: items.at(-1)!.id }) } : {}) };
+  return {
+    items,
+    ...(found.length > limit ? { nextCursor: sealValue(auth.ctx.secrets.signing, { u: items.at(-1)!.id }) } : {}),
+  };
 }
 
 /** Admins change any account; a user changes only their own display name. */
@@ -65,7 +79,12 @@ export async function updateUser(auth: AuthContext, caller: Caller, id: string, 
   if (!caller.isAdmin) {
     if (id !== me.id) throw new ApiError('FORBIDDEN', 'You may change only your own account');
     requirePermission(caller, ACCOUNT_EDIT);
-    if (change.roles !== undefined || change.disabled !== undefined || change.authSource !== undefined || change.ldapDn !== undefined) {
+    if (
+      change.roles !== undefined ||
+      change.disabled !== undefined ||
+      change.authSource !== undefined ||
+      change.ldapDn !== undefined
+    ) {
       throw new ApiError('FORBIDDEN', 'Only administrators change roles, sign-in sources or disable accounts');
     }
   }
@@ -85,7 +104,12 @@ export async function updateUser(auth: AuthContext, caller: Caller, id: string, 
   }
   const losesAdmin = set.disabled === true || (set.roles && !(set.roles as string[]).includes('ADMIN'));
   if (((user.roles as string[]) ?? []).includes('ADMIN') && losesAdmin) {
-    const activeAdmins: Where = { and: [{ field: 'roles', op: 'contains', value: ['ADMIN'] }, { field: 'disabled', op: 'ne', value: true }] };
+    const activeAdmins: Where = {
+      and: [
+        { field: 'roles', op: 'contains', value: ['ADMIN'] },
+        { field: 'disabled', op: 'ne', value: true },
+      ],
+    };
     if ((await store.count(USERS, { where: activeAdmins })) <= 1) {
       throw new ApiError('UNPROCESSABLE_ENTITY', 'The last administrator cannot lose the ADMIN role or be disabled');
     }
@@ -101,14 +125,22 @@ export async function updateUser(auth: AuthContext, caller: Caller, id: string, 
 async function signInSourceChange(auth: AuthContext, user: Doc, change: UserChange): Promise<Record<string, unknown>> {
   const source = change.authSource ?? (user.authSource as string);
   if (source === 'local') {
-    if (change.ldapDn !== undefined) throw validationError({ ldapDn: 'is only for accounts that sign in through LDAP' });
+    if (change.ldapDn !== undefined)
+      throw validationError({ ldapDn: 'is only for accounts that sign in through LDAP' });
     return change.authSource === 'local' ? { authSource: 'local', ldapDn: null } : {};
   }
   if (change.authSource === undefined && change.ldapDn === undefined) return {};
-  const ldapDn = change.ldapDn?.trim() ?? (change.authSource === 'ldap' && user.authSource === 'ldap' ? user.ldapDn : null) ?? null;
+  const ldapDn =
+    change.ldapDn?.trim() ?? (change.authSource === 'ldap' && user.authSource === 'ldap' ? user.ldapDn : null) ?? null;
   if (ldapDn) {
-    const [holder] = await auth.ctx.store.find(USERS, { where: { field: 'ldapDn', op: 'eq', value: ldapDn }, limit: 1 });
-    if (holder && holder.id !== user.id) throw new ApiError('CONFLICT', 'Another account is linked to this LDAP entry', { ldapDn: 'is linked to another account' });
+    const [holder] = await auth.ctx.store.find(USERS, {
+      where: { field: 'ldapDn', op: 'eq', value: ldapDn },
+      limit: 1,
+    });
+    if (holder && holder.id !== user.id)
+      throw new ApiError('CONFLICT', 'Another account is linked to this LDAP entry', {
+        ldapDn: 'is linked to another account',
+      });
   }
   return { authSource: 'ldap', ldapDn, passwordHash: null };
 }

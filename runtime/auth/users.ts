@@ -1,7 +1,7 @@
 import type { PublicUser } from '../access/caller.js';
-import type { Doc, Store } from '../store/types.js';
-import { unstorableText } from '../store/storableText.js';
 import { USERS } from '../model/collections.js';
+import { unstorableText } from '../store/storableText.js';
+import type { Doc, Store } from '../store/types.js';
 
 /** Emails are compared and stored trimmed and in lower case. */
 export function normalizeEmail(email: string): string {
@@ -17,6 +17,9 @@ export function publicUser(doc: Doc): PublicUser {
 export async function findUserByEmail(store: Store, email: string): Promise<Doc | null> {
   // No stored email holds such text, and PostgreSQL would refuse it as a query parameter.
   if (unstorableText(email)) return null;
-  const [user] = await store.find(USERS, { where: { field: 'email', op: 'eq', value: normalizeEmail(email) }, limit: 1 });
+  const [user] = await store.find(USERS, {
+    where: { field: 'email', op: 'eq', value: normalizeEmail(email) },
+    limit: 1,
+  });
   return user ?? null;
 }

@@ -12,11 +12,16 @@ export interface CorsConfig {
 export function checkCorsConfig(config: CorsConfig): void {
   for (const origin of config.origins) {
     if (origin === '*') {
-      if (config.credentials) throw new Error('cors: origins "*" cannot be combined with credentials: true (browsers refuse it); list the origins');
+      if (config.credentials)
+        throw new Error(
+          'cors: origins "*" cannot be combined with credentials: true (browsers refuse it); list the origins',
+        );
       continue;
     }
     if (!/^https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$/.test(origin)) {
-      throw new Error(`cors: "${origin}" is not an origin; write scheme://host[:port] without a path, e.g. https://app.example.org or https://*.example.org`);
+      throw new Error(
+        `cors: "${origin}" is not an origin; write scheme://host[:port] without a path, e.g. https://app.example.org or https://*.example.org`,
+      );
     }
   }
 }

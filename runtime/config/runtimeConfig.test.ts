@@ -9,7 +9,11 @@ describe('runtime config', () => {
 
   it('has the spec defaults without a config file', () => {
     const config = loadRuntimeConfig(empty(), {});
-    expect(config.rateLimit).toEqual({ auth: { limit: 20, window: 60 }, api: { limit: 100, window: 60 }, public: { limit: 60, window: 60 } });
+    expect(config.rateLimit).toEqual({
+      auth: { limit: 20, window: 60 },
+      api: { limit: 100, window: 60 },
+      public: { limit: 60, window: 60 },
+    });
     expect(config.sessionTtlMs).toBe(7 * 86_400_000);
     expect(config.server.port).toBe(3000);
   });
@@ -19,7 +23,9 @@ describe('runtime config', () => {
     expect(config.rateLimit.api).toEqual({ limit: 500, window: 30 });
     expect(config.server.port).toBe(8080);
     expect(config.sessionTtlMs).toBe(12 * 3_600_000);
-    expect(() => loadRuntimeConfig(empty(), { RATE_LIMIT_AUTH: 'lots' })).toThrow(/RATE_LIMIT_AUTH must look like 100\/60/);
+    expect(() => loadRuntimeConfig(empty(), { RATE_LIMIT_AUTH: 'lots' })).toThrow(
+      /RATE_LIMIT_AUTH must look like 100\/60/,
+    );
     expect(() => loadRuntimeConfig(empty(), { PORT: 'x' })).toThrow(/PORT/);
   });
 

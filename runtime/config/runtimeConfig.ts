@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { LdapServerConfig } from '../auth/ldap.js';
-import { checkCorsConfig, type CorsConfig } from './corsConfig.js';
+import { type CorsConfig, checkCorsConfig } from './corsConfig.js';
 
 /** Settings read at start from entigen.config.yaml; environment variables override them. */
 export interface RuntimeConfig {
@@ -36,15 +36,24 @@ function tierFromEnv(value: string | undefined, name: string): { limit: number; 
 
 /** LDAP_ALLOWED_REQUEST_URLS (comma-separated) replaces auth.ldap.allowedRequestUrls. */
 function ldapConfig(raw: LdapServerConfig | undefined, env: NodeJS.ProcessEnv): LdapServerConfig {
-  const fromEnv = env.LDAP_ALLOWED_REQUEST_URLS?.split(',').map((url) => url.trim()).filter(Boolean);
+  const fromEnv = env.LDAP_ALLOWED_REQUEST_URLS?.split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
   return { ...raw, allowedRequestUrls: fromEnv ?? raw?.allowedRequestUrls ?? [] };
 }
 
 /** CORS_ORIGINS (comma-separated) and CORS_CREDENTIALS (true/false) replace the config's `cors`. */
 function corsConfig(raw: Partial<CorsConfig> | undefined, env: NodeJS.ProcessEnv): CorsConfig {
-  const origins = env.CORS_ORIGINS !== undefined ? env.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean) : (raw?.origins ?? []);
-  if (env.CORS_CREDENTIALS !== undefined && !['true', 'false'].includes(env.CORS_CREDENTIALS)) throw new Error(`CORS_CREDENTIALS must be true or false, not "${env.CORS_CREDENTIALS}"`);
-  const credentials = env.CORS_CREDENTIALS !== undefined ? env.CORS_CREDENTIALS === 'true' : (raw?.credentials ?? false);
+  const origins =
+    env.CORS_ORIGINS !== undefined
+      ? env.CORS_ORIGINS.split(',')
+          .map((o) => o.trim())
+          .filter(Boolean)
+      : (raw?.origins ?? []);
+  if (env.CORS_CREDENTIALS !== undefined && !['true', 'false'].includes(env.CORS_CREDENTIALS))
+    throw new Error(`CORS_CREDENTIALS must be true or false, not "${env.CORS_CREDENTIALS}"`);
+  const credentials =
+    env.CORS_CREDENTIALS !== undefined ? env.CORS_CREDENTIALS === 'true' : (raw?.credentials ?? false);
   const config = { origins, credentials, maxAge: raw?.maxAge ?? 600 };
   checkCorsConfig(config);
   return config;
@@ -62,15 +71,20 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
   const path = join(root, 'entigen.config.yaml');
   const raw = (existsSync(path) ? parse(readFileSync(path, 'utf8')) : {}) ?? {};
   const port = env.PORT ? Number(env.PORT) : (raw.server?.port ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be an integer from 0 to 65535, not ${env.PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`PORT must be an integer from 0 to 65535, not ${env.PORT}`);
   return {
     sessionTtlMs: parseDuration(env.SESSION_TTL ?? raw.auth?.sessionTtl ?? '7d'),
-    passwordPolicy: { minLength: raw.auth?.passwordPolicy?.minLength ?? 8, requireSpecial: raw.auth?.passwordPolicy?.requireSpecial ?? false },
+    passwordPolicy: {
+      minLength: raw.auth?.passwordPolicy?.minLength ?? 8,
+      requireSpecial: raw.auth?.passwordPolicy?.requireSpecial ?? false,
+    },
     ldap: ldapConfig(raw.auth?.ldap, env),
     rateLimit: {
       auth: tierFromEnv(env.RATE_LIMIT_AUTH, 'RATE_LIMIT_AUTH') ?? raw.rateLimit?.auth ?? { limit: 20, window: 60 },
       api: tierFromEnv(env.RATE_LIMIT_API, 'RATE_LIMIT_API') ?? raw.rateLimit?.api ?? { limit: 100, window: 60 },
-      public: tierFromEnv(env.RATE_LIMIT_PUBLIC, 'RATE_LIMIT_PUBLIC') ?? raw.rateLimit?.public ?? { limit: 60, window: 60 },
+      public: tierFromEnv(env.RATE_LIMIT_PUBLIC, 'RATE_LIMIT_PUBLIC') ??
+        raw.rateLimit?.public ?? { limit: 60, window: 60 },
     },
     server: {
       port,

@@ -8,8 +8,13 @@ const devFile = () => join(mkdtempSync(join(tmpdir(), 'entigen-secrets-')), 'dat
 
 describe('loadSecrets', () => {
   it('prefers SESSION_SECRET for signing and falls back to APP_ENCRYPTION_KEY', () => {
-    expect(loadSecrets({ env: { SESSION_SECRET: 's', APP_ENCRYPTION_KEY: 'k' }, devFile: devFile(), warn: () => {} })).toEqual({ signing: 's', encryption: 'k' });
-    expect(loadSecrets({ env: { APP_ENCRYPTION_KEY: 'k' }, devFile: devFile(), warn: () => {} })).toEqual({ signing: 'k', encryption: 'k' });
+    expect(
+      loadSecrets({ env: { SESSION_SECRET: 's', APP_ENCRYPTION_KEY: 'k' }, devFile: devFile(), warn: () => {} }),
+    ).toEqual({ signing: 's', encryption: 'k' });
+    expect(loadSecrets({ env: { APP_ENCRYPTION_KEY: 'k' }, devFile: devFile(), warn: () => {} })).toEqual({
+      signing: 'k',
+      encryption: 'k',
+    });
   });
 
   it('generates development secrets once, readable only by the owner, with a warning', () => {
@@ -24,6 +29,8 @@ describe('loadSecrets', () => {
   });
 
   it('refuses to start in production without a secret', () => {
-    expect(() => loadSecrets({ env: { NODE_ENV: 'production' }, devFile: devFile(), warn: () => {} })).toThrow(/must be set in production/);
+    expect(() => loadSecrets({ env: { NODE_ENV: 'production' }, devFile: devFile(), warn: () => {} })).toThrow(
+      /must be set in production/,
+    );
   });
 });

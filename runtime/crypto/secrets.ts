@@ -21,7 +21,10 @@ export interface SecretsOptions {
  * file readable only by the owner, with a warning; in production the server refuses to start.
  */
 export function loadSecrets({ env, devFile, warn }: SecretsOptions): Secrets {
-  const fromEnv = { signing: env.SESSION_SECRET || env.APP_ENCRYPTION_KEY, encryption: env.APP_ENCRYPTION_KEY || undefined };
+  const fromEnv = {
+    signing: env.SESSION_SECRET || env.APP_ENCRYPTION_KEY,
+    encryption: env.APP_ENCRYPTION_KEY || undefined,
+  };
   if (fromEnv.signing) return { signing: fromEnv.signing, encryption: fromEnv.encryption };
   if (env.NODE_ENV === 'production') {
     throw new Error('SESSION_SECRET or APP_ENCRYPTION_KEY must be set in production');
@@ -30,7 +33,10 @@ export function loadSecrets({ env, devFile, warn }: SecretsOptions): Secrets {
   if (existsSync(devFile)) {
     stored = JSON.parse(readFileSync(devFile, 'utf8'));
   } else {
-    stored = { sessionSecret: randomBytes(32).toString('base64url'), encryptionKey: randomBytes(32).toString('base64url') };
+    stored = {
+      sessionSecret: randomBytes(32).toString('base64url'),
+      encryptionKey: randomBytes(32).toString('base64url'),
+    };
     mkdirSync(dirname(devFile), { recursive: true });
     writeFileSync(devFile, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
     chmodSync(devFile, 0o600);

@@ -1,11 +1,11 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError, notFound } from '../errors/apiError.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 import type { Doc } from '../store/types.js';
 import { entityOf } from './entityOf.js';
 import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
 
 export interface ArchiveInput {
   ctx: RuntimeContext;
@@ -25,15 +25,24 @@ export function restoreOperation(input: ArchiveInput): Promise<Doc> {
   return moveArchiveState(input, 'restore');
 }
 
-async function moveArchiveState({ ctx, plural, id, caller, changeReason }: ArchiveInput, move: 'archive' | 'restore'): Promise<Doc> {
+async function moveArchiveState(
+  { ctx, plural, id, caller, changeReason }: ArchiveInput,
+  move: 'archive' | 'restore',
+): Promise<Doc> {
   const { model } = entityOf(ctx, plural);
   const { doc, where } = await findWritable(ctx, model, id, caller, 'edit');
   const archived = doc.archivedAt !== null && doc.archivedAt !== undefined;
-  if (move === 'archive' && archived) throw new ApiError('UNPROCESSABLE_ENTITY', `This ${model.name} is already archived`);
+  if (move === 'archive' && archived)
+    throw new ApiError('UNPROCESSABLE_ENTITY', `This ${model.name} is already archived`);
   if (move === 'restore' && !archived) throw new ApiError('UNPROCESSABLE_ENTITY', `This ${model.name} is not archived`);
   const now = ctx.now().toISOString();
   const updated = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
-    const after = await store.update(plural, id, { archivedAt: move === 'archive' ? now : null, updatedAt: now }, where);
+    const after = await store.update(
+      plural,
+      id,
+      { archivedAt: move === 'archive' ? now : null, updatedAt: now },
+      where,
+    );
     if (!after) throw notFound(model.name);
     return { result: after, changes: [{ changeType: move, before: doc, after }] };
   });

@@ -1,15 +1,15 @@
 import type { Caller } from '../access/caller.js';
+import { tenantForCreate } from '../access/tenancy.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError, validationError } from '../errors/apiError.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 import type { Doc } from '../store/types.js';
 import { buildNewRecord, validateBody } from './createRecord.js';
 import { entityOf } from './entityOf.js';
+import { rulesFor } from './entityRules.js';
 import { presentRecord } from './presentRecord.js';
 import { scopeFor } from './requireAccess.js';
-import { tenantForCreate } from '../access/tenancy.js';
-import { rulesFor } from './entityRules.js';
 import { storeWrite } from './storeWrite.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
 
 export const MAX_BULK_ITEMS = 500;
 
@@ -22,14 +22,22 @@ export interface BulkCreateInput {
 }
 
 /** POST /{plural}/bulk: `{ items }`, at most 500, all or nothing; every invalid item reported. */
-export async function bulkCreateOperation({ ctx, plural, body, caller, changeReason }: BulkCreateInput): Promise<{ items: Doc[]; count: number }> {
+export async function bulkCreateOperation({
+  ctx,
+  plural,
+  body,
+  caller,
+  changeReason,
+}: BulkCreateInput): Promise<{ items: Doc[]; count: number }> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
   const items = readItems(body);
   const details: Record<string, string> = {};
-  items.forEach((item, i) => Object.assign(details, validateBody(validators.bulkItem, item, `items.${i}`)));
+  for (const [i, item] of items.entries())
+    Object.assign(details, validateBody(validators.bulkItem, item, `items.${i}`));
   if (Object.keys(details).length > 0) throw validationError(details);
-  if (model.ownership === 'owned' && !caller.user) throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
+  if (model.ownership === 'owned' && !caller.user)
+    throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
   const rules = rulesFor(ctx, plural);
   for (const item of items) await rules?.beforeCreate?.(ctx, caller, item as Record<string, unknown>);
   const now = ctx.now();
@@ -45,7 +53,8 @@ export async function bulkCreateOperation({ ctx, plural, body, caller, changeRea
 }
 
 function readItems(body: unknown): unknown[] {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw validationError({ body: 'must be an object { items: [...] }' });
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw validationError({ body: 'must be an object { items: [...] }' });
   const extra = Object.keys(body).filter((key) => key !== 'items');
   if (extra.length > 0) throw validationError(Object.fromEntries(extra.map((key) => [key, 'is not allowed'])));
   const items = (body as { items?: unknown }).items;

@@ -1,15 +1,15 @@
 import type { Caller } from '../access/caller.js';
+import { tenantForCreate } from '../access/tenancy.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError } from '../errors/apiError.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 import type { Doc } from '../store/types.js';
 import { buildNewRecord, requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
+import { rulesFor } from './entityRules.js';
 import { presentRecord } from './presentRecord.js';
 import { scopeFor } from './requireAccess.js';
-import { tenantForCreate } from '../access/tenancy.js';
-import { rulesFor } from './entityRules.js';
 import { storeWrite } from './storeWrite.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
 
 export interface CreateInput {
   ctx: RuntimeContext;
@@ -22,11 +22,19 @@ export interface CreateInput {
 }
 
 /** POST /{plural}: access -> validate -> defaults and macros -> store -> the created record. */
-export async function createOperation({ ctx, plural, body, caller, changeReason, serverFields }: CreateInput): Promise<Doc> {
+export async function createOperation({
+  ctx,
+  plural,
+  body,
+  caller,
+  changeReason,
+  serverFields,
+}: CreateInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
   const input = requireValid(validators.create, body);
-  if (model.ownership === 'owned' && !caller.user) throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
+  if (model.ownership === 'owned' && !caller.user)
+    throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
   await rulesFor(ctx, plural)?.beforeCreate?.(ctx, caller, input);
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
   const doc = buildNewRecord(model, input, caller, ctx, ctx.now(), tenantId);

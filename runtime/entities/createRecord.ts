@@ -3,8 +3,15 @@ import type { RuntimeContext } from '../context.js';
 import { validationError } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
-import { validationDetails, type CompiledValidator } from '../validation/validationDetails.js';
-import { applyContentStatus, applyDefaults, encryptFields, newId, normalizeDates, resolveMacros } from './prepareWrite.js';
+import { type CompiledValidator, validationDetails } from '../validation/validationDetails.js';
+import {
+  applyContentStatus,
+  applyDefaults,
+  encryptFields,
+  newId,
+  normalizeDates,
+  resolveMacros,
+} from './prepareWrite.js';
 
 /**
  * A validated create body turned into the document to store: defaults, macros, content
@@ -32,7 +39,11 @@ export function buildNewRecord(
 }
 
 /** Checks a body against a compiled validator; every bad field is reported, under `prefix` for bulk items. */
-export function validateBody(validate: CompiledValidator, body: unknown, prefix = ''): Record<string, string> | undefined {
+export function validateBody(
+  validate: CompiledValidator,
+  body: unknown,
+  prefix = '',
+): Record<string, string> | undefined {
   if (validate(body)) return undefined;
   return validationDetails(validate.errors ?? [], prefix);
 }

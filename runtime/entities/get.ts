@@ -2,7 +2,7 @@ import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import type { Doc } from '../store/types.js';
 import { entityOf } from './entityOf.js';
-import { populateRecords, type PopulateSpec } from './populate.js';
+import { type PopulateSpec, populateRecords } from './populate.js';
 import { presentRecord } from './presentRecord.js';
 import { findVisible } from './requireAccess.js';
 

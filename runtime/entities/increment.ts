@@ -1,13 +1,13 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError, notFound } from '../errors/apiError.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 import type { EntityModel } from '../model/types.js';
-import { ValueOutOfRange, type Doc } from '../store/types.js';
+import { type Doc, ValueOutOfRange } from '../store/types.js';
 import { requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
 
 export interface IncrementOperationInput {
   ctx: RuntimeContext;
@@ -23,7 +23,14 @@ export interface IncrementOperationInput {
  * read-modify-write. A result outside the field's range (int: a safe integer, float: finite)
  * rolls the increment back and answers 422.
  */
-export async function incrementOperation({ ctx, plural, id, body, caller, changeReason }: IncrementOperationInput): Promise<Doc> {
+export async function incrementOperation({
+  ctx,
+  plural,
+  id,
+  body,
+  caller,
+  changeReason,
+}: IncrementOperationInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   const { where } = await findWritable(ctx, model, id, caller, 'edit');
   const amounts = requireValid(validators.increment, body) as Record<string, number>;
@@ -40,7 +47,11 @@ export async function incrementOperation({ ctx, plural, id, body, caller, change
     return presentRecord(model, updated);
   } catch (error) {
     // Only a float can overflow in the database (ints are bounded well inside 64 bits).
-    if (error instanceof ValueOutOfRange) throw outOfRange(model, Object.keys(amounts).filter((name) => typeOf(model, name) === 'float'));
+    if (error instanceof ValueOutOfRange)
+      throw outOfRange(
+        model,
+        Object.keys(amounts).filter((name) => typeOf(model, name) === 'float'),
+      );
     throw error;
   }
 }
@@ -50,14 +61,26 @@ const typeOf = (model: EntityModel, name: string) => model.fields.find((f) => f.
 function refuseOutOfRange(model: EntityModel, amounts: Record<string, number>, after: Doc): void {
   const bad = Object.keys(amounts).filter((name) => {
     const value = after[name];
-    return typeof value !== 'number' || (typeOf(model, name) === 'int' ? !Number.isSafeInteger(value) : !Number.isFinite(value));
+    return (
+      typeof value !== 'number' ||
+      (typeOf(model, name) === 'int' ? !Number.isSafeInteger(value) : !Number.isFinite(value))
+    );
   });
   if (bad.length > 0) throw outOfRange(model, bad);
 }
 
 function outOfRange(model: EntityModel, names: string[]): ApiError {
   const details = Object.fromEntries(
-    names.map((name) => [name, typeOf(model, name) === 'int' ? `would leave the safe integer range (±${Number.MAX_SAFE_INTEGER})` : 'would no longer be a finite number']),
+    names.map((name) => [
+      name,
+      typeOf(model, name) === 'int'
+        ? `would leave the safe integer range (±${Number.MAX_SAFE_INTEGER})`
+        : 'would no longer be a finite number',
+    ]),
   );
-  return new ApiError('UNPROCESSABLE_ENTITY', `The increment would take ${names.join(', ')} out of range; nothing changed`, details);
+  return new ApiError(
+    'UNPROCESSABLE_ENTITY',
+    `The increment would take ${names.join(', ')} out of range; nothing changed`,
+    details,
+  );
 }

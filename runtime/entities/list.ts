@@ -28,13 +28,17 @@ export async function listOperation({ ctx, plural, query, caller }: ListInput): 
   const { model } = entityOf(ctx, plural);
   const viewable = await scopeFor(ctx, caller, model, 'view');
   const archived: Where | undefined =
-    model.ownership === 'owned' && !query.includeArchived ? { field: 'archivedAt', op: 'exists', value: false } : undefined;
+    model.ownership === 'owned' && !query.includeArchived
+      ? { field: 'archivedAt', op: 'exists', value: false }
+      : undefined;
   const where = andWhere(viewable, archived, ...query.where);
   const keyset = !query.sort;
   const find: FindQuery = {
     where,
     text: query.text,
-    sort: query.sort ? [...query.sort, { field: 'id', direction: query.sort.at(-1)!.direction }] : [{ field: 'id', direction: query.idDirection }],
+    sort: query.sort
+      ? [...query.sort, { field: 'id', direction: query.sort.at(-1)!.direction }]
+      : [{ field: 'id', direction: query.idDirection }],
     collation: query.collation,
     skip: query.skip,
     // One record more than asked tells whether a next page exists.
@@ -42,7 +46,10 @@ export async function listOperation({ ctx, plural, query, caller }: ListInput): 
     after: query.after,
     select: query.select,
   };
-  const [found, totalCount] = await Promise.all([ctx.store.find(plural, find), ctx.store.count(plural, { where, text: query.text })]);
+  const [found, totalCount] = await Promise.all([
+    ctx.store.find(plural, find),
+    ctx.store.count(plural, { where, text: query.text }),
+  ]);
   const more = keyset && found.length > query.limit;
   let items = (more ? found.slice(0, query.limit) : found).map((doc) => presentRecord(model, doc));
   if (query.populate) items = await populateRecords(ctx, model, items, query.populate, caller);

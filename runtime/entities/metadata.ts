@@ -60,7 +60,9 @@ export function fieldsMetadata(entity: EntityModel) {
 
 /** GET /schema/metadata: every entity with its metadata and fields. */
 export function schemaMetadata(model: AppModel) {
-  return { entities: publicEntities(model).map((e) => ({ ...entityMetadata(e), fields: visibleFields(e).map(fieldMetadata) })) };
+  return {
+    entities: publicEntities(model).map((e) => ({ ...entityMetadata(e), fields: visibleFields(e).map(fieldMetadata) })),
+  };
 }
 
 /** GET /schema/metadata/list */

@@ -2,13 +2,13 @@ import { accessFor, andWhere } from '../access/accessFor.js';
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError, validationError } from '../errors/apiError.js';
+import { USERS } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
-import { refOf } from '../query/parsePopulate.js';
 import type { PopulateSpec } from '../query/listQuery.js';
+import { refOf } from '../query/parsePopulate.js';
 import type { Doc, Where } from '../store/types.js';
 import { presentRecord } from './presentRecord.js';
 import { scopeFor } from './requireAccess.js';
-import { USERS } from '../model/collections.js';
 
 export type { PopulateSpec };
 
@@ -40,12 +40,23 @@ interface Weight {
  * not view stay `{ id }`. The answer is measured before it is built: over
  * MAX_POPULATED_RECORDS objects or MAX_POPULATED_BYTES is a 400, never a runaway response.
  */
-export async function populateRecords(ctx: RuntimeContext, entity: EntityModel, docs: Doc[], spec: PopulateSpec, caller: Caller): Promise<Doc[]> {
+export async function populateRecords(
+  ctx: RuntimeContext,
+  entity: EntityModel,
+  docs: Doc[],
+  spec: PopulateSpec,
+  caller: Caller,
+): Promise<Doc[]> {
   const tree = pathTree(ctx, entity, spec.paths);
   const fetched: Fetched = new Map();
   await fetchLevel(ctx, docs, tree, caller, fetched);
   const total = sumWeights(docs.map((doc) => placements(doc, tree, fetched, new Map())));
-  if (total.records > MAX_POPULATED_RECORDS || total.bytes > MAX_POPULATED_BYTES) throw tooMuch(total.records > MAX_POPULATED_RECORDS ? `${total.records} records` : `about ${Math.ceil(total.bytes / 1024 / 1024)} MB`);
+  if (total.records > MAX_POPULATED_RECORDS || total.bytes > MAX_POPULATED_BYTES)
+    throw tooMuch(
+      total.records > MAX_POPULATED_RECORDS
+        ? `${total.records} records`
+        : `about ${Math.ceil(total.bytes / 1024 / 1024)} MB`,
+    );
   return docs.map((doc) => expand(doc, tree, fetched));
 }
 
@@ -59,7 +70,10 @@ function pathTree(ctx: RuntimeContext, entity: EntityModel, paths: string[][]): 
       const target: EntityModel | undefined = ref ? ctx.registry.entities.get(ref)?.model : undefined;
       if (!target) break;
       let node = level.find((n) => n.field === field);
-      if (!node) level.push((node = { field, target, children: [] }));
+      if (!node) {
+        node = { field, target, children: [] };
+        level.push(node);
+      }
       level = node.children;
       current = target;
     }
@@ -67,7 +81,13 @@ function pathTree(ctx: RuntimeContext, entity: EntityModel, paths: string[][]): 
   return roots;
 }
 
-async function fetchLevel(ctx: RuntimeContext, docs: Iterable<Doc>, nodes: PathNode[], caller: Caller, fetched: Fetched): Promise<void> {
+async function fetchLevel(
+  ctx: RuntimeContext,
+  docs: Iterable<Doc>,
+  nodes: PathNode[],
+  caller: Caller,
+  fetched: Fetched,
+): Promise<void> {
   for (const node of nodes) {
     const known = fetched.get(node.target.plural) ?? new Map<string, Doc | null>();
     fetched.set(node.target.plural, known);
@@ -98,7 +118,12 @@ function placements(doc: Doc, nodes: PathNode[], fetched: Fetched, memo: Map<Pat
       let weight = seen.get(id);
       if (!weight) {
         const record = known.get(id);
-        weight = record ? sumWeights([{ records: 1, bytes: JSON.stringify(record).length }, placements(record, node.children, fetched, memo)]) : { records: 1, bytes: id.length + 10 };
+        weight = record
+          ? sumWeights([
+              { records: 1, bytes: JSON.stringify(record).length },
+              placements(record, node.children, fetched, memo),
+            ])
+          : { records: 1, bytes: id.length + 10 };
         seen.set(id, weight);
       }
       parts.push(weight);
@@ -125,7 +150,12 @@ function expand(doc: Doc, nodes: PathNode[], fetched: Fetched): Doc {
   return out;
 }
 
-async function fetchVisible(ctx: RuntimeContext, target: EntityModel, ids: string[], caller: Caller): Promise<Map<string, Doc>> {
+async function fetchVisible(
+  ctx: RuntimeContext,
+  target: EntityModel,
+  ids: string[],
+  caller: Caller,
+): Promise<Map<string, Doc>> {
   const byId: Where = { field: 'id', op: 'in', value: ids };
   if (target.plural === USERS) return fetchUsers(ctx, target, byId, caller);
   let viewable: Where | undefined;
@@ -144,7 +174,12 @@ async function fetchVisible(ctx: RuntimeContext, target: EntityModel, ids: strin
  * Users have no generic routes: an admin and the user themself see id, displayName and email;
  * a caller holding `users:view` sees id and displayName; anyone else gets `{ id }` only.
  */
-async function fetchUsers(ctx: RuntimeContext, users: EntityModel, byId: Where, caller: Caller): Promise<Map<string, Doc>> {
+async function fetchUsers(
+  ctx: RuntimeContext,
+  users: EntityModel,
+  byId: Where,
+  caller: Caller,
+): Promise<Map<string, Doc>> {
   const access = accessFor(caller, users, 'view');
   const self = caller.user?.id;
   if (!access.allowed && !self) return new Map();
@@ -153,7 +188,12 @@ async function fetchUsers(ctx: RuntimeContext, users: EntityModel, byId: Where, 
   const where = andWhere(byId, viewable);
   const found = await ctx.store.find(USERS, { where, select: ['displayName', 'email'] });
   return new Map(
-    found.map((u) => [u.id, caller.isAdmin || u.id === self ? { id: u.id, displayName: u.displayName, email: u.email } : { id: u.id, displayName: u.displayName }]),
+    found.map((u) => [
+      u.id,
+      caller.isAdmin || u.id === self
+        ? { id: u.id, displayName: u.displayName, email: u.email }
+        : { id: u.id, displayName: u.displayName },
+    ]),
   );
 }
 
@@ -175,5 +215,8 @@ function sumWeights(weights: Weight[]): Weight {
 
 function tooMuch(what: string): ApiError {
   const message = `populate would place ${what} in this response; at most ${MAX_POPULATED_RECORDS} records (${MAX_POPULATED_BYTES / 1024 / 1024} MB) per response`;
-  return validationError({ populate: `${message}: populate fewer paths, a smaller depth, or ask for fewer records (limit)` }, message);
+  return validationError(
+    { populate: `${message}: populate fewer paths, a smaller depth, or ask for fewer records (limit)` },
+    message,
+  );
 }

@@ -2,9 +2,9 @@ import { ObjectId } from 'bson';
 import type { Caller } from '../access/caller.js';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError } from '../errors/apiError.js';
+import { parseIsoDate } from '../model/parseIsoDate.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
-import { parseIsoDate } from '../model/parseIsoDate.js';
 
 export function newId(): string {
   return new ObjectId().toHexString();
@@ -34,7 +34,8 @@ export function resolveMacros(values: Record<string, unknown>, caller: Caller, n
       return value.includes('{{') ? value.replace(MACRO, (text, name: string) => replacements[name] ?? text) : value;
     }
     if (Array.isArray(value)) return value.map(resolve);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
     return value;
   };
   return resolve(values) as Record<string, unknown>;
@@ -55,12 +56,19 @@ export function normalizeDates(entity: EntityModel, values: Record<string, unkno
 
 function toTimestamp(value: string, field: string): string {
   const time = parseIsoDate(value);
-  if (time === undefined) throw new ApiError('VALIDATION_ERROR', 'Request validation failed', { [field]: 'must be an ISO 8601 date or date-time' });
+  if (time === undefined)
+    throw new ApiError('VALIDATION_ERROR', 'Request validation failed', {
+      [field]: 'must be an ISO 8601 date or date-time',
+    });
   return new Date(time).toISOString();
 }
 
 /** encryptedKey values are encrypted before they reach the store. */
-export function encryptFields(entity: EntityModel, values: Record<string, unknown>, cipher: FieldCipher): Record<string, unknown> {
+export function encryptFields(
+  entity: EntityModel,
+  values: Record<string, unknown>,
+  cipher: FieldCipher,
+): Record<string, unknown> {
   const encrypted = entity.fields.filter((f) => f.type === 'encryptedKey' && typeof values[f.name] === 'string');
   if (encrypted.length === 0) return values;
   const out = { ...values };
@@ -75,15 +83,23 @@ const STATUS_MOVES: Record<string, string[]> = {
 };
 
 /** Content-base status rules: legal moves only; publishing sets publishedAt when it is empty. */
-export function applyContentStatus(entity: EntityModel, values: Record<string, unknown>, current: Doc | undefined, now: Date): Record<string, unknown> {
+export function applyContentStatus(
+  entity: EntityModel,
+  values: Record<string, unknown>,
+  current: Doc | undefined,
+  now: Date,
+): Record<string, unknown> {
   if (entity.base !== 'content' || values.status === undefined || values.status === null) return values;
   const from = current?.status as string | undefined;
   const to = values.status as string;
   if (from && from !== to && !STATUS_MOVES[from]?.includes(to)) {
-    throw new ApiError('UNPROCESSABLE_ENTITY', `Status cannot move from ${from} to ${to}`, { status: `cannot move from ${from} to ${to}` });
+    throw new ApiError('UNPROCESSABLE_ENTITY', `Status cannot move from ${from} to ${to}`, {
+      status: `cannot move from ${from} to ${to}`,
+    });
   }
   const publishedAt = values.publishedAt !== undefined ? values.publishedAt : current?.publishedAt;
-  if (to === 'published' && (publishedAt === null || publishedAt === undefined)) return { ...values, publishedAt: now.toISOString() };
+  if (to === 'published' && (publishedAt === null || publishedAt === undefined))
+    return { ...values, publishedAt: now.toISOString() };
   return values;
 }
 

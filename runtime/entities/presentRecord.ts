@@ -8,7 +8,8 @@ export function presentRecord(entity: EntityModel, doc: Doc): Doc {
   for (const field of entity.fields) {
     if (field.hidden || !(field.name in doc)) continue;
     const value = doc[field.name];
-    out[field.name] = field.type === 'encryptedKey' && value !== null && value !== undefined ? ENCRYPTED_PLACEHOLDER : value;
+    out[field.name] =
+      field.type === 'encryptedKey' && value !== null && value !== undefined ? ENCRYPTED_PLACEHOLDER : value;
   }
   return out as Doc;
 }

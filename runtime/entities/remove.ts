@@ -1,10 +1,10 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { notFound } from '../errors/apiError.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
 import { findWritable } from './requireAccess.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
 
 export interface RemoveInput {
   ctx: RuntimeContext;
@@ -15,13 +15,20 @@ export interface RemoveInput {
 }
 
 /** DELETE /{plural}/{id}: a hard delete; answers `{ id, deleted: true }`. */
-export async function removeOperation({ ctx, plural, id, caller, changeReason }: RemoveInput): Promise<{ id: string; deleted: true }> {
+export async function removeOperation({
+  ctx,
+  plural,
+  id,
+  caller,
+  changeReason,
+}: RemoveInput): Promise<{ id: string; deleted: true }> {
   const { model } = entityOf(ctx, plural);
   const { doc, where } = await findWritable(ctx, model, id, caller, 'delete');
   // Full versioning writes a `delete` version, with the last state, in the same transaction.
   let removed = doc;
   const result = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
-    const before = (removed = (await store.get(plural, id)) ?? doc);
+    const before = (await store.get(plural, id)) ?? doc;
+    removed = before;
     if (!(await store.remove(plural, id, where))) throw notFound(model.name);
     return { result: { id, deleted: true as const }, changes: [{ changeType: 'delete', before }] };
   });

@@ -1,11 +1,11 @@
 import { accessFor, andWhere } from '../access/accessFor.js';
-import { isAnonymous, type Caller } from '../access/caller.js';
+import { type Caller, isAnonymous } from '../access/caller.js';
 import { grantedIds } from '../access/grants.js';
 import { tenantWhere } from '../access/tenancy.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError, notFound } from '../errors/apiError.js';
-import type { Action, EntityModel } from '../model/types.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
+import type { Action, EntityModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
@@ -15,7 +15,12 @@ const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
  * role permissions and ownership, widened by grants, narrowed to the caller's tenants. Throws
  * when nothing is allowed at all: 401 when anonymous, 403 when signed in.
  */
-export async function scopeFor(ctx: RuntimeContext, caller: Caller, entity: EntityModel, action: Action): Promise<Where | undefined> {
+export async function scopeFor(
+  ctx: RuntimeContext,
+  caller: Caller,
+  entity: EntityModel,
+  action: Action,
+): Promise<Where | undefined> {
   const access = accessFor(caller, entity, action);
   let allowed = access.allowed;
   let where = access.allowed ? access.where : undefined;
@@ -28,7 +33,9 @@ export async function scopeFor(ctx: RuntimeContext, caller: Caller, entity: Enti
     }
   }
   if (!allowed) {
-    throw isAnonymous(caller) ? new ApiError('UNAUTHORIZED') : new ApiError('FORBIDDEN', `You may not ${action} ${entity.plural}`);
+    throw isAnonymous(caller)
+      ? new ApiError('UNAUTHORIZED')
+      : new ApiError('FORBIDDEN', `You may not ${action} ${entity.plural}`);
   }
   return andWhere(where, await tenantWhere(ctx, caller, entity));
 }

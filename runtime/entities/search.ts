@@ -32,7 +32,12 @@ export function searchableEntities(entities: readonly EntityModel[]): EntityMode
  * a word prefix (the `q` of lists), ranked by where the terms match, with a snippet around the
  * first match. Archived records are left out, as lists leave them out.
  */
-export async function searchOperation(ctx: RuntimeContext, caller: Caller, q: string, limit: number): Promise<SearchResult> {
+export async function searchOperation(
+  ctx: RuntimeContext,
+  caller: Caller,
+  q: string,
+  limit: number,
+): Promise<SearchResult> {
   const terms = searchTerms(q).map(normalize);
   if (terms.length === 0) return { items: [], totalCount: 0 };
   const ranked: { hit: SearchHit; score: number; updatedAt: string }[] = [];
@@ -45,7 +50,8 @@ export async function searchOperation(ctx: RuntimeContext, caller: Caller, q: st
       if (error instanceof ApiError) continue; // no view permission: the entity is not searched
       throw error;
     }
-    const archived: Where | undefined = entity.ownership === 'owned' ? { field: 'archivedAt', op: 'exists', value: false } : undefined;
+    const archived: Where | undefined =
+      entity.ownership === 'owned' ? { field: 'archivedAt', op: 'exists', value: false } : undefined;
     const where = andWhere(viewable, archived);
     const [docs, count] = await Promise.all([
       // The newest `limit` of each entity are the candidates for ranking.
@@ -54,9 +60,16 @@ export async function searchOperation(ctx: RuntimeContext, caller: Caller, q: st
     ]);
     totalCount += count;
     const shown = shownText(entity);
-    for (const doc of docs) ranked.push({ hit: toHit(entity.plural, shown, doc, terms), score: score(shown, doc, terms), updatedAt: String(doc.updatedAt ?? '') });
+    for (const doc of docs)
+      ranked.push({
+        hit: toHit(entity.plural, shown, doc, terms),
+        score: score(shown, doc, terms),
+        updatedAt: String(doc.updatedAt ?? ''),
+      });
   }
-  ranked.sort((a, b) => b.score - a.score || b.updatedAt.localeCompare(a.updatedAt) || b.hit.id.localeCompare(a.hit.id));
+  ranked.sort(
+    (a, b) => b.score - a.score || b.updatedAt.localeCompare(a.updatedAt) || b.hit.id.localeCompare(a.hit.id),
+  );
   return { items: ranked.slice(0, limit).map((r) => r.hit), totalCount };
 }
 
@@ -119,7 +132,10 @@ function firstMatch(text: string, terms: string[]): number {
 
 /** Per term: 4 for a whole word in the title, 3 for a prefix there, 2 for a whole word elsewhere, 1 for a prefix. */
 function score(shown: ShownText, doc: Doc, terms: string[]): number {
-  const wordsOf = (value: unknown) => normalize(textOf(value)).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const wordsOf = (value: unknown) =>
+    normalize(textOf(value))
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean);
   const title = shown.title ? wordsOf(doc[shown.title]) : [];
   const rest = shown.others.flatMap((f) => wordsOf(doc[f]));
   let total = 0;

@@ -8,7 +8,9 @@ export async function storeWrite<T>(entity: EntityModel, write: () => Promise<T>
     return await write();
   } catch (error) {
     if (error instanceof UniqueConflict) {
-      throw new ApiError('CONFLICT', `Another ${entity.name} already has this ${error.field}`, { [error.field]: 'must be unique' });
+      throw new ApiError('CONFLICT', `Another ${entity.name} already has this ${error.field}`, {
+        [error.field]: 'must be unique',
+      });
     }
     throw error;
   }

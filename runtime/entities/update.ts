@@ -1,15 +1,15 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { notFound } from '../errors/apiError.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
 import type { Doc } from '../store/types.js';
 import { requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
+import { rulesFor } from './entityRules.js';
 import { applyContentStatus, encryptFields, normalizeDates, resolveMacros } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
 import { storeWrite } from './storeWrite.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
-import { rulesFor } from './entityRules.js';
 
 export interface UpdateInput {
   ctx: RuntimeContext;

@@ -28,7 +28,11 @@ async function timed(ping: () => Promise<void>): Promise<{ status: 'up' | 'down'
     await ping();
     return { status: 'up', latencyMs: Math.round((performance.now() - started) * 10) / 10 };
   } catch (error) {
-    return { status: 'down', latencyMs: Math.round((performance.now() - started) * 10) / 10, error: (error as Error).message };
+    return {
+      status: 'down',
+      latencyMs: Math.round((performance.now() - started) * 10) / 10,
+      error: (error as Error).message,
+    };
   }
 }
 
@@ -41,7 +45,9 @@ export function healthRoute({ ctx, metrics, services, authenticate }: HealthOpti
     const body: Record<string, unknown> = { status, timestamp: ctx.now().toISOString() };
     if (await isAdmin(req, res, authenticate)) {
       const memory = process.memoryUsage();
-      const checked = Object.fromEntries(await Promise.all(Object.entries(services).map(async ([name, ping]) => [name, await timed(ping)])));
+      const checked = Object.fromEntries(
+        await Promise.all(Object.entries(services).map(async ([name, ping]) => [name, await timed(ping)])),
+      );
       Object.assign(body, {
         uptime: Math.round((Date.now() - metrics.startedAt) / 1000),
         requests: {
@@ -54,7 +60,12 @@ export function healthRoute({ ctx, metrics, services, authenticate }: HealthOpti
         slowestEndpoints: metrics.slowest(),
         services: { database: { kind: ctx.store.kind, status: database.status }, ...checked },
         externalCalls: metrics.external(),
-        database: { status: database.status, latencyMs: database.latencyMs, kind: ctx.store.kind, ...(database.error ? { error: database.error } : {}) },
+        database: {
+          status: database.status,
+          latencyMs: database.latencyMs,
+          kind: ctx.store.kind,
+          ...(database.error ? { error: database.error } : {}),
+        },
       });
     }
     res.status(status === 'ok' ? 200 : 503).json(body);

@@ -61,7 +61,10 @@ export class Metrics {
 
   external() {
     return Object.fromEntries(
-      [...this.externalCalls.entries()].map(([name, s]) => [name, { calls: s.calls, errors: s.errors, avgMs: s.calls ? round(s.totalMs / s.calls) : 0 }]),
+      [...this.externalCalls.entries()].map(([name, s]) => [
+        name,
+        { calls: s.calls, errors: s.errors, avgMs: s.calls ? round(s.totalMs / s.calls) : 0 },
+      ]),
     );
   }
 }

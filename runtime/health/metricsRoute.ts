@@ -23,13 +23,20 @@ export function metricsRoute({ operator, token, authenticate }: MetricsRouteOpti
     // Digests of equal length, compared in constant time: the comparison tells nothing about the token.
     const byToken = expected !== undefined && typeof header === 'string' && timingSafeEqual(digest(header), expected);
     if (!byToken) {
-      if (!header && !req.headers.cookie) return next(new ApiError('UNAUTHORIZED', 'Send the metrics token or an administrator credential'));
+      if (!header && !req.headers.cookie)
+        return next(new ApiError('UNAUTHORIZED', 'Send the metrics token or an administrator credential'));
       try {
         await authenticate(req, res, () => undefined);
       } catch (error) {
         return next(error);
       }
-      if (!req.caller?.isAdmin) return next(new ApiError(req.caller?.user ? 'FORBIDDEN' : 'UNAUTHORIZED', 'Metrics are for the metrics token or administrators'));
+      if (!req.caller?.isAdmin)
+        return next(
+          new ApiError(
+            req.caller?.user ? 'FORBIDDEN' : 'UNAUTHORIZED',
+            'Metrics are for the metrics token or administrators',
+          ),
+        );
     }
     const { contentType, text } = await operator.render();
     res.setHeader('Cache-Control', 'no-store');

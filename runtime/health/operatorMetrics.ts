@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /** Seconds: from a fast cached read to a slow list or upload. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -13,16 +13,43 @@ const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02
  */
 export class OperatorMetrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({ name: 'entigen_http_requests_total', help: 'HTTP requests by method, route and status', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  private readonly requests = new Counter({
+    name: 'entigen_http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
   private readonly requestSeconds = new Histogram({
-    name: 'entigen_http_request_duration_seconds', help: 'HTTP request latency by method, route and status', labelNames: ['method', 'route', 'status'], buckets: REQUEST_BUCKETS, registers: [this.registry],
+    name: 'entigen_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: REQUEST_BUCKETS,
+    registers: [this.registry],
   });
   private readonly storeSeconds = new Histogram({
-    name: 'entigen_store_query_duration_seconds', help: 'Store calls by operation and outcome', labelNames: ['store', 'operation', 'outcome'], buckets: STORE_BUCKETS, registers: [this.registry],
+    name: 'entigen_store_query_duration_seconds',
+    help: 'Store calls by operation and outcome',
+    labelNames: ['store', 'operation', 'outcome'],
+    buckets: STORE_BUCKETS,
+    registers: [this.registry],
   });
-  private readonly refusals = new Counter({ name: 'entigen_rate_limit_refusals_total', help: 'Requests refused with 429, by tier', labelNames: ['tier'], registers: [this.registry] });
-  private readonly replays = new Counter({ name: 'entigen_idempotency_replays_total', help: 'POST requests answered from a stored Idempotency-Key answer', registers: [this.registry] });
-  private readonly jobRuns = new Counter({ name: 'entigen_job_runs_total', help: 'Job runs by handler and outcome (completed, failed, cancelled)', labelNames: ['handler', 'status'], registers: [this.registry] });
+  private readonly refusals = new Counter({
+    name: 'entigen_rate_limit_refusals_total',
+    help: 'Requests refused with 429, by tier',
+    labelNames: ['tier'],
+    registers: [this.registry],
+  });
+  private readonly replays = new Counter({
+    name: 'entigen_idempotency_replays_total',
+    help: 'POST requests answered from a stored Idempotency-Key answer',
+    registers: [this.registry],
+  });
+  private readonly jobRuns = new Counter({
+    name: 'entigen_job_runs_total',
+    help: 'Job runs by handler and outcome (completed, failed, cancelled)',
+    labelNames: ['handler', 'status'],
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'entigen_' });

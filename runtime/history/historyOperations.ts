@@ -1,18 +1,18 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
-import { sealValue } from '../crypto/signedToken.js';
 import { ENCRYPTED_PLACEHOLDER } from '../crypto/fieldCipher.js';
+import { sealValue } from '../crypto/signedToken.js';
 import { entityOf } from '../entities/entityOf.js';
-import { presentRecord } from '../entities/presentRecord.js';
 import { rulesFor } from '../entities/entityRules.js';
 import { applyContentStatus } from '../entities/prepareWrite.js';
+import { presentRecord } from '../entities/presentRecord.js';
 import { findWritable } from '../entities/requireAccess.js';
 import { ApiError, notFound } from '../errors/apiError.js';
+import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';
 import { ofRecord, requireHistoryAccess } from './historyAccess.js';
 import { writeWithHistory } from './writeWithHistory.js';
-import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 
 export interface HistoryPage {
   limit: number;
@@ -20,12 +20,21 @@ export interface HistoryPage {
   before?: number | string;
 }
 
-const omitNull = (doc: Record<string, unknown>) => Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== null && v !== undefined));
+const omitNull = (doc: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== null && v !== undefined));
 
 function versionView(entity: EntityModel, v: Doc) {
   return omitNull({
-    id: v.id, entityId: v.entityId, version: v.version, snapshot: presentRecord(entity, v.snapshot as Doc), changedBy: v.changedBy,
-    changeReason: v.changeReason, changeType: v.changeType, changedFields: v.changedFields ?? [], createdAt: v.createdAt, updatedAt: v.updatedAt,
+    id: v.id,
+    entityId: v.entityId,
+    version: v.version,
+    snapshot: presentRecord(entity, v.snapshot as Doc),
+    changedBy: v.changedBy,
+    changeReason: v.changeReason,
+    changeType: v.changeType,
+    changedFields: v.changedFields ?? [],
+    createdAt: v.createdAt,
+    updatedAt: v.updatedAt,
   });
 }
 
@@ -37,20 +46,43 @@ function maskValue(entity: EntityModel, field: string, value: unknown): unknown 
 
 function auditView(entity: EntityModel, a: Doc) {
   const changes = a.changes
-    ? Object.fromEntries(Object.entries(a.changes as Record<string, { old: unknown; new: unknown }>).map(([field, diff]) => [field, { old: maskValue(entity, field, diff.old), new: maskValue(entity, field, diff.new) }]))
+    ? Object.fromEntries(
+        Object.entries(a.changes as Record<string, { old: unknown; new: unknown }>).map(([field, diff]) => [
+          field,
+          { old: maskValue(entity, field, diff.old), new: maskValue(entity, field, diff.new) },
+        ]),
+      )
     : undefined;
   return omitNull({
-    id: a.id, entityId: a.entityId, changedBy: a.changedBy, changeType: a.changeType, changedFields: a.changedFields ?? [],
-    changes, changeReason: a.changeReason, createdAt: a.createdAt, updatedAt: a.updatedAt,
+    id: a.id,
+    entityId: a.entityId,
+    changedBy: a.changedBy,
+    changeType: a.changeType,
+    changedFields: a.changedFields ?? [],
+    changes,
+    changeReason: a.changeReason,
+    createdAt: a.createdAt,
+    updatedAt: a.updatedAt,
   });
 }
 
 export function fieldChangeView(entity: EntityModel, c: Doc) {
   const field = String(c.fieldName);
   return {
-    id: c.id, entityId: c.entityId, fieldName: c.fieldName, oldValue: maskValue(entity, field, c.oldValue ?? null), newValue: maskValue(entity, field, c.newValue ?? null), changedBy: c.changedBy,
-    ...omitNull({ changeReason: c.changeReason, approvedBy: c.approvedBy, approvalStatus: c.approvalStatus, metadata: c.metadata }),
-    createdAt: c.createdAt, updatedAt: c.updatedAt,
+    id: c.id,
+    entityId: c.entityId,
+    fieldName: c.fieldName,
+    oldValue: maskValue(entity, field, c.oldValue ?? null),
+    newValue: maskValue(entity, field, c.newValue ?? null),
+    changedBy: c.changedBy,
+    ...omitNull({
+      changeReason: c.changeReason,
+      approvedBy: c.approvedBy,
+      approvalStatus: c.approvalStatus,
+      metadata: c.metadata,
+    }),
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
   };
 }
 
@@ -59,8 +91,13 @@ export async function listVersions(ctx: RuntimeContext, plural: string, id: stri
   const { model } = entityOf(ctx, plural);
   await requireHistoryAccess(ctx, model, id, caller);
   const all = ofRecord(model, id);
-  const where: Where = page.before !== undefined ? { and: [all, { field: 'version', op: 'lt', value: page.before }] } : all;
-  const found = await ctx.store.find(ENTITY_VERSIONS, { where, sort: [{ field: 'version', direction: 'desc' }], limit: page.limit + 1 });
+  const where: Where =
+    page.before !== undefined ? { and: [all, { field: 'version', op: 'lt', value: page.before }] } : all;
+  const found = await ctx.store.find(ENTITY_VERSIONS, {
+    where,
+    sort: [{ field: 'version', direction: 'desc' }],
+    limit: page.limit + 1,
+  });
   const items = found.slice(0, page.limit).map((v) => versionView(model, v));
   const hasMore = found.length > page.limit;
   return {
@@ -72,7 +109,10 @@ export async function listVersions(ctx: RuntimeContext, plural: string, id: stri
 }
 
 async function findVersion(ctx: RuntimeContext, model: EntityModel, id: string, version: number): Promise<Doc> {
-  const [found] = await ctx.store.find(ENTITY_VERSIONS, { where: { and: [ofRecord(model, id), { field: 'version', op: 'eq', value: version }] }, limit: 1 });
+  const [found] = await ctx.store.find(ENTITY_VERSIONS, {
+    where: { and: [ofRecord(model, id), { field: 'version', op: 'eq', value: version }] },
+    limit: 1,
+  });
   if (!found) throw notFound(`Version ${version}`);
   return found;
 }
@@ -85,7 +125,14 @@ export async function getVersion(ctx: RuntimeContext, plural: string, id: string
 }
 
 /** GET /{plural}/{id}/versions/compare?a=&b=: every field of either snapshot, with `changed` flags. */
-export async function compareVersions(ctx: RuntimeContext, plural: string, id: string, a: number, b: number, caller: Caller) {
+export async function compareVersions(
+  ctx: RuntimeContext,
+  plural: string,
+  id: string,
+  a: number,
+  b: number,
+  caller: Caller,
+) {
   const { model } = entityOf(ctx, plural);
   await requireHistoryAccess(ctx, model, id, caller);
   const [va, vb] = [await findVersion(ctx, model, id, a), await findVersion(ctx, model, id, b)];
@@ -98,29 +145,59 @@ export async function compareVersions(ctx: RuntimeContext, plural: string, id: s
     return { field, oldValue, newValue, changed: JSON.stringify(oldValue) !== JSON.stringify(newValue) };
   });
   const header = (v: Doc) => ({ version: v.version, createdAt: v.createdAt, changedBy: v.changedBy });
-  return { entityId: id, versionA: header(va), versionB: header(vb), changes, totalChanges: changes.filter((c) => c.changed).length };
+  return {
+    entityId: id,
+    versionA: header(va),
+    versionB: header(vb),
+    changes,
+    totalChanges: changes.filter((c) => c.changed).length,
+  };
 }
 
 const NOT_REVERTED = new Set(['id', 'ownerId', 'tenantId', 'createdAt', 'updatedAt']);
 
 /** POST /{plural}/{id}/revert/{version}: a new version whose snapshot equals the target; later versions stay. */
-export async function revertToVersion(ctx: RuntimeContext, plural: string, id: string, version: number, caller: Caller, changeReason?: string) {
+export async function revertToVersion(
+  ctx: RuntimeContext,
+  plural: string,
+  id: string,
+  version: number,
+  caller: Caller,
+  changeReason?: string,
+) {
   const { model } = entityOf(ctx, plural);
   const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
   const target = await findVersion(ctx, model, id, version);
   const snapshot = target.snapshot as Doc;
-  const restored = Object.fromEntries(model.fields.filter((f) => !f.hidden && !NOT_REVERTED.has(f.name)).map((f) => [f.name, snapshot[f.name] ?? null]));
+  const restored = Object.fromEntries(
+    model.fields.filter((f) => !f.hidden && !NOT_REVERTED.has(f.name)).map((f) => [f.name, snapshot[f.name] ?? null]),
+  );
   // A revert is an update: the entity's rules and the content status moves hold as for PATCH.
   await rulesFor(ctx, plural)?.beforeUpdate?.(ctx, caller, current, restored);
   const now = ctx.now();
   const set = applyContentStatus(model, restored, current, now);
-  const entity = await writeWithHistory(ctx, model, caller, changeReason ?? `Reverted to version ${version}`, async (store) => {
-    const after = await store.update(plural, id, { ...set, updatedAt: now.toISOString() }, where);
-    if (!after) throw notFound(model.name);
-    return { result: after, changes: [{ changeType: 'update', before: current, after }] };
+  const entity = await writeWithHistory(
+    ctx,
+    model,
+    caller,
+    changeReason ?? `Reverted to version ${version}`,
+    async (store) => {
+      const after = await store.update(plural, id, { ...set, updatedAt: now.toISOString() }, where);
+      if (!after) throw notFound(model.name);
+      return { result: after, changes: [{ changeType: 'update', before: current, after }] };
+    },
+  );
+  const [latest] = await ctx.store.find(ENTITY_VERSIONS, {
+    where: ofRecord(model, id),
+    sort: [{ field: 'version', direction: 'desc' }],
+    limit: 1,
   });
-  const [latest] = await ctx.store.find(ENTITY_VERSIONS, { where: ofRecord(model, id), sort: [{ field: 'version', direction: 'desc' }], limit: 1 });
-  return { success: true, revertedTo: version, newVersion: latest.version as number, entity: presentRecord(model, entity) };
+  return {
+    success: true,
+    revertedTo: version,
+    newVersion: latest.version as number,
+    entity: presentRecord(model, entity),
+  };
 }
 
 /** GET /{plural}/{id}/audit: newest first, `{ items, total, hasMore, nextCursor? }`. */
@@ -129,7 +206,10 @@ export async function listAudit(ctx: RuntimeContext, plural: string, id: string,
   await requireHistoryAccess(ctx, model, id, caller);
   const all = ofRecord(model, id);
   const found = await ctx.store.find(AUDIT_LOGS, {
-    where: all, sort: [{ field: 'id', direction: 'desc' }], limit: page.limit + 1, ...(page.before ? { after: String(page.before) } : {}),
+    where: all,
+    sort: [{ field: 'id', direction: 'desc' }],
+    limit: page.limit + 1,
+    ...(page.before ? { after: String(page.before) } : {}),
   });
   const items = found.slice(0, page.limit).map((a) => auditView(model, a));
   const hasMore = found.length > page.limit;
@@ -142,13 +222,23 @@ export async function listAudit(ctx: RuntimeContext, plural: string, id: string,
 }
 
 /** GET /{plural}/{id}/field-changes, optionally by fieldName and approvalStatus. */
-export async function listFieldChanges(ctx: RuntimeContext, plural: string, id: string, caller: Caller, filter: { fieldName?: string; approvalStatus?: string }) {
+export async function listFieldChanges(
+  ctx: RuntimeContext,
+  plural: string,
+  id: string,
+  caller: Caller,
+  filter: { fieldName?: string; approvalStatus?: string },
+) {
   const { model } = entityOf(ctx, plural);
   await requireHistoryAccess(ctx, model, id, caller);
   const parts: Where[] = [ofRecord(model, id)];
   if (filter.fieldName) parts.push({ field: 'fieldName', op: 'eq', value: filter.fieldName });
   if (filter.approvalStatus) parts.push({ field: 'approvalStatus', op: 'eq', value: filter.approvalStatus });
-  const found = await ctx.store.find(FIELD_CHANGES, { where: { and: parts }, sort: [{ field: 'id', direction: 'desc' }], limit: 1000 });
+  const found = await ctx.store.find(FIELD_CHANGES, {
+    where: { and: parts },
+    sort: [{ field: 'id', direction: 'desc' }],
+    limit: 1000,
+  });
   return { items: found.map((c) => fieldChangeView(model, c)) };
 }
 
@@ -173,6 +263,10 @@ export async function decideFieldChange(
     { approvalStatus: decision.approvalStatus, approvedBy: decision.approvedBy ?? caller.user.id, updatedAt: now },
     { field: 'approvalStatus', op: 'eq', value: 'pending' },
   );
-  if (!decided) throw new ApiError('UNPROCESSABLE_ENTITY', `This change is already ${change.approvalStatus}; only pending changes can be decided`);
+  if (!decided)
+    throw new ApiError(
+      'UNPROCESSABLE_ENTITY',
+      `This change is already ${change.approvalStatus}; only pending changes can be decided`,
+    );
   return fieldChangeView(model, decided);
 }

@@ -11,7 +11,9 @@ import { recordChange } from './recordChange.js';
 
 function modelWith(history: string) {
   const text = `version: 1\nname: Note\nplural: notes\nbase: owned\n${history}\nfields:\n  text: { type: string }\n  secret: { type: string, hidden: true }\n`;
-  return modelFromInputs({ entityFiles: [...packageEntityFiles('builtin', 'builtin'), { file: 'notes.yaml', text, origin: 'app' }] });
+  return modelFromInputs({
+    entityFiles: [...packageEntityFiles('builtin', 'builtin'), { file: 'notes.yaml', text, origin: 'app' }],
+  });
 }
 
 async function setup(history: string, now: () => Date = () => new Date()) {
@@ -22,7 +24,15 @@ async function setup(history: string, now: () => Date = () => new Date()) {
   return { ctx, store, entity: model.entities.find((e) => e.plural === 'notes') as EntityModel };
 }
 
-const note = (text: string, id = newId()): Doc => ({ id, ownerId: 'o', text, secret: 'hidden!', createdAt: 't', updatedAt: 't', archivedAt: null });
+const note = (text: string, id = newId()): Doc => ({
+  id,
+  ownerId: 'o',
+  text,
+  secret: 'hidden!',
+  createdAt: 't',
+  updatedAt: 't',
+  archivedAt: null,
+});
 
 describe('recordChange', () => {
   it('keeps only the newest N versions with history.keep', async () => {
@@ -31,7 +41,13 @@ describe('recordChange', () => {
     let before: Doc | undefined;
     for (const text of ['a', 'b', 'c', 'd']) {
       const after = note(text, id);
-      await recordChange(store, ctx, entity, { changeType: before ? 'update' : 'create', before, after }, { changedBy: 'u' });
+      await recordChange(
+        store,
+        ctx,
+        entity,
+        { changeType: before ? 'update' : 'create', before, after },
+        { changedBy: 'u' },
+      );
       before = after;
     }
     const versions = await store.find('entityVersions', { sort: [{ field: 'version', direction: 'asc' }] });
@@ -45,11 +61,23 @@ describe('recordChange', () => {
     const id = newId();
     await recordChange(store, ctx, entity, { changeType: 'create', after: note('a', id) }, { changedBy: 'u' });
     clock += 2 * 3_600_000;
-    await recordChange(store, ctx, entity, { changeType: 'update', before: note('a', id), after: note('b', id) }, { changedBy: 'u' });
+    await recordChange(
+      store,
+      ctx,
+      entity,
+      { changeType: 'update', before: note('a', id), after: note('b', id) },
+      { changedBy: 'u' },
+    );
     const entries = await store.find('auditLogs', {});
     expect(entries.map((e) => e.changeType)).toEqual(['update']);
     clock += 5 * 3_600_000;
-    await recordChange(store, ctx, entity, { changeType: 'archive', before: note('b', id), after: note('b', id) }, { changedBy: 'u' });
+    await recordChange(
+      store,
+      ctx,
+      entity,
+      { changeType: 'archive', before: note('b', id), after: note('b', id) },
+      { changedBy: 'u' },
+    );
     expect((await store.find('auditLogs', {})).map((e) => e.changeType)).toEqual(['archive']);
   });
 
@@ -57,7 +85,13 @@ describe('recordChange', () => {
     const { ctx, store, entity } = await setup('versioning: full');
     const id = newId();
     // The record existed before versioning: its first recorded change is an update, version 1.
-    await recordChange(store, ctx, entity, { changeType: 'update', before: note('old', id), after: note('new', id) }, { changedBy: 'u' });
+    await recordChange(
+      store,
+      ctx,
+      entity,
+      { changeType: 'update', before: note('old', id), after: note('new', id) },
+      { changedBy: 'u' },
+    );
     const [version] = await store.find('entityVersions', {});
     expect(version).toMatchObject({ version: 1, changeType: 'update', changedFields: ['text'] });
   });

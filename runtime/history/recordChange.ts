@@ -1,9 +1,9 @@
 import type { RuntimeContext } from '../context.js';
 import { newId } from '../entities/prepareWrite.js';
+import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
 import type { Doc, Store } from '../store/types.js';
 import { pruneHistory } from './pruneHistory.js';
-import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 
 export type ChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
 
@@ -37,7 +37,9 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stri
 export function changedFields(entity: EntityModel, before: Doc | undefined, after: Doc | undefined): string[] {
   return entity.fields
     .filter((f) => !f.hidden && !NOT_DIFFED.has(f.name))
-    .filter((f) => (before ? !same(before[f.name], after?.[f.name]) : after?.[f.name] !== null && after?.[f.name] !== undefined))
+    .filter((f) =>
+      before ? !same(before[f.name], after?.[f.name]) : after?.[f.name] !== null && after?.[f.name] !== undefined,
+    )
     .map((f) => f.name);
 }
 
@@ -46,7 +48,13 @@ export function changedFields(entity: EntityModel, before: Doc | undefined, afte
  * version number, an audit entry with old and new values, and a pending record for every tracked
  * field whose value really changed. Then prunes what retention no longer keeps.
  */
-export async function recordChange(tx: Store, ctx: RuntimeContext, entity: EntityModel, change: Change, context: ChangeContext): Promise<void> {
+export async function recordChange(
+  tx: Store,
+  ctx: RuntimeContext,
+  entity: EntityModel,
+  change: Change,
+  context: ChangeContext,
+): Promise<void> {
   const record = (change.after ?? change.before)!;
   const now = ctx.now().toISOString();
   const stamp = { createdAt: now, updatedAt: now };
@@ -55,30 +63,60 @@ export async function recordChange(tx: Store, ctx: RuntimeContext, entity: Entit
 
   if (entity.versioning === 'full') {
     const [latest] = await tx.find(ENTITY_VERSIONS, {
-      where: { and: [{ field: 'entity', op: 'eq', value: entity.plural }, { field: 'entityId', op: 'eq', value: record.id }] },
+      where: {
+        and: [
+          { field: 'entity', op: 'eq', value: entity.plural },
+          { field: 'entityId', op: 'eq', value: record.id },
+        ],
+      },
       sort: [{ field: 'version', direction: 'desc' }],
       limit: 1,
       select: ['version'],
     });
     const version = ((latest?.version as number | undefined) ?? 0) + 1;
     await tx.insert(ENTITY_VERSIONS, {
-      id: newId(), entity: entity.plural, entityId: record.id, version, versionKey: `${entity.plural}:${record.id}:${version}`,
-      snapshot: snapshotOf(entity, record), changedBy: context.changedBy, changeType: change.changeType, changedFields: fields, ...reason, ...stamp,
+      id: newId(),
+      entity: entity.plural,
+      entityId: record.id,
+      version,
+      versionKey: `${entity.plural}:${record.id}:${version}`,
+      snapshot: snapshotOf(entity, record),
+      changedBy: context.changedBy,
+      changeType: change.changeType,
+      changedFields: fields,
+      ...reason,
+      ...stamp,
     });
   }
   if (entity.versioning === 'simple') {
-    const changes = Object.fromEntries(fields.map((name) => [name, { old: change.before?.[name] ?? null, new: change.after?.[name] ?? null }]));
+    const changes = Object.fromEntries(
+      fields.map((name) => [name, { old: change.before?.[name] ?? null, new: change.after?.[name] ?? null }]),
+    );
     await tx.insert(AUDIT_LOGS, {
-      id: newId(), entity: entity.plural, entityId: record.id, changedBy: context.changedBy, changeType: change.changeType,
-      changedFields: fields, changes, ...reason, ...stamp,
+      id: newId(),
+      entity: entity.plural,
+      entityId: record.id,
+      changedBy: context.changedBy,
+      changeType: change.changeType,
+      changedFields: fields,
+      changes,
+      ...reason,
+      ...stamp,
     });
   }
   if (change.before && change.after) {
     for (const field of entity.fields.filter((f) => f.trackChanges && fields.includes(f.name))) {
       await tx.insert(FIELD_CHANGES, {
-        id: newId(), entity: entity.plural, entityId: record.id, fieldName: field.name,
-        oldValue: change.before[field.name] ?? null, newValue: change.after[field.name] ?? null,
-        changedBy: context.changedBy, approvalStatus: 'pending', ...reason, ...stamp,
+        id: newId(),
+        entity: entity.plural,
+        entityId: record.id,
+        fieldName: field.name,
+        oldValue: change.before[field.name] ?? null,
+        newValue: change.after[field.name] ?? null,
+        changedBy: context.changedBy,
+        approvalStatus: 'pending',
+        ...reason,
+        ...stamp,
       });
     }
   }

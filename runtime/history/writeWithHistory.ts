@@ -2,7 +2,7 @@ import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import type { EntityModel } from '../model/types.js';
 import type { Store } from '../store/types.js';
-import { hasHistory, recordChange, type Change } from './recordChange.js';
+import { type Change, hasHistory, recordChange } from './recordChange.js';
 
 /**
  * Runs an entity write and the history of its changes in one transaction: both commit, or

@@ -17,7 +17,10 @@ const CODES: Record<string, ErrorCode> = {
  */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-  const apiError = new ApiError(CODES[error.code ?? ''] ?? 'VALIDATION_ERROR', CODES[error.code ?? ''] ? undefined : 'Malformed HTTP request');
+  const apiError = new ApiError(
+    CODES[error.code ?? ''] ?? 'VALIDATION_ERROR',
+    CODES[error.code ?? ''] ? undefined : 'Malformed HTTP request',
+  );
   const body = JSON.stringify(apiError.toBody());
   const head = [
     `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}`,

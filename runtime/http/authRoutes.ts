@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { requireAdmin, requireUser } from '../access/guards.js';
 import {
   changePassword,
   createUser,
@@ -13,12 +14,11 @@ import { ldapAuthenticate, ldapSettings, testLdap } from '../auth/ldap.js';
 import { ldapAccount } from '../auth/ldapAccount.js';
 import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
 import { publicUser } from '../auth/users.js';
+import { ApiError, validationError } from '../errors/apiError.js';
 import { metrics } from '../health/metrics.js';
 import type { Doc } from '../store/types.js';
-import { ApiError, validationError } from '../errors/apiError.js';
-import { requireAdmin, requireUser } from '../access/guards.js';
-import { readBody } from './readBody.js';
 import { markSecretAnswer } from './idempotency.js';
+import { readBody } from './readBody.js';
 
 /** /api/v1/auth: register, login (password and LDAP), logout, change-password, me, test-ldap, password reset. Bare bodies. */
 export function authRoutes(auth: AuthContext): Router {
@@ -36,7 +36,11 @@ export function authRoutes(auth: AuthContext): Router {
       password: { type: 'string', required: true, max: 1024 },
       displayName: { type: 'string', required: true, min: 1, max: 200 },
     });
-    const user = await createUser(auth, { email: body.email as string, password: body.password as string, displayName: body.displayName as string });
+    const user = await createUser(auth, {
+      email: body.email as string,
+      password: body.password as string,
+      displayName: body.displayName as string,
+    });
     signIn(res, user, 201);
   });
 
@@ -53,11 +57,14 @@ export function authRoutes(auth: AuthContext): Router {
       if (body.ldapConfig !== undefined) throw validationError({ ldapConfig: 'is only for authType ldap' });
       return signIn(res, await loginWithPassword(auth, email, password), 200);
     }
-    const requested = body.ldapConfig === undefined ? undefined : readBody(body.ldapConfig, {
-      url: { type: 'string', max: 500 },
-      baseDN: { type: 'string', max: 500 },
-      userFilter: { type: 'string', max: 500 },
-    });
+    const requested =
+      body.ldapConfig === undefined
+        ? undefined
+        : readBody(body.ldapConfig, {
+            url: { type: 'string', max: 500 },
+            baseDN: { type: 'string', max: 500 },
+            userFilter: { type: 'string', max: 500 },
+          });
     const settings = await ldapSettings(auth.ctx.store, auth.env, auth.config.ldap, requested);
     if (!settings) throw new ApiError('UNPROCESSABLE_ENTITY', 'LDAP is not configured');
     const identity = await metrics.track('ldap', () => ldapAuthenticate(settings, email, password));
@@ -76,8 +83,12 @@ export function authRoutes(auth: AuthContext): Router {
   router.post('/change-password', async (req, res) => {
     requireUser(req.caller);
     // It returns a session: a key that could call it would turn itself into its owner.
-    if (req.caller.credential?.kind !== 'session') throw new ApiError('FORBIDDEN', 'Sign in with a session to change the password; API keys cannot');
-    const body = readBody(req.body, { currentPassword: { type: 'string', required: true, max: 1024 }, newPassword: { type: 'string', required: true, max: 1024 } });
+    if (req.caller.credential?.kind !== 'session')
+      throw new ApiError('FORBIDDEN', 'Sign in with a session to change the password; API keys cannot');
+    const body = readBody(req.body, {
+      currentPassword: { type: 'string', required: true, max: 1024 },
+      newPassword: { type: 'string', required: true, max: 1024 },
+    });
     const token = await changePassword(auth, req.caller, body.currentPassword as string, body.newPassword as string);
     setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
     markSecretAnswer(res);
@@ -92,18 +103,27 @@ export function authRoutes(auth: AuthContext): Router {
   router.get('/test-ldap', async (req, res) => {
     requireAdmin(req.caller);
     const settings = await ldapSettings(auth.ctx.store, auth.env, auth.config.ldap, undefined);
-    res.json(settings ? await metrics.track('ldap', () => testLdap(settings)) : { ok: false, url: null, message: 'LDAP is not configured' });
+    res.json(
+      settings
+        ? await metrics.track('ldap', () => testLdap(settings))
+        : { ok: false, url: null, message: 'LDAP is not configured' },
+    );
   });
 
   router.post('/forgot-password', async (req, res) => {
     const body = readBody(req.body, { email: { type: 'string', required: true, max: 320 } });
     // The answer goes out before any lookup, so its timing says nothing about whether the account exists.
-    requestPasswordReset(auth, body.email as string).catch((error) => auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'password reset request failed'));
+    requestPasswordReset(auth, body.email as string).catch((error) =>
+      auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'password reset request failed'),
+    );
     res.status(202).json({ success: true, message: 'If the account exists, a reset token is on its way' });
   });
 
   router.post('/reset-password', async (req, res) => {
-    const body = readBody(req.body, { token: { type: 'string', required: true, max: 200 }, newPassword: { type: 'string', required: true, max: 1024 } });
+    const body = readBody(req.body, {
+      token: { type: 'string', required: true, max: 200 },
+      newPassword: { type: 'string', required: true, max: 1024 },
+    });
     await resetPassword(auth, body.token as string, body.newPassword as string);
     res.json({ success: true });
   });

@@ -1,12 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { Caller } from '../access/caller.js';
 import { SYSTEM_ADMIN } from '../access/parsePermission.js';
 import { anonymousCaller, callerForUser } from '../access/resolveCaller.js';
 import type { RoleTable } from '../access/roleTable.js';
-import type { Caller } from '../access/caller.js';
 import { API_KEY_PREFIX, tokenHash } from '../auth/apiKeyToken.js';
 import { verifySession } from '../auth/sessionToken.js';
-import type { Store } from '../store/types.js';
 import { ApiError } from '../errors/apiError.js';
+import type { Store } from '../store/types.js';
 import './requestTypes.js';
 import { API_KEYS, REVOKED_SESSIONS, USERS } from '../model/collections.js';
 
@@ -38,18 +38,29 @@ export function authenticate(options: AuthenticateOptions) {
     // Both reads at once: on a networked store that is one round trip instead of two.
     const [user, [revoked]] = await Promise.all([
       options.store.get(USERS, claims.userId),
-      options.store.find(REVOKED_SESSIONS, { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1, select: ['id'] }),
+      options.store.find(REVOKED_SESSIONS, {
+        where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) },
+        limit: 1,
+        select: ['id'],
+      }),
     ]);
     if (!user || user.disabled === true || revoked) return undefined;
     const validAfter = typeof user.sessionsValidAfter === 'string' ? Date.parse(user.sessionsValidAfter) : 0;
     if (claims.issuedAt < validAfter) return undefined;
-    return { ...(await callerForUser(user, options.roles)), credential: { kind: 'session', token, issuedAt: claims.issuedAt } };
+    return {
+      ...(await callerForUser(user, options.roles)),
+      credential: { kind: 'session', token, issuedAt: claims.issuedAt },
+    };
   }
 
   async function apiKeyCaller(token: string): Promise<Caller> {
     const now = options.now();
-    const [key] = await options.store.find(API_KEYS, { where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) }, limit: 1 });
-    if (!key || key.revokedAt || Date.parse(key.expiresAt as string) <= now.getTime()) throw new ApiError('UNAUTHORIZED', 'API key is invalid, revoked or expired');
+    const [key] = await options.store.find(API_KEYS, {
+      where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) },
+      limit: 1,
+    });
+    if (!key || key.revokedAt || Date.parse(key.expiresAt as string) <= now.getTime())
+      throw new ApiError('UNAUTHORIZED', 'API key is invalid, revoked or expired');
     const owner = await options.store.get(USERS, key.ownerId as string);
     if (!owner || owner.disabled === true) throw new ApiError('UNAUTHORIZED', 'API key is invalid, revoked or expired');
     const ownerCaller = await callerForUser(owner, options.roles);
@@ -63,7 +74,12 @@ export function authenticate(options: AuthenticateOptions) {
       keyUses.set(key.id, now.getTime());
       await options.store.update(API_KEYS, key.id, { lastUsedAt: now.toISOString() });
     }
-    return { ...ownerCaller, permissions, isAdmin: permissions.has(SYSTEM_ADMIN), credential: { kind: 'apiKey', id: key.id, expiresAt: key.expiresAt as string } };
+    return {
+      ...ownerCaller,
+      permissions,
+      isAdmin: permissions.has(SYSTEM_ADMIN),
+      credential: { kind: 'apiKey', id: key.id, expiresAt: key.expiresAt as string },
+    };
   }
 
   return async function authenticate(req: Request, _res: Response, next: NextFunction): Promise<void> {

@@ -3,11 +3,26 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { CorsConfig } from '../config/corsConfig.js';
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Correlation-Id', 'X-Tenant-Id', 'X-Change-Reason'];
+const ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'X-Correlation-Id',
+  'X-Tenant-Id',
+  'X-Change-Reason',
+];
 /** What a browser script may read of an answer besides the simple headers. */
 export const EXPOSED_HEADERS = [
-  'x-correlation-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after',
-  'RateLimit', 'RateLimit-Policy', 'idempotency-replayed', 'Allow', 'Location',
+  'x-correlation-id',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'retry-after',
+  'RateLimit',
+  'RateLimit-Policy',
+  'idempotency-replayed',
+  'Allow',
+  'Location',
 ];
 
 function originMatcher(origins: string[]): (origin: string) => boolean {
@@ -15,7 +30,9 @@ function originMatcher(origins: string[]): (origin: string) => boolean {
   const exact = new Set(origins.filter((o) => !o.includes('*')).map((o) => o.toLowerCase()));
   const patterns = origins
     .filter((o) => o.includes('*'))
-    .map((o) => new RegExp(`^${o.toLowerCase().replace(/[.]/g, '\\.').replace('*\\.', '[a-z0-9-]+(\\.[a-z0-9-]+)*\\.')}$`));
+    .map(
+      (o) => new RegExp(`^${o.toLowerCase().replace(/[.]/g, '\\.').replace('*\\.', '[a-z0-9-]+(\\.[a-z0-9-]+)*\\.')}$`),
+    );
   return (origin) => exact.has(origin.toLowerCase()) || patterns.some((p) => p.test(origin.toLowerCase()));
 }
 

@@ -1,39 +1,39 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AuthContext } from '../auth/authContext.js';
 import type { SetupState } from '../auth/setup.js';
+import { FieldCipher } from '../crypto/fieldCipher.js';
 import { healthRoute } from '../health/healthRoute.js';
+import type { Metrics } from '../health/metrics.js';
 import { METRICS_PATH, metricsRoute } from '../health/metricsRoute.js';
 import type { OperatorMetrics } from '../health/operatorMetrics.js';
-import type { Metrics } from '../health/metrics.js';
+import type { Scheduler } from '../jobs/scheduler.js';
+import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../model/collections.js';
 import { apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
-import { FieldCipher } from '../crypto/fieldCipher.js';
 import { authRoutes } from './authRoutes.js';
 import { correlationId } from './correlationId.js';
-import { refuseWhileDraining, type DrainState } from './draining.js';
+import { corsPolicy } from './corsPolicy.js';
+import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
+import { type DrainState, refuseWhileDraining } from './draining.js';
 import { buildEntityRouter } from './entityRoutes.js';
 import { errorHandler, notFoundHandler } from './errorHandler.js';
 import { idempotency } from './idempotency.js';
+import { jobRoutes } from './jobRoutes.js';
 import { jsonBody } from './jsonBody.js';
+import { mediaRoutes, UPLOAD_PATH } from './mediaRoutes.js';
 import { methodNotAllowed, RouteTable } from './methodNotAllowed.js';
 import { identifyCaller } from './rateLimit/identifyCaller.js';
 import type { LimiterStore } from './rateLimit/limiterStore.js';
 import { rateLimit } from './rateLimit/rateLimit.js';
+import { refusePrototypeKeys } from './refusePrototypeKeys.js';
+import { refuseUnstorableInput } from './refuseUnstorableInput.js';
 import { requestLog } from './requestLog.js';
 import { roleRoutes } from './roleRoutes.js';
 import { schemaRoutes } from './schemaRoutes.js';
-import { securityHeaders } from './securityHeaders.js';
-import { corsPolicy } from './corsPolicy.js';
-import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
-import { UPLOAD_PATH, mediaRoutes } from './mediaRoutes.js';
-import { refuseUnstorableInput } from './refuseUnstorableInput.js';
-import { refusePrototypeKeys } from './refusePrototypeKeys.js';
 import { searchRoutes } from './searchRoutes.js';
+import { securityHeaders } from './securityHeaders.js';
 import { setupGate, setupRoutes } from './setupRoutes.js';
 import { userRoutes } from './userRoutes.js';
-import { jobRoutes } from './jobRoutes.js';
-import type { Scheduler } from '../jobs/scheduler.js';
-import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../model/collections.js';
 
 export interface AppOptions {
   auth: AuthContext;
@@ -57,7 +57,17 @@ export const HEALTH_PATH = '/api/health';
  * The pipeline of the spec: correlation id -> rate limit -> authentication -> idempotency ->
  * route; then 405/404 and the error envelope. Returns the app and the table of its routes.
  */
-export function createApp({ auth, setup, limiter, metrics, drain, services, scheduler, uploads, operator }: AppOptions): { app: Express; routes: RouteTable } {
+export function createApp({
+  auth,
+  setup,
+  limiter,
+  metrics,
+  drain,
+  services,
+  scheduler,
+  uploads,
+  operator,
+}: AppOptions): { app: Express; routes: RouteTable } {
   const { ctx, config } = auth;
   const app = express();
   const routes = new RouteTable();
@@ -74,10 +84,31 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   const crossOrigin = corsPolicy(config.cors);
   if (crossOrigin) app.use(crossOrigin);
   app.use(refuseWhileDraining(drain));
-  const identity = { store: ctx.store, secret: ctx.secrets.signing, cookieName: auth.cookieName, sessionTtlMs: config.sessionTtlMs, clock };
-  app.use(rateLimit({ tiers: config.rateLimit, store: limiter, clock, identify: identifyCaller(identity), logger: ctx.logger, exempt: [HEALTH_PATH, METRICS_PATH], onRefused: (tier) => operator.rateLimited(tier) }));
+  const identity = {
+    store: ctx.store,
+    secret: ctx.secrets.signing,
+    cookieName: auth.cookieName,
+    sessionTtlMs: config.sessionTtlMs,
+    clock,
+  };
+  app.use(
+    rateLimit({
+      tiers: config.rateLimit,
+      store: limiter,
+      clock,
+      identify: identifyCaller(identity),
+      logger: ctx.logger,
+      exempt: [HEALTH_PATH, METRICS_PATH],
+      onRefused: (tier) => operator.rateLimited(tier),
+    }),
+  );
   const authenticateCaller = authenticate({
-    store: ctx.store, roles: auth.roles, secret: ctx.secrets.signing, cookieName: auth.cookieName, sessionTtlMs: config.sessionTtlMs, now: ctx.now,
+    store: ctx.store,
+    roles: auth.roles,
+    secret: ctx.secrets.signing,
+    cookieName: auth.cookieName,
+    sessionTtlMs: config.sessionTtlMs,
+    now: ctx.now,
   });
   // Health answers even while the database or setup would stop everything else.
   app.get(HEALTH_PATH, healthRoute({ ctx, metrics, services, authenticate: authenticateCaller }));
@@ -96,10 +127,20 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   const media = ctx.registry.entities.has(MEDIA_ASSETS);
   app.use(jsonBody(undefined, (req) => media && req.method === 'POST' && req.path === UPLOAD_PATH));
   app.use(refusePrototypeKeys());
-  app.use(refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }));
+  app.use(
+    refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }),
+  );
   app.use(authenticateCaller);
   // After authentication: a stored answer is replayed only to the caller who made it (README, departures).
-  app.use(idempotency({ store: ctx.store, clock, logger: ctx.logger, cipher: new FieldCipher(`idempotency:${ctx.secrets.encryption ?? ctx.secrets.signing}`), onReplay: () => operator.idempotencyReplayed() }));
+  app.use(
+    idempotency({
+      store: ctx.store,
+      clock,
+      logger: ctx.logger,
+      cipher: new FieldCipher(`idempotency:${ctx.secrets.encryption ?? ctx.secrets.signing}`),
+      onReplay: () => operator.idempotencyReplayed(),
+    }),
+  );
   const mount = (prefix: string, router: Router) => {
     routes.addRouter(prefix, router);
     app.use(prefix, rememberMount(prefix), router);
@@ -115,7 +156,10 @@ export function createApp({ auth, setup, limiter, metrics, drain, services, sche
   for (const entity of ctx.registry.entities.values()) {
     if (entity.routes.length === 0) continue;
     // Mounted under its own prefix, so a request only walks the routes of its entity.
-    mount(`${API_PREFIX}/${entity.model.plural}`, buildEntityRouter(ctx, { plural: entity.model.plural, validators: entity.validators, routes: entity.routes }));
+    mount(
+      `${API_PREFIX}/${entity.model.plural}`,
+      buildEntityRouter(ctx, { plural: entity.model.plural, validators: entity.validators, routes: entity.routes }),
+    );
   }
   app.use(methodNotAllowed(routes));
   app.use(notFoundHandler);

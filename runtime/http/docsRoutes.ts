@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Router, type Response } from 'express';
+import { type Response, Router } from 'express';
 import { notFound } from '../errors/apiError.js';
 
 export const DOCS_PATH = '/api/docs';
@@ -16,7 +16,8 @@ const INIT_SCRIPT = `window.onload = () => {
   window.ui = SwaggerUIBundle({ url: '${DOCS_PATH}/openapi.json', dom_id: '#reference', deepLinking: true, withCredentials: true });
 };
 `;
-const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'";
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'";
 
 function assetsFolder(): string {
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));

@@ -1,4 +1,4 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { RuntimeContext } from '../context.js';
 import { openSealedValue } from '../crypto/signedToken.js';
 import { archiveOperation, restoreOperation } from '../entities/archive.js';
@@ -11,25 +11,24 @@ import { listOperation } from '../entities/list.js';
 import { entityMetadata, fieldMetadata, fieldsMetadata, typeMetadata } from '../entities/metadata.js';
 import { removeOperation } from '../entities/remove.js';
 import { updateOperation } from '../entities/update.js';
-import type { CursorPosition } from '../query/listQuery.js';
-import { parseListQuery } from '../query/parseListQuery.js';
-import { parsePopulate } from '../query/parsePopulate.js';
 import { notFound, validationError } from '../errors/apiError.js';
 import {
   compareVersions,
   decideFieldChange,
   getVersion,
+  type HistoryPage,
   listAudit,
   listFieldChanges,
   listVersions,
   revertToVersion,
-  type HistoryPage,
 } from '../history/historyOperations.js';
+import type { CursorPosition } from '../query/listQuery.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/listQuery.js';
+import { parseListQuery } from '../query/parseListQuery.js';
+import { parsePopulate } from '../query/parsePopulate.js';
 import { readBody } from './readBody.js';
 import './requestTypes.js';
 import type { EntityDefinition, EntityRouteName } from '../model/entityRoutes.js';
-
 
 type Handler = (ctx: RuntimeContext, plural: string) => RequestHandler;
 
@@ -46,32 +45,87 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
   get: (ctx, plural) => async (req, res) => {
     const { model } = entityOf(ctx, plural);
     const unknown = req.url.includes('?') ? Object.keys(req.query as object).filter((key) => key !== 'populate') : [];
-    if (unknown.length > 0) throw validationError(Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])), 'Invalid query parameters');
+    if (unknown.length > 0)
+      throw validationError(
+        Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])),
+        'Invalid query parameters',
+      );
     const errors: Record<string, string> = {};
     const populate =
       req.query.populate === undefined
         ? undefined
-        : parsePopulate(model, req.query.populate, (key, message) => void (errors[key] ??= message), (name) => ctx.registry.entities.get(name)?.model);
+        : parsePopulate(
+            model,
+            req.query.populate,
+            (key, message) => {
+              errors[key] ??= message;
+            },
+            (name) => ctx.registry.entities.get(name)?.model,
+          );
     if (Object.keys(errors).length > 0) throw validationError(errors, 'Invalid query parameters');
     send(res, 200, await getOperation({ ctx, plural, id: idParam(req), caller: req.caller, populate }));
   },
   create: (ctx, plural) => async (req, res) =>
-    send(res, 201, await createOperation({ ctx, plural, body: req.body, caller: req.caller, changeReason: changeReason(req) })),
+    send(
+      res,
+      201,
+      await createOperation({ ctx, plural, body: req.body, caller: req.caller, changeReason: changeReason(req) }),
+    ),
   bulkCreate: (ctx, plural) => async (req, res) =>
-    send(res, 201, await bulkCreateOperation({ ctx, plural, body: req.body, caller: req.caller, changeReason: changeReason(req) })),
+    send(
+      res,
+      201,
+      await bulkCreateOperation({ ctx, plural, body: req.body, caller: req.caller, changeReason: changeReason(req) }),
+    ),
   update: (ctx, plural) => async (req, res) =>
-    send(res, 200, await updateOperation({ ctx, plural, id: idParam(req), body: req.body, caller: req.caller, changeReason: changeReason(req) })),
+    send(
+      res,
+      200,
+      await updateOperation({
+        ctx,
+        plural,
+        id: idParam(req),
+        body: req.body,
+        caller: req.caller,
+        changeReason: changeReason(req),
+      }),
+    ),
   remove: (ctx, plural) => async (req, res) =>
-    send(res, 200, await removeOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) })),
+    send(
+      res,
+      200,
+      await removeOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) }),
+    ),
   increment: (ctx, plural) => async (req, res) =>
-    send(res, 200, await incrementOperation({ ctx, plural, id: idParam(req), body: req.body, caller: req.caller, changeReason: changeReason(req) })),
+    send(
+      res,
+      200,
+      await incrementOperation({
+        ctx,
+        plural,
+        id: idParam(req),
+        body: req.body,
+        caller: req.caller,
+        changeReason: changeReason(req),
+      }),
+    ),
   archive: (ctx, plural) => async (req, res) =>
-    send(res, 200, await archiveOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) })),
+    send(
+      res,
+      200,
+      await archiveOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) }),
+    ),
   restore: (ctx, plural) => async (req, res) =>
-    send(res, 200, await restoreOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) })),
+    send(
+      res,
+      200,
+      await restoreOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) }),
+    ),
   // History endpoints answer bare bodies, as the spec shows them.
-  versions: (ctx, plural) => async (req, res) => void res.json(await listVersions(ctx, plural, idParam(req), req.caller, historyPage(ctx, req, 'number'))),
-  version: (ctx, plural) => async (req, res) => void res.json(await getVersion(ctx, plural, idParam(req), versionParam(req), req.caller)),
+  versions: (ctx, plural) => async (req, res) =>
+    void res.json(await listVersions(ctx, plural, idParam(req), req.caller, historyPage(ctx, req, 'number'))),
+  version: (ctx, plural) => async (req, res) =>
+    void res.json(await getVersion(ctx, plural, idParam(req), versionParam(req), req.caller)),
   compareVersions: (ctx, plural) => async (req, res) => {
     const query = strictQuery(req, ['a', 'b']);
     const details: Record<string, string> = {};
@@ -86,22 +140,50 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
   },
   revert: (ctx, plural) => async (req, res) => {
     const body = readBody(req.body ?? {}, { changeReason: { type: 'string', max: 1000 } });
-    res.json(await revertToVersion(ctx, plural, idParam(req), versionParam(req), req.caller, (body.changeReason as string | undefined) ?? changeReason(req)));
+    res.json(
+      await revertToVersion(
+        ctx,
+        plural,
+        idParam(req),
+        versionParam(req),
+        req.caller,
+        (body.changeReason as string | undefined) ?? changeReason(req),
+      ),
+    );
   },
-  audit: (ctx, plural) => async (req, res) => void res.json(await listAudit(ctx, plural, idParam(req), req.caller, historyPage(ctx, req, 'string'))),
+  audit: (ctx, plural) => async (req, res) =>
+    void res.json(await listAudit(ctx, plural, idParam(req), req.caller, historyPage(ctx, req, 'string'))),
   fieldChanges: (ctx, plural) => async (req, res) => {
     const query = strictQuery(req, ['fieldName', 'approvalStatus']);
     const details: Record<string, string> = {};
-    if (query.fieldName !== undefined && typeof query.fieldName !== 'string') details.fieldName = 'must be a field name';
-    if (query.approvalStatus !== undefined && !['pending', 'approved', 'rejected'].includes(String(query.approvalStatus))) {
+    if (query.fieldName !== undefined && typeof query.fieldName !== 'string')
+      details.fieldName = 'must be a field name';
+    if (
+      query.approvalStatus !== undefined &&
+      !['pending', 'approved', 'rejected'].includes(String(query.approvalStatus))
+    ) {
       details.approvalStatus = 'must be one of pending, approved, rejected';
     }
     if (Object.keys(details).length > 0) throw validationError(details, 'Invalid query parameters');
-    res.json(await listFieldChanges(ctx, plural, idParam(req), req.caller, query as { fieldName?: string; approvalStatus?: string }));
+    res.json(
+      await listFieldChanges(
+        ctx,
+        plural,
+        idParam(req),
+        req.caller,
+        query as { fieldName?: string; approvalStatus?: string },
+      ),
+    );
   },
   decideFieldChange: (ctx, plural) => async (req, res) => {
-    const body = readBody(req.body, { approvalStatus: { type: 'enum', values: ['approved', 'rejected'], required: true }, approvedBy: { type: 'string', max: 200 } });
-    const decision = { approvalStatus: body.approvalStatus as 'approved' | 'rejected', approvedBy: body.approvedBy as string | undefined };
+    const body = readBody(req.body, {
+      approvalStatus: { type: 'enum', values: ['approved', 'rejected'], required: true },
+      approvedBy: { type: 'string', max: 200 },
+    });
+    const decision = {
+      approvalStatus: body.approvalStatus as 'approved' | 'rejected',
+      approvedBy: body.approvedBy as string | undefined,
+    };
     res.json(await decideFieldChange(ctx, plural, idParam(req), String(req.params.changeId), req.caller, decision));
   },
   metadata: (ctx, plural) => (_req, res) => send(res, 200, entityMetadata(entityOf(ctx, plural).model)),
@@ -140,15 +222,25 @@ const MAX_CHANGE_REASON = 1000;
 /** The reason of a write: the `x-change-reason` header, else the `changeReason` query parameter. */
 function changeReason(req: Request): string | undefined {
   const header = req.headers['x-change-reason'];
-  const value = typeof header === 'string' ? header : typeof req.query.changeReason === 'string' ? req.query.changeReason : undefined;
-  if (value !== undefined && value.length > MAX_CHANGE_REASON) throw validationError({ changeReason: `must be at most ${MAX_CHANGE_REASON} characters` });
+  const value =
+    typeof header === 'string'
+      ? header
+      : typeof req.query.changeReason === 'string'
+        ? req.query.changeReason
+        : undefined;
+  if (value !== undefined && value.length > MAX_CHANGE_REASON)
+    throw validationError({ changeReason: `must be at most ${MAX_CHANGE_REASON} characters` });
   return value || undefined;
 }
 
 function strictQuery(req: Request, allowed: string[]): Record<string, unknown> {
   const query = req.query as Record<string, unknown>;
   const unknown = Object.keys(query).filter((key) => !allowed.includes(key));
-  if (unknown.length > 0) throw validationError(Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])), 'Invalid query parameters');
+  if (unknown.length > 0)
+    throw validationError(
+      Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])),
+      'Invalid query parameters',
+    );
   return query;
 }
 
@@ -160,8 +252,12 @@ function historyPage(ctx: RuntimeContext, req: Request, cursorKind: 'number' | '
     throw validationError({ limit: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }, 'Invalid query parameters');
   }
   if (query.cursor === undefined) return { limit };
-  const opened = typeof query.cursor === 'string' ? (openSealedValue(ctx.secrets.signing, query.cursor) as { h?: unknown } | undefined) : undefined;
-  if (typeof opened?.h !== cursorKind) throw validationError({ cursor: 'is not a valid cursor' }, 'Invalid query parameters');
+  const opened =
+    typeof query.cursor === 'string'
+      ? (openSealedValue(ctx.secrets.signing, query.cursor) as { h?: unknown } | undefined)
+      : undefined;
+  if (typeof opened?.h !== cursorKind)
+    throw validationError({ cursor: 'is not a valid cursor' }, 'Invalid query parameters');
   return { limit, before: opened!.h as number | string };
 }
 
@@ -170,4 +266,3 @@ function openCursor(ctx: RuntimeContext, cursor: string): CursorPosition | undef
   if (!value || typeof value.a !== 'string' || (value.d !== 'asc' && value.d !== 'desc')) return undefined;
   return { after: value.a, direction: value.d };
 }
-

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { StoreUnavailable } from '../store/types.js';
 import { ApiError, ERROR_CODES, type ErrorCode } from '../errors/apiError.js';
+import { StoreUnavailable } from '../store/types.js';
 
 /** Client errors raised inside Express or its parsers carry a 4xx status; they keep it, in our envelope. */
 function fromClientError(error: unknown): ApiError | undefined {
@@ -9,7 +9,8 @@ function fromClientError(error: unknown): ApiError | undefined {
   if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
   // The router could not decode a path parameter: no such resource, as for a malformed id.
   if (error instanceof URIError) return new ApiError('NOT_FOUND', 'Resource not found');
-  const code = (Object.keys(ERROR_CODES) as ErrorCode[]).find((key) => ERROR_CODES[key].status === status) ?? 'VALIDATION_ERROR';
+  const code =
+    (Object.keys(ERROR_CODES) as ErrorCode[]).find((key) => ERROR_CODES[key].status === status) ?? 'VALIDATION_ERROR';
   return new ApiError(code, (error as Error).message || ERROR_CODES[code].message);
 }
 
@@ -20,13 +21,17 @@ export function errorHandler(logger: Logger) {
     const clientError = error instanceof ApiError ? undefined : fromClientError(error);
     if (error instanceof ApiError) {
       apiError = error;
-      if (error.cause !== undefined) logger.warn({ correlationId: req.correlationId, err: error.cause, code: error.code }, error.message);
+      if (error.cause !== undefined)
+        logger.warn({ correlationId: req.correlationId, err: error.cause, code: error.code }, error.message);
     } else if (clientError) apiError = clientError;
     else if (error instanceof StoreUnavailable) {
       logger.error({ correlationId: req.correlationId, err: error }, 'database unavailable');
       apiError = new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly');
     } else {
-      logger.error({ correlationId: req.correlationId, err: error, method: req.method, path: req.path }, 'unhandled error');
+      logger.error(
+        { correlationId: req.correlationId, err: error, method: req.method, path: req.path },
+        'unhandled error',
+      );
       apiError = new ApiError('INTERNAL_ERROR');
     }
     if (res.headersSent) return void res.end();

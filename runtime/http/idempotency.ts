@@ -3,9 +3,9 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { newId } from '../entities/prepareWrite.js';
-import { UniqueConflict, type Doc, type Store } from '../store/types.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { IDEMPOTENCY_RECORDS } from '../model/collections.js';
+import { type Doc, type Store, UniqueConflict } from '../store/types.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotency-replayed';
@@ -41,7 +41,9 @@ export function callerScope(req: Request): string {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -58,7 +60,10 @@ export function idempotency(options: IdempotencyOptions) {
   const { store } = options;
 
   async function existing(scopeKey: string): Promise<Doc | undefined> {
-    const [record] = await store.find(IDEMPOTENCY_RECORDS, { where: { field: 'scopeKey', op: 'eq', value: scopeKey }, limit: 1 });
+    const [record] = await store.find(IDEMPOTENCY_RECORDS, {
+      where: { field: 'scopeKey', op: 'eq', value: scopeKey },
+      limit: 1,
+    });
     if (record && Date.parse(record.expiresAt as string) <= options.clock()) {
       await store.remove(IDEMPOTENCY_RECORDS, record.id);
       return undefined;
@@ -67,9 +72,14 @@ export function idempotency(options: IdempotencyOptions) {
   }
 
   function answerFrom(record: Doc, requestHash: string, res: Response): void {
-    if (record.requestHash !== requestHash) throw new ApiError('UNPROCESSABLE_ENTITY', 'This Idempotency-Key was used with a different request body');
-    if (record.state !== 'completed') throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed');
-    const body = typeof record.sealedBody === 'string' ? JSON.parse(options.cipher.decrypt(record.sealedBody)) : record.responseBody;
+    if (record.requestHash !== requestHash)
+      throw new ApiError('UNPROCESSABLE_ENTITY', 'This Idempotency-Key was used with a different request body');
+    if (record.state !== 'completed')
+      throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed');
+    const body =
+      typeof record.sealedBody === 'string'
+        ? JSON.parse(options.cipher.decrypt(record.sealedBody))
+        : record.responseBody;
     options.onReplay?.();
     res.setHeader(REPLAYED_HEADER, 'true');
     res.status(record.responseStatus as number).json(body);
@@ -90,8 +100,15 @@ export function idempotency(options: IdempotencyOptions) {
     const id = newId();
     try {
       await store.insert(IDEMPOTENCY_RECORDS, {
-        id, scopeKey, requestHash, state: 'inFlight', responseStatus: null, responseBody: null,
-        expiresAt: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(), createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(),
+        id,
+        scopeKey,
+        requestHash,
+        state: 'inFlight',
+        responseStatus: null,
+        responseBody: null,
+        expiresAt: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(),
+        createdAt: new Date(now).toISOString(),
+        updatedAt: new Date(now).toISOString(),
       });
     } catch (error) {
       if (!(error instanceof UniqueConflict)) throw error;
@@ -109,13 +126,22 @@ export function idempotency(options: IdempotencyOptions) {
       const answer = sealed
         ? { responseBody: null, sealedBody: options.cipher.encrypt(JSON.stringify(body ?? null)) }
         : { responseBody: body ?? null, sealedBody: null };
-      const keep = res.statusCode < 500
-        ? store.update(IDEMPOTENCY_RECORDS, id, { state: 'completed', responseStatus: res.statusCode, ...answer, updatedAt: new Date(options.clock()).toISOString() })
-        : store.remove(IDEMPOTENCY_RECORDS, id);
+      const keep =
+        res.statusCode < 500
+          ? store.update(IDEMPOTENCY_RECORDS, id, {
+              state: 'completed',
+              responseStatus: res.statusCode,
+              ...answer,
+              updatedAt: new Date(options.clock()).toISOString(),
+            })
+          : store.remove(IDEMPOTENCY_RECORDS, id);
       keep.then(
         () => send(body),
         (error) => {
-          options.logger.error({ err: error, correlationId: req.correlationId }, 'could not store the idempotent answer');
+          options.logger.error(
+            { err: error, correlationId: req.correlationId },
+            'could not store the idempotent answer',
+          );
           send(body);
         },
       );
@@ -131,7 +157,11 @@ export function idempotency(options: IdempotencyOptions) {
 
 /** Removes expired records; the server runs it now and then. */
 export async function sweepIdempotencyRecords(store: Store, now: number, batch = 500): Promise<number> {
-  const expired = await store.find(IDEMPOTENCY_RECORDS, { where: { field: 'expiresAt', op: 'lte', value: new Date(now).toISOString() }, limit: batch, select: ['id'] });
+  const expired = await store.find(IDEMPOTENCY_RECORDS, {
+    where: { field: 'expiresAt', op: 'lte', value: new Date(now).toISOString() },
+    limit: batch,
+    select: ['id'],
+  });
   for (const record of expired) await store.remove(IDEMPOTENCY_RECORDS, record.id);
   return expired.length;
 }

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import type { RuntimeContext } from '../context.js';
-import type { Scheduler } from '../jobs/scheduler.js';
-import { notFound } from '../errors/apiError.js';
 import { requireAdmin } from '../access/guards.js';
+import type { RuntimeContext } from '../context.js';
+import { notFound } from '../errors/apiError.js';
+import type { Scheduler } from '../jobs/scheduler.js';
 import { SCHEDULED_JOBS } from '../model/collections.js';
 
 /** POST /scheduledJobs/{id}/run (admin): starts a run now; 202 with the execution, triggeredBy manual. */

@@ -15,8 +15,10 @@ export function jsonBody(limit = MAX_BODY_BYTES, passThrough: (req: Request) => 
     parse(req, res, (error?: unknown) => {
       if (!error) return next();
       const type = (error as { type?: string }).type;
-      if (type === 'entity.too.large') return next(new ApiError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`));
-      if (type === 'entity.parse.failed') return next(validationError({ body: 'is not valid JSON' }, 'Malformed JSON body'));
+      if (type === 'entity.too.large')
+        return next(new ApiError('PAYLOAD_TOO_LARGE', `Request body is larger than ${limit} bytes`));
+      if (type === 'entity.parse.failed')
+        return next(validationError({ body: 'is not valid JSON' }, 'Malformed JSON body'));
       return next(validationError({ body: (error as Error).message }, 'Request body could not be read'));
     });
   };

@@ -3,7 +3,7 @@ import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { Router, type Request } from 'express';
+import { type Request, Router } from 'express';
 import type { RuntimeContext } from '../context.js';
 import { createOperation } from '../entities/create.js';
 import { findVisible } from '../entities/requireAccess.js';
@@ -13,7 +13,8 @@ import { unstorableInput } from './refuseUnstorableInput.js';
 
 export const UPLOAD_PATH = `/api/v1/${MEDIA_ASSETS}/upload`;
 /** Types a browser may show inline; anything else downloads as an attachment. */
-const INLINE = /^(image\/(png|jpeg|gif|webp|avif)|application\/pdf|text\/plain|video\/(mp4|webm)|audio\/(mpeg|ogg|wav))$/;
+const INLINE =
+  /^(image\/(png|jpeg|gif|webp|avif)|application\/pdf|text\/plain|video\/(mp4|webm)|audio\/(mpeg|ogg|wav))$/;
 const TEXT_FIELDS = ['altText', 'width', 'height', 'filename'];
 
 interface Upload {
@@ -29,15 +30,20 @@ function receive(req: Request, dir: string, maxBytes: number): Promise<Upload> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 20, fieldSize: 10_000, parts: 30 } });
+      parser = busboy({
+        headers: req.headers,
+        limits: { files: 1, fileSize: maxBytes, fields: 20, fieldSize: 10_000, parts: 30 },
+      });
     } catch {
-      return reject(validationError({ body: 'must be multipart/form-data with a file part' }, 'Upload must be multipart/form-data'));
+      return reject(
+        validationError({ body: 'must be multipart/form-data with a file part' }, 'Upload must be multipart/form-data'),
+      );
     }
     const fields: Record<string, string> = {};
     let upload: Promise<Upload> | undefined;
     let written: string | undefined;
     let sinkClosed: Promise<void> | undefined;
-    let source: NodeJS.ReadableStream & { destroy(): void } | undefined;
+    let source: (NodeJS.ReadableStream & { destroy(): void }) | undefined;
     parser.on('field', (name, value) => {
       if (TEXT_FIELDS.includes(name)) fields[name] = value;
     });
@@ -45,8 +51,12 @@ function receive(req: Request, dir: string, maxBytes: number): Promise<Upload> {
       if (name !== 'file' || upload) return void stream.resume();
       const month = new Date().toISOString().slice(0, 7);
       mkdirSync(join(dir, month), { recursive: true });
-      const ext = extname(info.filename ?? '').toLowerCase().replace(/[^.a-z0-9]/g, '').slice(0, 10);
-      const path = (written = join(dir, month, `${randomUUID()}${ext}`));
+      const ext = extname(info.filename ?? '')
+        .toLowerCase()
+        .replace(/[^.a-z0-9]/g, '')
+        .slice(0, 10);
+      const path = join(dir, month, `${randomUUID()}${ext}`);
+      written = path;
       source = stream;
       let size = 0;
       let truncated = false;
@@ -60,7 +70,13 @@ function receive(req: Request, dir: string, maxBytes: number): Promise<Upload> {
           rmSync(path, { force: true });
           throw new ApiError('PAYLOAD_TOO_LARGE', `The file is larger than ${maxBytes} bytes`);
         }
-        return { path, filename: (info.filename || 'upload').slice(0, 255), mimeType: info.mimeType || 'application/octet-stream', size, fields };
+        return {
+          path,
+          filename: (info.filename || 'upload').slice(0, 255),
+          mimeType: info.mimeType || 'application/octet-stream',
+          size,
+          fields,
+        };
       });
     });
     const unreadable = () => validationError({ body: 'is not a readable multipart body' }, 'Upload could not be read');
@@ -92,9 +108,11 @@ function receive(req: Request, dir: string, maxBytes: number): Promise<Upload> {
 export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxBytes: number }): Router {
   const router = Router();
   router.post('/upload', async (req, res) => {
-    if (!req.is('multipart/form-data')) throw validationError({ 'content-type': 'must be multipart/form-data' }, 'Upload must be multipart/form-data');
+    if (!req.is('multipart/form-data'))
+      throw validationError({ 'content-type': 'must be multipart/form-data' }, 'Upload must be multipart/form-data');
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > uploads.maxBytes + 64 * 1024) throw new ApiError('PAYLOAD_TOO_LARGE', `The file is larger than ${uploads.maxBytes} bytes`);
+    if (declared > uploads.maxBytes + 64 * 1024)
+      throw new ApiError('PAYLOAD_TOO_LARGE', `The file is larger than ${uploads.maxBytes} bytes`);
     const upload = await receive(req, uploads.dir, uploads.maxBytes);
     const unstorable = unstorableInput({ ...upload.fields, filename: upload.filename });
     if (unstorable) {
@@ -117,7 +135,11 @@ export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxByte
           ...(number('width') !== undefined ? { width: number('width') } : {}),
           ...(number('height') !== undefined ? { height: number('height') } : {}),
         },
-        serverFields: (doc) => ({ size: upload.size, storagePath: upload.path, url: `/api/v1/${MEDIA_ASSETS}/${doc.id}/file` }),
+        serverFields: (doc) => ({
+          size: upload.size,
+          storagePath: upload.path,
+          url: `/api/v1/${MEDIA_ASSETS}/${doc.id}/file`,
+        }),
       });
       res.status(201).json({ data: created });
     } catch (error) {
@@ -127,15 +149,32 @@ export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxByte
   });
 
   router.get('/:id/file', async (req, res, next) => {
-    const asset = await findVisible(ctx, ctx.registry.entities.get(MEDIA_ASSETS)!.model, String(req.params.id), req.caller);
+    const asset = await findVisible(
+      ctx,
+      ctx.registry.entities.get(MEDIA_ASSETS)!.model,
+      String(req.params.id),
+      req.caller,
+    );
     if (typeof asset.storagePath !== 'string') throw new ApiError('NOT_FOUND', 'This media asset has no stored file');
     const mimeType = String(asset.mimeType);
     const disposition = INLINE.test(mimeType) ? 'inline' : 'attachment';
-    res.setHeader('Content-Disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(String(asset.filename))}`);
+    res.setHeader(
+      'Content-Disposition',
+      `${disposition}; filename*=UTF-8''${encodeURIComponent(String(asset.filename))}`,
+    );
     res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-    res.sendFile(asset.storagePath, { headers: { 'Content-Type': INLINE.test(mimeType) ? mimeType : 'application/octet-stream' } }, (error) => {
-      if (error) next((error as NodeJS.ErrnoException).code === 'ENOENT' ? new ApiError('NOT_FOUND', 'The stored file is missing') : error);
-    });
+    res.sendFile(
+      asset.storagePath,
+      { headers: { 'Content-Type': INLINE.test(mimeType) ? mimeType : 'application/octet-stream' } },
+      (error) => {
+        if (error)
+          next(
+            (error as NodeJS.ErrnoException).code === 'ENOENT'
+              ? new ApiError('NOT_FOUND', 'The stored file is missing')
+              : error,
+          );
+      },
+    );
   });
   return router;
 }

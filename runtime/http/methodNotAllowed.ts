@@ -15,7 +15,8 @@ export class RouteTable {
   addRouter(prefix: string, router: Router): void {
     for (const layer of router.stack as { route?: { path: string; methods: Record<string, boolean> } }[]) {
       if (!layer.route) continue;
-      for (const method of Object.keys(layer.route.methods)) if (method !== '_all') this.add(method, `${prefix}${layer.route.path === '/' ? '' : layer.route.path}` || '/');
+      for (const method of Object.keys(layer.route.methods))
+        if (method !== '_all') this.add(method, `${prefix}${layer.route.path === '/' ? '' : layer.route.path}` || '/');
     }
   }
 
@@ -42,6 +43,8 @@ export function methodNotAllowed(table: RouteTable) {
     const allowed = table.allowedFor(req.path);
     if (allowed.length === 0 || allowed.includes(req.method)) return next();
     res.setHeader('Allow', allowed.join(', '));
-    next(new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}; allowed: ${allowed.join(', ')}`));
+    next(
+      new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}; allowed: ${allowed.join(', ')}`),
+    );
   };
 }

@@ -14,7 +14,8 @@ export type BodySpec = Record<string, FieldSpec>;
  * unknown, missing or mistyped field is reported at once in `details`.
  */
 export function readBody(body: unknown, spec: BodySpec): Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw validationError({ body: 'must be a JSON object' });
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw validationError({ body: 'must be a JSON object' });
   const input = body as Record<string, unknown>;
   const details = newDetails();
   for (const key of Object.keys(input)) if (!Object.hasOwn(spec, key)) details[key] = 'is not allowed';
@@ -35,7 +36,8 @@ function check(value: unknown, field: FieldSpec): string | undefined {
   switch (field.type) {
     case 'string':
       if (typeof value !== 'string') return 'must be a string';
-      if (field.min !== undefined && value.trim().length < field.min) return field.min === 1 ? 'must not be empty' : `must be at least ${field.min} characters`;
+      if (field.min !== undefined && value.trim().length < field.min)
+        return field.min === 1 ? 'must not be empty' : `must be at least ${field.min} characters`;
       if (value.length > (field.max ?? 10_000)) return `must be at most ${field.max ?? 10_000} characters`;
       return undefined;
     case 'stringArray':
@@ -47,6 +49,8 @@ function check(value: unknown, field: FieldSpec): string | undefined {
     case 'object':
       return typeof value === 'object' && !Array.isArray(value) ? undefined : 'must be an object';
     case 'enum':
-      return typeof value === 'string' && field.values.includes(value) ? undefined : `must be one of ${field.values.join(', ')}`;
+      return typeof value === 'string' && field.values.includes(value)
+        ? undefined
+        : `must be one of ${field.values.join(', ')}`;
   }
 }

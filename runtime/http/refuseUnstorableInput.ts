@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
+import { type ApiError, validationError } from '../errors/apiError.js';
 import { unstorableText } from '../store/storableText.js';
-import { validationError, type ApiError } from '../errors/apiError.js';
 
 /** Deeper JSON than this is refused: no entity needs it, and recursive code must not meet it. */
 export const MAX_BODY_DEPTH = 64;
@@ -23,7 +23,11 @@ export function unstorableInput(value: unknown, root = 'body'): ApiError | undef
       continue;
     }
     if (!current || typeof current !== 'object') continue;
-    if (depth >= MAX_BODY_DEPTH) return validationError({ [field]: `is nested deeper than ${MAX_BODY_DEPTH} levels` }, 'Input is nested too deeply');
+    if (depth >= MAX_BODY_DEPTH)
+      return validationError(
+        { [field]: `is nested deeper than ${MAX_BODY_DEPTH} levels` },
+        'Input is nested too deeply',
+      );
     // Below the top level, problems are reported under the top-level field they sit in.
     const named = depth === 0 && !Array.isArray(current);
     for (const [key, child] of Object.entries(current)) {
@@ -48,7 +52,8 @@ export function refuseUnstorableInput({ readsOnly = () => false }: { readsOnly?:
       const queryAt = url.includes('?') ? url.indexOf('?') : url.length;
       if (url.slice(0, queryAt).includes('%00')) return next(validationError({ path: NUL_MESSAGE }, 'Invalid path'));
       for (const [name, value] of new URLSearchParams(url.slice(queryAt + 1))) {
-        if (name.includes(NUL) || value.includes(NUL)) return next(validationError({ [name.replaceAll(NUL, '')]: NUL_MESSAGE }, 'Invalid query parameters'));
+        if (name.includes(NUL) || value.includes(NUL))
+          return next(validationError({ [name.replaceAll(NUL, '')]: NUL_MESSAGE }, 'Invalid query parameters'));
       }
     }
     next(readsOnly(req) ? undefined : unstorableInput(req.body));

@@ -4,7 +4,12 @@ import type { Metrics } from '../health/metrics.js';
 import type { OperatorMetrics } from '../health/operatorMetrics.js';
 
 /** One JSON log line per request, with the correlation id, and the endpoint statistics for health. */
-export function requestLog(logger: Logger, metrics: Metrics, operator?: OperatorMetrics, routeOf?: (method: string, path: string) => string | undefined) {
+export function requestLog(
+  logger: Logger,
+  metrics: Metrics,
+  operator?: OperatorMetrics,
+  routeOf?: (method: string, path: string) => string | undefined,
+) {
   return function requestLog(req: Request, res: Response, next: NextFunction): void {
     const started = performance.now();
     // Taken now: mounted routers strip their prefix from req.path while they run. The query string is left out (it may hold tokens).
@@ -21,7 +26,16 @@ export function requestLog(logger: Logger, metrics: Metrics, operator?: Operator
         operator.request(req.method, route, res.statusCode, ms / 1000);
       }
       if (logger.isLevelEnabled('info')) {
-        logger.info({ correlationId: req.correlationId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+        logger.info(
+          {
+            correlationId: req.correlationId,
+            method: req.method,
+            path,
+            status: res.statusCode,
+            ms: Math.round(ms * 10) / 10,
+          },
+          'request',
+        );
       }
     });
     next();

@@ -1,7 +1,15 @@
 import { Router } from 'express';
 import { requireAdmin } from '../access/guards.js';
 import type { AuthContext } from '../auth/authContext.js';
-import { availablePermissions, createRole, deleteRole, listRoles, type RoleChange, type RoleInput, updateRole } from '../auth/roleOperations.js';
+import {
+  availablePermissions,
+  createRole,
+  deleteRole,
+  listRoles,
+  type RoleChange,
+  type RoleInput,
+  updateRole,
+} from '../auth/roleOperations.js';
 import { readBody } from './readBody.js';
 
 /** /api/v1/roles (admin): list, available permissions, create, edit and delete stored roles. Bare bodies. */

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import type { AppModel } from '../model/types.js';
 import { entityWithFields, findPublicEntity, schemaList, schemaMetadata } from '../entities/metadata.js';
 import { notFound } from '../errors/apiError.js';
+import type { AppModel } from '../model/types.js';
 
 /** /schema/metadata, /schema/metadata/list, /schema/metadata/{entity} (plural or name); mounted at /api/v1/schema. */
 export function schemaRoutes(model: AppModel): Router {

@@ -12,7 +12,8 @@ export function searchRoutes(ctx: RuntimeContext): Router {
   const router = Router();
   router.get('/', async (req, res) => {
     const details: Record<string, string> = {};
-    for (const name of Object.keys(req.query)) if (name !== 'q' && name !== 'limit') details[name] = 'is not a parameter of search (q, limit)';
+    for (const name of Object.keys(req.query))
+      if (name !== 'q' && name !== 'limit') details[name] = 'is not a parameter of search (q, limit)';
     const q = req.query.q;
     if (typeof q !== 'string' || q.trim() === '') details.q = 'is required';
     else if (q.length > MAX_QUERY_LENGTH) details.q = `must be at most ${MAX_QUERY_LENGTH} characters`;

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import type { AuthContext } from '../auth/authContext.js';
+import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { issueSession } from '../auth/accounts.js';
+import type { AuthContext } from '../auth/authContext.js';
 import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
 import { createFirstAdmin, type SetupState } from '../auth/setup.js';
 import { publicUser } from '../auth/users.js';
-import { packageRoot } from '../model/packageRoot.js';
 import { ApiError } from '../errors/apiError.js';
+import { packageRoot } from '../model/packageRoot.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 
 export const SETUP_PATH = '/setup';
@@ -29,13 +29,17 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.ch
 export function setupRoutes(auth: AuthContext, state: SetupState): Router {
   const router = Router();
   const template = readFileSync(join(packageRoot, 'templates', 'setup.html'), 'utf8');
-  const home = readFileSync(join(packageRoot, 'templates', 'home.html'), 'utf8').replace(/\{\{appName\}\}/g, escapeHtml(auth.ctx.registry.model.app.name));
+  const home = readFileSync(join(packageRoot, 'templates', 'home.html'), 'utf8').replace(
+    /\{\{appName\}\}/g,
+    escapeHtml(auth.ctx.registry.model.app.name),
+  );
   const tenancy = auth.ctx.registry.model.tenancy;
   const tenantLabel = tenancy ? auth.ctx.registry.entities.get(tenancy.entity)!.model.name : '';
   const policy = auth.config.passwordPolicy;
 
   const page = (values: Record<string, string>, errors: Record<string, string>) => {
-    const error = (key: string) => (errors[key] ? `<div class="error" role="alert">${escapeHtml(errors[key])}</div>` : '');
+    const error = (key: string) =>
+      errors[key] ? `<div class="error" role="alert">${escapeHtml(errors[key])}</div>` : '';
     const fields: Record<string, string> = {
       appName: escapeHtml(auth.ctx.registry.model.app.name),
       name: escapeHtml(values.name ?? ''),
@@ -61,25 +65,38 @@ export function setupRoutes(auth: AuthContext, state: SetupState): Router {
     res.type('html').send(page({}, {}));
   });
 
-  router.post(SETUP_PATH, express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' }), async (req, res) => {
-    if (await state.isDone()) throw new ApiError('NOT_FOUND', 'Setup is done');
-    const fromForm = req.is('application/x-www-form-urlencoded') !== false;
-    const body = (req.body ?? {}) as Record<string, string>;
-    const values = { name: String(body.name ?? ''), email: String(body.email ?? ''), password: String(body.password ?? ''), tenantName: String(body.tenantName ?? '') };
-    try {
-      const unstorable = unstorableInput(values);
-      if (unstorable) throw unstorable;
-      const admin = await createFirstAdmin(auth.ctx, policy, values);
-      state.markDone();
-      const token = issueSession(auth, admin.id);
-      setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
-      if (fromForm) return void res.redirect(303, HOME_PATH);
-      res.status(201).json({ user: publicUser(admin), token });
-    } catch (error) {
-      if (!fromForm || !(error instanceof ApiError)) throw error;
-      clearSessionCookie(res, auth.cookieName);
-      res.status(error.status).type('html').send(page(values, error.details ?? { form: error.message }));
-    }
-  });
+  router.post(
+    SETUP_PATH,
+    express.urlencoded({ extended: false, limit: '16kb' }),
+    express.json({ limit: '16kb' }),
+    async (req, res) => {
+      if (await state.isDone()) throw new ApiError('NOT_FOUND', 'Setup is done');
+      const fromForm = req.is('application/x-www-form-urlencoded') !== false;
+      const body = (req.body ?? {}) as Record<string, string>;
+      const values = {
+        name: String(body.name ?? ''),
+        email: String(body.email ?? ''),
+        password: String(body.password ?? ''),
+        tenantName: String(body.tenantName ?? ''),
+      };
+      try {
+        const unstorable = unstorableInput(values);
+        if (unstorable) throw unstorable;
+        const admin = await createFirstAdmin(auth.ctx, policy, values);
+        state.markDone();
+        const token = issueSession(auth, admin.id);
+        setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
+        if (fromForm) return void res.redirect(303, HOME_PATH);
+        res.status(201).json({ user: publicUser(admin), token });
+      } catch (error) {
+        if (!fromForm || !(error instanceof ApiError)) throw error;
+        clearSessionCookie(res, auth.cookieName);
+        res
+          .status(error.status)
+          .type('html')
+          .send(page(values, error.details ?? { form: error.message }));
+      }
+    },
+  );
   return router;
 }

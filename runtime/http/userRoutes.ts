@@ -12,7 +12,8 @@ export function userRoutes(auth: AuthContext): Router {
   router.get('/', async (req, res) => {
     requireAdmin(req.caller);
     const query = req.query as Record<string, unknown>;
-    for (const key of Object.keys(query)) if (key !== 'limit' && key !== 'cursor') throw validationError({ [key]: 'is not a known query parameter' });
+    for (const key of Object.keys(query))
+      if (key !== 'limit' && key !== 'cursor') throw validationError({ [key]: 'is not a known query parameter' });
     res.json(await listUsers(auth, req.caller, { limit: query.limit, cursor: query.cursor }));
   });
 

@@ -1,8 +1,6 @@
-import { validationError } from '../errors/apiError.js';
 import type { EntityRules } from '../entities/entityRules.js';
-import { isValidTimezone, nextRunAfter, scheduleProblem, type ScheduleType } from './schedule.js';
-import { SCHEDULED_JOBS } from '../model/collections.js';
-
+import { validationError } from '../errors/apiError.js';
+import { isValidTimezone, nextRunAfter, type ScheduleType, scheduleProblem } from './schedule.js';
 
 function checkSchedules(type: ScheduleType, schedules: string[], timezone: string): void {
   const details: Record<string, string> = {};
@@ -11,7 +9,8 @@ function checkSchedules(type: ScheduleType, schedules: string[], timezone: strin
     const problem = scheduleProblem(type, expression);
     if (problem) details[`schedules.${i}`] = problem;
   });
-  if (!isValidTimezone(timezone)) details.timezone = `"${timezone}" is not an IANA timezone such as UTC or Europe/Berlin`;
+  if (!isValidTimezone(timezone))
+    details.timezone = `"${timezone}" is not an IANA timezone such as UTC or Europe/Berlin`;
   if (Object.keys(details).length > 0) throw validationError(details, 'Invalid schedule');
 }
 
@@ -21,7 +20,8 @@ export const jobRules: EntityRules = {
     const type = values.scheduleType as ScheduleType;
     const timezone = (values.timezone as string | undefined) ?? 'UTC';
     checkSchedules(type, values.schedules as string[], timezone);
-    if (values.nextRunAt === undefined) values.nextRunAt = nextRunAfter(type, values.schedules as string[], timezone, ctx.now()).toISOString();
+    if (values.nextRunAt === undefined)
+      values.nextRunAt = nextRunAfter(type, values.schedules as string[], timezone, ctx.now()).toISOString();
   },
   async beforeUpdate(ctx, _caller, current, values) {
     const touched = ['scheduleType', 'schedules', 'timezone'].some((key) => values[key] !== undefined);
@@ -30,6 +30,7 @@ export const jobRules: EntityRules = {
     const schedules = (values.schedules ?? current.schedules) as string[];
     const timezone = (values.timezone ?? current.timezone ?? 'UTC') as string;
     checkSchedules(type, schedules, timezone);
-    if (values.nextRunAt === undefined) values.nextRunAt = nextRunAfter(type, schedules, timezone, ctx.now()).toISOString();
+    if (values.nextRunAt === undefined)
+      values.nextRunAt = nextRunAfter(type, schedules, timezone, ctx.now()).toISOString();
   },
 };

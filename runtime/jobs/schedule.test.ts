@@ -3,14 +3,22 @@ import { isValidTimezone, nextRunAfter, scheduleProblem } from './schedule.js';
 
 describe('schedules', () => {
   it('evaluates cron in the job timezone: 09:00 Europe/Berlin is 08:00 UTC in winter, 07:00 in summer', () => {
-    expect(nextRunAfter('cron', ['0 9 * * *'], 'Europe/Berlin', new Date('2030-01-15T00:00:00Z')).toISOString()).toBe('2030-01-15T08:00:00.000Z');
-    expect(nextRunAfter('cron', ['0 9 * * *'], 'Europe/Berlin', new Date('2030-07-15T00:00:00Z')).toISOString()).toBe('2030-07-15T07:00:00.000Z');
-    expect(nextRunAfter('cron', ['0 9 * * *'], 'UTC', new Date('2030-01-15T00:00:00Z')).toISOString()).toBe('2030-01-15T09:00:00.000Z');
+    expect(nextRunAfter('cron', ['0 9 * * *'], 'Europe/Berlin', new Date('2030-01-15T00:00:00Z')).toISOString()).toBe(
+      '2030-01-15T08:00:00.000Z',
+    );
+    expect(nextRunAfter('cron', ['0 9 * * *'], 'Europe/Berlin', new Date('2030-07-15T00:00:00Z')).toISOString()).toBe(
+      '2030-07-15T07:00:00.000Z',
+    );
+    expect(nextRunAfter('cron', ['0 9 * * *'], 'UTC', new Date('2030-01-15T00:00:00Z')).toISOString()).toBe(
+      '2030-01-15T09:00:00.000Z',
+    );
   });
 
   it('takes the earliest of several schedules', () => {
     const from = new Date('2030-01-15T10:00:00Z');
-    expect(nextRunAfter('cron', ['0 12 * * *', '30 10 * * *'], 'UTC', from).toISOString()).toBe('2030-01-15T10:30:00.000Z');
+    expect(nextRunAfter('cron', ['0 12 * * *', '30 10 * * *'], 'UTC', from).toISOString()).toBe(
+      '2030-01-15T10:30:00.000Z',
+    );
     expect(nextRunAfter('interval', ['1h', '90s'], 'UTC', from).toISOString()).toBe('2030-01-15T10:01:30.000Z');
   });
 

@@ -16,8 +16,12 @@ export function isValidTimezone(timezone: string): boolean {
 
 /** Why an expression is not a schedule of its type, or undefined when it is one. */
 export function scheduleProblem(type: ScheduleType, expression: string): string | undefined {
-  if (type === 'interval') return INTERVAL.test(expression) ? undefined : `"${expression}" is not an interval: an integer and s, m or h, such as 30s or 5m`;
-  if (expression.trim().split(/\s+/).length !== 5) return `"${expression}" is not a five-field cron expression (minute hour day month weekday)`;
+  if (type === 'interval')
+    return INTERVAL.test(expression)
+      ? undefined
+      : `"${expression}" is not an interval: an integer and s, m or h, such as 30s or 5m`;
+  if (expression.trim().split(/\s+/).length !== 5)
+    return `"${expression}" is not a five-field cron expression (minute hour day month weekday)`;
   try {
     CronExpressionParser.parse(expression);
     return undefined;

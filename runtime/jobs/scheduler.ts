@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RuntimeContext } from '../context.js';
 import { newId } from '../entities/prepareWrite.js';
+import { DEFAULT_JOB_TIMEOUT_MS, JOB_EXECUTIONS, SCHEDULED_JOBS } from '../model/collections.js';
 import type { Doc } from '../store/types.js';
 import { nextRunAfter, type ScheduleType } from './schedule.js';
 import { metricPoints, storeSnapshots } from './snapshots.js';
-import { DEFAULT_JOB_TIMEOUT_MS, JOB_EXECUTIONS, SCHEDULED_JOBS } from '../model/collections.js';
 
 /** What a handler gets: the job, its execution, an abort signal that fires at the timeout, a logger, typed repositories. */
 export interface JobContext<R = unknown> {
@@ -61,7 +61,12 @@ export class Scheduler {
     const { store } = this.options.ctx;
     const now = this.options.ctx.now();
     const due = await store.find(SCHEDULED_JOBS, {
-      where: { and: [{ field: 'enabled', op: 'eq', value: true }, { field: 'nextRunAt', op: 'lte', value: now.toISOString() }] },
+      where: {
+        and: [
+          { field: 'enabled', op: 'eq', value: true },
+          { field: 'nextRunAt', op: 'lte', value: now.toISOString() },
+        ],
+      },
       sort: [{ field: 'nextRunAt', direction: 'asc' }],
       limit: DUE_BATCH,
     });
@@ -96,13 +101,25 @@ export class Scheduler {
   }
 
   private async claim(job: Doc, now: Date): Promise<Doc | null> {
-    const next = nextRunAfter(job.scheduleType as ScheduleType, job.schedules as string[], (job.timezone as string) ?? 'UTC', now);
-    const leaseUntil = new Date(now.getTime() + Number(job.timeout ?? DEFAULT_JOB_TIMEOUT_MS) + LEASE_MARGIN_MS).toISOString();
+    const next = nextRunAfter(
+      job.scheduleType as ScheduleType,
+      job.schedules as string[],
+      (job.timezone as string) ?? 'UTC',
+      now,
+    );
+    const leaseUntil = new Date(
+      now.getTime() + Number(job.timeout ?? DEFAULT_JOB_TIMEOUT_MS) + LEASE_MARGIN_MS,
+    ).toISOString();
     return this.options.ctx.store.update(
       SCHEDULED_JOBS,
       job.id,
       { nextRunAt: next.toISOString(), leaseOwner: this.instanceId, leaseUntil },
-      { and: [{ field: 'nextRunAt', op: 'eq', value: job.nextRunAt }, { field: 'enabled', op: 'eq', value: true }] },
+      {
+        and: [
+          { field: 'nextRunAt', op: 'eq', value: job.nextRunAt },
+          { field: 'enabled', op: 'eq', value: true },
+        ],
+      },
     );
   }
 
@@ -111,8 +128,16 @@ export class Scheduler {
     const startedAt = this.options.ctx.now();
     const stamp = startedAt.toISOString();
     const execution = await store.insert(JOB_EXECUTIONS, {
-      id: newId(), jobId: job.id, jobName: job.name, handler: job.handler, status: 'running', startedAt: stamp,
-      triggeredBy, triggeredByUserId: userId ?? null, createdAt: stamp, updatedAt: stamp,
+      id: newId(),
+      jobId: job.id,
+      jobName: job.name,
+      handler: job.handler,
+      status: 'running',
+      startedAt: stamp,
+      triggeredBy,
+      triggeredByUserId: userId ?? null,
+      createdAt: stamp,
+      updatedAt: stamp,
     });
     await store.update(SCHEDULED_JOBS, job.id, { lastStatus: 'running', updatedAt: stamp });
     const controller = new AbortController();
@@ -124,12 +149,21 @@ export class Scheduler {
       };
     });
     aborted.catch(() => undefined);
-    const done = this.execute(job, execution, controller.signal, aborted, abort, startedAt).finally(() => this.running.delete(execution.id));
+    const done = this.execute(job, execution, controller.signal, aborted, abort, startedAt).finally(() =>
+      this.running.delete(execution.id),
+    );
     this.running.set(execution.id, { done, abort });
     return execution;
   }
 
-  private async execute(job: Doc, execution: Doc, signal: AbortSignal, aborted: Promise<never>, abort: (reason: string) => void, startedAt: Date): Promise<void> {
+  private async execute(
+    job: Doc,
+    execution: Doc,
+    signal: AbortSignal,
+    aborted: Promise<never>,
+    abort: (reason: string) => void,
+    startedAt: Date,
+  ): Promise<void> {
     const { ctx } = this.options;
     const timeoutMs = Number(job.timeout ?? DEFAULT_JOB_TIMEOUT_MS);
     const timer = setTimeout(() => abort(`Timed out after ${timeoutMs} ms`), timeoutMs);
@@ -139,8 +173,14 @@ export class Scheduler {
     let error: string | null = null;
     try {
       const handler = this.options.handlers[job.handler as string];
-      if (!handler) throw new Error(`No handler named "${job.handler}" is registered (jobs.handlers exports: ${Object.keys(this.options.handlers).join(', ') || 'none'})`);
-      const result = await Promise.race([handler({ job, execution, signal, logger, repositories: this.options.repositories }), aborted]);
+      if (!handler)
+        throw new Error(
+          `No handler named "${job.handler}" is registered (jobs.handlers exports: ${Object.keys(this.options.handlers).join(', ') || 'none'})`,
+        );
+      const result = await Promise.race([
+        handler({ job, execution, signal, logger, repositories: this.options.repositories }),
+        aborted,
+      ]);
       output = result === undefined ? null : typeof result === 'string' ? result : JSON.stringify(result);
       const points = metricPoints(result);
       if (points) await storeSnapshots(ctx.store, job, execution.id, points, ctx.now(), this.options.maxSeriesPerJob);
@@ -153,31 +193,75 @@ export class Scheduler {
     }
     await this.finish(job, execution, startedAt, status, output, error);
     // Only registered handler names become labels: a job naming anything else counts as unknown.
-    this.options.onRunFinished?.(job.handler as string in this.options.handlers ? (job.handler as string) : 'unknown', status);
+    this.options.onRunFinished?.(
+      (job.handler as string) in this.options.handlers ? (job.handler as string) : 'unknown',
+      status,
+    );
   }
 
-  private async finish(job: Doc, execution: Doc, startedAt: Date, status: 'completed' | 'failed' | 'cancelled', output: string | null, error: string | null) {
+  private async finish(
+    job: Doc,
+    execution: Doc,
+    startedAt: Date,
+    status: 'completed' | 'failed' | 'cancelled',
+    output: string | null,
+    error: string | null,
+  ) {
     const { store, now } = this.options.ctx;
     const ended = now();
     const duration = ended.getTime() - startedAt.getTime();
-    await store.update(JOB_EXECUTIONS, execution.id, { status, completedAt: ended.toISOString(), duration, output, error, updatedAt: ended.toISOString() });
-    const release = { lastRunAt: startedAt.toISOString(), lastStatus: status, leaseOwner: null, leaseUntil: null, updatedAt: ended.toISOString() };
-    if (status === 'completed') await store.update(SCHEDULED_JOBS, job.id, { ...release, failureCount: 0, lastError: null });
+    await store.update(JOB_EXECUTIONS, execution.id, {
+      status,
+      completedAt: ended.toISOString(),
+      duration,
+      output,
+      error,
+      updatedAt: ended.toISOString(),
+    });
+    const release = {
+      lastRunAt: startedAt.toISOString(),
+      lastStatus: status,
+      leaseOwner: null,
+      leaseUntil: null,
+      updatedAt: ended.toISOString(),
+    };
+    if (status === 'completed')
+      await store.update(SCHEDULED_JOBS, job.id, { ...release, failureCount: 0, lastError: null });
     else await store.increment(SCHEDULED_JOBS, job.id, { failureCount: 1 }, { ...release, lastError: error });
   }
 
   /** Runs whose lease ran out belong to an instance that died: they are marked failed. */
   private async failDeadRuns(now: Date): Promise<void> {
     const { store } = this.options.ctx;
-    const expired = await store.find(SCHEDULED_JOBS, { where: { field: 'leaseUntil', op: 'lt', value: now.toISOString() }, limit: DUE_BATCH });
+    const expired = await store.find(SCHEDULED_JOBS, {
+      where: { field: 'leaseUntil', op: 'lt', value: now.toISOString() },
+      limit: DUE_BATCH,
+    });
     for (const job of expired) {
-      const released = await store.update(SCHEDULED_JOBS, job.id, { leaseOwner: null, leaseUntil: null }, { field: 'leaseUntil', op: 'eq', value: job.leaseUntil });
+      const released = await store.update(
+        SCHEDULED_JOBS,
+        job.id,
+        { leaseOwner: null, leaseUntil: null },
+        { field: 'leaseUntil', op: 'eq', value: job.leaseUntil },
+      );
       if (!released) continue;
-      const stale = await store.find(JOB_EXECUTIONS, { where: { and: [{ field: 'jobId', op: 'eq', value: job.id }, { field: 'status', op: 'eq', value: 'running' }] } });
+      const stale = await store.find(JOB_EXECUTIONS, {
+        where: {
+          and: [
+            { field: 'jobId', op: 'eq', value: job.id },
+            { field: 'status', op: 'eq', value: 'running' },
+          ],
+        },
+      });
       for (const execution of stale) {
         if (this.running.has(execution.id)) continue;
         const error = 'The instance running this job stopped before it finished (lease expired)';
-        await store.update(JOB_EXECUTIONS, execution.id, { status: 'failed', error, completedAt: now.toISOString(), updatedAt: now.toISOString() });
+        await store.update(JOB_EXECUTIONS, execution.id, {
+          status: 'failed',
+          error,
+          completedAt: now.toISOString(),
+          updatedAt: now.toISOString(),
+        });
         await store.increment(SCHEDULED_JOBS, job.id, { failureCount: 1 }, { lastStatus: 'failed', lastError: error });
       }
     }

@@ -1,7 +1,5 @@
 import { rmSync } from 'node:fs';
 import type { EntityRules } from '../entities/entityRules.js';
-import { MEDIA_ASSETS } from '../model/collections.js';
-
 
 /** Media assets keep their file in the upload folder; it goes with the record. */
 export const mediaRules: EntityRules = {

@@ -1,10 +1,15 @@
 import type { Registry } from '../defineRegistry.js';
 import { newId } from '../entities/prepareWrite.js';
-import type { AppModel } from '../model/types.js';
-import { UniqueConflict, type Store } from '../store/types.js';
-import { validationDetails } from '../validation/validationDetails.js';
-import { MigrationFileError, readMigrationFiles, type FillStep, type MigrationFile } from '../model/readMigrationFiles.js';
 import { SCHEMA_MIGRATIONS } from '../model/collections.js';
+import {
+  type FillStep,
+  type MigrationFile,
+  MigrationFileError,
+  readMigrationFiles,
+} from '../model/readMigrationFiles.js';
+import type { AppModel } from '../model/types.js';
+import { type Store, UniqueConflict } from '../store/types.js';
+import { validationDetails } from '../validation/validationDetails.js';
 
 const FILL_BATCH = 500;
 
@@ -75,11 +80,17 @@ export async function applyMigrations(run: MigrationRun): Promise<string[]> {
         else {
           run.log(`  script ${step.script}`);
           const script = await run.loadScript(step.script);
-          if (typeof script !== 'function') throw new MigrationFileError(`${where}.script: ${step.script} has no default export function`);
+          if (typeof script !== 'function')
+            throw new MigrationFileError(`${where}.script: ${step.script} has no default export function`);
           await script({ store: tx, model: run.registry.model, log: (line) => run.log(`    ${line}`) });
         }
       }
-      await tx.insert(SCHEMA_MIGRATIONS, { id: newId(), name: migration.name, appliedAt: run.now().toISOString(), steps: migration.steps.length });
+      await tx.insert(SCHEMA_MIGRATIONS, {
+        id: newId(),
+        name: migration.name,
+        appliedAt: run.now().toISOString(),
+        steps: migration.steps.length,
+      });
     });
     run.log(`  applied in ${Date.now() - started} ms`);
     applied.push(migration.name);
@@ -87,15 +98,26 @@ export async function applyMigrations(run: MigrationRun): Promise<string[]> {
   return applied;
 }
 
-async function fill(run: MigrationRun, store: Store, { fill: { entity, field, value } }: FillStep, where: string): Promise<void> {
+async function fill(
+  run: MigrationRun,
+  store: Store,
+  { fill: { entity, field, value } }: FillStep,
+  where: string,
+): Promise<void> {
   const validators = run.registry.entities.get(entity)?.validators;
   if (validators && !validators.update({ [field]: value })) {
     const details = validationDetails(validators.update.errors ?? []);
-    throw new MigrationFileError(`${where}.fill.value: ${details[field] ?? Object.values(details)[0] ?? 'is not valid'} for ${entity}.${field}`);
+    throw new MigrationFileError(
+      `${where}.fill.value: ${details[field] ?? Object.values(details)[0] ?? 'is not valid'} for ${entity}.${field}`,
+    );
   }
   let total = 0;
   for (;;) {
-    const batch = await store.find(entity, { where: { field, op: 'eq', value: null }, limit: FILL_BATCH, select: ['id'] });
+    const batch = await store.find(entity, {
+      where: { field, op: 'eq', value: null },
+      limit: FILL_BATCH,
+      select: ['id'],
+    });
     for (const record of batch) await store.update(entity, record.id, { [field]: value });
     total += batch.length;
     if (batch.length > 0) run.log(`  fill ${entity}.${field}: ${total} record(s)`);
@@ -106,7 +128,12 @@ async function fill(run: MigrationRun, store: Store, { fill: { entity, field, va
 
 async function recordBaseline(store: Store, migration: MigrationFile, now: () => Date): Promise<void> {
   try {
-    await store.insert(SCHEMA_MIGRATIONS, { id: newId(), name: migration.name, appliedAt: now().toISOString(), steps: 0 });
+    await store.insert(SCHEMA_MIGRATIONS, {
+      id: newId(),
+      name: migration.name,
+      appliedAt: now().toISOString(),
+      steps: 0,
+    });
   } catch (error) {
     // Another instance recorded it at the same moment.
     if (!(error instanceof UniqueConflict)) throw error;

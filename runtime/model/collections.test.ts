@@ -5,7 +5,10 @@ import { parse } from 'yaml';
 import * as collections from './collections.js';
 import { packageRoot } from './packageRoot.js';
 
-const shipped = [join(packageRoot, 'entities/builtin'), ...readdirSync(join(packageRoot, 'entities/features')).map((f) => join(packageRoot, 'entities/features', f))];
+const shipped = [
+  join(packageRoot, 'entities/builtin'),
+  ...readdirSync(join(packageRoot, 'entities/features')).map((f) => join(packageRoot, 'entities/features', f)),
+];
 const fileOf = (plural: string) => shipped.map((dir) => join(dir, `${plural}.yaml`)).find((path) => existsSync(path));
 
 describe('built-in collection names', () => {

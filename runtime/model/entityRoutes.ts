@@ -3,9 +3,26 @@ import type { EntityModel, FieldModel } from './types.js';
 
 /** The operations an entity's routes name; the runtime maps each to its handler. */
 export type EntityRouteName =
-  | 'list' | 'create' | 'bulkCreate' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'
-  | 'metadata' | 'metadataType' | 'metadataFields' | 'metadataField'
-  | 'versions' | 'version' | 'compareVersions' | 'revert' | 'audit' | 'fieldChanges' | 'decideFieldChange';
+  | 'list'
+  | 'create'
+  | 'bulkCreate'
+  | 'get'
+  | 'update'
+  | 'remove'
+  | 'increment'
+  | 'archive'
+  | 'restore'
+  | 'metadata'
+  | 'metadataType'
+  | 'metadataFields'
+  | 'metadataField'
+  | 'versions'
+  | 'version'
+  | 'compareVersions'
+  | 'revert'
+  | 'audit'
+  | 'fieldChanges'
+  | 'decideFieldChange';
 
 export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -52,8 +69,10 @@ export function entityRouteTable(entity: EntityModel): RouteSpec[] {
     ['PATCH', `${base}/:id`, 'update'],
     ['DELETE', `${base}/:id`, 'remove'],
   ];
-  if (writableFields(entity).some((f) => f.type === 'int' || f.type === 'float')) routes.push(['PATCH', `${base}/:id/increment`, 'increment']);
-  if (entity.ownership === 'owned') routes.push(['POST', `${base}/:id/archive`, 'archive'], ['POST', `${base}/:id/restore`, 'restore']);
+  if (writableFields(entity).some((f) => f.type === 'int' || f.type === 'float'))
+    routes.push(['PATCH', `${base}/:id/increment`, 'increment']);
+  if (entity.ownership === 'owned')
+    routes.push(['POST', `${base}/:id/archive`, 'archive'], ['POST', `${base}/:id/restore`, 'restore']);
   if (entity.versioning === 'full') {
     routes.push(
       ['GET', `${base}/:id/versions`, 'versions'],
@@ -64,7 +83,10 @@ export function entityRouteTable(entity: EntityModel): RouteSpec[] {
   }
   if (entity.versioning === 'simple') routes.push(['GET', `${base}/:id/audit`, 'audit']);
   if (entity.fields.some((f) => f.trackChanges)) {
-    routes.push(['GET', `${base}/:id/field-changes`, 'fieldChanges'], ['PUT', `${base}/:id/field-changes/:changeId`, 'decideFieldChange']);
+    routes.push(
+      ['GET', `${base}/:id/field-changes`, 'fieldChanges'],
+      ['PUT', `${base}/:id/field-changes/:changeId`, 'decideFieldChange'],
+    );
   }
   return routes;
 }

@@ -11,7 +11,16 @@ describe('parseIsoDate', () => {
   });
 
   it('refuses days the month does not have and other shapes', () => {
-    for (const text of ['2024-02-30', '2023-02-29', '2024-04-31', '2024-13-01', '2024-1-1', '15/03/2024', '2024-03-15T25:00', '']) {
+    for (const text of [
+      '2024-02-30',
+      '2023-02-29',
+      '2024-04-31',
+      '2024-13-01',
+      '2024-1-1',
+      '15/03/2024',
+      '2024-03-15T25:00',
+      '',
+    ]) {
       expect(parseIsoDate(text), text).toBeUndefined();
     }
     expect(parseIsoDate('2024-12-31')).toBe(Date.UTC(2024, 11, 31));

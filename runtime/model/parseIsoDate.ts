@@ -4,7 +4,8 @@ const ISO_DATE = new RegExp(ISO_DATE_PATTERN);
 const HAS_ZONE = /([Zz]|[+-]\d\d:?\d\d)$/;
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-const daysIn = (year: number, month: number) => (month === 2 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0) ? 29 : DAYS[month - 1]);
+const daysIn = (year: number, month: number) =>
+  month === 2 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0) ? 29 : DAYS[month - 1];
 
 /**
  * The time an ISO 8601 date or date-time names, or undefined when it names none: a bad shape or a

@@ -7,7 +7,11 @@ type Fail = (key: string, message: string) => undefined;
 export function refOf(entity: EntityModel, fieldName: string): string | undefined {
   const field = entity.fields.find((f) => f.name === fieldName && !f.hidden);
   if (!field) return undefined;
-  return field.type === 'objectId' ? field.ref : field.type === 'array' && field.items?.type === 'objectId' ? field.items.ref : undefined;
+  return field.type === 'objectId'
+    ? field.ref
+    : field.type === 'array' && field.items?.type === 'objectId'
+      ? field.items.ref
+      : undefined;
 }
 
 /**
@@ -26,7 +30,8 @@ export function parsePopulate(
   else if (Array.isArray(raw)) list = raw;
   else if (raw && typeof raw === 'object') {
     const object = raw as Record<string, unknown>;
-    for (const key of Object.keys(object)) if (key !== 'paths' && key !== 'depth') fail(`populate.${key}`, 'is not a known populate option');
+    for (const key of Object.keys(object))
+      if (key !== 'paths' && key !== 'depth') fail(`populate.${key}`, 'is not a known populate option');
     list = Array.isArray(object.paths) ? object.paths : object.paths === undefined ? [] : [object.paths];
     if (object.depth !== undefined) {
       const value = Number(object.depth);
@@ -40,7 +45,10 @@ export function parsePopulate(
   const paths: string[][] = [];
   for (const item of list) {
     if (typeof item !== 'string') return fail('populate', 'must be field names');
-    for (const text of item.split(',').map((p) => p.trim()).filter(Boolean)) {
+    for (const text of item
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
       const segments = text.split('.');
       if (segments.length > depth) return fail('populate', `"${text}" is deeper than ${depth}`);
       let current: EntityModel | undefined = entity;

@@ -18,5 +18,7 @@ export function featureRules(model: AppModel): EntityRulesTable {
     [model.tenancy?.entity, tenantMembershipRules],
   ];
   const present = new Set(model.entities.map((e) => e.plural));
-  return new Map(byFeature.filter((entry): entry is [string, EntityRules] => entry[0] !== undefined && present.has(entry[0])));
+  return new Map(
+    byFeature.filter((entry): entry is [string, EntityRules] => entry[0] !== undefined && present.has(entry[0])),
+  );
 }

@@ -1,10 +1,10 @@
-import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
-import { pino, type Logger } from 'pino';
+import type { Redis } from 'ioredis';
+import { type Logger, pino } from 'pino';
 import { RoleTable } from '../access/roleTable.js';
-import { logMailer, type AuthContext, type Mailer } from '../auth/authContext.js';
+import { type AuthContext, logMailer, type Mailer } from '../auth/authContext.js';
 import { createFirstAdmin, hasAdmin, SetupState } from '../auth/setup.js';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/runtimeConfig.js';
 import type { RuntimeContext } from '../context.js';
@@ -12,19 +12,19 @@ import { FieldCipher } from '../crypto/fieldCipher.js';
 import { loadSecrets } from '../crypto/secrets.js';
 import type { Registry } from '../defineRegistry.js';
 import { metrics } from '../health/metrics.js';
-import { createApp } from '../http/createApp.js';
-import { answerClientError } from '../http/answerClientError.js';
 import { OperatorMetrics } from '../health/operatorMetrics.js';
-import { MeasuredStore } from '../store/measuredStore.js';
-import { featureRules } from './featureRules.js';
+import { answerClientError } from '../http/answerClientError.js';
+import { createApp } from '../http/createApp.js';
 import type { DrainState } from '../http/draining.js';
 import { sweepIdempotencyRecords } from '../http/idempotency.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
-import { memoryLimiterStore, redisLimiterStore, type LimiterStore } from '../http/rateLimit/limiterStore.js';
+import { type LimiterStore, memoryLimiterStore, redisLimiterStore } from '../http/rateLimit/limiterStore.js';
+import { type JobHandler, Scheduler } from '../jobs/scheduler.js';
 import { checkMigrations } from '../migrations/applyMigrations.js';
+import { MeasuredStore } from '../store/measuredStore.js';
 import { openStore } from '../store/openStore.js';
-import { Scheduler, type JobHandler } from '../jobs/scheduler.js';
 import type { Store } from '../store/types.js';
+import { featureRules } from './featureRules.js';
 
 export interface StartOptions {
   registry: Registry;
@@ -69,10 +69,16 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const env = options.env ?? process.env;
   const logger = options.logger ?? pino({ level: env.LOG_LEVEL ?? 'info' });
   const config = { ...loadRuntimeConfig(options.root, env), ...options.overrides };
-  const secrets = loadSecrets({ env, devFile: join(options.root, 'data', 'secrets.json'), warn: (message) => logger.warn(message) });
+  const secrets = loadSecrets({
+    env,
+    devFile: join(options.root, 'data', 'secrets.json'),
+    warn: (message) => logger.warn(message),
+  });
   const operator = new OperatorMetrics();
   const opened = options.store ?? (await openStore(env.DATABASE_URL, options.root));
-  const store = new MeasuredStore(opened, (kind, operation, outcome, seconds) => operator.storeCall(kind, operation, outcome, seconds));
+  const store = new MeasuredStore(opened, (kind, operation, outcome, seconds) =>
+    operator.storeCall(kind, operation, outcome, seconds),
+  );
   await store.init(options.registry.model);
   try {
     await checkMigrations(store, options.root, options.registry.model, options.now ?? (() => new Date()));
@@ -100,12 +106,22 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   await bootstrapAdmin(auth, env);
 
   // ioredis loads only when REDIS_URL asks for it.
-  const redis = env.REDIS_URL ? new (await import('ioredis')).Redis(env.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  const redis = env.REDIS_URL
+    ? new (await import('ioredis')).Redis(env.REDIS_URL, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        lazyConnect: false,
+      })
+    : undefined;
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   // ENTIGEN_REDIS_PREFIX separates apps (or test runs) that share one Redis.
-  const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${env.ENTIGEN_REDIS_PREFIX ?? 'entigen'}:rl`)) : memoryLimiterStore();
+  const limiter: LimiterStore = redis
+    ? trackedLimiter(redisLimiterStore(redis, `${env.ENTIGEN_REDIS_PREFIX ?? 'entigen'}:rl`))
+    : memoryLimiterStore();
   const services: Record<string, () => Promise<void>> = redis ? { redis: async () => void (await redis.ping()) } : {};
-  const subscriber = redis ? await shareRoleChanges(redis, auth, `${env.ENTIGEN_REDIS_PREFIX ?? 'entigen'}:roles`) : undefined;
+  const subscriber = redis
+    ? await shareRoleChanges(redis, auth, `${env.ENTIGEN_REDIS_PREFIX ?? 'entigen'}:roles`)
+    : undefined;
   const drain: DrainState = { draining: false };
   const scheduler = new Scheduler({
     ctx,
@@ -115,7 +131,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     onRunFinished: (handler, status) => operator.jobRun(handler, status),
   });
   const uploads = { dir: resolve(options.root, config.uploads.dir), maxBytes: config.uploads.maxBytes };
-  const { app, routes } = createApp({ auth, setup: new SetupState(store), limiter, metrics, drain, services, scheduler, uploads, operator });
+  const { app, routes } = createApp({
+    auth,
+    setup: new SetupState(store),
+    limiter,
+    metrics,
+    drain,
+    services,
+    scheduler,
+    uploads,
+    operator,
+  });
 
   const port = options.port ?? config.server.port;
   const host = options.host ?? config.server.host;
@@ -124,7 +150,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   });
   server.on('clientError', answerClientError);
   const sweeper = setInterval(() => {
-    sweepIdempotencyRecords(store, ctx.now().getTime()).catch((error) => logger.warn({ err: error }, 'idempotency sweep failed'));
+    sweepIdempotencyRecords(store, ctx.now().getTime()).catch((error) =>
+      logger.warn({ err: error }, 'idempotency sweep failed'),
+    );
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
   const address = server.address();
@@ -134,7 +162,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const pending = !(await hasAdmin(store));
   const next = pending ? `open ${url}/setup to create the administrator` : `API reference at ${url}/api/docs`;
   logger.info(
-    { url, ...(pending ? { setup: `${url}/setup` } : {}), docs: `${url}/api/docs`, store: store.kind, redis: Boolean(redis), handlers: Object.keys(options.handlers ?? {}) },
+    {
+      url,
+      ...(pending ? { setup: `${url}/setup` } : {}),
+      docs: `${url}/api/docs`,
+      store: store.kind,
+      redis: Boolean(redis),
+      handlers: Object.keys(options.handlers ?? {}),
+    },
     `entigen listening on ${url}: ${next}`,
   );
 
@@ -151,7 +186,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       closing ??= (async () => {
         drain.draining = true;
         clearInterval(sweeper);
-        await Promise.all([drainConnections(server, config.server.shutdownGraceMs), scheduler.stop(config.server.shutdownGraceMs)]);
+        await Promise.all([
+          drainConnections(server, config.server.shutdownGraceMs),
+          scheduler.stop(config.server.shutdownGraceMs),
+        ]);
         await store.close();
         await subscriber?.quit().catch(() => undefined);
         await redis?.quit().catch(() => undefined);
@@ -184,9 +222,13 @@ async function shareRoleChanges(redis: Redis, auth: AuthContext, channel: string
   subscriber.on('message', (_channel, sender) => {
     if (sender !== instance) auth.roles.invalidate(false);
   });
-  await subscriber.subscribe(channel).catch((error) => auth.ctx.logger.warn({ err: error }, 'cannot subscribe to role changes'));
+  await subscriber
+    .subscribe(channel)
+    .catch((error) => auth.ctx.logger.warn({ err: error }, 'cannot subscribe to role changes'));
   auth.roles.onChange = () => {
-    redis.publish(channel, instance).catch((error) => auth.ctx.logger.warn({ err: error }, 'cannot publish a role change'));
+    redis
+      .publish(channel, instance)
+      .catch((error) => auth.ctx.logger.warn({ err: error }, 'cannot publish a role change'));
   };
   return subscriber;
 }

@@ -1,5 +1,15 @@
 import type { AppModel } from '../model/types.js';
-import type { CountQuery, Doc, FindQuery, FindResult, IncrementInput, InsertInput, Store, UpdateSet, Where } from './types.js';
+import type {
+  CountQuery,
+  Doc,
+  FindQuery,
+  FindResult,
+  IncrementInput,
+  InsertInput,
+  Store,
+  UpdateSet,
+  Where,
+} from './types.js';
 
 /** Receives the duration of each store call. */
 export type StoreObserver = (store: Store['kind'], operation: string, outcome: 'ok' | 'error', seconds: number) => void;
@@ -58,7 +68,9 @@ export class MeasuredStore implements Store {
     return this.timed('remove', () => this.inner.remove(collection, id, where));
   }
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
-    return this.timed('transaction', () => this.inner.transaction((tx) => fn(tx === this.inner ? this : new MeasuredStore(tx, this.observe))));
+    return this.timed('transaction', () =>
+      this.inner.transaction((tx) => fn(tx === this.inner ? this : new MeasuredStore(tx, this.observe))),
+    );
   }
   ping(): Promise<void> {
     return this.timed('ping', () => this.inner.ping());

@@ -21,7 +21,9 @@ export async function openStore(databaseUrl: string | undefined, root: string): 
     const schema = url.searchParams.get('schema') ?? undefined;
     url.searchParams.delete('schema');
     if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
-      throw new Error(`DATABASE_URL ?schema=${schema} is not a plain schema name (letters, digits and _, not starting with a digit, at most 63)`);
+      throw new Error(
+        `DATABASE_URL ?schema=${schema} is not a plain schema name (letters, digits and _, not starting with a digit, at most 63)`,
+      );
     }
     // Drivers load only when their store is used: starting on SQLite skips pg and mongodb.
     const { PgStore } = await import('./postgres/pgStore.js');
@@ -32,5 +34,7 @@ export async function openStore(databaseUrl: string | undefined, root: string): 
     return MongoStore.open(databaseUrl, { maxPoolSize: Number(process.env.DATABASE_POOL_MAX ?? 10) });
   }
   const scheme = databaseUrl.split(':')[0];
-  throw new Error(`DATABASE_URL scheme "${scheme}:" is not supported; use sqlite:PATH, sqlite::memory:, postgres://... or mongodb://...`);
+  throw new Error(
+    `DATABASE_URL scheme "${scheme}:" is not supported; use sqlite:PATH, sqlite::memory:, postgres://... or mongodb://...`,
+  );
 }

@@ -77,7 +77,10 @@ export interface Store {
 
 /** A unique constraint refused a write; `field` names the constrained field. */
 export class UniqueConflict extends Error {
-  constructor(readonly collection: string, readonly field: string) {
+  constructor(
+    readonly collection: string,
+    readonly field: string,
+  ) {
     super(`${collection}.${field} must be unique`);
   }
 }

@@ -8,20 +8,24 @@ export function importGraph(root: string, folders: string[]): Map<string, string
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts')) files.push(relative(root, path).split(sep).join('/'));
+      else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts'))
+        files.push(relative(root, path).split(sep).join('/'));
     }
   };
   for (const folder of folders) walk(join(root, folder));
   const known = new Set(files);
   const graph = new Map<string, string[]>();
   // `import x from`, `export ... from`, a bare `import '...'`, and `import('...')`.
-  const specifier = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|(?:^|\n)\s*import\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+  const specifier =
+    /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|(?:^|\n)\s*import\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
   for (const file of files) {
     const text = readFileSync(join(root, file), 'utf8');
     const targets = new Set<string>();
     for (const match of text.matchAll(specifier)) {
       const spec = (match[1] ?? match[2] ?? match[3]).replace(/\.js$/, '.ts');
-      const target = normalize(join(dirname(file), spec)).split(sep).join('/');
+      const target = normalize(join(dirname(file), spec))
+        .split(sep)
+        .join('/');
       if (known.has(target)) targets.add(target);
     }
     graph.set(file, [...targets].sort());

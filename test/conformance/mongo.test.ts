@@ -11,7 +11,9 @@ const MONGODB_URL = process.env.MONGODB_URL;
 
 if (MONGODB_URL) {
   // Each run gets its own database, so runs never see each other's collections.
-  storeConformance('mongodb', async () => MongoStore.open(MONGODB_URL, { database: `conformance_${randomUUID().replace(/-/g, '')}` }));
+  storeConformance('mongodb', async () =>
+    MongoStore.open(MONGODB_URL, { database: `conformance_${randomUUID().replace(/-/g, '')}` }),
+  );
 } else {
   console.warn('store conformance: mongodb SKIPPED because MONGODB_URL is not set');
   describe.skip('store conformance: mongodb (SKIPPED: MONGODB_URL is not set)', () => {

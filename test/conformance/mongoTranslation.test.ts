@@ -1,15 +1,17 @@
-import { Query, find, updateOne } from 'mingo';
+import { find, Query, updateOne } from 'mingo';
 import { describe, expect, it } from 'vitest';
+import { tableLayout } from '../../runtime/store/common/tableLayout.js';
 import { fromMongoDoc, mongoLayout, toMongoDoc, toMongoUpdate } from '../../runtime/store/mongo/mongoDocument.js';
 import { toMongoFilter, toMongoSort, toMongoTextFilter } from '../../runtime/store/mongo/translate.js';
-import { tableLayout } from '../../runtime/store/common/tableLayout.js';
 import type { Doc, FindQuery } from '../../runtime/store/types.js';
 import { conformanceModel, conformanceRows, filterCases } from './storeConformance.js';
 
 // Without a MongoDB server, the conformance suite's filter, search and sort cases are evaluated
 // on the documents the Mongo adapter would store, by mingo (MongoDB's query language in JS).
 const layout = tableLayout(conformanceModel.entities.find((e) => e.plural === 'things')!);
-const stored = conformanceRows.map((row, i) => toMongoDoc(layout, { id: `6500000000000000000000${String(i).padStart(2, '0')}`, ...row } as Doc));
+const stored = conformanceRows.map((row, i) =>
+  toMongoDoc(layout, { id: `6500000000000000000000${String(i).padStart(2, '0')}`, ...row } as Doc),
+);
 const names = (docs: Record<string, unknown>[]) => docs.map((d) => d.name);
 const run = (query: FindQuery) =>
   find(stored, { $and: [toMongoFilter(query.where), toMongoTextFilter(query.text, mongoLayout(layout)) ?? {}] })
@@ -22,8 +24,20 @@ describe('IR -> MongoDB, evaluated on stored documents', () => {
   });
 
   it('sorts text naturally and case-insensitively, numbers numerically, nulls first ascending, id descending by default', () => {
-    expect(names(run({ sort: [{ field: 'name', direction: 'asc' }] }))).toEqual(['apple', 'Banana', 'Éclair', 'item 2', 'item 10']);
-    expect(names(run({ sort: [{ field: 'n', direction: 'desc' }] }))).toEqual(['item 10', 'Éclair', 'item 2', 'Banana', 'apple']);
+    expect(names(run({ sort: [{ field: 'name', direction: 'asc' }] }))).toEqual([
+      'apple',
+      'Banana',
+      'Éclair',
+      'item 2',
+      'item 10',
+    ]);
+    expect(names(run({ sort: [{ field: 'n', direction: 'desc' }] }))).toEqual([
+      'item 10',
+      'Éclair',
+      'item 2',
+      'Banana',
+      'apple',
+    ]);
     expect(names(run({}))).toEqual(['Éclair', 'apple', 'item 2', 'Banana', 'item 10']);
   });
 
@@ -38,7 +52,12 @@ describe('IR -> MongoDB, evaluated on stored documents', () => {
   it('keeps unset fields absent, reads them back as null, and round-trips arrays and objects', () => {
     expect(stored[2]).not.toHaveProperty('note');
     expect(stored[4]).not.toHaveProperty('tags');
-    expect(fromMongoDoc(layout, stored[0])).toMatchObject({ name: 'item 10', tags: ['red', 'blue'], meta: { deep: { v: 1 } }, code: null });
+    expect(fromMongoDoc(layout, stored[0])).toMatchObject({
+      name: 'item 10',
+      tags: ['red', 'blue'],
+      meta: { deep: { v: 1 } },
+      code: null,
+    });
     expect(fromMongoDoc(layout, stored[0], ['id', 'name'])).toEqual({ id: stored[0]._id, name: 'item 10' });
   });
 
@@ -49,7 +68,11 @@ describe('IR -> MongoDB, evaluated on stored documents', () => {
     expect(doc).not.toHaveProperty('note');
     expect(doc._sk_name).not.toBe(stored[3]._sk_name);
     const counter = structuredClone(stored[3]);
-    updateOne([counter], { _id: counter._id }, toMongoUpdate(layout, { updatedAt: '2025-01-01T00:00:00.000Z' }, { n: 2, x: 0.5 }) as never);
+    updateOne(
+      [counter],
+      { _id: counter._id },
+      toMongoUpdate(layout, { updatedAt: '2025-01-01T00:00:00.000Z' }, { n: 2, x: 0.5 }) as never,
+    );
     expect(counter).toMatchObject({ n: 2, x: 0.5, updatedAt: '2025-01-01T00:00:00.000Z' });
     expect(new Query(toMongoFilter({ field: 'n', op: 'eq', value: 2 })).test(counter)).toBe(true);
   });

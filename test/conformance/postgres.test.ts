@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../runtime/entities/prepareWrite.js';
-import pg from 'pg';
 import { PgStore } from '../../runtime/store/postgres/pgStore.js';
 import { UniqueConflict } from '../../runtime/store/types.js';
 import { conformanceModel, storeConformance } from './storeConformance.js';
@@ -9,7 +9,9 @@ import { conformanceModel, storeConformance } from './storeConformance.js';
 // Runs under `npm run test:postgres` (CI runs it); it needs a PostgreSQL server at POSTGRES_URL.
 const POSTGRES_URL = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 // Each run gets its own schema, so runs never see each other's tables.
-storeConformance('postgres', async () => PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` }));
+storeConformance('postgres', async () =>
+  PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` }),
+);
 
 describe('postgres indexes over long text', () => {
   it('rebuilds a unique index an older version made over the whole value, then keeps a 900 kB value unique', async () => {
@@ -23,10 +25,20 @@ describe('postgres indexes over long text', () => {
       const store = PgStore.open(POSTGRES_URL, { schema });
       try {
         await store.init(conformanceModel);
-        const { rows } = await client.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'ux_things_code'`, [schema]);
+        const { rows } = await client.query(
+          `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'ux_things_code'`,
+          [schema],
+        );
         expect(rows[0].indexdef).toContain('md5(');
         const long = 'x'.repeat(900_000);
-        const doc = () => ({ id: newId(), ownerId: '0'.repeat(24), name: 'n', code: long, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' });
+        const doc = () => ({
+          id: newId(),
+          ownerId: '0'.repeat(24),
+          name: 'n',
+          code: long,
+          createdAt: '2024-01-01T00:00:00.000Z',
+          updatedAt: '2024-01-01T00:00:00.000Z',
+        });
         await store.insert('things', doc());
         await expect(store.insert('things', doc())).rejects.toBeInstanceOf(UniqueConflict);
         expect(await store.count('things', { where: { field: 'code', op: 'eq', value: long } })).toBe(1);
@@ -45,7 +57,14 @@ describe('postgres transactions', () => {
     const store = PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` });
     try {
       await store.init(conformanceModel);
-      const doc = (name: string) => ({ id: newId(), ownerId: '0'.repeat(24), name, n: 0, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' });
+      const doc = (name: string) => ({
+        id: newId(),
+        ownerId: '0'.repeat(24),
+        name,
+        n: 0,
+        createdAt: '2024-01-01T00:00:00.000Z',
+        updatedAt: '2024-01-01T00:00:00.000Z',
+      });
       const [a, b] = [await store.insert('things', doc('a')), await store.insert('things', doc('b'))];
       let attempts = 0;
       const crossing = (first: string, second: string) =>
@@ -71,7 +90,14 @@ describe('postgres transactions', () => {
     process.on('warning', onWarning);
     try {
       await store.init(conformanceModel);
-      const doc = (name: string) => ({ id: newId(), ownerId: '0'.repeat(24), name, n: 0, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z' });
+      const doc = (name: string) => ({
+        id: newId(),
+        ownerId: '0'.repeat(24),
+        name,
+        n: 0,
+        createdAt: '2024-01-01T00:00:00.000Z',
+        updatedAt: '2024-01-01T00:00:00.000Z',
+      });
       const ids = await store.transaction(async (tx) => {
         const inserted = await Promise.all(Array.from({ length: 20 }, (_, i) => tx.insert('things', doc(`t${i}`))));
         await Promise.all(inserted.map((d) => tx.increment('things', d.id, { n: 2 })));

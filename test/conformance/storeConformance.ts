@@ -1,6 +1,6 @@
-import { describe, expect, it, beforeAll, afterAll } from 'vitest';
-import { newId } from '../../runtime/entities/prepareWrite.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelFromInputs } from '../../generator/build.js';
+import { newId } from '../../runtime/entities/prepareWrite.js';
 import type { Doc, Store, Where } from '../../runtime/store/types.js';
 import { UniqueConflict } from '../../runtime/store/types.js';
 
@@ -23,10 +23,22 @@ fields:
 filters: [kind, tags, flag]
 `;
 
-export const conformanceModel = modelFromInputs({ entityFiles: [{ file: 'things.yaml', text: ENTITY, origin: 'app' }] });
+export const conformanceModel = modelFromInputs({
+  entityFiles: [{ file: 'things.yaml', text: ENTITY, origin: 'app' }],
+});
 
 export const conformanceRows: Record<string, unknown>[] = [
-  { name: 'item 10', n: 10, x: 1.5, flag: true, kind: 'a', tags: ['red', 'blue'], meta: { deep: { v: 1 } }, when: '2024-03-01T00:00:00.000Z', note: 'Café au lait' },
+  {
+    name: 'item 10',
+    n: 10,
+    x: 1.5,
+    flag: true,
+    kind: 'a',
+    tags: ['red', 'blue'],
+    meta: { deep: { v: 1 } },
+    when: '2024-03-01T00:00:00.000Z',
+    note: 'Café au lait',
+  },
   { name: 'Banana', n: 2, x: -1, flag: false, kind: 'b', tags: ['blue'], note: 'yellow fruit' },
   { name: 'item 2', n: 2, flag: true, kind: 'c', tags: [], note: null },
   { name: 'apple', n: null, x: 0, kind: 'a', tags: ['green'], note: 'red fruit' },
@@ -50,13 +62,39 @@ export const filterCases: [Where, string[]][] = [
   [{ field: 'tags', op: 'contains', value: 'blue' }, ['Banana', 'item 10']],
   [{ field: 'tags', op: 'contains', value: ['green', 'red'] }, ['apple', 'item 10']],
   [{ field: 'when', op: 'gte', value: '2024-02-01T00:00:00.000Z' }, ['item 10']],
-  [{ and: [{ field: 'kind', op: 'eq', value: 'a' }, { field: 'n', op: 'exists', value: true }] }, ['item 10']],
-  [{ or: [{ field: 'kind', op: 'eq', value: 'c' }, { field: 'x', op: 'lt', value: 0 }] }, ['Banana', 'item 2']],
+  [
+    {
+      and: [
+        { field: 'kind', op: 'eq', value: 'a' },
+        { field: 'n', op: 'exists', value: true },
+      ],
+    },
+    ['item 10'],
+  ],
+  [
+    {
+      or: [
+        { field: 'kind', op: 'eq', value: 'c' },
+        { field: 'x', op: 'lt', value: 0 },
+      ],
+    },
+    ['Banana', 'item 2'],
+  ],
   [{ not: { field: 'kind', op: 'in', value: ['a', 'b'] } }, ['item 2']],
   // NOT is true only where its condition is false, never where a null field makes it unknown.
   [{ not: { field: 'n', op: 'eq', value: 2 } }, ['Éclair', 'item 10']],
   [{ not: { field: 'note', op: 'exists', value: true } }, ['item 2']],
-  [{ not: { or: [{ field: 'kind', op: 'eq', value: 'a' }, { field: 'x', op: 'gt', value: 0 }] } }, ['Banana']],
+  [
+    {
+      not: {
+        or: [
+          { field: 'kind', op: 'eq', value: 'a' },
+          { field: 'x', op: 'gt', value: 0 },
+        ],
+      },
+    },
+    ['Banana'],
+  ],
   [{ not: { field: 'tags', op: 'contains', value: 'blue' } }, ['apple', 'Éclair', 'item 2']],
   [{ not: { not: { field: 'n', op: 'lt', value: 7 } } }, ['Banana', 'item 2']],
   [{ and: [] }, ['apple', 'Banana', 'Éclair', 'item 2', 'item 10']],
@@ -69,9 +107,15 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
   describe(`store conformance: ${name}`, () => {
     let store: Store;
     const docs: Doc[] = [];
-    const make = (fields: Record<string, unknown>): Doc => ({
-      id: newId(), ownerId: '0'.repeat(24), createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z', archivedAt: null, ...fields,
-    } as Doc);
+    const make = (fields: Record<string, unknown>): Doc =>
+      ({
+        id: newId(),
+        ownerId: '0'.repeat(24),
+        createdAt: '2024-01-01T00:00:00.000Z',
+        updatedAt: '2024-01-01T00:00:00.000Z',
+        archivedAt: null,
+        ...fields,
+      }) as Doc;
     const names = (list: Doc[]) => list.map((d) => d.name);
 
     beforeAll(async () => {
@@ -83,7 +127,15 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
 
     it('returns every field, null when unset, arrays and nested objects intact', async () => {
       const got = await store.get('things', docs[0].id);
-      expect(got).toMatchObject({ name: 'item 10', n: 10, x: 1.5, flag: true, tags: ['red', 'blue'], meta: { deep: { v: 1 } }, code: null });
+      expect(got).toMatchObject({
+        name: 'item 10',
+        n: 10,
+        x: 1.5,
+        flag: true,
+        tags: ['red', 'blue'],
+        meta: { deep: { v: 1 } },
+        code: null,
+      });
       expect((await store.get('things', docs[4].id))!.tags).toBeNull();
       expect(await store.get('things', newId())).toBeNull();
     });
@@ -100,17 +152,34 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
     });
 
     it('sorts strings case-insensitively with natural numbers, numbers numerically, nulls first ascending', async () => {
-      expect(names(await store.find('things', { sort: [{ field: 'name', direction: 'asc' }] }))).toEqual(['apple', 'Banana', 'Éclair', 'item 2', 'item 10']);
-      expect(names(await store.find('things', { sort: [{ field: 'n', direction: 'desc' }] }))).toEqual(['item 10', 'Éclair', 'item 2', 'Banana', 'apple']);
+      expect(names(await store.find('things', { sort: [{ field: 'name', direction: 'asc' }] }))).toEqual([
+        'apple',
+        'Banana',
+        'Éclair',
+        'item 2',
+        'item 10',
+      ]);
+      expect(names(await store.find('things', { sort: [{ field: 'n', direction: 'desc' }] }))).toEqual([
+        'item 10',
+        'Éclair',
+        'item 2',
+        'Banana',
+        'apple',
+      ]);
     });
 
     it('sorts with an explicit collation', async () => {
-      const sorted = await store.find('things', { sort: [{ field: 'name', direction: 'asc' }], collation: { locale: 'en', strength: 3 } });
+      const sorted = await store.find('things', {
+        sort: [{ field: 'name', direction: 'asc' }],
+        collation: { locale: 'en', strength: 3 },
+      });
       expect(names(sorted)).toEqual(['apple', 'Banana', 'Éclair', 'item 10', 'item 2']);
     });
 
     it('searches every term as a word prefix, ignoring case and accents', async () => {
-      expect(names(await store.find('things', { text: 'fruit', sort: [{ field: 'name', direction: 'asc' }] }))).toEqual(['apple', 'Banana']);
+      expect(names(await store.find('things', { text: 'fruit', sort: [{ field: 'name', direction: 'asc' }] }))).toEqual(
+        ['apple', 'Banana'],
+      );
       expect(names(await store.find('things', { text: 'CAFE la' }))).toEqual(['item 10']);
       expect(names(await store.find('things', { text: 'ecl' }))).toEqual(['Éclair']);
       expect(await store.count('things', { text: 'fruit yellow' })).toBe(1);
@@ -157,7 +226,9 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
         await tx.insert('things', make({ name: 'kept 2' }));
       });
       expect(await store.count('things', {})).toBe(before + 2);
-      await expect(store.insertMany('things', [make({ name: 'm1', code: 'M' }), make({ name: 'm2', code: 'M' })])).rejects.toBeInstanceOf(UniqueConflict);
+      await expect(
+        store.insertMany('things', [make({ name: 'm1', code: 'M' }), make({ name: 'm2', code: 'M' })]),
+      ).rejects.toBeInstanceOf(UniqueConflict);
       expect(await store.count('things', {})).toBe(before + 2);
     });
 

@@ -18,7 +18,10 @@ describe('register and login', () => {
   it('registers: 201 { user, token } and the session cookie', async () => {
     const res = await register('Ann@Example.test', PASSWORD, 'Ann');
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ user: { id: expect.stringMatching(/^[0-9a-f]{24}$/), email: 'ann@example.test', displayName: 'Ann' }, token: expect.any(String) });
+    expect(res.body).toEqual({
+      user: { id: expect.stringMatching(/^[0-9a-f]{24}$/), email: 'ann@example.test', displayName: 'Ann' },
+      token: expect.any(String),
+    });
     expect(res.body.token).toMatch(/^[0-9a-f]{24}\.\d+\.[A-Za-z0-9_-]+$/);
     const cookie = res.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^entigen_uid=[0-9a-f]{24}\.\d+\.[A-Za-z0-9_-]+;/);
@@ -37,23 +40,33 @@ describe('register and login', () => {
     const taken = await register('ANN@example.test');
     expect(taken.status).toBe(409);
     expect(taken.body.error.details).toEqual({ email: 'is already registered' });
-    const bad = await server.call('POST', '/api/v1/auth/register', { body: { email: 'nope', password: PASSWORD, displayName: '', role: 'ADMIN' } });
+    const bad = await server.call('POST', '/api/v1/auth/register', {
+      body: { email: 'nope', password: PASSWORD, displayName: '', role: 'ADMIN' },
+    });
     expect(bad.body.error.details).toMatchObject({ role: 'is not allowed', displayName: 'must not be empty' });
   });
 
   it('logs in with the same answer shape; unknown user and wrong password answer alike', async () => {
-    const ok = await server.call('POST', '/api/v1/auth/login', { body: { authType: 'password', email: 'ann@example.test', password: PASSWORD } });
+    const ok = await server.call('POST', '/api/v1/auth/login', {
+      body: { authType: 'password', email: 'ann@example.test', password: PASSWORD },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.user.email).toBe('ann@example.test');
-    const wrong = await server.call('POST', '/api/v1/auth/login', { body: { authType: 'password', email: 'ann@example.test', password: 'nope nope nope!' } });
-    const unknown = await server.call('POST', '/api/v1/auth/login', { body: { authType: 'password', email: 'ghost@example.test', password: 'nope nope nope!' } });
+    const wrong = await server.call('POST', '/api/v1/auth/login', {
+      body: { authType: 'password', email: 'ann@example.test', password: 'nope nope nope!' },
+    });
+    const unknown = await server.call('POST', '/api/v1/auth/login', {
+      body: { authType: 'password', email: 'ghost@example.test', password: 'nope nope nope!' },
+    });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(wrong.body).toEqual(unknown.body);
   });
 
   it('accepts the session as a cookie and as a Bearer token; /auth/me shows user, roles, permissions', async () => {
-    const { body, headers } = await server.call('POST', '/api/v1/auth/login', { body: { email: 'ann@example.test', password: PASSWORD } });
+    const { body, headers } = await server.call('POST', '/api/v1/auth/login', {
+      body: { email: 'ann@example.test', password: PASSWORD },
+    });
     const cookie = headers.get('set-cookie')!.split(';')[0];
     const viaCookie = await server.call('GET', '/api/v1/auth/me', { headers: { cookie } });
     const viaBearer = await server.call('GET', '/api/v1/auth/me', { token: body.token });
@@ -75,16 +88,24 @@ describe('session tokens', () => {
       signSession('another-secret', id, Date.now()),
       signSession('test-session-secret', id, Date.now() - 8 * 24 * 3600 * 1000),
     ];
-    for (const token of forged) expect((await server.call('GET', '/api/v1/auth/me', { token })).status, token).toBe(401);
+    for (const token of forged)
+      expect((await server.call('GET', '/api/v1/auth/me', { token })).status, token).toBe(401);
     // A bad cookie is ignored (anonymous), so a stale cookie never blocks signing in again.
-    expect((await server.call('GET', '/api/v1/auth/me', { headers: { cookie: `entigen_uid=${id}` } })).status).toBe(401);
-    const login = await server.call('POST', '/api/v1/auth/login', { headers: { cookie: `entigen_uid=${id}.1.x` }, body: { email: 'tokens@example.test', password: PASSWORD } });
+    expect((await server.call('GET', '/api/v1/auth/me', { headers: { cookie: `entigen_uid=${id}` } })).status).toBe(
+      401,
+    );
+    const login = await server.call('POST', '/api/v1/auth/login', {
+      headers: { cookie: `entigen_uid=${id}.1.x` },
+      body: { email: 'tokens@example.test', password: PASSWORD },
+    });
     expect(login.status).toBe(200);
   });
 
   it('logout revokes that token only', async () => {
     const { body } = await register('logout@example.test');
-    const other = await server.call('POST', '/api/v1/auth/login', { body: { email: 'logout@example.test', password: PASSWORD } });
+    const other = await server.call('POST', '/api/v1/auth/login', {
+      body: { email: 'logout@example.test', password: PASSWORD },
+    });
     const out = await server.call('POST', '/api/v1/auth/logout', { token: body.token });
     expect(out.status).toBe(200);
     expect(out.body).toEqual({ success: true });
@@ -95,16 +116,28 @@ describe('session tokens', () => {
 
   it('change-password checks the current password and revokes every earlier session', async () => {
     const { body } = await register('change@example.test');
-    const wrong = await server.call('POST', '/api/v1/auth/change-password', { token: body.token, body: { currentPassword: 'wrong password!', newPassword: 'another good password!' } });
+    const wrong = await server.call('POST', '/api/v1/auth/change-password', {
+      token: body.token,
+      body: { currentPassword: 'wrong password!', newPassword: 'another good password!' },
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.details).toEqual({ currentPassword: 'is not correct' });
     await new Promise((r) => setTimeout(r, 5));
-    const changed = await server.call('POST', '/api/v1/auth/change-password', { token: body.token, body: { currentPassword: PASSWORD, newPassword: 'another good password!' } });
+    const changed = await server.call('POST', '/api/v1/auth/change-password', {
+      token: body.token,
+      body: { currentPassword: PASSWORD, newPassword: 'another good password!' },
+    });
     expect(changed.status).toBe(200);
     expect(changed.body).toEqual({ success: true, token: expect.any(String) });
     expect((await server.call('GET', '/api/v1/auth/me', { token: body.token })).status).toBe(401);
     expect((await server.call('GET', '/api/v1/auth/me', { token: changed.body.token })).status).toBe(200);
-    expect((await server.call('POST', '/api/v1/auth/login', { body: { email: 'change@example.test', password: 'another good password!' } })).status).toBe(200);
+    expect(
+      (
+        await server.call('POST', '/api/v1/auth/login', {
+          body: { email: 'change@example.test', password: 'another good password!' },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -113,7 +146,9 @@ describe('password reset', () => {
     await register('reset@example.test');
     const sent: string[] = [];
     server.auth.mailer = { send: async (message) => void sent.push(message.text) };
-    expect((await server.call('POST', '/api/v1/auth/forgot-password', { body: { email: 'nobody@example.test' } })).status).toBe(202);
+    expect(
+      (await server.call('POST', '/api/v1/auth/forgot-password', { body: { email: 'nobody@example.test' } })).status,
+    ).toBe(202);
     expect(sent).toEqual([]);
     const res = await server.call('POST', '/api/v1/auth/forgot-password', { body: { email: 'reset@example.test' } });
     expect(res.status).toBe(202);
@@ -122,10 +157,24 @@ describe('password reset', () => {
     const token = /: (\S+)$/.exec(sent[0])![1];
     const stored = await server.ctx.store.find('passwordResets', {});
     expect(JSON.stringify(stored)).not.toContain(token);
-    const done = await server.call('POST', '/api/v1/auth/reset-password', { body: { token, newPassword: 'a brand new password!' } });
+    const done = await server.call('POST', '/api/v1/auth/reset-password', {
+      body: { token, newPassword: 'a brand new password!' },
+    });
     expect(done.status).toBe(200);
-    expect((await server.call('POST', '/api/v1/auth/reset-password', { body: { token, newPassword: 'yet another password!' } })).status).toBe(400);
-    expect((await server.call('POST', '/api/v1/auth/login', { body: { email: 'reset@example.test', password: 'a brand new password!' } })).status).toBe(200);
+    expect(
+      (
+        await server.call('POST', '/api/v1/auth/reset-password', {
+          body: { token, newPassword: 'yet another password!' },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await server.call('POST', '/api/v1/auth/login', {
+          body: { email: 'reset@example.test', password: 'a brand new password!' },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -136,7 +185,8 @@ describe('password reset tokens', () => {
     await vi.waitFor(() => expect(sent.length).toBe(before + 1));
     return /: (\S+)$/.exec(sent.at(-1)!)![1];
   };
-  const reset = (token: string, newPassword: string) => server.call('POST', '/api/v1/auth/reset-password', { body: { token, newPassword } });
+  const reset = (token: string, newPassword: string) =>
+    server.call('POST', '/api/v1/auth/reset-password', { body: { token, newPassword } });
 
   it('die when a newer one is used and when the password changes', async () => {
     const { body } = await register('reset-tokens@example.test');
@@ -148,8 +198,13 @@ describe('password reset tokens', () => {
     expect((await reset(older, 'an attacker password!')).status).toBe(400);
 
     const pending = await forgot('reset-tokens@example.test', sent);
-    const login = await server.call('POST', '/api/v1/auth/login', { body: { email: 'reset-tokens@example.test', password: 'the newest password!' } });
-    const changed = await server.call('POST', '/api/v1/auth/change-password', { token: login.body.token, body: { currentPassword: 'the newest password!', newPassword: 'changed by the owner!' } });
+    const login = await server.call('POST', '/api/v1/auth/login', {
+      body: { email: 'reset-tokens@example.test', password: 'the newest password!' },
+    });
+    const changed = await server.call('POST', '/api/v1/auth/change-password', {
+      token: login.body.token,
+      body: { currentPassword: 'the newest password!', newPassword: 'changed by the owner!' },
+    });
     expect(changed.status).toBe(200);
     expect((await reset(pending, 'an attacker password!')).status).toBe(400);
     expect(body.user.email).toBe('reset-tokens@example.test');
@@ -160,9 +215,18 @@ describe('password reset tokens', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     const sent: string[] = [];
-    server.auth.mailer = { send: async (message) => { await held; sent.push(message.to); } };
-    const known = await server.call('POST', '/api/v1/auth/forgot-password', { body: { email: 'slowmail@example.test' } });
-    const unknown = await server.call('POST', '/api/v1/auth/forgot-password', { body: { email: 'nobody-at-all@example.test' } });
+    server.auth.mailer = {
+      send: async (message) => {
+        await held;
+        sent.push(message.to);
+      },
+    };
+    const known = await server.call('POST', '/api/v1/auth/forgot-password', {
+      body: { email: 'slowmail@example.test' },
+    });
+    const unknown = await server.call('POST', '/api/v1/auth/forgot-password', {
+      body: { email: 'nobody-at-all@example.test' },
+    });
     expect([known.status, unknown.status]).toEqual([202, 202]);
     expect(known.body).toEqual(unknown.body);
     expect(sent).toEqual([]);
@@ -181,7 +245,11 @@ describe('users', () => {
     expect(first.status).toBe(200);
     expect(first.body.items).toHaveLength(2);
     expect(first.body.nextCursor).toBeTruthy();
-    const second = await server.call('GET', `/api/v1/users?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`, { token: admin.token });
+    const second = await server.call(
+      'GET',
+      `/api/v1/users?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+      { token: admin.token },
+    );
     expect(second.body.items[0].id > first.body.items[1].id).toBe(true);
     expect(JSON.stringify([first.body, second.body])).not.toMatch(/passwordHash|argon2/);
   });
@@ -190,14 +258,29 @@ describe('users', () => {
     const admin = await server.user({ roles: ['ADMIN'] });
     const user = await server.user();
     const other = await server.user();
-    const renamed = await server.call('PUT', `/api/v1/users/${user.id}`, { token: user.token, body: { displayName: 'New Name' } });
+    const renamed = await server.call('PUT', `/api/v1/users/${user.id}`, {
+      token: user.token,
+      body: { displayName: 'New Name' },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ id: user.id, displayName: 'New Name' });
-    expect((await server.call('PUT', `/api/v1/users/${user.id}`, { token: user.token, body: { roles: ['ADMIN'] } })).status).toBe(403);
-    expect((await server.call('PUT', `/api/v1/users/${other.id}`, { token: user.token, body: { displayName: 'x' } })).status).toBe(403);
-    const promoted = await server.call('PUT', `/api/v1/users/${user.id}`, { token: admin.token, body: { roles: ['USER', 'MODERATOR'] } });
+    expect(
+      (await server.call('PUT', `/api/v1/users/${user.id}`, { token: user.token, body: { roles: ['ADMIN'] } })).status,
+    ).toBe(403);
+    expect(
+      (await server.call('PUT', `/api/v1/users/${other.id}`, { token: user.token, body: { displayName: 'x' } })).status,
+    ).toBe(403);
+    const promoted = await server.call('PUT', `/api/v1/users/${user.id}`, {
+      token: admin.token,
+      body: { roles: ['USER', 'MODERATOR'] },
+    });
     expect(promoted.body.roles).toEqual(['USER', 'MODERATOR']);
-    expect((await server.call('PUT', `/api/v1/users/${user.id}`, { token: admin.token, body: { roles: ['NOPE'] } })).status).toBe(400);
-    expect((await server.call('PUT', `/api/v1/users/${user.id}`, { token: admin.token, body: { passwordHash: 'x' } })).status).toBe(400);
+    expect(
+      (await server.call('PUT', `/api/v1/users/${user.id}`, { token: admin.token, body: { roles: ['NOPE'] } })).status,
+    ).toBe(400);
+    expect(
+      (await server.call('PUT', `/api/v1/users/${user.id}`, { token: admin.token, body: { passwordHash: 'x' } }))
+        .status,
+    ).toBe(400);
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiRequestError, createClient, type Client } from '../../generated/client.js';
+import { ApiRequestError, type Client, createClient } from '../../generated/client.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 // Everything here goes through generated/client.ts; the server starts with a headless admin.
@@ -8,7 +8,10 @@ let server: TestServer;
 let admin: Client;
 
 beforeAll(async () => {
-  server = await startTestServer({ ENTIGEN_ADMIN_EMAIL: ADMIN.email, ENTIGEN_ADMIN_PASSWORD: ADMIN.password }, { withAdmin: false });
+  server = await startTestServer(
+    { ENTIGEN_ADMIN_EMAIL: ADMIN.email, ENTIGEN_ADMIN_PASSWORD: ADMIN.password },
+    { withAdmin: false },
+  );
   admin = createClient({ baseUrl: server.url });
   await admin.auth.login(ADMIN);
 });
@@ -17,16 +20,29 @@ afterAll(() => server.close());
 describe('generated client', () => {
   it('signs up with a session cookie and runs every generic operation, typed', async () => {
     const client = createClient({ baseUrl: server.url, cookies: true });
-    const { user } = await client.auth.register({ email: 'writer@example.test', password: 'a long passphrase 1!', displayName: 'Writer' });
+    const { user } = await client.auth.register({
+      email: 'writer@example.test',
+      password: 'a long passphrase 1!',
+      displayName: 'Writer',
+    });
     expect((await client.auth.me()).user.id).toBe(user.id);
 
-    const created = await client.articles.create({ title: 'Typed client', body: 'First body', tags: ['sdk'], price: 10 }, { idempotencyKey: 'client-create-1' });
+    const created = await client.articles.create(
+      { title: 'Typed client', body: 'First body', tags: ['sdk'], price: 10 },
+      { idempotencyKey: 'client-create-1' },
+    );
     expect(created).toMatchObject({ title: 'Typed client', views: 0, ownerId: user.id, status: 'draft' });
-    const replayed = await client.articles.create({ title: 'Typed client', body: 'First body', tags: ['sdk'], price: 10 }, { idempotencyKey: 'client-create-1' });
+    const replayed = await client.articles.create(
+      { title: 'Typed client', body: 'First body', tags: ['sdk'], price: 10 },
+      { idempotencyKey: 'client-create-1' },
+    );
     expect(replayed.id).toBe(created.id);
     expect((await client.articles.get(created.id)).title).toBe('Typed client');
 
-    const bulk = await client.articles.bulk([{ title: 'Bulk one', body: 'b' }, { title: 'Bulk two', body: 'b', kind: 'guide' }]);
+    const bulk = await client.articles.bulk([
+      { title: 'Bulk one', body: 'b' },
+      { title: 'Bulk two', body: 'b', kind: 'guide' },
+    ]);
     expect(bulk.count).toBe(2);
     const guides = await client.articles.list({ kind: 'guide', select: ['title'], sort: 'title' });
     expect(guides.items.map((a) => a.title)).toEqual(['Bulk two']);
@@ -34,7 +50,11 @@ describe('generated client', () => {
     const tagged = await client.articles.list({ tags: 'sdk', q: 'typed' });
     expect(tagged.totalCount).toBe(1);
 
-    const updated = await client.articles.update(created.id, { body: 'Second body', price: 12 }, { changeReason: 'edited through the client' });
+    const updated = await client.articles.update(
+      created.id,
+      { body: 'Second body', price: 12 },
+      { changeReason: 'edited through the client' },
+    );
     expect(updated.body).toBe('Second body');
     expect((await client.articles.increment(created.id, { views: 5 })).views).toBe(5);
 
@@ -42,15 +62,24 @@ describe('generated client', () => {
     expect(versions.items.map((v) => v.changeType)).toEqual(['update', 'update', 'create']);
     expect(versions.items[1].changeReason).toBe('edited through the client');
     const comparison = await client.articles.compareVersions(created.id, 1, 2);
-    expect(comparison.changes.find((c) => c.field === 'body')).toMatchObject({ oldValue: 'First body', newValue: 'Second body', changed: true });
+    expect(comparison.changes.find((c) => c.field === 'body')).toMatchObject({
+      oldValue: 'First body',
+      newValue: 'Second body',
+      changed: true,
+    });
     expect((await client.articles.version(created.id, 1)).snapshot.body).toBe('First body');
     const reverted = await client.articles.revert(created.id, 1, 'back to the first');
     expect(reverted).toMatchObject({ success: true, revertedTo: 1, entity: { body: 'First body' } });
 
     const changes = await client.articles.fieldChanges(created.id, { fieldName: 'price' });
     // Newest first: the revert's change, then the update's.
-    expect(changes.items.map((c) => [c.oldValue, c.newValue, c.approvalStatus])).toEqual([[12, 10, 'pending'], [10, 12, 'pending']]);
-    expect(await admin.articles.decideFieldChange(created.id, changes.items[1].id, { approvalStatus: 'approved' })).toMatchObject({ approvalStatus: 'approved' });
+    expect(changes.items.map((c) => [c.oldValue, c.newValue, c.approvalStatus])).toEqual([
+      [12, 10, 'pending'],
+      [10, 12, 'pending'],
+    ]);
+    expect(
+      await admin.articles.decideFieldChange(created.id, changes.items[1].id, { approvalStatus: 'approved' }),
+    ).toMatchObject({ approvalStatus: 'approved' });
 
     await client.articles.archive(bulk.items[0].id);
     expect((await client.articles.list({ q: 'bulk' })).totalCount).toBe(1);
@@ -69,38 +98,65 @@ describe('generated client', () => {
 
   it('throws typed errors with status, code and details', async () => {
     const client = createClient({ baseUrl: server.url });
-    await client.auth.register({ email: 'errors@example.test', password: 'a long passphrase 2!', displayName: 'Errors' });
-    const invalid = await client.articles.create({ title: '', body: 'x', views: 'many' as unknown as number }).catch((error: unknown) => error);
+    await client.auth.register({
+      email: 'errors@example.test',
+      password: 'a long passphrase 2!',
+      displayName: 'Errors',
+    });
+    const invalid = await client.articles
+      .create({ title: '', body: 'x', views: 'many' as unknown as number })
+      .catch((error: unknown) => error);
     expect(invalid).toBeInstanceOf(ApiRequestError);
     expect(invalid).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', details: { views: expect.any(String) } });
     expect((invalid as ApiRequestError).correlationId).toMatch(/^[0-9a-f-]{36}$/);
-    await expect(client.articles.get('0123456789abcdef01234567')).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
-    await expect(client.articles.list({ limit: 500 })).rejects.toMatchObject({ status: 400, details: { limit: expect.any(String) } });
+    await expect(client.articles.get('0123456789abcdef01234567')).rejects.toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+    });
+    await expect(client.articles.list({ limit: 500 })).rejects.toMatchObject({
+      status: 400,
+      details: { limit: expect.any(String) },
+    });
   });
 
   it('works with an API key that holds only the permissions it was given', async () => {
     const owner = createClient({ baseUrl: server.url });
     await owner.auth.register({ email: 'keys@example.test', password: 'a long passphrase 3!', displayName: 'Keys' });
     const mine = await owner.articles.create({ title: 'Key readable', body: 'k' });
-    const key = await owner.apiKeys.create({ name: 'reader', permissions: ['articles:view:own'], expiresAt: new Date(Date.now() + 86_400_000).toISOString() });
+    const key = await owner.apiKeys.create({
+      name: 'reader',
+      permissions: ['articles:view:own'],
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
     expect(key.token).toMatch(/^egk_/);
     expect((await owner.apiKeys.list()).items.map((k) => k.lastEight)).toEqual([key.lastEight]);
 
     const reader = createClient({ baseUrl: server.url, apiKey: key.token });
     expect((await reader.articles.list()).items.map((a) => a.id)).toEqual([mine.id]);
-    await expect(reader.articles.create({ title: 'no', body: 'no' })).rejects.toMatchObject({ status: 403, code: 'FORBIDDEN' });
+    await expect(reader.articles.create({ title: 'no', body: 'no' })).rejects.toMatchObject({
+      status: 403,
+      code: 'FORBIDDEN',
+    });
     await owner.apiKeys.revoke(key.id);
     await expect(reader.articles.list()).rejects.toMatchObject({ status: 401 });
   });
 
   it('acts in the tenant named by tenantId, and the simple-versioning audit log reads through it', async () => {
     const member = createClient({ baseUrl: server.url });
-    const { user } = await member.auth.register({ email: 'member@example.test', password: 'a long passphrase 4!', displayName: 'Member' });
+    const { user } = await member.auth.register({
+      email: 'member@example.test',
+      password: 'a long passphrase 4!',
+      displayName: 'Member',
+    });
     const first = await admin.organizations.create({ name: 'First', members: [user.id] });
     await admin.organizations.create({ name: 'Second', members: [user.id] });
     // Two tenants and none named: a create cannot pick one.
     await expect(member.projects.create({ name: 'P', code: 'P-1' })).rejects.toMatchObject({ status: 400 });
-    const inFirst = createClient({ baseUrl: server.url, token: (await member.auth.login({ email: 'member@example.test', password: 'a long passphrase 4!' })).token, tenantId: first.id });
+    const inFirst = createClient({
+      baseUrl: server.url,
+      token: (await member.auth.login({ email: 'member@example.test', password: 'a long passphrase 4!' })).token,
+      tenantId: first.id,
+    });
     const project = await inFirst.projects.create({ name: 'P', code: 'P-1' });
     expect(project.tenantId).toBe(first.id);
     await inFirst.projects.update(project.id, { hours: 3 });

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startPrivatePostgres, type PrivatePostgres } from '../support/privatePostgres.js';
-import { ADMIN_ENV, spawnServer, type SpawnedServer } from '../support/spawnServer.js';
+import { type PrivatePostgres, startPrivatePostgres } from '../support/privatePostgres.js';
+import { ADMIN_ENV, type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 
 let pg: PrivatePostgres | undefined;
 let server: SpawnedServer | undefined;
@@ -51,7 +51,9 @@ describe('losing the database', () => {
     expect(recovered).toBe(true);
     for (let i = 0; i < 10; i++) await write();
     expect(statuses.every((s) => s === 201 || s === 503)).toBe(true);
-    const res = await fetch(`${server.url}/api/v1/articles?limit=200&select=title`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${server.url}/api/v1/articles?limit=200&select=title`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const stored = ((await res.json()) as { data: { items: { id: string }[] } }).data.items.map((item) => item.id);
     expect(stored).toEqual(expect.arrayContaining(acknowledged));
     expect(acknowledged.length).toBeGreaterThanOrEqual(31);

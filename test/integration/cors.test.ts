@@ -6,12 +6,15 @@ let server: TestServer;
 let plain: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({}, {
-    overrides: {
-      rateLimit: { auth: { limit: 2, window: 60 }, api: { limit: 2, window: 60 }, public: { limit: 2, window: 60 } },
-      cors: { origins: [APP, 'https://*.example.org'], credentials: true, maxAge: 600 },
+  server = await startTestServer(
+    {},
+    {
+      overrides: {
+        rateLimit: { auth: { limit: 2, window: 60 }, api: { limit: 2, window: 60 }, public: { limit: 2, window: 60 } },
+        cors: { origins: [APP, 'https://*.example.org'], credentials: true, maxAge: 600 },
+      },
     },
-  });
+  );
   plain = await startTestServer();
 });
 afterAll(async () => {
@@ -22,7 +25,11 @@ afterAll(async () => {
 const preflight = (target: TestServer, origin: string, path = '/api/v1/articles') =>
   fetch(`${target.url}${path}`, {
     method: 'OPTIONS',
-    headers: { origin, 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization,content-type,idempotency-key' },
+    headers: {
+      origin,
+      'access-control-request-method': 'PATCH',
+      'access-control-request-headers': 'authorization,content-type,idempotency-key',
+    },
   });
 
 describe('CORS', () => {
@@ -47,7 +54,15 @@ describe('CORS', () => {
     const res = await fetch(`${server.url}/api/health`, { headers: { origin: 'https://shop.eu.example.org' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.eu.example.org');
     const exposed = res.headers.get('access-control-expose-headers')!.toLowerCase().split(',');
-    expect(exposed).toEqual(expect.arrayContaining(['x-correlation-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after']));
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        'x-correlation-id',
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+        'retry-after',
+      ]),
+    );
     expect(res.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
   });
 
@@ -55,7 +70,9 @@ describe('CORS', () => {
     for (const origin of ['https://evil.test', 'https://example.org.evil.test', 'http://app.example.test', 'null']) {
       const res = await preflight(server, origin);
       expect(res.headers.get('access-control-allow-origin'), origin).toBeNull();
-      expect((await fetch(`${server.url}/api/health`, { headers: { origin } })).headers.get('access-control-allow-origin')).toBeNull();
+      expect(
+        (await fetch(`${server.url}/api/health`, { headers: { origin } })).headers.get('access-control-allow-origin'),
+      ).toBeNull();
     }
     const res = await fetch(`${plain.url}/api/health`, { headers: { origin: APP } });
     expect([...res.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
@@ -71,7 +88,11 @@ describe('CORS', () => {
     } finally {
       await viaEnv.close();
     }
-    await expect(startTestServer({ CORS_ORIGINS: '*', CORS_CREDENTIALS: 'true' })).rejects.toThrow(/"\*" cannot be combined with credentials/);
-    await expect(startTestServer({ CORS_ORIGINS: 'https://app.example.test/path' })).rejects.toThrow(/is not an origin/);
+    await expect(startTestServer({ CORS_ORIGINS: '*', CORS_CREDENTIALS: 'true' })).rejects.toThrow(
+      /"\*" cannot be combined with credentials/,
+    );
+    await expect(startTestServer({ CORS_ORIGINS: 'https://app.example.test/path' })).rejects.toThrow(
+      /is not an origin/,
+    );
   });
 });

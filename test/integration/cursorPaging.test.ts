@@ -26,7 +26,10 @@ describe('cursor paging', () => {
       seen.push(...page.body.data.items.map((i: { id: string }) => i.id));
       cursor = page.body.data.nextCursor;
       // Writers keep adding records between pages.
-      await server.call('POST', '/api/v1/articles', { token: user.token, body: { title: `new${inserted++}`, body: 'b' } });
+      await server.call('POST', '/api/v1/articles', {
+        token: user.token,
+        body: { title: `new${inserted++}`, body: 'b' },
+      });
     } while (cursor);
 
     const fromBefore = seen.filter((id) => existing.has(id));
@@ -36,7 +39,11 @@ describe('cursor paging', () => {
 
   it('pages ascending when sorted by id ascending', async () => {
     const first = await server.call('GET', '/api/v1/articles?limit=3&sort=id', { token: user.token });
-    const second = await server.call('GET', `/api/v1/articles?limit=3&cursor=${encodeURIComponent(first.body.data.nextCursor)}`, { token: user.token });
+    const second = await server.call(
+      'GET',
+      `/api/v1/articles?limit=3&cursor=${encodeURIComponent(first.body.data.nextCursor)}`,
+      { token: user.token },
+    );
     const ids = [...first.body.data.items, ...second.body.data.items].map((i: { id: string }) => i.id);
     expect(ids).toEqual([...ids].sort());
   });

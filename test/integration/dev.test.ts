@@ -9,7 +9,13 @@ describe('entigen dev', () => {
   const app = servableApp();
   const child = spawn(process.execPath, [cliPath, 'dev', '--port', '0', '--host', '127.0.0.1'], {
     cwd: app,
-    env: { ...process.env, DATABASE_URL: 'sqlite:data/dev.db', SESSION_SECRET: 'dev-test', LOG_LEVEL: 'info', ...ADMIN_ENV },
+    env: {
+      ...process.env,
+      DATABASE_URL: 'sqlite:data/dev.db',
+      SESSION_SECRET: 'dev-test',
+      LOG_LEVEL: 'info',
+      ...ADMIN_ENV,
+    },
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -52,7 +58,10 @@ describe('entigen dev', () => {
     await waitFor(/the previous build keeps serving/, 1);
     expect(output).toMatch(/entities\/articles\.yaml:\d+:\d+ fields\.subtitle\.type: /);
     expect((await fetch(`${serving}/api/health`)).status).toBe(200);
-    writeFileSync(file, original.replace('fields:\n', 'fields:\n  subtitle: { type: string }\n  teaser: { type: string }\n'));
+    writeFileSync(
+      file,
+      original.replace('fields:\n', 'fields:\n  subtitle: { type: string }\n  teaser: { type: string }\n'),
+    );
     const third = (await waitFor(listening, 3))[1];
     expect(await fieldsOf(third)).toEqual(expect.arrayContaining(['subtitle', 'teaser']));
   });
@@ -67,9 +76,19 @@ describe('entigen dev', () => {
     saveByRename(original.replace('fields:\n', `fields:\n${[...fields, '  kicker: { type: string }'].join('\n')}\n`));
     expect(await fieldsOf((await waitFor(listening, 4))[1])).toContain('kicker');
     // The second and third saves of the same file are seen too: the folder is watched, not the replaced file.
-    saveByRename(original.replace('fields:\n', `fields:\n${[...fields, '  kicker: { type: string }', '  byline: { type: string }'].join('\n')}\n`));
+    saveByRename(
+      original.replace(
+        'fields:\n',
+        `fields:\n${[...fields, '  kicker: { type: string }', '  byline: { type: string }'].join('\n')}\n`,
+      ),
+    );
     expect(await fieldsOf((await waitFor(listening, 5))[1])).toContain('byline');
-    saveByRename(original.replace('fields:\n', `fields:\n${[...fields, '  kicker: { type: string }', '  byline: { type: string }', '  dek: { type: string }'].join('\n')}\n`));
+    saveByRename(
+      original.replace(
+        'fields:\n',
+        `fields:\n${[...fields, '  kicker: { type: string }', '  byline: { type: string }', '  dek: { type: string }'].join('\n')}\n`,
+      ),
+    );
     expect(await fieldsOf((await waitFor(listening, 6))[1])).toContain('dek');
     mkdirSync(join(app, 'migrations'), { recursive: true });
     writeFileSync(join(app, 'migrations', '20260101000000_noop.yaml'), 'covers: []\nsteps: []\n');

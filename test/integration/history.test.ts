@@ -15,8 +15,10 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const create = async (body: object, token = owner.token) => (await server.call('POST', '/api/v1/articles', { token, body })).body.data;
-const versions = (id: string, query = '', token = owner.token) => server.call('GET', `/api/v1/articles/${id}/versions${query}`, { token });
+const create = async (body: object, token = owner.token) =>
+  (await server.call('POST', '/api/v1/articles', { token, body })).body.data;
+const versions = (id: string, query = '', token = owner.token) =>
+  server.call('GET', `/api/v1/articles/${id}/versions${query}`, { token });
 
 describe('full versioning', () => {
   it('reverts only along the content status moves PATCH allows', async () => {
@@ -27,7 +29,9 @@ describe('full versioning', () => {
     const refused = await server.call('POST', `/api/v1/articles/${a.id}/revert/2`, { token: owner.token, body: {} });
     expect(refused.status).toBe(422);
     expect(refused.body.error.details).toEqual({ status: 'cannot move from archived to published' });
-    expect((await server.call('GET', `/api/v1/articles/${a.id}`, { token: owner.token })).body.data.status).toBe('archived');
+    expect((await server.call('GET', `/api/v1/articles/${a.id}`, { token: owner.token })).body.data.status).toBe(
+      'archived',
+    );
     // archived -> draft is legal.
     const back = await server.call('POST', `/api/v1/articles/${a.id}/revert/1`, { token: owner.token, body: {} });
     expect(back.status).toBe(200);
@@ -36,8 +40,15 @@ describe('full versioning', () => {
 
   it('writes a version for every write path, newest first, with changedBy and changeType', async () => {
     const a = await create({ title: 'v1', body: 'b', price: 1 });
-    await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, headers: { 'x-change-reason': 'fix title' }, body: { title: 'v2' } });
-    await server.call('PATCH', `/api/v1/articles/${a.id}/increment?changeReason=bump`, { token: owner.token, body: { views: 2 } });
+    await server.call('PATCH', `/api/v1/articles/${a.id}`, {
+      token: owner.token,
+      headers: { 'x-change-reason': 'fix title' },
+      body: { title: 'v2' },
+    });
+    await server.call('PATCH', `/api/v1/articles/${a.id}/increment?changeReason=bump`, {
+      token: owner.token,
+      body: { views: 2 },
+    });
     await server.call('POST', `/api/v1/articles/${a.id}/archive`, { token: owner.token });
     await server.call('POST', `/api/v1/articles/${a.id}/restore`, { token: owner.token });
     const list = await versions(a.id);
@@ -45,18 +56,39 @@ describe('full versioning', () => {
     expect(list.body.total).toBe(5);
     expect(list.body.hasMore).toBe(false);
     expect(list.body.items.map((v: { version: number; changeType: string }) => [v.version, v.changeType])).toEqual([
-      [5, 'restore'], [4, 'archive'], [3, 'update'], [2, 'update'], [1, 'create'],
+      [5, 'restore'],
+      [4, 'archive'],
+      [3, 'update'],
+      [2, 'update'],
+      [1, 'create'],
     ]);
     const v2 = list.body.items[3];
-    expect(v2).toMatchObject({ entityId: a.id, changedBy: owner.id, changeReason: 'fix title', changedFields: ['title'] });
+    expect(v2).toMatchObject({
+      entityId: a.id,
+      changedBy: owner.id,
+      changeReason: 'fix title',
+      changedFields: ['title'],
+    });
     expect(v2.snapshot.title).toBe('v2');
     expect(list.body.items[2]).toMatchObject({ changeReason: 'bump', changedFields: ['views'] });
-    expect(Object.keys(v2).sort()).toEqual(['changeReason', 'changeType', 'changedBy', 'changedFields', 'createdAt', 'entityId', 'id', 'snapshot', 'updatedAt', 'version']);
+    expect(Object.keys(v2).sort()).toEqual([
+      'changeReason',
+      'changeType',
+      'changedBy',
+      'changedFields',
+      'createdAt',
+      'entityId',
+      'id',
+      'snapshot',
+      'updatedAt',
+      'version',
+    ]);
   });
 
   it('pages with limit and cursor', async () => {
     const a = await create({ title: 't0', body: 'b' });
-    for (let i = 1; i <= 4; i++) await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, body: { title: `t${i}` } });
+    for (let i = 1; i <= 4; i++)
+      await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, body: { title: `t${i}` } });
     const first = await versions(a.id, '?limit=2');
     expect(first.body.items.map((v: { version: number }) => v.version)).toEqual([5, 4]);
     expect(first.body).toMatchObject({ total: 5, hasMore: true });
@@ -68,24 +100,50 @@ describe('full versioning', () => {
 
   it('gets one version, compares two (equal ones too) and reverts, keeping later versions', async () => {
     const a = await create({ title: 'first', body: 'b', price: 10 });
-    await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, body: { title: 'second', price: 20 } });
+    await server.call('PATCH', `/api/v1/articles/${a.id}`, {
+      token: owner.token,
+      body: { title: 'second', price: 20 },
+    });
     const one = await server.call('GET', `/api/v1/articles/${a.id}/versions/1`, { token: owner.token });
     expect(one.body).toMatchObject({ version: 1, snapshot: { title: 'first', price: 10 } });
     expect((await server.call('GET', `/api/v1/articles/${a.id}/versions/9`, { token: owner.token })).status).toBe(404);
 
-    const compare = await server.call('GET', `/api/v1/articles/${a.id}/versions/compare?a=1&b=2`, { token: owner.token });
-    expect(compare.body).toMatchObject({ entityId: a.id, versionA: { version: 1, changedBy: owner.id }, versionB: { version: 2 } });
-    const changed = compare.body.changes.filter((c: { changed: boolean }) => c.changed).map((c: { field: string }) => c.field);
+    const compare = await server.call('GET', `/api/v1/articles/${a.id}/versions/compare?a=1&b=2`, {
+      token: owner.token,
+    });
+    expect(compare.body).toMatchObject({
+      entityId: a.id,
+      versionA: { version: 1, changedBy: owner.id },
+      versionB: { version: 2 },
+    });
+    const changed = compare.body.changes
+      .filter((c: { changed: boolean }) => c.changed)
+      .map((c: { field: string }) => c.field);
     expect(changed.sort()).toEqual(['price', 'title', 'updatedAt']);
     expect(compare.body.totalChanges).toBe(3);
-    expect(compare.body.changes.find((c: { field: string }) => c.field === 'title')).toEqual({ field: 'title', oldValue: 'first', newValue: 'second', changed: true });
+    expect(compare.body.changes.find((c: { field: string }) => c.field === 'title')).toEqual({
+      field: 'title',
+      oldValue: 'first',
+      newValue: 'second',
+      changed: true,
+    });
     const same = await server.call('GET', `/api/v1/articles/${a.id}/versions/compare?a=2&b=2`, { token: owner.token });
     expect(same.body.totalChanges).toBe(0);
-    expect((await server.call('GET', `/api/v1/articles/${a.id}/versions/compare?a=1`, { token: owner.token })).status).toBe(400);
+    expect(
+      (await server.call('GET', `/api/v1/articles/${a.id}/versions/compare?a=1`, { token: owner.token })).status,
+    ).toBe(400);
 
-    const revert = await server.call('POST', `/api/v1/articles/${a.id}/revert/1`, { token: owner.token, body: { changeReason: 'undo' } });
+    const revert = await server.call('POST', `/api/v1/articles/${a.id}/revert/1`, {
+      token: owner.token,
+      body: { changeReason: 'undo' },
+    });
     expect(revert.status).toBe(200);
-    expect(revert.body).toMatchObject({ success: true, revertedTo: 1, newVersion: 3, entity: { title: 'first', price: 10 } });
+    expect(revert.body).toMatchObject({
+      success: true,
+      revertedTo: 1,
+      newVersion: 3,
+      entity: { title: 'first', price: 10 },
+    });
     const v3 = await server.call('GET', `/api/v1/articles/${a.id}/versions/3`, { token: owner.token });
     const { updatedAt: _a, ...snap3 } = v3.body.snapshot;
     const { updatedAt: _b, ...snap1 } = one.body.snapshot;
@@ -102,14 +160,28 @@ describe('full versioning', () => {
     await server.call('DELETE', `/api/v1/articles/${a.id}`, { token: admin.token });
     const list = await versions(a.id);
     expect(list.status).toBe(200);
-    expect(list.body.items[0]).toMatchObject({ version: 2, changeType: 'delete', changedBy: admin.id, snapshot: { title: 'doomed' } });
+    expect(list.body.items[0]).toMatchObject({
+      version: 2,
+      changeType: 'delete',
+      changedBy: admin.id,
+      snapshot: { title: 'doomed' },
+    });
     const stranger = await server.user();
     expect((await versions(a.id, '', stranger.token)).status).toBe(404);
   });
 
   it('records bulk creates, and refuses history to callers who may not view the record', async () => {
-    const bulk = await server.call('POST', '/api/v1/articles/bulk', { token: owner.token, body: { items: [{ title: 'b1', body: 'x' }, { title: 'b2', body: 'x' }] } });
-    for (const item of bulk.body.data.items) expect((await versions(item.id)).body.items[0]).toMatchObject({ version: 1, changeType: 'create' });
+    const bulk = await server.call('POST', '/api/v1/articles/bulk', {
+      token: owner.token,
+      body: {
+        items: [
+          { title: 'b1', body: 'x' },
+          { title: 'b2', body: 'x' },
+        ],
+      },
+    });
+    for (const item of bulk.body.data.items)
+      expect((await versions(item.id)).body.items[0]).toMatchObject({ version: 1, changeType: 'create' });
     const stranger = await server.user();
     expect((await versions(bulk.body.data.items[0].id, '', stranger.token)).status).toBe(404);
     // ANONYMOUS may view published articles, so an unpublished one is hidden (404)...
@@ -122,7 +194,8 @@ describe('full versioning', () => {
     const failing = (store: Store): Store =>
       new Proxy(store, {
         get(target, key) {
-          if (key === 'transaction') return (fn: (tx: Store) => Promise<unknown>) => target.transaction((tx) => fn(failing(tx)));
+          if (key === 'transaction')
+            return (fn: (tx: Store) => Promise<unknown>) => target.transaction((tx) => fn(failing(tx)));
           if (key === 'insert') {
             return async (collection: string, doc: never) => {
               if (collection === 'entityVersions') throw new Error('injected failure in the history write');
@@ -134,12 +207,21 @@ describe('full versioning', () => {
         },
       });
     const ctx = { ...server.ctx, store: failing(server.ctx.store) };
-    const caller = { user: { id: owner.id, email: 'o@example.test', displayName: 'Owner' }, roles: ['USER'], permissions: new Set(['articles:create', 'articles:view:own', 'articles:edit:own']), isAdmin: false };
-    await expect(createOperation({ ctx, plural: 'articles', body: { title: 'ghost', body: 'b' }, caller })).rejects.toThrow(/injected failure/);
+    const caller = {
+      user: { id: owner.id, email: 'o@example.test', displayName: 'Owner' },
+      roles: ['USER'],
+      permissions: new Set(['articles:create', 'articles:view:own', 'articles:edit:own']),
+      isAdmin: false,
+    };
+    await expect(
+      createOperation({ ctx, plural: 'articles', body: { title: 'ghost', body: 'b' }, caller }),
+    ).rejects.toThrow(/injected failure/);
     expect((await server.call('GET', '/api/v1/articles?q=ghost', { token: owner.token })).body.data.totalCount).toBe(0);
 
     const a = await create({ title: 'kept', body: 'b' });
-    await expect(updateOperation({ ctx, plural: 'articles', id: a.id, body: { title: 'lost' }, caller })).rejects.toThrow(/injected failure/);
+    await expect(
+      updateOperation({ ctx, plural: 'articles', id: a.id, body: { title: 'lost' }, caller }),
+    ).rejects.toThrow(/injected failure/);
     expect((await server.call('GET', `/api/v1/articles/${a.id}`, { token: owner.token })).body.data.title).toBe('kept');
     expect((await versions(a.id)).body.total).toBe(1);
   });
@@ -148,15 +230,35 @@ describe('full versioning', () => {
 describe('simple versioning (audit log)', () => {
   it('keeps field diffs per change, encrypted values masked', async () => {
     const member = await server.user();
-    await server.call('POST', '/api/v1/organizations', { token: admin.token, body: { name: 'Audit Org', members: [member.id] } });
-    const p = (await server.call('POST', '/api/v1/projects', { token: member.token, body: { name: 'P', code: 'AUD-1', hours: 1, deployToken: 'secret-1' } })).body.data;
-    await server.call('PATCH', `/api/v1/projects/${p.id}`, { token: member.token, headers: { 'x-change-reason': 'rename' }, body: { name: 'P2', deployToken: 'secret-2' } });
+    await server.call('POST', '/api/v1/organizations', {
+      token: admin.token,
+      body: { name: 'Audit Org', members: [member.id] },
+    });
+    const p = (
+      await server.call('POST', '/api/v1/projects', {
+        token: member.token,
+        body: { name: 'P', code: 'AUD-1', hours: 1, deployToken: 'secret-1' },
+      })
+    ).body.data;
+    await server.call('PATCH', `/api/v1/projects/${p.id}`, {
+      token: member.token,
+      headers: { 'x-change-reason': 'rename' },
+      body: { name: 'P2', deployToken: 'secret-2' },
+    });
     const audit = await server.call('GET', `/api/v1/projects/${p.id}/audit`, { token: member.token });
     expect(audit.status).toBe(200);
     expect(audit.body).toMatchObject({ total: 2, hasMore: false });
     const [update, created] = audit.body.items;
-    expect(update).toMatchObject({ entityId: p.id, changedBy: member.id, changeType: 'update', changeReason: 'rename' });
-    expect(update.changes).toEqual({ name: { old: 'P', new: 'P2' }, deployToken: { old: '[ENCRYPTED]', new: '[ENCRYPTED]' } });
+    expect(update).toMatchObject({
+      entityId: p.id,
+      changedBy: member.id,
+      changeType: 'update',
+      changeReason: 'rename',
+    });
+    expect(update.changes).toEqual({
+      name: { old: 'P', new: 'P2' },
+      deployToken: { old: '[ENCRYPTED]', new: '[ENCRYPTED]' },
+    });
     expect(created.changeType).toBe('create');
     expect(JSON.stringify(audit.body)).not.toMatch(/secret-|v1\./);
     expect((await server.call('GET', `/api/v1/articles/${p.id}/audit`, { token: member.token })).status).toBe(404);
@@ -166,27 +268,62 @@ describe('simple versioning (audit log)', () => {
 describe('tracked fields', () => {
   it('records a pending change only when the value changes; admins approve or reject once', async () => {
     const a = await create({ title: 't', body: 'b', price: 5 });
-    await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, body: { price: 5, title: 'same price' } });
-    await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, headers: { 'x-change-reason': 'sale' }, body: { price: 4 } });
+    await server.call('PATCH', `/api/v1/articles/${a.id}`, {
+      token: owner.token,
+      body: { price: 5, title: 'same price' },
+    });
+    await server.call('PATCH', `/api/v1/articles/${a.id}`, {
+      token: owner.token,
+      headers: { 'x-change-reason': 'sale' },
+      body: { price: 4 },
+    });
     await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, body: { price: 3 } });
     const changes = await server.call('GET', `/api/v1/articles/${a.id}/field-changes`, { token: owner.token });
-    expect(changes.body.items.map((c: { oldValue: number; newValue: number }) => [c.oldValue, c.newValue])).toEqual([[4, 3], [5, 4]]);
+    expect(changes.body.items.map((c: { oldValue: number; newValue: number }) => [c.oldValue, c.newValue])).toEqual([
+      [4, 3],
+      [5, 4],
+    ]);
     const sale = changes.body.items[1];
-    expect(sale).toMatchObject({ fieldName: 'price', approvalStatus: 'pending', changeReason: 'sale', changedBy: owner.id });
+    expect(sale).toMatchObject({
+      fieldName: 'price',
+      approvalStatus: 'pending',
+      changeReason: 'sale',
+      changedBy: owner.id,
+    });
 
     const path = `/api/v1/articles/${a.id}/field-changes/${sale.id}`;
-    expect((await server.call('PUT', path, { token: owner.token, body: { approvalStatus: 'approved', approvedBy: 'me' } })).status).toBe(403);
-    const approved = await server.call('PUT', path, { token: admin.token, body: { approvalStatus: 'approved', approvedBy: 'Finance' } });
+    expect(
+      (await server.call('PUT', path, { token: owner.token, body: { approvalStatus: 'approved', approvedBy: 'me' } }))
+        .status,
+    ).toBe(403);
+    const approved = await server.call('PUT', path, {
+      token: admin.token,
+      body: { approvalStatus: 'approved', approvedBy: 'Finance' },
+    });
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ id: sale.id, approvalStatus: 'approved', approvedBy: 'Finance' });
-    expect((await server.call('PUT', path, { token: admin.token, body: { approvalStatus: 'rejected' } })).status).toBe(422);
-    const rejected = await server.call('PUT', `/api/v1/articles/${a.id}/field-changes/${changes.body.items[0].id}`, { token: admin.token, body: { approvalStatus: 'rejected' } });
+    expect((await server.call('PUT', path, { token: admin.token, body: { approvalStatus: 'rejected' } })).status).toBe(
+      422,
+    );
+    const rejected = await server.call('PUT', `/api/v1/articles/${a.id}/field-changes/${changes.body.items[0].id}`, {
+      token: admin.token,
+      body: { approvalStatus: 'rejected' },
+    });
     expect(rejected.body).toMatchObject({ approvalStatus: 'rejected', approvedBy: admin.id });
     expect((await server.call('GET', `/api/v1/articles/${a.id}`, { token: owner.token })).body.data.price).toBe(3);
 
-    const pending = await server.call('GET', `/api/v1/articles/${a.id}/field-changes?approvalStatus=approved&fieldName=price`, { token: owner.token });
+    const pending = await server.call(
+      'GET',
+      `/api/v1/articles/${a.id}/field-changes?approvalStatus=approved&fieldName=price`,
+      { token: owner.token },
+    );
     expect(pending.body.items.map((c: { id: string }) => c.id)).toEqual([sale.id]);
-    expect((await server.call('GET', `/api/v1/articles/${a.id}/field-changes?approvalStatus=maybe`, { token: owner.token })).status).toBe(400);
-    expect((await server.call('PUT', path, { token: admin.token, body: { approvalStatus: 'pending' } })).status).toBe(400);
+    expect(
+      (await server.call('GET', `/api/v1/articles/${a.id}/field-changes?approvalStatus=maybe`, { token: owner.token }))
+        .status,
+    ).toBe(400);
+    expect((await server.call('PUT', path, { token: admin.token, body: { approvalStatus: 'pending' } })).status).toBe(
+      400,
+    );
   });
 });

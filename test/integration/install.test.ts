@@ -20,7 +20,10 @@ describe('entigen as a dependency', () => {
         '  owner2: { type: objectId, ref: users }\n  specs: { type: object, properties: { weight: { type: float } } }\nfilters: [size]\n',
     );
     // Long commands run asynchronously: a synchronous one of a minute starves the test worker's RPC.
-    expect((await runAsync('npm', ['install', repoRoot, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project })).status).toBe(0);
+    expect(
+      (await runAsync('npm', ['install', repoRoot, '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project }))
+        .status,
+    ).toBe(0);
 
     const result = spawnSync('npx', ['--no-install', 'entigen', 'build'], { cwd: project, encoding: 'utf8' });
     expect(result.stderr.replace(/npm warn.*\n/g, '')).toBe('');
@@ -34,7 +37,15 @@ describe('entigen as a dependency', () => {
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, resolveJsonModule: true, types: [] },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          resolveJsonModule: true,
+          types: [],
+        },
         include: ['generated', 'use.ts'],
       }),
     );
@@ -45,14 +56,22 @@ describe('entigen as a dependency', () => {
         "const input: WidgetCreate = { label: 'x', size: 'm' };\n" +
         "export const sample: Pick<Widget, 'label'> = { label: input.label };\n",
     );
-    const tsc = await runAsync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: project });
+    const tsc = await runAsync(
+      process.execPath,
+      [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+      { cwd: project },
+    );
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
 
     // The generated registry loads in plain Node from the CommonJS project.
     const load = spawnSync(
       process.execPath,
-      ['--input-type=module', '-e', "import('./generated/validators/widgets.js').then((m) => console.log(m.create({ label: 'a' }), m.create({})))"],
+      [
+        '--input-type=module',
+        '-e',
+        "import('./generated/validators/widgets.js').then((m) => console.log(m.create({ label: 'a' }), m.create({})))",
+      ],
       { cwd: project, encoding: 'utf8' },
     );
     expect(load.stdout.trim()).toBe('true false');
@@ -62,11 +81,19 @@ describe('entigen as a dependency', () => {
 describe('entigen init', () => {
   it('scaffolds a project whose npm start builds and serves at once, first visit at /setup', async () => {
     const project = join(mkdtempSync(join(tmpdir(), 'entigen-init-')), 'notes-app');
-    const init = spawnSync(process.execPath, [join(repoRoot, 'dist', 'bin', 'entigen.js'), 'init', project], { encoding: 'utf8' });
+    const init = spawnSync(process.execPath, [join(repoRoot, 'dist', 'bin', 'entigen.js'), 'init', project], {
+      encoding: 'utf8',
+    });
     expect(init.status).toBe(0);
     expect(init.stdout).toContain('npm install && npm start');
-    expect((await runAsync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project })).status).toBe(0);
-    const start = spawn('npm', ['start'], { cwd: project, detached: true, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' } });
+    expect(
+      (await runAsync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project })).status,
+    ).toBe(0);
+    const start = spawn('npm', ['start'], {
+      cwd: project,
+      detached: true,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    });
     await serveUntilHealthy(start, async (url) => {
       const first = await fetch(`${url}/api/v1/notes`, { redirect: 'manual' });
       expect(first.status).toBe(302);
@@ -78,21 +105,48 @@ describe('entigen init', () => {
 
       // The scaffolded typed-client example runs against the server (and type-checks, below).
       const admin = { name: 'Example Admin', email: 'example@example.test', password: 'correct horse battery staple!' };
-      expect((await fetch(`${url}/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(admin) })).status).toBe(201);
+      expect(
+        (
+          await fetch(`${url}/setup`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(admin),
+          })
+        ).status,
+      ).toBe(201);
       const example = await runAsync('npm', ['run', '--silent', 'client-example'], {
-        cwd: project, env: { ...process.env, BASE_URL: url, ENTIGEN_EMAIL: admin.email, ENTIGEN_PASSWORD: admin.password },
+        cwd: project,
+        env: { ...process.env, BASE_URL: url, ENTIGEN_EMAIL: admin.email, ENTIGEN_PASSWORD: admin.password },
       });
       expect(example.stderr.replace(/npm warn.*\n/g, '')).toBe('');
-      expect(example.stdout).toMatch(/^created note [0-9a-f]{24}: Written by the typed client\n1 pinned note\(s\); newest: Written by the typed client\n$/);
+      expect(example.stdout).toMatch(
+        /^created note [0-9a-f]{24}: Written by the typed client\n1 pinned note\(s\); newest: Written by the typed client\n$/,
+      );
     });
     // After the server is gone: the client example's type check needs nothing running.
     const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
     expect(manifest.dependencies.entigen).toMatch(/^file:\.\.\//);
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, resolveJsonModule: true, types: ['node'], typeRoots: [join(repoRoot, 'node_modules', '@types')] },
-      include: ['client-example.mts'],
-    }));
-    const tsc = await runAsync(process.execPath, [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: project });
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          resolveJsonModule: true,
+          types: ['node'],
+          typeRoots: [join(repoRoot, 'node_modules', '@types')],
+        },
+        include: ['client-example.mts'],
+      }),
+    );
+    const tsc = await runAsync(
+      process.execPath,
+      [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+      { cwd: project },
+    );
     expect(tsc.stdout + tsc.stderr).toBe('');
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../runtime/entities/prepareWrite.js';
-import { startSlapd, type Slapd } from '../support/slapd.js';
+import { type Slapd, startSlapd } from '../support/slapd.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 const UNREACHABLE = 'ldap://127.0.0.1:9';
@@ -20,7 +20,9 @@ afterAll(async () => {
 const ldapConfig = () => ({ url: slapd.url, baseDN: slapd.baseDN, userFilter: '(uid={username})' });
 /** `config` null sends no ldapConfig, so the server's own settings apply. */
 const login = (email: string, password: string, config: object | null = ldapConfig(), target = server) =>
-  target.call('POST', '/api/v1/auth/login', { body: { authType: 'ldap', email, password, ...(config ? { ldapConfig: config } : {}) } });
+  target.call('POST', '/api/v1/auth/login', {
+    body: { authType: 'ldap', email, password, ...(config ? { ldapConfig: config } : {}) },
+  });
 
 describe('LDAP login against a real slapd', () => {
   it('binds as the user; the first login creates the local user, later ones reuse it', async () => {
@@ -40,19 +42,32 @@ describe('LDAP login against a real slapd', () => {
     expect((await login('bob', '')).status).toBe(401);
   });
 
-  it.each(['*', 'a*', 'alice)(uid=*', '*)(|(uid=*', 'bob\\', 'adm\u0000'])('escapes filter metacharacters: %j matches nobody', async (name) => {
-    const res = await login(name, 'alice-secret');
-    expect(res.status).toBe(401);
-  });
+  it.each(['*', 'a*', 'alice)(uid=*', '*)(|(uid=*', 'bob\\', 'adm\u0000'])(
+    'escapes filter metacharacters: %j matches nobody',
+    async (name) => {
+      const res = await login(name, 'alice-secret');
+      expect(res.status).toBe(401);
+    },
+  );
 
   it('takes settings from the request, then the stored setting, then the environment', async () => {
     const now = new Date().toISOString();
-    await server.ctx.store.insert('settings', { id: newId(), key: 'ldap', value: { url: slapd.url, baseDN: slapd.baseDN }, createdAt: now, updatedAt: now });
+    await server.ctx.store.insert('settings', {
+      id: newId(),
+      key: 'ldap',
+      value: { url: slapd.url, baseDN: slapd.baseDN },
+      createdAt: now,
+      updatedAt: now,
+    });
     expect((await login('bob', 'bob-secret', null)).status).toBe(200);
     // The request wins over the stored setting.
     expect((await login('bob', 'bob-secret', { url: UNREACHABLE, baseDN: slapd.baseDN })).status).toBe(503);
 
-    const envServer = await startTestServer({ LDAP_URL: slapd.url, LDAP_BASE_DN: slapd.baseDN, LDAP_USER_FILTER: '(mail={username})' });
+    const envServer = await startTestServer({
+      LDAP_URL: slapd.url,
+      LDAP_BASE_DN: slapd.baseDN,
+      LDAP_USER_FILTER: '(mail={username})',
+    });
     try {
       expect((await login('bob@ldap.example.org', 'bob-secret', null, envServer)).status).toBe(200);
       expect((await login('bob', 'bob-secret', null, envServer)).status).toBe(401);
@@ -136,19 +151,26 @@ describe('an LDAP identity never reaches an account it does not own', () => {
     const env = await startTestServer({ LDAP_URL: slapd.url, LDAP_BASE_DN: slapd.baseDN });
     try {
       const admin = await env.user({ roles: ['ADMIN'] });
-      const registered = await env.call('POST', '/api/v1/auth/register', { body: { email: 'bob@ldap.example.org', password: 'a long passphrase!', displayName: 'Bob' } });
+      const registered = await env.call('POST', '/api/v1/auth/register', {
+        body: { email: 'bob@ldap.example.org', password: 'a long passphrase!', displayName: 'Bob' },
+      });
       expect(registered.status).toBe(201);
       expect((await login('bob', 'bob-secret', null, env)).status).toBe(409);
 
-      const put = (body: object, token = admin.token) => env.call('PUT', `/api/v1/users/${registered.body.user.id}`, { token, body });
+      const put = (body: object, token = admin.token) =>
+        env.call('PUT', `/api/v1/users/${registered.body.user.id}`, { token, body });
       expect((await put({ authSource: 'ldap' }, registered.body.token)).status).toBe(403);
       const linked = await put({ authSource: 'ldap' });
       expect(linked.body).toMatchObject({ authSource: 'ldap', ldapDn: null });
       const signedIn = await login('bob', 'bob-secret', null, env);
       expect(signedIn.status).toBe(200);
       expect(signedIn.body.user.id).toBe(registered.body.user.id);
-      expect((await env.ctx.store.get('users', registered.body.user.id))?.ldapDn).toBe(`uid=bob,ou=people,${slapd.baseDN}`);
-      const password = await env.call('POST', '/api/v1/auth/login', { body: { email: 'bob@ldap.example.org', password: 'a long passphrase!' } });
+      expect((await env.ctx.store.get('users', registered.body.user.id))?.ldapDn).toBe(
+        `uid=bob,ou=people,${slapd.baseDN}`,
+      );
+      const password = await env.call('POST', '/api/v1/auth/login', {
+        body: { email: 'bob@ldap.example.org', password: 'a long passphrase!' },
+      });
       expect(password.status).toBe(401);
     } finally {
       await env.close();

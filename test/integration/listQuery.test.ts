@@ -15,7 +15,15 @@ beforeAll(async () => {
   admin = await server.user({ roles: ['ADMIN'] });
   alice = await server.user({ displayName: 'Alice' });
   const rows = [
-    { title: 'item 10', body: 'Café crème', kind: 'news', tags: ['x', 'y'], views: 5, featured: true, reviewedAt: '2024-03-15T10:00:00Z' },
+    {
+      title: 'item 10',
+      body: 'Café crème',
+      kind: 'news',
+      tags: ['x', 'y'],
+      views: 5,
+      featured: true,
+      reviewedAt: '2024-03-15T10:00:00Z',
+    },
     { title: 'Banana', body: 'yellow fruit', kind: 'guide', tags: ['y'], views: 50, reviewedAt: '2024-03-31' },
     { title: 'item 2', body: 'second thing', kind: 'opinion', tags: [], views: 7, reviewedAt: '2024-04-01T00:00:00Z' },
     { title: 'apple', body: 'red fruit', kind: 'news', tags: ['x'], views: 1, status: 'published' },
@@ -59,16 +67,21 @@ describe('paging', () => {
   it('refuses a tampered cursor, a cursor with a custom sort or with page', async () => {
     const { body } = await list('limit=2');
     const cursor = body.data.nextCursor as string;
-    expect((await list(`cursor=${cursor.slice(0, -3)}abc`)).body.error.details).toEqual({ cursor: 'is not a valid cursor' });
+    expect((await list(`cursor=${cursor.slice(0, -3)}abc`)).body.error.details).toEqual({
+      cursor: 'is not a valid cursor',
+    });
     expect((await list(`cursor=${cursor}&sort=title`)).body.error.details.cursor).toMatch(/custom sort/);
     expect((await list(`cursor=${cursor}&page=2`)).status).toBe(400);
   });
 
-  it.each(['limit=0', 'limit=201', 'limit=abc', 'page=0', 'skip=-1', 'offset=x', 'limit=1&limit=2'])('refuses %s', async (query) => {
-    const res = await list(query);
-    expect(res.status).toBe(400);
-    expect(Object.keys(res.body.error.details)).toEqual([query.split('=')[0]]);
-  });
+  it.each(['limit=0', 'limit=201', 'limit=abc', 'page=0', 'skip=-1', 'offset=x', 'limit=1&limit=2'])(
+    'refuses %s',
+    async (query) => {
+      const res = await list(query);
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body.error.details)).toEqual([query.split('=')[0]]);
+    },
+  );
 });
 
 describe('sorting', () => {
@@ -79,11 +92,19 @@ describe('sorting', () => {
 
   it('accepts sortBy/sortDir and the object form', async () => {
     expect(titles(await list('sortBy=views&sortDir=desc'))).toEqual(['Banana', 'item 2', 'item 10', 'Éclair', 'apple']);
-    expect(titles(await list('sort[field]=views&sort[direction]=asc'))).toEqual(['apple', 'Éclair', 'item 10', 'item 2', 'Banana']);
+    expect(titles(await list('sort[field]=views&sort[direction]=asc'))).toEqual([
+      'apple',
+      'Éclair',
+      'item 10',
+      'item 2',
+      'Banana',
+    ]);
   });
 
   it('uses an explicit collation instead of the default order', async () => {
-    const res = await list('sort[field]=title&sort[direction]=asc&sort[collation][locale]=en&sort[collation][strength]=3');
+    const res = await list(
+      'sort[field]=title&sort[direction]=asc&sort[collation][locale]=en&sort[collation][strength]=3',
+    );
     expect(titles(res)).toEqual(['apple', 'Banana', 'Éclair', 'item 10', 'item 2']);
     const numeric = await list('sort[field]=title&sort[collation][locale]=en&sort[collation][numericOrdering]=true');
     expect(titles(numeric)).toEqual(['apple', 'Banana', 'Éclair', 'item 2', 'item 10']);
@@ -127,7 +148,10 @@ describe('filters, search, dates, select', () => {
   });
 
   it('filters by date range, month and field; a bare dateTo includes that day', async () => {
-    expect(titles(await list('dateField=reviewedAt&dateFrom=2024-03-15&dateTo=2024-03-31&sort=title'))).toEqual(['Banana', 'item 10']);
+    expect(titles(await list('dateField=reviewedAt&dateFrom=2024-03-15&dateTo=2024-03-31&sort=title'))).toEqual([
+      'Banana',
+      'item 10',
+    ]);
     expect(titles(await list('dateField=reviewedAt&dateMonth=2024-04'))).toEqual(['item 2']);
     expect((await list('dateFrom=2000-01-01')).body.data.totalCount).toBe(5);
     expect((await list('dateTo=2000-01-01')).body.data.totalCount).toBe(0);
@@ -135,9 +159,14 @@ describe('filters, search, dates, select', () => {
     expect((await list('dateMonth=2024-13')).status).toBe(400);
     expect((await list('dateFrom=yesterday')).status).toBe(400);
     // A day the month does not have is refused, not rolled into the next month.
-    expect((await list('dateFrom=2024-02-30')).body.error.details).toEqual({ dateFrom: 'must be an ISO 8601 date or date-time' });
+    expect((await list('dateFrom=2024-02-30')).body.error.details).toEqual({
+      dateFrom: 'must be an ISO 8601 date or date-time',
+    });
     expect((await list('dateField=reviewedAt&dateTo=2024-04-31')).status).toBe(400);
-    const stored = await server.call('POST', '/api/v1/articles', { token: alice.token, body: { title: 'Leap', body: 'x', reviewedAt: '2023-02-29' } });
+    const stored = await server.call('POST', '/api/v1/articles', {
+      token: alice.token,
+      body: { title: 'Leap', body: 'x', reviewedAt: '2023-02-29' },
+    });
     expect(stored.body.error.details).toEqual({ reviewedAt: 'must be an ISO 8601 date or date-time' });
   });
 
@@ -167,42 +196,98 @@ describe('access in lists', () => {
 
 describe('populate', () => {
   it('expands references on lists and single records, batched, hiding what the caller may not view', async () => {
-    const comment = await server.call('POST', '/api/v1/comments', { token: alice.token, body: { article: ids.apple, body: 'nice' } });
-    const single = await server.call('GET', `/api/v1/comments/${comment.body.data.id}?populate=article,ownerId`, { token: alice.token });
+    const comment = await server.call('POST', '/api/v1/comments', {
+      token: alice.token,
+      body: { article: ids.apple, body: 'nice' },
+    });
+    const single = await server.call('GET', `/api/v1/comments/${comment.body.data.id}?populate=article,ownerId`, {
+      token: alice.token,
+    });
     expect(single.status).toBe(200);
     expect(single.body.data.article).toMatchObject({ id: ids.apple, title: 'apple' });
     expect(single.body.data.ownerId).toEqual({ id: alice.id, displayName: 'Alice', email: expect.any(String) });
 
-    await server.call('PATCH', `/api/v1/articles/${ids['item 10']}`, { token: alice.token, body: { related: [ids.apple, ids.Banana] } });
-    const nested = await server.call('GET', `/api/v1/articles?populate[paths][]=related.ownerId&populate[depth]=2&featured=true`, { token: alice.token });
+    await server.call('PATCH', `/api/v1/articles/${ids['item 10']}`, {
+      token: alice.token,
+      body: { related: [ids.apple, ids.Banana] },
+    });
+    const nested = await server.call(
+      'GET',
+      `/api/v1/articles?populate[paths][]=related.ownerId&populate[depth]=2&featured=true`,
+      { token: alice.token },
+    );
     expect(nested.status).toBe(200);
     const related = nested.body.data.items[0].related;
     expect(related.map((r: { title: string }) => r.title)).toEqual(['apple', 'Banana']);
     expect(related[0].ownerId).toMatchObject({ id: alice.id, displayName: 'Alice' });
 
     const bob = await server.user();
-    const hidden = await server.call('GET', `/api/v1/comments/${comment.body.data.id}?populate=article`, { token: bob.token });
+    const hidden = await server.call('GET', `/api/v1/comments/${comment.body.data.id}?populate=article`, {
+      token: bob.token,
+    });
     // Comments are approved: false, so Bob cannot see this comment at all.
     expect(hidden.status).toBe(404);
   });
 
   it('refuses non-reference fields, too deep paths and bad depth', async () => {
     expect((await list('populate=title')).body.error.details.populate).toMatch(/not a reference field/);
-    expect((await list('populate[paths]=related&populate[depth]=6')).body.error.details).toEqual({ 'populate.depth': 'must be an integer from 1 to 5' });
-    expect((await list('populate[paths]=related.related&populate[depth]=1')).body.error.details.populate).toMatch(/deeper than 1/);
-    expect((await server.call('GET', `/api/v1/articles/${ids.apple}?other=1`, { token: admin.token })).status).toBe(400);
+    expect((await list('populate[paths]=related&populate[depth]=6')).body.error.details).toEqual({
+      'populate.depth': 'must be an integer from 1 to 5',
+    });
+    expect((await list('populate[paths]=related.related&populate[depth]=1')).body.error.details.populate).toMatch(
+      /deeper than 1/,
+    );
+    expect((await server.call('GET', `/api/v1/articles/${ids.apple}?other=1`, { token: admin.token })).status).toBe(
+      400,
+    );
   });
 });
 
 describe('robustness', () => {
   it('random query strings never produce a 5xx', async () => {
-    const keys = fc.constantFrom('q', 'limit', 'page', 'skip', 'offset', 'cursor', 'sort', 'sortBy', 'sortDir', 'select', 'includeArchived',
-      'populate', 'dateFrom', 'dateTo', 'dateMonth', 'dateField', 'kind', 'tags', 'author', 'featured', 'sort[field]', 'sort[collation][locale]',
-      'populate[paths]', 'populate[depth]', 'x', '__proto__', 'constructor', 'sort[__proto__]', 'a[b][c][d][e][f]');
-    const value = fc.oneof(fc.string(), fc.integer().map(String), fc.constantFrom('true', '-title', 'title,views', '2024-01-01', '%', '[]', '{}'));
+    const keys = fc.constantFrom(
+      'q',
+      'limit',
+      'page',
+      'skip',
+      'offset',
+      'cursor',
+      'sort',
+      'sortBy',
+      'sortDir',
+      'select',
+      'includeArchived',
+      'populate',
+      'dateFrom',
+      'dateTo',
+      'dateMonth',
+      'dateField',
+      'kind',
+      'tags',
+      'author',
+      'featured',
+      'sort[field]',
+      'sort[collation][locale]',
+      'populate[paths]',
+      'populate[depth]',
+      'x',
+      '__proto__',
+      'constructor',
+      'sort[__proto__]',
+      'a[b][c][d][e][f]',
+    );
+    const value = fc.oneof(
+      fc.string(),
+      fc.integer().map(String),
+      fc.constantFrom('true', '-title', 'title,views', '2024-01-01', '%', '[]', '{}'),
+    );
     await fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(keys, value), { maxLength: 6 }), async (pairs) => {
-        const query = pairs.map(([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${encodeURIComponent(v)}`).join('&');
+        const query = pairs
+          .map(
+            ([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${encodeURIComponent(v)}`,
+          )
+          .join('&');
         const res = await list(query);
         expect(res.status, `GET /api/v1/articles?${query}`).toBeLessThan(500);
         if (res.status >= 400) expect(res.body.error.code).toBeTruthy();

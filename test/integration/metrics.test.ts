@@ -10,7 +10,12 @@ beforeAll(async () => {
     { METRICS_TOKEN: TOKEN },
     {
       overrides: { rateLimit: { ...GENEROUS_LIMITS, public: { limit: 3, window: 60 } } },
-      handlers: { tidy: async () => 'tidied', broken: async () => { throw new Error('no'); } },
+      handlers: {
+        tidy: async () => 'tidied',
+        broken: async () => {
+          throw new Error('no');
+        },
+      },
     },
   );
   admin = await server.user({ roles: ['ADMIN'] });
@@ -50,28 +55,46 @@ describe('GET /api/metrics', () => {
   it('counts requests by route and status with latency, store calls, refusals, replays, job runs and the process', async () => {
     await server.call('GET', '/api/v1/articles', { token: admin.token });
     await server.call('GET', `/api/v1/articles/${'0'.repeat(24)}`, { token: admin.token });
-    const post = () => server.call('POST', '/api/v1/articles', { token: admin.token, headers: { 'Idempotency-Key': 'metrics-1' }, body: { title: 't', body: 'b' } });
+    const post = () =>
+      server.call('POST', '/api/v1/articles', {
+        token: admin.token,
+        headers: { 'Idempotency-Key': 'metrics-1' },
+        body: { title: 't', body: 'b' },
+      });
     await post();
     expect((await post()).headers.get('idempotency-replayed')).toBe('true');
     const anonymous = [];
     for (let i = 0; i < 5; i++) anonymous.push((await server.call('GET', '/api/v1/articles')).status);
     expect(anonymous).toContain(429);
     for (const handler of ['tidy', 'broken']) {
-      const job = await server.call('POST', '/api/v1/scheduledJobs', { token: admin.token, body: { name: handler, handler, scheduleType: 'interval', schedules: ['1h'] } });
+      const job = await server.call('POST', '/api/v1/scheduledJobs', {
+        token: admin.token,
+        body: { name: handler, handler, scheduleType: 'interval', schedules: ['1h'] },
+      });
       await server.call('POST', `/api/v1/scheduledJobs/${job.body.data.id}/run`, { token: admin.token });
     }
     await server.scheduler.idle();
 
     const { text } = await scrape(`Bearer ${TOKEN}`);
-    expect(sample(text, 'entigen_http_requests_total', { method: 'GET', route: '/api/v1/articles', status: '200' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'entigen_http_requests_total', { method: 'GET', route: '/api/v1/articles', status: '200' }),
+    ).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'entigen_http_requests_total', { route: '/api/v1/articles/:id', status: '404' })).toBe(1);
-    expect(sample(text, 'entigen_http_request_duration_seconds_count', { route: '/api/v1/articles/:id', status: '404' })).toBe(1);
-    expect(sample(text, 'entigen_http_request_duration_seconds_bucket', { route: '/api/v1/articles/:id', le: '+Inf' })).toBe(1);
-    expect(sample(text, 'entigen_store_query_duration_seconds_count', { operation: 'find', outcome: 'ok' })).toBeGreaterThan(0);
+    expect(
+      sample(text, 'entigen_http_request_duration_seconds_count', { route: '/api/v1/articles/:id', status: '404' }),
+    ).toBe(1);
+    expect(
+      sample(text, 'entigen_http_request_duration_seconds_bucket', { route: '/api/v1/articles/:id', le: '+Inf' }),
+    ).toBe(1);
+    expect(
+      sample(text, 'entigen_store_query_duration_seconds_count', { operation: 'find', outcome: 'ok' }),
+    ).toBeGreaterThan(0);
     expect(sample(text, 'entigen_rate_limit_refusals_total', { tier: 'public' })).toBe(2);
     expect(sample(text, 'entigen_idempotency_replays_total')).toBe(1);
     // Answers given before routing (a replay, a refusal) carry their route too.
-    expect(sample(text, 'entigen_http_requests_total', { method: 'POST', route: '/api/v1/articles', status: '201' })).toBe(2);
+    expect(
+      sample(text, 'entigen_http_requests_total', { method: 'POST', route: '/api/v1/articles', status: '201' }),
+    ).toBe(2);
     expect(sample(text, 'entigen_http_requests_total', { route: '/api/v1/articles', status: '429' })).toBe(2);
     expect(sample(text, 'entigen_job_runs_total', { handler: 'tidy', status: 'completed' })).toBe(1);
     expect(sample(text, 'entigen_job_runs_total', { handler: 'broken', status: 'failed' })).toBe(1);

@@ -6,11 +6,18 @@ import type { AppModel } from '../../runtime/model/types.js';
 import { SqliteStore } from '../../runtime/store/sqlite/sqliteStore.js';
 import type { Doc } from '../../runtime/store/types.js';
 import { runCli, servableApp } from '../support/cli.js';
-import { spawnServer, type SpawnedServer } from '../support/spawnServer.js';
+import { type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 
 const article = (title: string): Doc => ({
-  id: newId(), title, slug: title.toLowerCase().replace(/\W+/g, '-'), body: `${title} body`, status: 'draft', views: 0,
-  ownerId: '0'.repeat(24), createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z',
+  id: newId(),
+  title,
+  slug: title.toLowerCase().replace(/\W+/g, '-'),
+  body: `${title} body`,
+  status: 'draft',
+  views: 0,
+  ownerId: '0'.repeat(24),
+  createdAt: '2024-01-01T00:00:00.000Z',
+  updatedAt: '2024-01-01T00:00:00.000Z',
 });
 
 async function withStore<T>(app: string, db: string, fn: (store: SqliteStore) => Promise<T>): Promise<T> {
@@ -40,12 +47,17 @@ describe('entigen migrate', () => {
 
   it('applies pending migrations in order with progress, records them, and the server refuses to start until then', async () => {
     const file = join(app, 'entities', 'articles.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('fields:\n', 'fields:\n  isbn: { type: string, required: true }\n'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('fields:\n', 'fields:\n  isbn: { type: string, required: true }\n'),
+    );
     expect(runCli(['build'], app).status).toBe(1);
     const created = runCli(['migrate', '--create', 'add-isbn'], app);
     expect(created.status).toBe(0);
     const [migrationFile] = readdirSync(join(app, 'migrations'));
-    expect(readFileSync(join(app, 'migrations', migrationFile), 'utf8')).toContain('fill: { entity: articles, field: isbn, value: ... }');
+    expect(readFileSync(join(app, 'migrations', migrationFile), 'utf8')).toContain(
+      'fill: { entity: articles, field: isbn, value: ... }',
+    );
     writeFileSync(
       join(app, 'migrations', migrationFile),
       `${readFileSync(join(app, 'migrations', migrationFile), 'utf8')}steps:\n  - fill: { entity: articles, field: isbn, value: unknown }\n  - script: migrations/shout.ts\n`,
@@ -59,7 +71,9 @@ describe('entigen migrate', () => {
 
     const refused = runCli(['serve', '--port', '0', '--host', '127.0.0.1'], app, env);
     expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain(`2 pending migration(s): ${migrationFile.replace('.yaml', '')}, 99999999999999_later; run \`entigen migrate\` first`);
+    expect(refused.stderr).toContain(
+      `2 pending migration(s): ${migrationFile.replace('.yaml', '')}, 99999999999999_later; run \`entigen migrate\` first`,
+    );
 
     const migrated = runCli(['migrate'], app, env);
     expect(migrated.stderr).toBe('');
@@ -74,9 +88,16 @@ describe('entigen migrate', () => {
 
     await withStore(app, 'app.db', async (store) => {
       const articles = await store.find('articles', { sort: [{ field: 'title', direction: 'asc' }] });
-      expect(articles.map((a) => [a.title, a.isbn])).toEqual([['ONE', 'unknown'], ['THREE', 'unknown'], ['TWO', 'unknown']]);
+      expect(articles.map((a) => [a.title, a.isbn])).toEqual([
+        ['ONE', 'unknown'],
+        ['THREE', 'unknown'],
+        ['TWO', 'unknown'],
+      ]);
       const recorded = await store.find('schemaMigrations', { sort: [{ field: 'name', direction: 'asc' }] });
-      expect(recorded.map((r) => [r.name, r.steps])).toEqual([[migrationFile.replace('.yaml', ''), 2], ['99999999999999_later', 0]]);
+      expect(recorded.map((r) => [r.name, r.steps])).toEqual([
+        [migrationFile.replace('.yaml', ''), 2],
+        ['99999999999999_later', 0],
+      ]);
     });
     expect(runCli(['migrate'], app, env).stdout).toBe('entigen: no pending migrations\n');
 
@@ -97,14 +118,26 @@ describe('entigen migrate', () => {
   });
 
   it('refuses a migration whose step does not fit the model, naming the file and step, and applies nothing', async () => {
-    writeFileSync(join(app, 'migrations', '99999999999999_zz-bad.yaml'), 'steps:\n  - fill: { entity: articles, field: views, value: lots }\n');
+    writeFileSync(
+      join(app, 'migrations', '99999999999999_zz-bad.yaml'),
+      'steps:\n  - fill: { entity: articles, field: views, value: lots }\n',
+    );
     const bad = runCli(['migrate'], app, env);
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toContain('migrations/99999999999999_zz-bad.yaml steps.0.fill.value: must be integer or null for articles.views');
-    writeFileSync(join(app, 'migrations', '99999999999999_zz-bad.yaml'), 'steps:\n  - fill: { entity: nothing, field: x, value: 1 }\n');
-    expect(runCli(['migrate'], app, env).stderr).toContain('migrations/99999999999999_zz-bad.yaml steps.0.fill.entity: unknown entity nothing');
+    expect(bad.stderr).toContain(
+      'migrations/99999999999999_zz-bad.yaml steps.0.fill.value: must be integer or null for articles.views',
+    );
+    writeFileSync(
+      join(app, 'migrations', '99999999999999_zz-bad.yaml'),
+      'steps:\n  - fill: { entity: nothing, field: x, value: 1 }\n',
+    );
+    expect(runCli(['migrate'], app, env).stderr).toContain(
+      'migrations/99999999999999_zz-bad.yaml steps.0.fill.entity: unknown entity nothing',
+    );
     writeFileSync(join(app, 'migrations', '99999999999999_zz-bad.yaml'), 'steps: [ { drop: everything } ]\n');
-    expect(runCli(['migrate'], app, env).stderr).toContain('steps.0: a step is one of { fill: { entity, field, value } } or { script: PATH }');
+    expect(runCli(['migrate'], app, env).stderr).toContain(
+      'steps.0: a step is one of { fill: { entity, field, value } } or { script: PATH }',
+    );
     await withStore(app, 'app.db', async (store) => expect(await store.count('schemaMigrations', {})).toBe(2));
   });
 });

@@ -6,7 +6,11 @@ import { repoRoot, runCli } from '../support/cli.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 const documentText = readFileSync(join(repoRoot, 'generated', 'openapi.json'), 'utf8');
-const document = JSON.parse(documentText) as { openapi: string; paths: Record<string, Record<string, { responses: Record<string, unknown>; operationId: string }>>; components: Record<string, Record<string, unknown>> };
+const document = JSON.parse(documentText) as {
+  openapi: string;
+  paths: Record<string, Record<string, { responses: Record<string, unknown>; operationId: string }>>;
+  components: Record<string, Record<string, unknown>>;
+};
 
 let server: TestServer;
 beforeAll(async () => {
@@ -24,23 +28,58 @@ describe('generated/openapi.json', () => {
 
   it('holds every route the server registers, and nothing the server does not have', () => {
     const served = new Set(server.routes.list().map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`));
-    const documented = new Set(Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`)));
+    const documented = new Set(
+      Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+      ),
+    );
     expect([...served].filter((route) => !documented.has(route))).toEqual([]);
     expect([...documented].filter((route) => !served.has(route))).toEqual([]);
     // Spot checks of the kinds of routes: generic, history, auth, jobs, search, health, docs.
-    for (const route of ['GET /api/v1/articles', 'PATCH /api/v1/articles/{id}/increment', 'GET /api/v1/articles/{id}/versions/compare', 'GET /api/v1/projects/{id}/audit',
-      'PUT /api/v1/articles/{id}/field-changes/{changeId}', 'POST /api/v1/auth/login', 'POST /api/v1/scheduledJobs/{id}/run', 'GET /api/v1/search', 'GET /api/health', 'GET /api/docs/openapi.json']) {
+    for (const route of [
+      'GET /api/v1/articles',
+      'PATCH /api/v1/articles/{id}/increment',
+      'GET /api/v1/articles/{id}/versions/compare',
+      'GET /api/v1/projects/{id}/audit',
+      'PUT /api/v1/articles/{id}/field-changes/{changeId}',
+      'POST /api/v1/auth/login',
+      'POST /api/v1/scheduledJobs/{id}/run',
+      'GET /api/v1/search',
+      'GET /api/health',
+      'GET /api/docs/openapi.json',
+    ]) {
       expect(served, route).toContain(route);
     }
   });
 
   it('describes list parameters, filters, error codes and both credentials', () => {
-    const list = document.paths['/api/v1/articles'].get as unknown as { parameters: { $ref?: string; name?: string }[]; responses: Record<string, { $ref?: string }> };
-    expect(list.parameters.map((p) => p.$ref?.split('/').pop() ?? p.name)).toEqual(expect.arrayContaining(['q', 'limit', 'cursor', 'sort', 'populate', 'kind', 'tags']));
+    const list = document.paths['/api/v1/articles'].get as unknown as {
+      parameters: { $ref?: string; name?: string }[];
+      responses: Record<string, { $ref?: string }>;
+    };
+    expect(list.parameters.map((p) => p.$ref?.split('/').pop() ?? p.name)).toEqual(
+      expect.arrayContaining(['q', 'limit', 'cursor', 'sort', 'populate', 'kind', 'tags']),
+    );
     expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429', '503']));
-    expect(document.paths['/api/v1/articles'].post.responses['409']).toEqual({ $ref: '#/components/responses/CONFLICT' });
-    expect(document.components.securitySchemes).toMatchObject({ cookieAuth: { type: 'apiKey', in: 'cookie', name: 'entigen_uid' }, bearerAuth: { type: 'http', scheme: 'bearer' } });
-    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['Error', 'Article', 'ArticleCreate', 'ArticleUpdate', 'ArticleList', 'Version', 'AuditLog', 'FieldChange']));
+    expect(document.paths['/api/v1/articles'].post.responses['409']).toEqual({
+      $ref: '#/components/responses/CONFLICT',
+    });
+    expect(document.components.securitySchemes).toMatchObject({
+      cookieAuth: { type: 'apiKey', in: 'cookie', name: 'entigen_uid' },
+      bearerAuth: { type: 'http', scheme: 'bearer' },
+    });
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'Error',
+        'Article',
+        'ArticleCreate',
+        'ArticleUpdate',
+        'ArticleList',
+        'Version',
+        'AuditLog',
+        'FieldChange',
+      ]),
+    );
   });
 
   it('is served at /api/docs/openapi.json, with a reference page whose assets come from this server', async () => {
@@ -58,7 +97,9 @@ describe('generated/openapi.json', () => {
       const asset = await fetch(`${server.url}${source}`);
       expect(asset.status, source).toBe(200);
     }
-    expect((await fetch(`${server.url}/api/docs/assets/swagger-ui-bundle.js`)).headers.get('content-type')).toContain('javascript');
+    expect((await fetch(`${server.url}/api/docs/assets/swagger-ui-bundle.js`)).headers.get('content-type')).toContain(
+      'javascript',
+    );
     expect((await fetch(`${server.url}/api/docs/assets/..%2Fpackage.json`)).status).toBe(404);
   });
 

@@ -10,10 +10,15 @@ const ids: string[] = [];
 beforeAll(async () => {
   server = await startTestServer();
   admin = await server.user({ roles: ['ADMIN'] });
-  const items = Array.from({ length: 20 }, (_, i) => ({ title: `Web ${i}`, body: 'x'.repeat(200), status: 'published' }));
+  const items = Array.from({ length: 20 }, (_, i) => ({
+    title: `Web ${i}`,
+    body: 'x'.repeat(200),
+    status: 'published',
+  }));
   const created = await server.call('POST', '/api/v1/articles/bulk', { token: admin.token, body: { items } });
   ids.push(...created.body.data.items.map((a: { id: string }) => a.id));
-  for (const id of ids) await server.call('PATCH', `/api/v1/articles/${id}`, { token: admin.token, body: { related: ids } });
+  for (const id of ids)
+    await server.call('PATCH', `/api/v1/articles/${id}`, { token: admin.token, body: { related: ids } });
 });
 afterAll(() => server.close());
 
@@ -26,7 +31,10 @@ async function idLookups(plural: string, run: () => Promise<unknown>): Promise<s
   const asked: string[] = [];
   store.find = async (collection: string, query: FindQuery = {}) => {
     const where = query.where as (Where & { field?: string; op?: string; value?: unknown }) | undefined;
-    const byId = where && 'and' in where ? (where.and as { field?: string; op?: string; value?: unknown }[]).find((w) => w.field === 'id') : where;
+    const byId =
+      where && 'and' in where
+        ? (where.and as { field?: string; op?: string; value?: unknown }[]).find((w) => w.field === 'id')
+        : where;
     if (collection === plural && byId?.field === 'id' && byId.op === 'in') asked.push(...(byId.value as string[]));
     return find(collection, query);
   };
@@ -62,7 +70,10 @@ describe('populate is bounded', () => {
     expect(items).toHaveLength(20);
     expect(items[0].related).toHaveLength(20);
     expect(items[0].related[0].related).toHaveLength(20);
-    expect(items[0].related[0].related[0]).toMatchObject({ id: expect.any(String), title: expect.stringMatching(/^Web /) });
+    expect(items[0].related[0].related[0]).toMatchObject({
+      id: expect.any(String),
+      title: expect.stringMatching(/^Web /),
+    });
     // The second level holds ids, not objects: depth 2 stops there.
     expect(typeof items[0].related[0].related[0].related[0]).toBe('string');
     expect(asked.length).toBe(new Set(asked).size);
@@ -70,7 +81,11 @@ describe('populate is bounded', () => {
   });
 
   it('bounds a single record too', async () => {
-    const res = await server.call('GET', `/api/v1/articles/${ids[0]}?populate[paths][]=related.related.related.related&populate[depth]=4`, { token: admin.token });
+    const res = await server.call(
+      'GET',
+      `/api/v1/articles/${ids[0]}?populate[paths][]=related.related.related.related&populate[depth]=4`,
+      { token: admin.token },
+    );
     expect(res.status).toBe(400);
     expect(res.body.error.details).toHaveProperty('populate');
   });
@@ -80,14 +95,26 @@ describe('populated users', () => {
   it('show only what the caller may view of users: { id } to strangers, the name to users:view, the email to admins and oneself', async () => {
     const author = await server.user({ displayName: 'Ada Author' });
     await server.call('PATCH', `/api/v1/articles/${ids[1]}`, { token: admin.token, body: { author: author.id } });
-    const authorOf = async (token?: string) => (await server.call('GET', `/api/v1/articles/${ids[1]}?populate=author`, { token })).body.data.author;
+    const authorOf = async (token?: string) =>
+      (await server.call('GET', `/api/v1/articles/${ids[1]}?populate=author`, { token })).body.data.author;
 
     expect(await authorOf()).toEqual({ id: author.id });
     expect(await authorOf((await server.user()).token)).toEqual({ id: author.id });
-    expect(await authorOf(author.token)).toEqual({ id: author.id, displayName: 'Ada Author', email: expect.any(String) });
-    expect(await authorOf(admin.token)).toEqual({ id: author.id, displayName: 'Ada Author', email: expect.any(String) });
+    expect(await authorOf(author.token)).toEqual({
+      id: author.id,
+      displayName: 'Ada Author',
+      email: expect.any(String),
+    });
+    expect(await authorOf(admin.token)).toEqual({
+      id: author.id,
+      displayName: 'Ada Author',
+      email: expect.any(String),
+    });
 
-    const role = await server.call('POST', '/api/v1/roles', { token: admin.token, body: { key: 'READER', label: 'Reader', permissions: ['users:view'] } });
+    const role = await server.call('POST', '/api/v1/roles', {
+      token: admin.token,
+      body: { key: 'READER', label: 'Reader', permissions: ['users:view'] },
+    });
     expect(role.status).toBe(201);
     const reader = await server.user({ roles: ['READER'] });
     expect(await authorOf(reader.token)).toEqual({ id: author.id, displayName: 'Ada Author' });

@@ -4,10 +4,12 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_ENV, spawnServer, type SpawnedServer } from '../support/spawnServer.js';
+import { ADMIN_ENV, type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 
 const running: SpawnedServer[] = [];
-afterEach(() => running.splice(0).forEach((s) => s.child.kill('SIGKILL')));
+afterEach(() => {
+  for (const s of running.splice(0)) s.child.kill('SIGKILL');
+});
 const start = async (env: Record<string, string>) => {
   const server = await spawnServer(env);
   running.push(server);
@@ -30,7 +32,8 @@ describe('server processes', () => {
     const a = await start({ ...env, DATABASE_URL: `sqlite:${tempDb()}` });
     const b = await start({ ...env, DATABASE_URL: `sqlite:${tempDb()}` });
     const statuses: number[] = [];
-    for (let i = 0; i < 70; i++) statuses.push((await fetch(`${(i % 2 ? a : b).url}/api/v1/schema/metadata/list`)).status);
+    for (let i = 0; i < 70; i++)
+      statuses.push((await fetch(`${(i % 2 ? a : b).url}/api/v1/schema/metadata/list`)).status);
     const admitted = statuses.filter((s) => s === 200).length;
     expect(admitted).toBeLessThanOrEqual(60);
     expect(admitted).toBeGreaterThanOrEqual(50);
@@ -45,11 +48,24 @@ describe('server processes', () => {
     const { port } = new URL(server.url);
     // The request's body arrives in two parts, so the request is in flight when SIGTERM lands.
     const slow = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/api/v1/articles', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` } }, (res) => {
-        let text = '';
-        res.on('data', (d) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-      });
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/v1/articles',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+            authorization: `Bearer ${token}`,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, 10));
       setTimeout(() => req.end(body.slice(10)), 700);
@@ -57,7 +73,10 @@ describe('server processes', () => {
     await new Promise((r) => setTimeout(r, 200));
     server.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 100));
-    const late = await fetch(`${server.url}/api/v1/articles`).then((r) => r.status, () => 'refused');
+    const late = await fetch(`${server.url}/api/v1/articles`).then(
+      (r) => r.status,
+      () => 'refused',
+    );
     expect([503, 'refused']).toContain(late);
     const answer = await slow;
     expect(answer.status).toBe(201);
@@ -84,7 +103,9 @@ describe('server processes', () => {
     await first.exited;
     const second = await start({ DATABASE_URL: `sqlite:${db}` });
     const token2 = await adminToken(second.url);
-    const res = await fetch(`${second.url}/api/v1/articles?limit=200&select=title`, { headers: { authorization: `Bearer ${token2}` } });
+    const res = await fetch(`${second.url}/api/v1/articles?limit=200&select=title`, {
+      headers: { authorization: `Bearer ${token2}` },
+    });
     const found = ((await res.json()) as { data: { items: { id: string }[] } }).data.items.map((i) => i.id);
     expect(ids.length).toBe(40);
     expect(found).toEqual(expect.arrayContaining(ids));
@@ -95,17 +116,28 @@ describe('server processes', () => {
     await fetch(`${server.url}/api/v1/articles/${'0'.repeat(24)}`, { headers: { 'x-correlation-id': 'trace-me-123' } });
     await fetch(`${server.url}/api/v1/articles?limit=1`, { headers: { 'x-correlation-id': 'trace-me-124' } });
     await new Promise((r) => setTimeout(r, 100));
-    const lines = server.output().trim().split('\n').map((line) => JSON.parse(line));
+    const lines = server
+      .output()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const mine = lines.filter((line) => line.correlationId === 'trace-me-123');
-    expect(mine).toContainEqual(expect.objectContaining({ msg: 'request', status: 404, path: `/api/v1/articles/${'0'.repeat(24)}` }));
+    expect(mine).toContainEqual(
+      expect.objectContaining({ msg: 'request', status: 404, path: `/api/v1/articles/${'0'.repeat(24)}` }),
+    );
     // The full path, also for answers given inside a mounted router; never the query string.
-    expect(lines.filter((line) => line.correlationId === 'trace-me-124')).toContainEqual(expect.objectContaining({ msg: 'request', status: 200, path: '/api/v1/articles' }));
+    expect(lines.filter((line) => line.correlationId === 'trace-me-124')).toContainEqual(
+      expect.objectContaining({ msg: 'request', status: 200, path: '/api/v1/articles' }),
+    );
   });
 });
 
 describe.each([
   ['one SQLite file', () => `sqlite:${tempDb()}`],
-  ['one PostgreSQL database', () => `postgres://postgres@127.0.0.1:5432/test?schema=jobs_${randomUUID().replace(/-/g, '')}`],
+  [
+    'one PostgreSQL database',
+    () => `postgres://postgres@127.0.0.1:5432/test?schema=jobs_${randomUUID().replace(/-/g, '')}`,
+  ],
 ])('scheduled jobs across processes on %s', (_name, databaseUrl) => {
   it('runs a 1 s interval job once per interval with two servers sharing the database', async () => {
     const database = databaseUrl();
@@ -119,7 +151,9 @@ describe.each([
     });
     const { id } = ((await created.json()) as { data: { id: string } }).data;
     await new Promise((r) => setTimeout(r, 10_000));
-    const res = await fetch(`${b.url}/api/v1/jobExecutions?jobId=${id}&limit=200&sort=startedAt`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${b.url}/api/v1/jobExecutions?jobId=${id}&limit=200&sort=startedAt`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     const runs = ((await res.json()) as { data: { items: { startedAt: string; status: string }[] } }).data.items;
     expect(runs.length).toBeGreaterThanOrEqual(7);
     expect(runs.length).toBeLessThanOrEqual(11);
@@ -141,10 +175,21 @@ describe('three instances on one PostgreSQL and one Redis', () => {
     const [second, third] = await Promise.all([start(env), start(env)]);
     const servers = [first, second, third];
     const admin = await adminToken(first.url);
-    const call = (server: SpawnedServer, method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}) =>
+    const call = (
+      server: SpawnedServer,
+      method: string,
+      path: string,
+      token?: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ) =>
       fetch(`${server.url}${path}`, {
         method,
-        headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+        headers: {
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...headers,
+        },
         body: body ? JSON.stringify(body) : undefined,
       });
 
@@ -159,8 +204,16 @@ describe('three instances on one PostgreSQL and one Redis', () => {
     expect((listed as { data: { totalCount: number } }).data.totalCount).toBe(1);
 
     // A role change on one instance takes effect on the others at once.
-    await call(first, 'POST', '/api/v1/roles', admin, { key: 'AUDITOR', label: 'Auditor', permissions: ['articles:view'] });
-    const registered = await call(first, 'POST', '/api/v1/auth/register', undefined, { email: 'aud@example.test', password: 'correct horse battery staple!', displayName: 'Aud' });
+    await call(first, 'POST', '/api/v1/roles', admin, {
+      key: 'AUDITOR',
+      label: 'Auditor',
+      permissions: ['articles:view'],
+    });
+    const registered = await call(first, 'POST', '/api/v1/auth/register', undefined, {
+      email: 'aud@example.test',
+      password: 'correct horse battery staple!',
+      displayName: 'Aud',
+    });
     const auditor = (await registered.json()) as { user: { id: string }; token: string };
     await call(first, 'PUT', `/api/v1/users/${auditor.user.id}`, admin, { roles: ['AUDITOR'] });
     expect((await call(second, 'GET', '/api/v1/scheduledJobs', auditor.token)).status).toBe(403);
@@ -172,7 +225,8 @@ describe('three instances on one PostgreSQL and one Redis', () => {
 
     // The public window is shared by all three (60 a minute per address).
     const statuses: number[] = [];
-    for (let i = 0; i < 66; i++) statuses.push((await fetch(`${servers[i % 3].url}/api/v1/schema/metadata/list`)).status);
+    for (let i = 0; i < 66; i++)
+      statuses.push((await fetch(`${servers[i % 3].url}/api/v1/schema/metadata/list`)).status);
     expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(60);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(6);
   }, 60_000);

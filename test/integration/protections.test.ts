@@ -1,11 +1,15 @@
-import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
-const DEFAULT_LIMITS = { auth: { limit: 20, window: 60 }, api: { limit: 100, window: 60 }, public: { limit: 60, window: 60 } };
+const DEFAULT_LIMITS = {
+  auth: { limit: 20, window: 60 },
+  api: { limit: 100, window: 60 },
+  public: { limit: 60, window: 60 },
+};
 let server: TestServer | undefined;
 afterEach(async () => {
   await server?.close();
@@ -16,7 +20,8 @@ describe('rate limits over HTTP, with an injected clock', () => {
   it('counts auth requests per address with a sliding window and answers 429 with retry-after', async () => {
     let now = Date.UTC(2030, 0, 1, 12, 0, 50);
     server = await startTestServer({}, { overrides: { rateLimit: DEFAULT_LIMITS }, now: () => new Date(now) });
-    const login = () => server!.call('POST', '/api/v1/auth/login', { body: { email: 'x@example.test', password: 'nope nope nope!' } });
+    const login = () =>
+      server!.call('POST', '/api/v1/auth/login', { body: { email: 'x@example.test', password: 'nope nope nope!' } });
     const first = await login();
     expect(first.status).toBe(401);
     expect(first.headers.get('x-ratelimit-limit')).toBe('20');
@@ -34,7 +39,14 @@ describe('rate limits over HTTP, with an injected clock', () => {
   });
 
   it('keys signed-in callers by user in the api tier and anonymous ones by address; health is exempt', async () => {
-    server = await startTestServer({}, { overrides: { rateLimit: { ...DEFAULT_LIMITS, api: { limit: 3, window: 60 }, public: { limit: 2, window: 60 } } } });
+    server = await startTestServer(
+      {},
+      {
+        overrides: {
+          rateLimit: { ...DEFAULT_LIMITS, api: { limit: 3, window: 60 }, public: { limit: 2, window: 60 } },
+        },
+      },
+    );
     const alice = await server.user();
     const bob = await server.user();
     const statuses = async (token?: string, n = 4) => {
@@ -73,7 +85,11 @@ describe('idempotency', () => {
     expect((await post({ title: 'x', body: 'b' }, 'k'.repeat(256))).status).toBe(400);
     // Another caller with the same key is another scope.
     const bob = await server.user();
-    const theirs = await server.call('POST', '/api/v1/articles', { token: bob.token, headers: { 'Idempotency-Key': 'order-42' }, body: { title: 'Bob', body: 'b' } });
+    const theirs = await server.call('POST', '/api/v1/articles', {
+      token: bob.token,
+      headers: { 'Idempotency-Key': 'order-42' },
+      body: { title: 'Bob', body: 'b' },
+    });
     expect(theirs.status).toBe(201);
     expect(theirs.headers.get('idempotency-replayed')).toBeNull();
   });
@@ -82,11 +98,17 @@ describe('idempotency', () => {
     const db = join(mkdtempSync(join(tmpdir(), 'entigen-idem-')), 'i.db');
     server = await startTestServer({ DATABASE_URL: `sqlite:${db}` });
     const body = { email: 'idem@example.test', password: 'correct horse battery staple!', displayName: 'Idem' };
-    const first = await server.call('POST', '/api/v1/auth/register', { headers: { 'Idempotency-Key': 'signup-1' }, body });
+    const first = await server.call('POST', '/api/v1/auth/register', {
+      headers: { 'Idempotency-Key': 'signup-1' },
+      body,
+    });
     expect(first.status).toBe(201);
     await server.close();
     server = await startTestServer({ DATABASE_URL: `sqlite:${db}` }, { withAdmin: false });
-    const again = await server.call('POST', '/api/v1/auth/register', { headers: { 'Idempotency-Key': 'signup-1' }, body });
+    const again = await server.call('POST', '/api/v1/auth/register', {
+      headers: { 'Idempotency-Key': 'signup-1' },
+      body,
+    });
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotency-replayed')).toBe('true');
     expect(again.body.user).toEqual(first.body.user);
@@ -100,7 +122,11 @@ describe('idempotency is per caller, and keeps no secret in clear', () => {
   it('replays to the same user whatever the credential (new session, cookie), compares bodies as JSON values', async () => {
     server = await startTestServer();
     const user = await server.user();
-    const again = (await server.call('POST', '/api/v1/auth/register', { body: { email: 'twice@example.test', password, displayName: 'Twice' } })).body;
+    const again = (
+      await server.call('POST', '/api/v1/auth/register', {
+        body: { email: 'twice@example.test', password, displayName: 'Twice' },
+      })
+    ).body;
     const second = await server.call('POST', '/api/v1/auth/login', { body: { email: 'twice@example.test', password } });
     const post = (headers: Record<string, string>, body: object = { title: 'Scoped', body: 'b' }) =>
       server!.call('POST', '/api/v1/articles', { headers: { 'Idempotency-Key': 'per-caller', ...headers }, body });
@@ -124,7 +150,11 @@ describe('idempotency is per caller, and keeps no secret in clear', () => {
     server = await startTestServer();
     const body = { email: 'inflight@example.test', password, displayName: 'In flight' };
     // Registration hashes the password off the main thread, so the duplicate arrives while it runs.
-    const [a, b] = await Promise.all([1, 2].map(() => server!.call('POST', '/api/v1/auth/register', { headers: { 'Idempotency-Key': 'signup-race' }, body })));
+    const [a, b] = await Promise.all(
+      [1, 2].map(() =>
+        server!.call('POST', '/api/v1/auth/register', { headers: { 'Idempotency-Key': 'signup-race' }, body }),
+      ),
+    );
     expect([a.status, b.status].sort()).toEqual([201, 409]);
     expect([a, b].find((r) => r.status === 409)!.body.error.message).toMatch(/still being processed/);
   });
@@ -134,27 +164,44 @@ describe('idempotency is per caller, and keeps no secret in clear', () => {
     const user = await server.user();
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
     const create = (token: string) =>
-      server!.call('POST', '/api/v1/apikeys', { token, headers: { 'Idempotency-Key': 'key-1' }, body: { name: 'ci', permissions: [], expiresAt } });
+      server!.call('POST', '/api/v1/apikeys', {
+        token,
+        headers: { 'Idempotency-Key': 'key-1' },
+        body: { name: 'ci', permissions: [], expiresAt },
+      });
     const created = await create(user.token);
     expect(created.status).toBe(201);
     const replayed = await create(user.token);
     expect(replayed.headers.get('idempotency-replayed')).toBe('true');
     expect(replayed.body.data.token).toBe(created.body.data.token);
-    expect((await server.ctx.store.find('apiKeys', { where: { field: 'ownerId', op: 'eq', value: user.id } }))).toHaveLength(1);
+    expect(
+      await server.ctx.store.find('apiKeys', { where: { field: 'ownerId', op: 'eq', value: user.id } }),
+    ).toHaveLength(1);
 
-    const registered = await server.call('POST', '/api/v1/auth/register', { headers: { 'Idempotency-Key': 'reg-1' }, body: { email: 'sealed@example.test', password, displayName: 'S' } });
-    const login = await server.call('POST', '/api/v1/auth/login', { headers: { 'Idempotency-Key': 'login-1' }, body: { email: 'sealed@example.test', password } });
+    const registered = await server.call('POST', '/api/v1/auth/register', {
+      headers: { 'Idempotency-Key': 'reg-1' },
+      body: { email: 'sealed@example.test', password, displayName: 'S' },
+    });
+    const login = await server.call('POST', '/api/v1/auth/login', {
+      headers: { 'Idempotency-Key': 'login-1' },
+      body: { email: 'sealed@example.test', password },
+    });
     const changed = await server.call('POST', '/api/v1/auth/change-password', {
-      token: login.body.token, headers: { 'Idempotency-Key': 'pw-1' }, body: { currentPassword: password, newPassword: 'another long passphrase!' },
+      token: login.body.token,
+      headers: { 'Idempotency-Key': 'pw-1' },
+      body: { currentPassword: password, newPassword: 'another long passphrase!' },
     });
     expect(changed.status).toBe(200);
     const stored = JSON.stringify(await records());
-    for (const secret of [created.body.data.token, registered.body.token, login.body.token, changed.body.token]) expect(stored).not.toContain(secret);
+    for (const secret of [created.body.data.token, registered.body.token, login.body.token, changed.body.token])
+      expect(stored).not.toContain(secret);
     expect(stored).not.toContain('egk_');
 
     // The old session was revoked by the change: its replay is refused, the new token is never handed out.
     const replay = await server.call('POST', '/api/v1/auth/change-password', {
-      token: login.body.token, headers: { 'Idempotency-Key': 'pw-1' }, body: { currentPassword: password, newPassword: 'another long passphrase!' },
+      token: login.body.token,
+      headers: { 'Idempotency-Key': 'pw-1' },
+      body: { currentPassword: password, newPassword: 'another long passphrase!' },
     });
     expect(replay.status).toBe(401);
     expect(JSON.stringify(replay.body)).not.toContain(changed.body.token);
@@ -194,26 +241,41 @@ describe('limits, headers and errors', () => {
     expect(method.head).toMatch(/x-correlation-id: [0-9a-f-]{36}/);
     const big = await fetch(`${server.url}/api/v1/articles`, { headers: { 'x-big': 'a'.repeat(20_000) } });
     expect(big.status).toBe(431);
-    expect(await big.json()).toEqual({ error: { code: 'HEADERS_TOO_LARGE', message: 'Request headers are too large' } });
+    expect(await big.json()).toEqual({
+      error: { code: 'HEADERS_TOO_LARGE', message: 'Request headers are too large' },
+    });
   });
 
   it('treats __proto__ and constructor like any other unknown name, in bodies and query strings', async () => {
     server = await startTestServer();
     const admin = await server.user({ roles: ['ADMIN'] });
     for (const key of ['__proto__', 'constructor']) {
-      const created = await server.call('POST', '/api/v1/articles', { token: admin.token, body: `{"title":"t","body":"b","${key}":{"isAdmin":true}}` });
+      const created = await server.call('POST', '/api/v1/articles', {
+        token: admin.token,
+        body: `{"title":"t","body":"b","${key}":{"isAdmin":true}}`,
+      });
       expect(created.status).toBe(400);
       expect(created.body.error.details).toEqual({ [key]: 'is not allowed' });
-      const registered = await server.call('POST', '/api/v1/auth/register', { body: `{"email":"p${key}@example.test","password":"a long passphrase!","displayName":"P","${key}":{"roles":["ADMIN"]}}` });
+      const registered = await server.call('POST', '/api/v1/auth/register', {
+        body: `{"email":"p${key}@example.test","password":"a long passphrase!","displayName":"P","${key}":{"roles":["ADMIN"]}}`,
+      });
       expect(registered.status).toBe(400);
       expect(registered.body.error.details).toEqual({ [key]: 'is not allowed' });
     }
-    for (const query of ['__proto__[x]=1', 'constructor=1', 'sort[toString]=1', 'populate[__proto__]=x', 'x.__proto__=1']) {
+    for (const query of [
+      '__proto__[x]=1',
+      'constructor=1',
+      'sort[toString]=1',
+      'populate[__proto__]=x',
+      'x.__proto__=1',
+    ]) {
       const res = await server.call('GET', `/api/v1/articles?${query}`, { token: admin.token });
       expect(res.status, query).toBe(400);
       expect(Object.values(res.body.error.details), query).toEqual(['is not a known query parameter']);
     }
-    const strength = await server.call('GET', '/api/v1/articles?sort[field]=title&sort[collation][strength]=9', { token: admin.token });
+    const strength = await server.call('GET', '/api/v1/articles?sort[field]=title&sort[collation][strength]=9', {
+      token: admin.token,
+    });
     expect(strength.body.error.details).toMatchObject({ 'sort.collation.strength': 'must be 1, 2 or 3' });
   });
 
@@ -222,23 +284,43 @@ describe('limits, headers and errors', () => {
     const admin = await server.user({ roles: ['ADMIN'] });
     const nul = 'must not contain the NUL character (U+0000)';
     const create = (body: unknown) => server!.call('POST', '/api/v1/articles', { token: admin.token, body });
-    expect((await create({ title: 'a\u0000b', body: 'x' })).body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { title: nul } });
+    expect((await create({ title: 'a\u0000b', body: 'x' })).body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { title: nul },
+    });
     expect((await create({ title: 'a', body: 'x', meta: { 'k\u0000': 1 } })).body.error.details).toEqual({ meta: nul });
     const deep = `{"title":"a","body":"x","extra":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
     expect((await create(deep)).body.error.details).toEqual({ extra: 'is nested deeper than 64 levels' });
-    expect((await create('{"title":"\\ud800","body":"x"}')).body.error.details).toEqual({ title: 'must be well-formed Unicode (it holds a lone surrogate)' });
-    expect((await server.call('DELETE', '/api/v1/roles/A%00', { token: admin.token })).body.error.details).toEqual({ path: nul });
-    const bulk = await server.call('POST', '/api/v1/articles/bulk', { token: admin.token, body: { items: [{ title: 'ok', body: 'x' }, { title: '\u0000', body: 'x' }] } });
+    expect((await create('{"title":"\\ud800","body":"x"}')).body.error.details).toEqual({
+      title: 'must be well-formed Unicode (it holds a lone surrogate)',
+    });
+    expect((await server.call('DELETE', '/api/v1/roles/A%00', { token: admin.token })).body.error.details).toEqual({
+      path: nul,
+    });
+    const bulk = await server.call('POST', '/api/v1/articles/bulk', {
+      token: admin.token,
+      body: {
+        items: [
+          { title: 'ok', body: 'x' },
+          { title: '\u0000', body: 'x' },
+        ],
+      },
+    });
     expect(bulk.status).toBe(400);
     for (const query of ['tags=%00', 'q=a%00', 'sort=%00title']) {
       const listed = await server.call('GET', `/api/v1/articles?${query}`, { token: admin.token });
       expect(listed.status).toBe(400);
       expect(Object.values(listed.body.error.details)).toEqual([nul]);
     }
-    const login = await server.call('POST', '/api/v1/auth/login', { body: { authType: 'password', email: 'x\u0000@example.test', password: 'p' } });
+    const login = await server.call('POST', '/api/v1/auth/login', {
+      body: { authType: 'password', email: 'x\u0000@example.test', password: 'p' },
+    });
     // Login only compares its body (the spec has LDAP escape a NUL in the name): no user has such an email.
     expect(login.status).toBe(401);
-    expect((await server.call('POST', '/api/v1/auth/forgot-password', { body: { email: 'x\u0000@example.test' } })).body.error.details).toEqual({ email: nul });
+    expect(
+      (await server.call('POST', '/api/v1/auth/forgot-password', { body: { email: 'x\u0000@example.test' } })).body
+        .error.details,
+    ).toEqual({ email: nul });
     expect((await server.call('GET', '/api/v1/articles', { token: admin.token })).body.data.totalCount).toBe(0);
   });
 
@@ -272,7 +354,10 @@ describe('health', () => {
     });
     expect(full.body.slowestEndpoints.length).toBeGreaterThan(0);
     const user = await server.user();
-    expect(Object.keys((await server.call('GET', '/api/health', { token: user.token })).body)).toEqual(['status', 'timestamp']);
+    expect(Object.keys((await server.call('GET', '/api/health', { token: user.token })).body)).toEqual([
+      'status',
+      'timestamp',
+    ]);
   });
 
   it('answers 503 when the database is down, and so do requests that need it', async () => {

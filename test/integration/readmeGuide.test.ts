@@ -4,12 +4,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCli } from '../support/cli.js';
-import { spawnServer, type SpawnedServer } from '../support/spawnServer.js';
+import { type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 
 // Runs the README's guide as written: its entity file, then its curl commands against a fresh server.
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 const blockAfter = (marker: string): string[] =>
-  [...readme.matchAll(new RegExp(`<!-- ${marker}(?:: ([^ ]+))? -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => (m[1] ? `${m[1]}\n${m[2]}` : m[2]));
+  [...readme.matchAll(new RegExp(`<!-- ${marker}(?:: ([^ ]+))? -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``, 'g'))].map(
+    (m) => (m[1] ? `${m[1]}\n${m[2]}` : m[2]),
+  );
 const ADMIN = { ENTIGEN_ADMIN_EMAIL: 'admin@example.com', ENTIGEN_ADMIN_PASSWORD: 'change me, please!' };
 
 describe('README guide', () => {
@@ -17,7 +19,9 @@ describe('README guide', () => {
   afterAll(() => server?.child.kill('SIGKILL'));
 
   it('gets from entigen init to a versioned record through an API key with the curl commands as written', async () => {
-    expect(readme).toContain(`export ENTIGEN_ADMIN_EMAIL=${ADMIN.ENTIGEN_ADMIN_EMAIL} ENTIGEN_ADMIN_PASSWORD='${ADMIN.ENTIGEN_ADMIN_PASSWORD}'`);
+    expect(readme).toContain(
+      `export ENTIGEN_ADMIN_EMAIL=${ADMIN.ENTIGEN_ADMIN_EMAIL} ENTIGEN_ADMIN_PASSWORD='${ADMIN.ENTIGEN_ADMIN_PASSWORD}'`,
+    );
     const project = join(mkdtempSync(join(tmpdir(), 'entigen-guide-')), 'shop');
     expect(runCli(['init', project], repoRoot).status).toBe(0);
     mkdirSync(join(project, 'node_modules'));
@@ -34,7 +38,11 @@ describe('README guide', () => {
     server = await spawnServer({ ...ADMIN, DATABASE_URL: 'sqlite:data/app.db' }, project);
 
     const [script] = blockAfter('guide-run');
-    const run = spawnSync('bash', ['-c', `set -euo pipefail\n${script}`], { env: { ...process.env, BASE: server.url }, encoding: 'utf8', timeout: 30_000 });
+    const run = spawnSync('bash', ['-c', `set -euo pipefail\n${script}`], {
+      env: { ...process.env, BASE: server.url },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const out = run.stdout;

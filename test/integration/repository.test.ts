@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { repositories, registry } from '../../generated/index.js';
+import { registry, repositories } from '../../generated/index.js';
 import { SqliteStore } from '../../runtime/store/sqlite/sqliteStore.js';
 
 describe('generated repositories', () => {
@@ -8,7 +8,10 @@ describe('generated repositories', () => {
     await store.init(registry.model);
     const repos = repositories(store);
     const owner = '0123456789abcdef01234567';
-    const a = await repos.articles.create({ title: 'B', body: 'x', kind: 'guide', tags: ['t1'], views: 1 }, { ownerId: owner });
+    const a = await repos.articles.create(
+      { title: 'B', body: 'x', kind: 'guide', tags: ['t1'], views: 1 },
+      { ownerId: owner },
+    );
     await repos.articles.create({ title: 'a', body: 'y', kind: 'news', tags: ['t2'], views: 5 }, { ownerId: owner });
     expect(a.id).toMatch(/^[0-9a-f]{24}$/);
     expect(a.archivedAt).toBeNull();

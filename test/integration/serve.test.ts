@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,13 +6,22 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot } from '../support/cli.js';
 
 const children: ChildProcess[] = [];
-afterEach(() => children.splice(0).forEach((child) => child.kill('SIGKILL')));
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
 
 /** Starts `entigen serve` on a free port and resolves with its base URL once it listens. */
 function serve(env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
     cwd: repoRoot,
-    env: { ...process.env, SESSION_SECRET: 'serve-test', LOG_LEVEL: 'info', ENTIGEN_ADMIN_EMAIL: 'admin@example.test', ENTIGEN_ADMIN_PASSWORD: 'correct horse battery staple!', ...env },
+    env: {
+      ...process.env,
+      SESSION_SECRET: 'serve-test',
+      LOG_LEVEL: 'info',
+      ENTIGEN_ADMIN_EMAIL: 'admin@example.test',
+      ENTIGEN_ADMIN_PASSWORD: 'correct horse battery staple!',
+      ...env,
+    },
   });
   children.push(child);
   return new Promise((resolve, reject) => {
@@ -48,6 +57,8 @@ describe('entigen serve', () => {
   });
 
   it('refuses an unsupported DATABASE_URL with a clear message', async () => {
-    await expect(serve({ DATABASE_URL: 'oracle://x' })).rejects.toThrow(/DATABASE_URL scheme "oracle:" is not supported/);
+    await expect(serve({ DATABASE_URL: 'oracle://x' })).rejects.toThrow(
+      /DATABASE_URL scheme "oracle:" is not supported/,
+    );
   });
 });

@@ -19,7 +19,9 @@ describe('first-run setup', () => {
     const get = await server.call('GET', '/api/v1/articles');
     expect(get.status).toBe(302);
     expect(get.headers.get('location')).toBe('/setup');
-    const post = await server.call('POST', '/api/v1/auth/register', { body: { email: 'a@example.test', password: PASSWORD, displayName: 'A' } });
+    const post = await server.call('POST', '/api/v1/auth/register', {
+      body: { email: 'a@example.test', password: PASSWORD, displayName: 'A' },
+    });
     expect(post.status).toBe(503);
     expect(post.body.error.code).toBe('SERVICE_UNAVAILABLE');
     const page = await server.call('GET', '/setup');
@@ -33,7 +35,9 @@ describe('first-run setup', () => {
     server = await startTestServer({}, { withAdmin: false });
     const submissions = await Promise.all(
       [1, 2, 3].map((n) =>
-        server!.call('POST', '/setup', { body: { name: `Admin ${n}`, email: `admin${n}@example.test`, password: PASSWORD, tenantName: `Org ${n}` } }),
+        server!.call('POST', '/setup', {
+          body: { name: `Admin ${n}`, email: `admin${n}@example.test`, password: PASSWORD, tenantName: `Org ${n}` },
+        }),
       ),
     );
     const created = submissions.filter((r) => r.status === 201);
@@ -53,7 +57,10 @@ describe('first-run setup', () => {
   it('accepts the HTML form, redirects signed in, and shows errors in the form', async () => {
     server = await startTestServer({}, { withAdmin: false });
     const form = (fields: Record<string, string>) =>
-      server!.call('POST', '/setup', { body: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      server!.call('POST', '/setup', {
+        body: new URLSearchParams(fields).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
     const bad = await form({ name: 'A', email: 'not-an-email', password: 'short', tenantName: 'Org' });
     expect(bad.status).toBe(400);
     expect(bad.body).toContain('must be an email address');
@@ -80,7 +87,8 @@ describe('first-run setup', () => {
     server = await startTestServer({ DATABASE_URL: `sqlite:${db}` }, { withAdmin: false });
     expect((await server.call('GET', '/api/v1/articles')).status).toBe(302);
     const env = { ...process.env, DATABASE_URL: `sqlite:${db}`, SESSION_SECRET: 'x' };
-    const run = (args: string[]) => spawnSync(process.execPath, [cliPath, 'setup', ...args], { cwd: repoRoot, env, encoding: 'utf8' });
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [cliPath, 'setup', ...args], { cwd: repoRoot, env, encoding: 'utf8' });
     const weak = run(['--email', 'cli@example.test', '--password', 'short']);
     expect(weak.status).toBe(1);
     expect(weak.stderr).toContain('password must be at least 12 characters');
@@ -88,7 +96,9 @@ describe('first-run setup', () => {
     expect(made.stderr).toBe('');
     expect(made.stdout).toMatch(/created administrator cli@example\.test/);
     expect((await server.call('GET', '/api/v1/articles')).status).toBe(200);
-    const login = await server.call('POST', '/api/v1/auth/login', { body: { email: 'cli@example.test', password: PASSWORD } });
+    const login = await server.call('POST', '/api/v1/auth/login', {
+      body: { email: 'cli@example.test', password: PASSWORD },
+    });
     expect(login.status).toBe(200);
     expect(run(['--email', 'other@example.test', '--password', PASSWORD]).status).toBe(1);
   });
@@ -98,26 +108,60 @@ describe('first-run setup', () => {
     const db = join(dir, 'lockout.db');
     server = await startTestServer({ DATABASE_URL: `sqlite:${db}` });
     const admin = await server.user({ roles: ['ADMIN'] });
-    const strip = await server.call('POST', '/api/v1/roles', { token: admin.token, body: { key: 'ADMIN', label: 'Admin', permissions: [] } });
+    const strip = await server.call('POST', '/api/v1/roles', {
+      token: admin.token,
+      body: { key: 'ADMIN', label: 'Admin', permissions: [] },
+    });
     expect(strip.status).toBe(422);
     expect(strip.body.error.details).toEqual({ permissions: 'must include system:admin for the ADMIN role' });
-    expect((await server.call('PUT', '/api/v1/roles/ADMIN', { token: admin.token, body: { permissions: ['articles:view'] } })).status).toBe(422);
+    expect(
+      (
+        await server.call('PUT', '/api/v1/roles/ADMIN', {
+          token: admin.token,
+          body: { permissions: ['articles:view'] },
+        })
+      ).status,
+    ).toBe(422);
     // A stored override that lacks it (an older database) cannot take it away either.
     const now = new Date().toISOString();
-    await server.ctx.store.insert('roles', { id: '0'.repeat(23) + '1', key: 'ADMIN', label: 'Admin', permissions: [], isSystem: true, createdAt: now, updatedAt: now });
+    await server.ctx.store.insert('roles', {
+      id: `${'0'.repeat(23)}1`,
+      key: 'ADMIN',
+      label: 'Admin',
+      permissions: [],
+      isSystem: true,
+      createdAt: now,
+      updatedAt: now,
+    });
     server.auth.roles.invalidate();
     expect((await server.call('GET', '/api/v1/roles', { token: admin.token })).status).toBe(200);
-    const relabel = await server.call('PUT', '/api/v1/roles/ADMIN', { token: admin.token, body: { label: 'Boss', permissions: ['system:admin', 'articles:view'] } });
-    expect(relabel.body).toMatchObject({ key: 'ADMIN', label: 'Boss', permissions: expect.arrayContaining(['system:admin']) });
+    const relabel = await server.call('PUT', '/api/v1/roles/ADMIN', {
+      token: admin.token,
+      body: { label: 'Boss', permissions: ['system:admin', 'articles:view'] },
+    });
+    expect(relabel.body).toMatchObject({
+      key: 'ADMIN',
+      label: 'Boss',
+      permissions: expect.arrayContaining(['system:admin']),
+    });
 
     // The last admin links itself to an LDAP server that does not exist: its password is gone.
-    expect((await server.call('PUT', `/api/v1/users/${admin.id}`, { token: admin.token, body: { authSource: 'ldap' } })).status).toBe(200);
+    expect(
+      (await server.call('PUT', `/api/v1/users/${admin.id}`, { token: admin.token, body: { authSource: 'ldap' } }))
+        .status,
+    ).toBe(200);
     const env = { ...process.env, DATABASE_URL: `sqlite:${db}`, SESSION_SECRET: 'x' };
     const stored = (await server.ctx.store.get('users', admin.id))!;
-    const recovered = spawnSync(process.execPath, [cliPath, 'recover-admin', '--email', stored.email as string, '--password', PASSWORD], { cwd: repoRoot, env, encoding: 'utf8' });
+    const recovered = spawnSync(
+      process.execPath,
+      [cliPath, 'recover-admin', '--email', stored.email as string, '--password', PASSWORD],
+      { cwd: repoRoot, env, encoding: 'utf8' },
+    );
     expect(recovered.stderr).toBe('');
     expect(recovered.stdout).toMatch(/is an enabled local administrator/);
-    const login = await server.call('POST', '/api/v1/auth/login', { body: { email: stored.email, password: PASSWORD } });
+    const login = await server.call('POST', '/api/v1/auth/login', {
+      body: { email: stored.email, password: PASSWORD },
+    });
     expect(login.status).toBe(200);
     expect((await server.call('GET', '/api/v1/roles', { token: login.body.token })).status).toBe(200);
     // Earlier sessions of the recovered account end.
@@ -125,8 +169,14 @@ describe('first-run setup', () => {
   });
 
   it('creates the admin from ENTIGEN_ADMIN_EMAIL and ENTIGEN_ADMIN_PASSWORD at start', async () => {
-    server = await startTestServer({ ENTIGEN_ADMIN_EMAIL: 'env@example.test', ENTIGEN_ADMIN_PASSWORD: PASSWORD }, { withAdmin: false });
+    server = await startTestServer(
+      { ENTIGEN_ADMIN_EMAIL: 'env@example.test', ENTIGEN_ADMIN_PASSWORD: PASSWORD },
+      { withAdmin: false },
+    );
     expect((await server.call('GET', '/api/v1/articles')).status).toBe(200);
-    expect((await server.call('POST', '/api/v1/auth/login', { body: { email: 'env@example.test', password: PASSWORD } })).status).toBe(200);
+    expect(
+      (await server.call('POST', '/api/v1/auth/login', { body: { email: 'env@example.test', password: PASSWORD } }))
+        .status,
+    ).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
@@ -13,7 +13,16 @@ beforeAll(async () => {
   server = await startTestServer({}, { withAdmin: false });
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 600_000);
 afterAll(async () => {
@@ -38,7 +47,10 @@ describe('the /setup page in a real browser', () => {
     expect(await page.textContent('h1')).toContain('is set up');
     await Promise.all([page.waitForURL('**/api/v1/auth/me'), page.click('a[href="/api/v1/auth/me"]')]);
     const me = JSON.parse((await page.textContent('body'))!);
-    expect(me).toMatchObject({ user: { email: 'browser@example.test', displayName: 'Browser Admin' }, roles: ['ADMIN'] });
+    expect(me).toMatchObject({
+      user: { email: 'browser@example.test', displayName: 'Browser Admin' },
+      roles: ['ADMIN'],
+    });
 
     const cookie = (await page.context().cookies()).find((c) => c.name === 'entigen_uid')!;
     expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict' });

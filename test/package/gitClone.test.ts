@@ -10,7 +10,9 @@ import { serveUntilHealthy } from '../support/serveUntilHealthy.js';
 // A fresh git clone has no node_modules and no dist/; installing it without dev dependencies
 // (NODE_ENV=production, --omit=dev) must still prepare a working CLI.
 describe('a fresh git clone', () => {
-  it('installs with --omit=dev without failing on prepare, and its CLI builds and serves a project', { timeout: 900_000 }, async () => {
+  it('installs with --omit=dev without failing on prepare, and its CLI builds and serves a project', {
+    timeout: 900_000,
+  }, async () => {
     const clone = join(mkdtempSync(join(tmpdir(), 'entigen-clone-')), 'entigen');
     execFileSync('git', ['clone', '--quiet', repoRoot, clone], { stdio: 'pipe' });
     expect(existsSync(join(clone, 'node_modules'))).toBe(false);
@@ -28,7 +30,11 @@ describe('a fresh git clone', () => {
     const build = spawnSync(process.execPath, [cli, 'build'], { cwd: project, encoding: 'utf8' });
     expect(build.stderr).toBe('');
     expect(build.status).toBe(0);
-    const serve = spawn(process.execPath, [cli, 'serve'], { cwd: project, detached: true, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } });
+    const serve = spawn(process.execPath, [cli, 'serve'], {
+      cwd: project,
+      detached: true,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
+    });
     await serveUntilHealthy(serve, async (url) => {
       expect((await fetch(`${url}/api/health`)).status).toBe(200);
     });

@@ -9,7 +9,9 @@ import { serveUntilHealthy } from '../support/serveUntilHealthy.js';
 
 // The tarball npm pack makes, installed as a registry user would get it: no dev dependencies, no build step.
 describe('npm pack', () => {
-  it('installs into a fresh project without dev dependencies, then builds and serves', { timeout: 900_000 }, async () => {
+  it('installs into a fresh project without dev dependencies, then builds and serves', {
+    timeout: 900_000,
+  }, async () => {
     const out = mkdtempSync(join(tmpdir(), 'entigen-pack-'));
     const pack = await runAsync('npm', ['pack', '--json', '--pack-destination', out], { cwd: repoRoot });
     expect(pack.status, pack.stderr).toBe(0);
@@ -18,13 +20,22 @@ describe('npm pack', () => {
     const files: string[] = packed[0].files.map((f: { path: string }) => f.path);
     expect(files).toContain('dist/bin/entigen.js');
     expect(files).toContain('dist/runtime/index.d.ts');
-    expect(files.some((f) => f.startsWith('test/') || f.startsWith('node_modules/') || f.endsWith('.test.js'))).toBe(false);
+    expect(files.some((f) => f.startsWith('test/') || f.startsWith('node_modules/') || f.endsWith('.test.js'))).toBe(
+      false,
+    );
 
     const project = mkdtempSync(join(tmpdir(), 'entigen-from-tarball-'));
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'from-tarball', version: '1.0.0', private: true }));
-    const init = spawnSync(process.execPath, [join(repoRoot, 'dist', 'bin', 'entigen.js'), 'init', project], { encoding: 'utf8' });
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'from-tarball', version: '1.0.0', private: true }),
+    );
+    const init = spawnSync(process.execPath, [join(repoRoot, 'dist', 'bin', 'entigen.js'), 'init', project], {
+      encoding: 'utf8',
+    });
     expect(init.status).toBe(0);
-    const install = await runAsync('npm', ['install', tarball, '--omit=dev', '--no-audit', '--no-fund'], { cwd: project });
+    const install = await runAsync('npm', ['install', tarball, '--omit=dev', '--no-audit', '--no-fund'], {
+      cwd: project,
+    });
     expect(install.status, install.stderr).toBe(0);
     const installed = readdirSync(join(project, 'node_modules'));
     for (const dev of ['typescript', 'vitest', 'fast-check', 'playwright-core']) expect(installed).not.toContain(dev);
@@ -33,7 +44,11 @@ describe('npm pack', () => {
     expect(build.stderr.replace(/npm warn.*\n/g, '')).toBe('');
     expect(build.status).toBe(0);
     expect(existsSync(join(project, 'generated', 'index.ts'))).toBe(true);
-    const serve = spawn('npx', ['--no-install', 'entigen', 'serve'], { cwd: project, detached: true, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } });
+    const serve = spawn('npx', ['--no-install', 'entigen', 'serve'], {
+      cwd: project,
+      detached: true,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
+    });
     await serveUntilHealthy(serve, async (url) => {
       expect((await fetch(`${url}/api/health`)).status).toBe(200);
       expect((await fetch(`${url}/api/v1/notes`, { redirect: 'manual' })).headers.get('location')).toBe('/setup');

@@ -15,14 +15,22 @@ export interface CliResult {
 
 /** Runs the compiled CLI in `cwd`. */
 export function runCli(args: string[], cwd: string, env: Record<string, string> = {}): CliResult {
-  const result = spawnSync(process.execPath, [cliPath, ...args], { cwd, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+  const result = spawnSync(process.execPath, [cliPath, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** A temporary copy of the example app (entities and config), without its generated files. */
 export function copyExampleApp(): string {
   const dir = mkdtempSync(join(tmpdir(), 'entigen-app-'));
-  cpSync(join(repoRoot, 'entities'), join(dir, 'entities'), { recursive: true, filter: (src) => !/[/\\](builtin|features)([/\\]|$)/.test(src) });
+  cpSync(join(repoRoot, 'entities'), join(dir, 'entities'), {
+    recursive: true,
+    filter: (src) => !/[/\\](builtin|features)([/\\]|$)/.test(src),
+  });
   cpSync(join(repoRoot, 'entigen.config.yaml'), join(dir, 'entigen.config.yaml'));
   return dir;
 }

@@ -1,5 +1,5 @@
 import { Query, updateOne } from 'mingo';
-import { MongoServerError, MongoTopologyClosedError, type MongoClient } from 'mongodb';
+import { type MongoClient, MongoServerError, MongoTopologyClosedError } from 'mongodb';
 
 // An in-memory stand-in for the parts of the MongoDB driver MongoStore calls, with MongoDB's
 // query language from mingo, unique indexes, collation sorts and all-or-nothing transactions.
@@ -32,13 +32,18 @@ function rank(value: unknown): number {
 
 function comparator(sort: Sort, collation: FindOptions['collation']) {
   const collator = collation
-    ? new Intl.Collator(collation.locale, { sensitivity: collation.strength === 1 ? 'base' : collation.strength === 2 ? 'accent' : 'variant', numeric: collation.numericOrdering ?? false, caseFirst: 'lower' })
+    ? new Intl.Collator(collation.locale, {
+        sensitivity: collation.strength === 1 ? 'base' : collation.strength === 2 ? 'accent' : 'variant',
+        numeric: collation.numericOrdering ?? false,
+        caseFirst: 'lower',
+      })
     : undefined;
   const compare = (a: unknown, b: unknown): number => {
     const ra = rank(a);
     const rb = rank(b);
     if (ra !== rb) return ra - rb;
-    if (typeof a === 'string' && typeof b === 'string') return collator ? collator.compare(a, b) : a < b ? -1 : a > b ? 1 : 0;
+    if (typeof a === 'string' && typeof b === 'string')
+      return collator ? collator.compare(a, b) : a < b ? -1 : a > b ? 1 : 0;
     if (typeof a === 'number' && typeof b === 'number') return a - b;
     if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
     return 0;
@@ -67,7 +72,11 @@ class FakeCollection {
     for (const field of ['_id', ...this.unique]) {
       if (doc[field] === undefined) continue;
       if (this.docs.some((other) => other !== doc && other[field] === doc[field])) {
-        throw new MongoServerError({ message: `E11000 duplicate key error collection: ${this.name}`, code: 11000, keyPattern: { [field]: 1 } });
+        throw new MongoServerError({
+          message: `E11000 duplicate key error collection: ${this.name}`,
+          code: 11000,
+          keyPattern: { [field]: 1 },
+        });
       }
     }
   }
@@ -89,11 +98,16 @@ class FakeCollection {
       toArray: async (): Promise<Doc[]> => {
         let found = this.docs.filter(matches(filter));
         if (options.sort) found = [...found].sort(comparator(options.sort, options.collation));
-        found = found.slice(options.skip ?? 0, options.limit === undefined ? undefined : (options.skip ?? 0) + options.limit);
+        found = found.slice(
+          options.skip ?? 0,
+          options.limit === undefined ? undefined : (options.skip ?? 0) + options.limit,
+        );
         return found.map((doc) => {
           const copy = structuredClone(doc);
           if (!options.projection) return copy;
-          return Object.fromEntries(Object.entries(copy).filter(([key]) => key === '_id' || key in options.projection!)) as Doc;
+          return Object.fromEntries(
+            Object.entries(copy).filter(([key]) => key === '_id' || key in options.projection!),
+          ) as Doc;
         });
       },
     };
@@ -108,7 +122,11 @@ class FakeCollection {
     return found ? structuredClone(found) : null;
   }
 
-  async findOneAndUpdate(filter: object, update: Record<string, unknown>, options: { returnDocument?: 'after' | 'before' } = {}): Promise<Doc | null> {
+  async findOneAndUpdate(
+    filter: object,
+    update: Record<string, unknown>,
+    options: { returnDocument?: 'after' | 'before' } = {},
+  ): Promise<Doc | null> {
     const found = this.docs.find(matches(filter));
     if (!found) return null;
     const before = structuredClone(found);
@@ -116,7 +134,7 @@ class FakeCollection {
     try {
       this.checkUnique(found);
     } catch (error) {
-      Object.keys(found).forEach((key) => delete found[key]);
+      for (const key of Object.keys(found)) delete found[key];
       Object.assign(found, before);
       throw error;
     }
@@ -142,7 +160,8 @@ class FakeDb {
   constructor(private readonly client: { closed: boolean }) {}
 
   async createCollection(name: string): Promise<void> {
-    if (this.collections.has(name)) throw new MongoServerError({ message: `Collection ${name} already exists`, code: 48 });
+    if (this.collections.has(name))
+      throw new MongoServerError({ message: `Collection ${name} already exists`, code: 48 });
     this.collections.set(name, new FakeCollection(name));
   }
 
@@ -173,7 +192,9 @@ class FakeSession {
   constructor(private readonly db: FakeDb) {}
 
   async withTransaction<T>(fn: () => Promise<T>): Promise<T> {
-    const snapshot = new Map([...this.db.collections].map(([name, collection]) => [name, structuredClone(collection.docs)]));
+    const snapshot = new Map(
+      [...this.db.collections].map(([name, collection]) => [name, structuredClone(collection.docs)]),
+    );
     try {
       return await fn();
     } catch (error) {
@@ -196,6 +217,8 @@ export function fakeMongoClient(): MongoClient {
   return {
     db: (name: string) => (last = db(name)),
     startSession: () => new FakeSession(last!),
-    close: async () => void (state.closed = true),
+    close: async () => {
+      state.closed = true;
+    },
   } as unknown as MongoClient;
 }

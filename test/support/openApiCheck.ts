@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
+import Ajv2020Module from 'ajv/dist/2020.js';
 import { repoRoot } from './cli.js';
 
 // Checks real responses against generated/openapi.json: the operation that matches the method and
@@ -34,7 +34,9 @@ function load() {
       routes.push({
         method: method.toUpperCase(),
         template,
-        pattern: new RegExp(`^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`),
+        pattern: new RegExp(
+          `^${segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`,
+        ),
         literals: segments.filter((s) => !/^\{.+\}$/.test(s)).length,
         operation: operation as Json,
       });
@@ -49,20 +51,33 @@ function load() {
 function rebase(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(rebase);
   if (!schema || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi${v}` : rebase(v)]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi${v}` : rebase(v),
+    ]),
+  );
 }
 
 const PIPELINE_STATUSES = new Set([400, 401, 403, 404, 405, 413, 429, 503]);
 
 /** Problems of one response against the document; empty when it tells the truth. */
-export function checkResponse(method: string, url: string, status: number, contentType: string | null, body: unknown): string[] {
+export function checkResponse(
+  method: string,
+  url: string,
+  status: number,
+  contentType: string | null,
+  body: unknown,
+): string[] {
   const { routes, ajv, document } = load();
   const path = new URL(url, 'http://x').pathname.replace(/\/$/, '') || '/';
   const route = routes.find((r) => r.method === method && r.pattern.test(path));
   if (!route) {
     // 404 and 405 for paths and methods the API does not have are the envelope by design, as are
     // answers that come before routing (body, credential, rate limit, an admin-only area's 403).
-    return PIPELINE_STATUSES.has(status) ? checkEnvelope(ajv, body) : [`${method} ${path}: status ${status} for a path and method with no operation in the document`];
+    return PIPELINE_STATUSES.has(status)
+      ? checkEnvelope(ajv, body)
+      : [`${method} ${path}: status ${status} for a path and method with no operation in the document`];
   }
   let response = route.operation.responses?.[String(status)] as Json | undefined;
   if (!response) return [`${method} ${route.template}: status ${status} is not documented`];

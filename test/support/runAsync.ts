@@ -10,7 +10,11 @@ export interface RunResult {
  * A command run without blocking the test worker: a synchronous spawn of several minutes (npm
  * install compiling native modules) starves vitest's worker RPC, which then times out.
  */
-export function runAsync(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<RunResult> {
+export function runAsync(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env });
     let stdout = '';

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -76,7 +76,8 @@ export async function startSlapd(people: LdapPerson[] = PEOPLE): Promise<Slapd> 
     `dn: ${BASE_DN}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example`,
     `dn: ou=people,${BASE_DN}\nobjectClass: organizationalUnit\nou: people`,
     ...people.map(
-      (p) => `dn: uid=${p.uid},ou=people,${BASE_DN}\nobjectClass: inetOrgPerson\nuid: ${p.uid}\ncn: ${p.cn}\nsn: ${p.cn.split(' ')[1]}\nmail: ${p.mail}\nuserPassword: ${p.password}`,
+      (p) =>
+        `dn: uid=${p.uid},ou=people,${BASE_DN}\nobjectClass: inetOrgPerson\nuid: ${p.uid}\ncn: ${p.cn}\nsn: ${p.cn.split(' ')[1]}\nmail: ${p.mail}\nuserPassword: ${p.password}`,
     ),
   ].join('\n\n');
   writeFileSync(join(dir, 'data.ldif'), `${ldif}\n`);

@@ -1,7 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { cliPath, repoRoot } from './cli.js';
 
-export const ADMIN_ENV = { ENTIGEN_ADMIN_EMAIL: 'admin@example.test', ENTIGEN_ADMIN_PASSWORD: 'correct horse battery staple!' };
+export const ADMIN_ENV = {
+  ENTIGEN_ADMIN_EMAIL: 'admin@example.test',
+  ENTIGEN_ADMIN_PASSWORD: 'correct horse battery staple!',
+};
 
 export interface SpawnedServer {
   url: string;

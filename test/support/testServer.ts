@@ -3,20 +3,24 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { registry, repositories } from '../../generated/index.js';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { newId } from '../../runtime/entities/prepareWrite.js';
-import { startServer, type RunningServer, type StartOptions } from '../../runtime/server/startServer.js';
-import { registry, repositories } from '../../generated/index.js';
-import { repoRoot } from './cli.js';
-import { checkResponse } from './openApiCheck.js';
+import { type RunningServer, type StartOptions, startServer } from '../../runtime/server/startServer.js';
 import { MongoStore } from '../../runtime/store/mongo/mongoStore.js';
+import { repoRoot } from './cli.js';
 import { fakeMongoClient } from './fakeMongo.js';
+import { checkResponse } from './openApiCheck.js';
 
 export interface TestServer extends RunningServer {
   /** Creates a user directly in the store and returns a session token for it. */
   user(options?: { roles?: string[]; displayName?: string; email?: string }): Promise<{ id: string; token: string }>;
   /** fetch against the server with JSON in and out. */
-  call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
+  call(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<TestResponse>;
 }
 
 export interface TestResponse {
@@ -35,7 +39,11 @@ export function testDatabaseUrl(dir: string): string {
 }
 
 /** The example app on a real port over a fresh database; with an admin unless `withAdmin` is false. */
-export const GENEROUS_LIMITS = { auth: { limit: 1_000_000, window: 60 }, api: { limit: 1_000_000, window: 60 }, public: { limit: 1_000_000, window: 60 } };
+export const GENEROUS_LIMITS = {
+  auth: { limit: 1_000_000, window: 60 },
+  api: { limit: 1_000_000, window: 60 },
+  public: { limit: 1_000_000, window: 60 },
+};
 
 export async function startTestServer(
   env: Record<string, string> = {},
@@ -45,7 +53,13 @@ export async function startTestServer(
     now,
     handlers,
     registry: app = registry,
-  }: { withAdmin?: boolean; overrides?: StartOptions['overrides']; now?: () => Date; handlers?: StartOptions['handlers']; registry?: StartOptions['registry'] } = {},
+  }: {
+    withAdmin?: boolean;
+    overrides?: StartOptions['overrides'];
+    now?: () => Date;
+    handlers?: StartOptions['handlers'];
+    registry?: StartOptions['registry'];
+  } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'entigen-server-'));
   const running = await startServer({
@@ -60,8 +74,16 @@ export async function startTestServer(
     schedule: false,
     repositories,
     // TEST_STORE=mongo-fake: the MongoDB adapter over the in-memory driver stand-in (unless the test names its own database).
-    store: process.env.TEST_STORE === 'mongo-fake' && !env.DATABASE_URL ? MongoStore.withClient(fakeMongoClient(), 'test') : undefined,
-    env: { DATABASE_URL: testDatabaseUrl(dir), SESSION_SECRET: 'test-session-secret', APP_ENCRYPTION_KEY: 'test-encryption-key', ...env },
+    store:
+      process.env.TEST_STORE === 'mongo-fake' && !env.DATABASE_URL
+        ? MongoStore.withClient(fakeMongoClient(), 'test')
+        : undefined,
+    env: {
+      DATABASE_URL: testDatabaseUrl(dir),
+      SESSION_SECRET: 'test-session-secret',
+      APP_ENCRYPTION_KEY: 'test-encryption-key',
+      ...env,
+    },
   });
   let users = 0;
   const server: TestServer = {

@@ -30,8 +30,16 @@ export function sharedSchemas(): Record<string, JsonSchema> {
       type: 'object',
       required: ['id', 'entityId', 'version', 'snapshot', 'changedBy', 'changeType', 'createdAt', 'updatedAt'],
       properties: {
-        id: { type: 'string' }, entityId: { type: 'string' }, version: { type: 'integer' }, snapshot: {}, changedBy: { type: 'string' },
-        changeReason: { type: ['string', 'null'] }, changeType, changedFields: { type: ['array', 'null'], items: { type: 'string' } }, createdAt: when, updatedAt: when,
+        id: { type: 'string' },
+        entityId: { type: 'string' },
+        version: { type: 'integer' },
+        snapshot: {},
+        changedBy: { type: 'string' },
+        changeReason: { type: ['string', 'null'] },
+        changeType,
+        changedFields: { type: ['array', 'null'], items: { type: 'string' } },
+        createdAt: when,
+        updatedAt: when,
       },
     },
     VersionComparison: {
@@ -41,37 +49,82 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         entityId: { type: 'string' },
         versionA: { $ref: '#/components/schemas/VersionSummary' },
         versionB: { $ref: '#/components/schemas/VersionSummary' },
-        changes: { type: 'array', items: { type: 'object', required: ['field', 'changed'], properties: { field: { type: 'string' }, oldValue: {}, newValue: {}, changed: { type: 'boolean' } } } },
+        changes: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['field', 'changed'],
+            properties: { field: { type: 'string' }, oldValue: {}, newValue: {}, changed: { type: 'boolean' } },
+          },
+        },
         totalChanges: { type: 'integer' },
       },
     },
-    VersionSummary: { type: 'object', required: ['version', 'createdAt', 'changedBy'], properties: { version: { type: 'integer' }, createdAt: when, changedBy: { type: 'string' } } },
+    VersionSummary: {
+      type: 'object',
+      required: ['version', 'createdAt', 'changedBy'],
+      properties: { version: { type: 'integer' }, createdAt: when, changedBy: { type: 'string' } },
+    },
     AuditLog: {
       type: 'object',
       required: ['id', 'entityId', 'changedBy', 'changeType', 'createdAt', 'updatedAt'],
       properties: {
-        id: { type: 'string' }, entityId: { type: 'string' }, changedBy: { type: 'string' }, changeType,
+        id: { type: 'string' },
+        entityId: { type: 'string' },
+        changedBy: { type: 'string' },
+        changeType,
         changedFields: { type: ['array', 'null'], items: { type: 'string' } },
-        changes: { type: ['object', 'null'], additionalProperties: { type: 'object', properties: { old: {}, new: {} } } },
-        changeReason: { type: ['string', 'null'] }, createdAt: when, updatedAt: when,
+        changes: {
+          type: ['object', 'null'],
+          additionalProperties: { type: 'object', properties: { old: {}, new: {} } },
+        },
+        changeReason: { type: ['string', 'null'] },
+        createdAt: when,
+        updatedAt: when,
       },
     },
     FieldChange: {
       type: 'object',
       required: ['id', 'entityId', 'fieldName', 'changedBy', 'createdAt', 'updatedAt'],
       properties: {
-        id: { type: 'string' }, entityId: { type: 'string' }, fieldName: { type: 'string' }, oldValue: {}, newValue: {}, changedBy: { type: 'string' },
-        changeReason: { type: ['string', 'null'] }, approvedBy: { type: ['string', 'null'] }, approvalStatus: { enum: ['pending', 'approved', 'rejected', null] },
-        metadata: { type: ['object', 'null'] }, createdAt: when, updatedAt: when,
+        id: { type: 'string' },
+        entityId: { type: 'string' },
+        fieldName: { type: 'string' },
+        oldValue: {},
+        newValue: {},
+        changedBy: { type: 'string' },
+        changeReason: { type: ['string', 'null'] },
+        approvedBy: { type: ['string', 'null'] },
+        approvalStatus: { enum: ['pending', 'approved', 'rejected', null] },
+        metadata: { type: ['object', 'null'] },
+        createdAt: when,
+        updatedAt: when,
       },
     },
     EntityMetadata: {
       type: 'object',
-      required: ['name', 'plural', 'label', 'base', 'ownership', 'versioning', 'tenantScoped', 'filters', 'searchFields'],
+      required: [
+        'name',
+        'plural',
+        'label',
+        'base',
+        'ownership',
+        'versioning',
+        'tenantScoped',
+        'filters',
+        'searchFields',
+      ],
       properties: {
-        name: { type: 'string' }, plural: { type: 'string' }, label: { type: 'string' }, description: { type: ['string', 'null'] }, base: { type: 'string' },
-        ownership: { type: 'string' }, versioning: { type: 'string' }, tenantScoped: { type: 'boolean' },
-        filters: { type: 'array', items: { type: 'string' } }, searchFields: { type: 'array', items: { type: 'string' } },
+        name: { type: 'string' },
+        plural: { type: 'string' },
+        label: { type: 'string' },
+        description: { type: ['string', 'null'] },
+        base: { type: 'string' },
+        ownership: { type: 'string' },
+        versioning: { type: 'string' },
+        tenantScoped: { type: 'boolean' },
+        filters: { type: 'array', items: { type: 'string' } },
+        searchFields: { type: 'array', items: { type: 'string' } },
         fields: { type: 'array', items: { $ref: '#/components/schemas/FieldMetadata' } },
       },
     },
@@ -79,33 +132,76 @@ export function sharedSchemas(): Record<string, JsonSchema> {
       type: 'object',
       required: ['name', 'type', 'required', 'unique', 'search', 'trackChanges', 'filterable'],
       properties: {
-        name: { type: 'string' }, label: { type: 'string' }, type: { type: 'string' }, required: { type: 'boolean' }, unique: { type: 'boolean' }, default: {},
-        values: { type: ['array', 'null'], items: { type: 'object', required: ['key', 'label'], properties: { key: { type: 'string' }, label: { type: 'string' } } } },
-        ref: { type: ['string', 'null'] }, search: { type: 'boolean' }, trackChanges: { type: 'boolean' }, filterable: { type: 'boolean' },
+        name: { type: 'string' },
+        label: { type: 'string' },
+        type: { type: 'string' },
+        required: { type: 'boolean' },
+        unique: { type: 'boolean' },
+        default: {},
+        values: {
+          type: ['array', 'null'],
+          items: {
+            type: 'object',
+            required: ['key', 'label'],
+            properties: { key: { type: 'string' }, label: { type: 'string' } },
+          },
+        },
+        ref: { type: ['string', 'null'] },
+        search: { type: 'boolean' },
+        trackChanges: { type: 'boolean' },
+        filterable: { type: 'boolean' },
       },
     },
   };
 }
 
 export function listParameters(): Record<string, JsonSchema> {
-  const q = (name: string, description: string, schema: JsonSchema, extra: JsonSchema = {}) => ({ name, in: 'query', description, schema, ...extra });
-  const integer = (minimum: number, maximum?: number) => ({ type: 'integer', minimum, ...(maximum ? { maximum } : {}) });
+  const q = (name: string, description: string, schema: JsonSchema, extra: JsonSchema = {}) => ({
+    name,
+    in: 'query',
+    description,
+    schema,
+    ...extra,
+  });
+  const integer = (minimum: number, maximum?: number) => ({
+    type: 'integer',
+    minimum,
+    ...(maximum ? { maximum } : {}),
+  });
   return {
-    q: q('q', 'every term must match, case- and accent-insensitive, as a word prefix in some searchable field', { type: 'string' }),
+    q: q('q', 'every term must match, case- and accent-insensitive, as a word prefix in some searchable field', {
+      type: 'string',
+    }),
     limit: q('limit', 'page size', { ...integer(1, 200), default: 25 }),
     page: q('page', '1-based page number', integer(1)),
     skip: q('skip', 'records to skip', integer(0)),
     offset: q('offset', 'alias of skip', integer(0)),
-    cursor: q('cursor', 'nextCursor of the previous page (not with a custom sort, page, skip or offset)', { type: 'string' }),
+    cursor: q('cursor', 'nextCursor of the previous page (not with a custom sort, page, skip or offset)', {
+      type: 'string',
+    }),
     sort: q(
       'sort',
       '`field` or `-field`; or sort[field], sort[direction], sort[collation][locale], sort[collation][strength], sort[collation][numericOrdering]',
-      { anyOf: [{ type: 'string' }, { type: 'object', properties: { field: { type: 'string' }, direction: { enum: ['asc', 'desc'] }, collation: { type: 'object' } } }] },
+      {
+        anyOf: [
+          { type: 'string' },
+          {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              direction: { enum: ['asc', 'desc'] },
+              collation: { type: 'object' },
+            },
+          },
+        ],
+      },
       { style: 'deepObject', explode: true },
     ),
     sortBy: q('sortBy', 'field to sort by', { type: 'string' }),
     sortDir: q('sortDir', 'direction for sortBy', { enum: ['asc', 'desc'] }),
-    select: q('select', 'fields to return (id always), comma-separated or repeated', { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] }),
+    select: q('select', 'fields to return (id always), comma-separated or repeated', {
+      anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
+    }),
     includeArchived: q('includeArchived', 'include archived records', { type: 'boolean' }),
     populate: q(
       'populate',
@@ -120,22 +216,31 @@ export function listParameters(): Record<string, JsonSchema> {
     IdempotencyKey: {
       name: 'Idempotency-Key',
       in: 'header',
-      description: 'a repeat of this POST by the same caller within 24 hours answers the first response (idempotency-replayed: true) and runs nothing',
+      description:
+        'a repeat of this POST by the same caller within 24 hours answers the first response (idempotency-replayed: true) and runs nothing',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     },
     TenantId: {
       name: 'x-tenant-id',
       in: 'header',
-      description: 'the tenant to act in, for callers who belong to several (required to create then); 403 for a tenant you are not in',
+      description:
+        'the tenant to act in, for callers who belong to several (required to create then); 403 for a tenant you are not in',
       schema: { type: 'string' },
     },
-    ChangeReason: { name: 'x-change-reason', in: 'header', description: 'why the change is made; kept in the change history', schema: { type: 'string', maxLength: 1000 } },
+    ChangeReason: {
+      name: 'x-change-reason',
+      in: 'header',
+      description: 'why the change is made; kept in the change history',
+      schema: { type: 'string', maxLength: 1000 },
+    },
   };
 }
 
 export function errorResponses(): Record<string, JsonSchema> {
   const headers = (code: ErrorCode): JsonSchema =>
-    code === 'RATE_LIMITED' ? { headers: { 'retry-after': { description: 'seconds to wait', schema: { type: 'integer' } } } } : {};
+    code === 'RATE_LIMITED'
+      ? { headers: { 'retry-after': { description: 'seconds to wait', schema: { type: 'integer' } } } }
+      : {};
   return Object.fromEntries(
     (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => [
       code,

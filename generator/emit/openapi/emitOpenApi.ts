@@ -1,7 +1,7 @@
 import { ERROR_CODES, type ErrorCode } from '../../../runtime/errors/apiError.js';
+import { entityRouteTable } from '../../../runtime/model/entityRoutes.js';
 import type { AppModel } from '../../../runtime/model/types.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
-import { entityRouteTable } from '../../../runtime/model/entityRoutes.js';
 import { stableJson } from '../stableJson.js';
 import { errorResponses, json, listParameters, sharedSchemas } from './components.js';
 import { entityOperation, entitySchemas } from './entityOperations.js';
@@ -13,7 +13,11 @@ export const OPENAPI_FILE = 'openapi.json';
 
 /** Entity operations that write history, and so take a change reason. */
 const WRITES = new Set(['create', 'bulkCreate', 'update', 'remove', 'increment', 'archive', 'restore', 'revert']);
-const BODY_TYPES = { json: 'application/json', form: 'application/x-www-form-urlencoded', multipart: 'multipart/form-data' } as const;
+const BODY_TYPES = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+  multipart: 'multipart/form-data',
+} as const;
 
 export function emitOpenApi(model: AppModel): Map<string, string> {
   return new Map([[OPENAPI_FILE, `${stableJson(openApiDocument(model))}\n`]]);
@@ -23,7 +27,8 @@ export function openApiDocument(model: AppModel): JsonSchema {
   const schemas: Record<string, JsonSchema> = { ...sharedSchemas() };
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const add = (method: string, path: string, operation: JsonSchema) => {
-    (paths[path] ??= {})[method.toLowerCase()] = operation;
+    paths[path] ??= {};
+    paths[path][method.toLowerCase()] = operation;
   };
   for (const op of fixedOperations(model)) add(op.method, op.path, operationObject(op));
   for (const entity of model.entities.filter((e) => !e.internal)) {
@@ -48,8 +53,18 @@ export function openApiDocument(model: AppModel): JsonSchema {
     servers: [{ url: '/' }],
     security: [{}, { cookieAuth: [] }, { bearerAuth: [] }],
     tags: [
-      ...['auth', 'users', 'roles', 'apikeys', 'schema', 'health', ...(model.features.includes('search') ? ['search'] : [])].map((name) => ({ name })),
-      ...model.entities.filter((e) => !e.internal).map((e) => ({ name: e.plural, description: e.description ?? e.label })),
+      ...[
+        'auth',
+        'users',
+        'roles',
+        'apikeys',
+        'schema',
+        'health',
+        ...(model.features.includes('search') ? ['search'] : []),
+      ].map((name) => ({ name })),
+      ...model.entities
+        .filter((e) => !e.internal)
+        .map((e) => ({ name: e.plural, description: e.description ?? e.label })),
     ],
     paths,
     components: {
@@ -57,8 +72,17 @@ export function openApiDocument(model: AppModel): JsonSchema {
       parameters: listParameters(),
       responses: errorResponses(),
       securitySchemes: {
-        cookieAuth: { type: 'apiKey', in: 'cookie', name: `${model.app.name}_uid`, description: 'Session cookie set by login, register and /setup' },
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A session token (from login or register) or an API key (egk_...)' },
+        cookieAuth: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: `${model.app.name}_uid`,
+          description: 'Session cookie set by login, register and /setup',
+        },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A session token (from login or register) or an API key (egk_...)',
+        },
       },
     },
   };
@@ -79,22 +103,37 @@ function pipelineErrors(op: Operation): ErrorCode[] {
 }
 
 function operationObject(op: Operation): JsonSchema {
-  const pathParams = [...op.path.matchAll(/\{([A-Za-z]+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const pathParams = [...op.path.matchAll(/\{([A-Za-z]+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   const headers = [
     ...(op.tenantScoped ? [{ $ref: '#/components/parameters/TenantId' }] : []),
-    ...(op.method === 'POST' && op.operationId !== 'setup_submit' ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
-    ...(op.tag !== 'auth' && WRITES.has(op.operationId.split('_')[1] ?? '') ? [{ $ref: '#/components/parameters/ChangeReason' }] : []),
+    ...(op.method === 'POST' && op.operationId !== 'setup_submit'
+      ? [{ $ref: '#/components/parameters/IdempotencyKey' }]
+      : []),
+    ...(op.tag !== 'auth' && WRITES.has(op.operationId.split('_')[1] ?? '')
+      ? [{ $ref: '#/components/parameters/ChangeReason' }]
+      : []),
   ];
   const parameters = [...pathParams, ...(op.query ?? []), ...headers];
   const responses: Record<string, JsonSchema> = {
-    [String(op.status ?? 200)]: op.response === undefined ? { description: op.responseDescription ?? 'Success' } : {
-      description: op.responseDescription ?? 'Success',
-      content:
-        op.responseType === 'html' ? { 'text/html': { schema: { type: 'string' } } }
-        : op.responseType === 'text' ? { 'text/plain': { schema: { type: 'string' } } }
-        : op.responseType === 'binary' ? { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } }
-        : json(op.response),
-    },
+    [String(op.status ?? 200)]:
+      op.response === undefined
+        ? { description: op.responseDescription ?? 'Success' }
+        : {
+            description: op.responseDescription ?? 'Success',
+            content:
+              op.responseType === 'html'
+                ? { 'text/html': { schema: { type: 'string' } } }
+                : op.responseType === 'text'
+                  ? { 'text/plain': { schema: { type: 'string' } } }
+                  : op.responseType === 'binary'
+                    ? { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } }
+                    : json(op.response),
+          },
   };
   for (const code of new Set<ErrorCode>([...op.errors, ...pipelineErrors(op)])) {
     responses[String(ERROR_CODES[code].status)] = { $ref: `#/components/responses/${code}` };
@@ -107,9 +146,20 @@ function operationObject(op: Operation): JsonSchema {
     operationId: op.operationId,
     summary: op.summary,
     tags: [op.tag],
-    ...(op.security === 'none' ? { security: [{}] } : op.security === 'required' ? { security: [{ cookieAuth: [] }, { bearerAuth: [] }] } : {}),
+    ...(op.security === 'none'
+      ? { security: [{}] }
+      : op.security === 'required'
+        ? { security: [{ cookieAuth: [] }, { bearerAuth: [] }] }
+        : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { [BODY_TYPES[op.bodyType ?? 'json']]: { schema: op.body } } } } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: !op.bodyOptional,
+            content: { [BODY_TYPES[op.bodyType ?? 'json']]: { schema: op.body } },
+          },
+        }
+      : {}),
     responses,
   };
 }

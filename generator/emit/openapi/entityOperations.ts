@@ -1,8 +1,8 @@
-import type { RouteSpec } from '../../../runtime/model/entityRoutes.js';
 import type { ErrorCode } from '../../../runtime/errors/apiError.js';
-import type { EntityModel, FieldModel, ValueModel } from '../../../runtime/model/types.js';
+import type { RouteSpec } from '../../../runtime/model/entityRoutes.js';
 import { LIST_PARAMETERS } from '../../../runtime/model/listParameters.js';
-import { valueSchema, type JsonSchema } from '../../model/valueSchema.js';
+import type { EntityModel, FieldModel, ValueModel } from '../../../runtime/model/types.js';
+import { type JsonSchema, valueSchema } from '../../model/valueSchema.js';
 import { bodySchemas } from '../emitValidators.js';
 import { ref } from './components.js';
 import type { Operation } from './fixedOperations.js';
@@ -19,7 +19,8 @@ export function openApiPath(expressPath: string): string {
 /** A record as the server answers it: every visible field, unset ones null, references possibly populated. */
 function recordSchema(entity: EntityModel): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
-  for (const field of entity.fields.filter((f) => !f.hidden)) properties[field.name] = responseValue(field, !field.required || !field.system);
+  for (const field of entity.fields.filter((f) => !f.hidden))
+    properties[field.name] = responseValue(field, !field.required || !field.system);
   return { type: 'object', description: entity.description ?? entity.label, properties, required: ['id'] };
 }
 
@@ -27,7 +28,9 @@ function responseValue(value: ValueModel, nullable: boolean): JsonSchema {
   let schema: JsonSchema;
   if (value.type === 'objectId') {
     // `populate` replaces the id by the referenced record (or `{ id }` when it is not viewable).
-    schema = { anyOf: [{ type: 'string' }, { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }] };
+    schema = {
+      anyOf: [{ type: 'string' }, { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }],
+    };
   } else if (value.type === 'array') {
     schema = { type: 'array', items: responseValue(value.items ?? { type: 'any' }, false) };
   } else if (value.type === 'object') {
@@ -55,26 +58,39 @@ export function entitySchemas(entity: EntityModel): Record<string, JsonSchema> {
         data: {
           type: 'object',
           required: ['items', 'totalCount', 'totalPages'],
-          properties: { items: { type: 'array', items: ref(entity.name) }, totalCount: { type: 'integer' }, totalPages: { type: 'integer' }, nextCursor: { type: 'string' } },
+          properties: {
+            items: { type: 'array', items: ref(entity.name) },
+            totalCount: { type: 'integer' },
+            totalPages: { type: 'integer' },
+            nextCursor: { type: 'string' },
+          },
         },
       },
     },
   };
 }
 
-const FILTER_TYPES: Record<string, JsonSchema> = { int: { type: 'integer' }, float: { type: 'number' }, boolean: { type: 'boolean' } };
+const FILTER_TYPES: Record<string, JsonSchema> = {
+  int: { type: 'integer' },
+  float: { type: 'number' },
+  boolean: { type: 'boolean' },
+};
 
 function filterParameter(field: FieldModel): JsonSchema {
   const scalar: ValueModel = field.type === 'array' ? (field.items ?? { type: 'string' }) : field;
-  const schema = FILTER_TYPES[scalar.type] ?? (scalar.type === 'enum' ? { type: 'string', enum: (scalar.values ?? []).map((v) => v.key) } : { type: 'string' });
+  const schema =
+    FILTER_TYPES[scalar.type] ??
+    (scalar.type === 'enum' ? { type: 'string', enum: (scalar.values ?? []).map((v) => v.key) } : { type: 'string' });
   return {
     name: field.name,
     in: 'query',
-    description: field.type === 'array' ? `records whose ${field.name} holds any of the values (repeat the parameter)` : `records whose ${field.name} equals the value`,
+    description:
+      field.type === 'array'
+        ? `records whose ${field.name} holds any of the values (repeat the parameter)`
+        : `records whose ${field.name} equals the value`,
     schema: field.type === 'array' ? { anyOf: [schema, { type: 'array', items: schema }] } : schema,
   };
 }
-
 
 export function entityOperation(entity: EntityModel, [method, path, name]: RouteSpec): Operation {
   const record = ref(entity.name);
@@ -95,60 +111,159 @@ export function entityOperation(entity: EntityModel, [method, path, name]: Route
       return {
         ...base,
         summary: `List ${label}`,
-        query: [...LIST_PARAMETERS.map((p) => ({ $ref: `#/components/parameters/${p}` })), ...entity.filters.map((f) => filterParameter(fields.get(f)!))],
+        query: [
+          ...LIST_PARAMETERS.map((p) => ({ $ref: `#/components/parameters/${p}` })),
+          ...entity.filters.map((f) => filterParameter(fields.get(f)!)),
+        ],
         response: ref(`${entity.name}List`),
         errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN'],
       };
     case 'get':
-      return { ...base, summary: `One ${entity.name}`, query: [{ $ref: '#/components/parameters/populate' }], response: single, errors: [...byId, 'VALIDATION_ERROR'] };
+      return {
+        ...base,
+        summary: `One ${entity.name}`,
+        query: [{ $ref: '#/components/parameters/populate' }],
+        response: single,
+        errors: [...byId, 'VALIDATION_ERROR'],
+      };
     case 'create':
-      return { ...base, summary: `Create a ${entity.name}`, status: 201, body: ref(`${entity.name}Create`), response: single, errors: write };
+      return {
+        ...base,
+        summary: `Create a ${entity.name}`,
+        status: 201,
+        body: ref(`${entity.name}Create`),
+        response: single,
+        errors: write,
+      };
     case 'bulkCreate':
       return {
         ...base,
         summary: `Create up to 500 ${label} at once, all or nothing`,
         status: 201,
-        body: { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', maxItems: 500, items: ref(`${entity.name}Create`) } } },
-        response: { type: 'object', required: ['data'], properties: { data: { type: 'object', required: ['items', 'count'], properties: { items: { type: 'array', items: record }, count: { type: 'integer' } } } } },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['items'],
+          properties: { items: { type: 'array', maxItems: 500, items: ref(`${entity.name}Create`) } },
+        },
+        response: {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: {
+              type: 'object',
+              required: ['items', 'count'],
+              properties: { items: { type: 'array', items: record }, count: { type: 'integer' } },
+            },
+          },
+        },
         errors: write.filter((c) => c !== 'NOT_FOUND'),
       };
     case 'update':
-      return { ...base, summary: `Change fields of a ${entity.name}`, body: ref(`${entity.name}Update`), response: single, errors: write };
+      return {
+        ...base,
+        summary: `Change fields of a ${entity.name}`,
+        body: ref(`${entity.name}Update`),
+        response: single,
+        errors: write,
+      };
     case 'remove':
       return {
         ...base,
         summary: `Delete a ${entity.name}`,
-        response: { type: 'object', required: ['data'], properties: { data: { type: 'object', required: ['id', 'deleted'], properties: { id: { type: 'string' }, deleted: { const: true } } } } },
+        response: {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: {
+              type: 'object',
+              required: ['id', 'deleted'],
+              properties: { id: { type: 'string' }, deleted: { const: true } },
+            },
+          },
+        },
         errors: byId,
       };
     case 'increment':
-      return { ...base, summary: `Add to numeric fields atomically (negative subtracts)`, body: ref(`${entity.name}Increment`), response: single, errors: write };
+      return {
+        ...base,
+        summary: `Add to numeric fields atomically (negative subtracts)`,
+        body: ref(`${entity.name}Increment`),
+        response: single,
+        errors: write,
+      };
     case 'archive':
-      return { ...base, summary: `Archive a ${entity.name} (left out of lists unless includeArchived)`, response: single, errors: [...byId, 'UNPROCESSABLE_ENTITY'] };
+      return {
+        ...base,
+        summary: `Archive a ${entity.name} (left out of lists unless includeArchived)`,
+        response: single,
+        errors: [...byId, 'UNPROCESSABLE_ENTITY'],
+      };
     case 'restore':
-      return { ...base, summary: `Restore an archived ${entity.name}`, response: single, errors: [...byId, 'UNPROCESSABLE_ENTITY'] };
+      return {
+        ...base,
+        summary: `Restore an archived ${entity.name}`,
+        response: single,
+        errors: [...byId, 'UNPROCESSABLE_ENTITY'],
+      };
     case 'metadata':
-      return { ...base, summary: `Metadata of ${label}`, response: { type: 'object', properties: { data: ref('EntityMetadata') }, required: ['data'] }, errors: [] };
+      return {
+        ...base,
+        summary: `Metadata of ${label}`,
+        response: { type: 'object', properties: { data: ref('EntityMetadata') }, required: ['data'] },
+        errors: [],
+      };
     case 'metadataType':
-      return { ...base, summary: `Base and ownership of ${label}`, response: { type: 'object', properties: { data: { type: 'object' } }, required: ['data'] }, errors: [] };
+      return {
+        ...base,
+        summary: `Base and ownership of ${label}`,
+        response: { type: 'object', properties: { data: { type: 'object' } }, required: ['data'] },
+        errors: [],
+      };
     case 'metadataFields':
       return {
         ...base,
         summary: `Fields of ${label}`,
-        response: { type: 'object', required: ['data'], properties: { data: { type: 'object', required: ['fields'], properties: { fields: { type: 'array', items: ref('FieldMetadata') } } } } },
+        response: {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: {
+              type: 'object',
+              required: ['fields'],
+              properties: { fields: { type: 'array', items: ref('FieldMetadata') } },
+            },
+          },
+        },
         errors: [],
       };
     case 'metadataField':
-      return { ...base, summary: `One field of ${label}`, response: { type: 'object', properties: { data: ref('FieldMetadata') }, required: ['data'] }, errors: ['NOT_FOUND'] };
+      return {
+        ...base,
+        summary: `One field of ${label}`,
+        response: { type: 'object', properties: { data: ref('FieldMetadata') }, required: ['data'] },
+        errors: ['NOT_FOUND'],
+      };
     case 'versions':
-      return { ...base, summary: 'Versions, newest first', query: historyPage(), response: historyList('Version'), errors: [...byId, 'VALIDATION_ERROR'] };
+      return {
+        ...base,
+        summary: 'Versions, newest first',
+        query: historyPage(),
+        response: historyList('Version'),
+        errors: [...byId, 'VALIDATION_ERROR'],
+      };
     case 'version':
       return { ...base, summary: 'One version', response: ref('Version'), errors: byId };
     case 'compareVersions':
       return {
         ...base,
         summary: 'Compare two versions field by field',
-        query: ['a', 'b'].map((p) => ({ name: p, in: 'query', required: true, schema: { type: 'integer', minimum: 1 } })),
+        query: ['a', 'b'].map((p) => ({
+          name: p,
+          in: 'query',
+          required: true,
+          schema: { type: 'integer', minimum: 1 },
+        })),
         response: ref('VersionComparison'),
         errors: [...byId, 'VALIDATION_ERROR'],
       };
@@ -158,20 +273,43 @@ export function entityOperation(entity: EntityModel, [method, path, name]: Route
         summary: 'Restore the state of a version as a new version',
         body: { type: 'object', properties: { changeReason: { type: 'string' } } },
         bodyOptional: true,
-        response: { type: 'object', required: ['success', 'revertedTo', 'newVersion', 'entity'], properties: { success: { type: 'boolean' }, revertedTo: { type: 'integer' }, newVersion: { type: 'integer' }, entity: record } },
+        response: {
+          type: 'object',
+          required: ['success', 'revertedTo', 'newVersion', 'entity'],
+          properties: {
+            success: { type: 'boolean' },
+            revertedTo: { type: 'integer' },
+            newVersion: { type: 'integer' },
+            entity: record,
+          },
+        },
         errors: [...byId, 'VALIDATION_ERROR', 'CONFLICT', 'UNPROCESSABLE_ENTITY'],
       };
     case 'audit':
-      return { ...base, summary: 'Audit log, newest first', query: historyPage(), response: historyList('AuditLog'), errors: [...byId, 'VALIDATION_ERROR'] };
+      return {
+        ...base,
+        summary: 'Audit log, newest first',
+        query: historyPage(),
+        response: historyList('AuditLog'),
+        errors: [...byId, 'VALIDATION_ERROR'],
+      };
     case 'fieldChanges':
       return {
         ...base,
         summary: 'Changes of tracked fields',
         query: [
           { name: 'fieldName', in: 'query', schema: { type: 'string' } },
-          { name: 'approvalStatus', in: 'query', schema: { type: 'string', enum: ['pending', 'approved', 'rejected'] } },
+          {
+            name: 'approvalStatus',
+            in: 'query',
+            schema: { type: 'string', enum: ['pending', 'approved', 'rejected'] },
+          },
         ],
-        response: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ref('FieldChange') } } },
+        response: {
+          type: 'object',
+          required: ['items'],
+          properties: { items: { type: 'array', items: ref('FieldChange') } },
+        },
         errors: [...byId, 'VALIDATION_ERROR'],
       };
     case 'decideFieldChange':
@@ -179,7 +317,11 @@ export function entityOperation(entity: EntityModel, [method, path, name]: Route
         ...base,
         summary: 'Approve or reject a change (admin)',
         security: 'required',
-        body: { type: 'object', required: ['approvalStatus'], properties: { approvalStatus: { enum: ['approved', 'rejected'] }, approvedBy: { type: 'string' } } },
+        body: {
+          type: 'object',
+          required: ['approvalStatus'],
+          properties: { approvalStatus: { enum: ['approved', 'rejected'] }, approvedBy: { type: 'string' } },
+        },
         response: ref('FieldChange'),
         errors: [...byId, 'VALIDATION_ERROR', 'UNPROCESSABLE_ENTITY'],
       };
@@ -197,6 +339,11 @@ function historyList(item: string): JsonSchema {
   return {
     type: 'object',
     required: ['items', 'total', 'hasMore'],
-    properties: { items: { type: 'array', items: ref(item) }, total: { type: 'integer' }, hasMore: { type: 'boolean' }, nextCursor: { type: 'string' } },
+    properties: {
+      items: { type: 'array', items: ref(item) },
+      total: { type: 'integer' },
+      hasMore: { type: 'boolean' },
+      nextCursor: { type: 'string' },
+    },
   };
 }

@@ -1,10 +1,10 @@
 import type { Request } from 'express';
 import { API_KEY_PREFIX, tokenHash } from '../../auth/apiKeyToken.js';
 import { verifySession } from '../../auth/sessionToken.js';
+import { API_KEYS } from '../../model/collections.js';
 import type { Store } from '../../store/types.js';
 import { cookieValue } from '../authenticate.js';
 import type { Tier } from './rateLimit.js';
-import { API_KEYS } from '../../model/collections.js';
 
 export interface IdentifyOptions {
   store: Store;
@@ -29,7 +29,11 @@ export function identifyCaller(options: IdentifyOptions) {
     const now = options.clock();
     const cached = keys.get(hash);
     if (cached && cached.until > now) return cached.id;
-    const [key] = await options.store.find(API_KEYS, { where: { field: 'tokenHash', op: 'eq', value: hash }, limit: 1, select: ['id'] });
+    const [key] = await options.store.find(API_KEYS, {
+      where: { field: 'tokenHash', op: 'eq', value: hash },
+      limit: 1,
+      select: ['id'],
+    });
     if (keys.size >= KEY_CACHE_SIZE) keys.clear();
     keys.set(hash, { id: key?.id ?? null, until: now + KEY_CACHE_MS });
     return key?.id ?? null;

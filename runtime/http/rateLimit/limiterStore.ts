@@ -19,9 +19,13 @@ export function memoryLimiterStore(): LimiterStore {
       const index = Math.floor(now / windowMs);
       if (now - lastSweep > windowMs) {
         lastSweep = now;
-        for (const name of windows.keys()) if (Number(name.slice(name.lastIndexOf('|') + 1)) < index - 1) windows.delete(name);
+        for (const name of windows.keys())
+          if (Number(name.slice(name.lastIndexOf('|') + 1)) < index - 1) windows.delete(name);
       }
-      const counts = { previous: windows.get(`${key}|${index - 1}`) ?? 0, current: windows.get(`${key}|${index}`) ?? 0 };
+      const counts = {
+        previous: windows.get(`${key}|${index - 1}`) ?? 0,
+        current: windows.get(`${key}|${index}`) ?? 0,
+      };
       const elapsed = (now % windowMs) / windowMs;
       const admitted = counts.previous * (1 - elapsed) + counts.current + 1 <= limit;
       if (admitted) {

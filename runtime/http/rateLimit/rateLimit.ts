@@ -39,12 +39,15 @@ export function rateLimit(options: RateLimitOptions) {
     const { limit, window } = options.tiers[tier];
     const windowMs = window * 1000;
     const now = options.clock();
-    let result;
+    let result: Awaited<ReturnType<LimiterStore['hit']>>;
     try {
       result = await options.store.hit(`${tier}:${key}`, limit, windowMs, now);
     } catch (error) {
       // The shared counter is unreachable: serve rather than refuse everyone.
-      options.logger.warn({ err: error, correlationId: req.correlationId }, 'rate limit store unavailable; request not counted');
+      options.logger.warn(
+        { err: error, correlationId: req.correlationId },
+        'rate limit store unavailable; request not counted',
+      );
       return next();
     }
     const decision = decide(result.counts, limit, windowMs, now, result.admitted);

@@ -26,11 +26,23 @@ export function estimate(counts: WindowCounts, windowMs: number, now: number): n
   return counts.previous * (1 - elapsed) + counts.current;
 }
 
-export function decide(counts: WindowCounts, limit: number, windowMs: number, now: number, admitted: boolean): Decision {
+export function decide(
+  counts: WindowCounts,
+  limit: number,
+  windowMs: number,
+  now: number,
+  admitted: boolean,
+): Decision {
   const resetSeconds = Math.max(1, Math.ceil((windowMs - (now % windowMs)) / 1000));
   const used = estimate(counts, windowMs, now);
   if (admitted) return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - used)), resetSeconds };
-  return { allowed: false, limit, remaining: 0, resetSeconds, retryAfterSeconds: retryAfter(counts, limit, windowMs, now) };
+  return {
+    allowed: false,
+    limit,
+    remaining: 0,
+    resetSeconds,
+    retryAfterSeconds: retryAfter(counts, limit, windowMs, now),
+  };
 }
 
 /** Seconds until estimate + 1 <= limit, given no further requests. */

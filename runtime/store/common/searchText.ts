@@ -20,7 +20,13 @@ export const MAX_SEARCH_VALUE_LENGTH = 256 * 1024;
  * vocabulary; a vocabulary past MAX_SEARCH_VALUE_LENGTH is cut there.
  */
 export function searchVocabulary(text: string): string {
-  const words = new Set(text.normalize('NFKC').split(/[^\p{L}\p{N}]+/u).filter(Boolean).map(normalizeSearch));
+  const words = new Set(
+    text
+      .normalize('NFKC')
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean)
+      .map(normalizeSearch),
+  );
   let out = '';
   for (const word of words) {
     if (out.length + word.length + 1 > MAX_SEARCH_VALUE_LENGTH) break;

@@ -24,13 +24,23 @@ describe('naturalSortKey', () => {
 
 describe('collationKey', () => {
   it('strength 1 ignores case and accents, 3 puts lower case first', () => {
-    expect(collationKey('Résumé', { locale: 'en', strength: 1 })).toBe(collationKey('resume', { locale: 'en', strength: 1 }));
-    expect(sortBy(['B', 'a', 'A', 'b'], (v) => collationKey(v, { locale: 'en', strength: 3 }))).toEqual(['a', 'A', 'b', 'B']);
+    expect(collationKey('Résumé', { locale: 'en', strength: 1 })).toBe(
+      collationKey('resume', { locale: 'en', strength: 1 }),
+    );
+    expect(sortBy(['B', 'a', 'A', 'b'], (v) => collationKey(v, { locale: 'en', strength: 3 }))).toEqual([
+      'a',
+      'A',
+      'b',
+      'B',
+    ]);
   });
 
   it('orders numbers as text unless numericOrdering is set', () => {
     expect(sortBy(['x10', 'x9'], (v) => collationKey(v, { locale: 'en' }))).toEqual(['x10', 'x9']);
-    expect(sortBy(['x10', 'x9'], (v) => collationKey(v, { locale: 'en', numericOrdering: true }))).toEqual(['x9', 'x10']);
+    expect(sortBy(['x10', 'x9'], (v) => collationKey(v, { locale: 'en', numericOrdering: true }))).toEqual([
+      'x9',
+      'x10',
+    ]);
   });
 });
 

@@ -28,7 +28,9 @@ export const MAX_SORT_KEY_LENGTH = 256;
  */
 export function naturalSortKey(value: string): string {
   // Only the start matters: later characters cannot change the first MAX_SORT_KEY_LENGTH of the key.
-  return [...padNumbers(stripAccents(value.slice(0, MAX_SORT_KEY_LENGTH * 2)).toLowerCase())].slice(0, MAX_SORT_KEY_LENGTH).join('');
+  return [...padNumbers(stripAccents(value.slice(0, MAX_SORT_KEY_LENGTH * 2)).toLowerCase())]
+    .slice(0, MAX_SORT_KEY_LENGTH)
+    .join('');
 }
 
 /**

@@ -1,8 +1,8 @@
-import { naturalSortKey } from '../common/sortKey.js';
 import { normalizeSearch, searchText } from '../common/searchText.js';
+import { naturalSortKey } from '../common/sortKey.js';
 import type { TableLayout } from '../common/tableLayout.js';
 import type { Doc, IncrementInput, UpdateSet } from '../types.js';
-import { SEARCH_FIELD, type MongoLayout } from './translate.js';
+import { type MongoLayout, SEARCH_FIELD } from './translate.js';
 
 // How a record is kept in MongoDB: `_id` is the id, unset fields are absent (so `$inc` starts
 // from nothing and unique indexes skip them), text fields carry their natural-order key, and
@@ -51,7 +51,11 @@ export function fromMongoDoc(layout: TableLayout, stored: Record<string, unknown
 }
 
 /** `$set` for values, `$unset` for nulls, sort keys alongside; `$inc` for increments. */
-export function toMongoUpdate(layout: TableLayout, set: UpdateSet, by: IncrementInput = {}): Record<string, Record<string, unknown>> {
+export function toMongoUpdate(
+  layout: TableLayout,
+  set: UpdateSet,
+  by: IncrementInput = {},
+): Record<string, Record<string, unknown>> {
   const $set: Record<string, unknown> = {};
   const $unset: Record<string, ''> = {};
   for (const [field, value] of Object.entries(set)) {

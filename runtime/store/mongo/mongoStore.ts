@@ -1,14 +1,47 @@
-import { MongoClient, MongoError, MongoServerError, type ClientSession, type Collection, type Db, type Document } from 'mongodb';
+import {
+  type ClientSession,
+  type Collection,
+  type Db,
+  type Document,
+  MongoClient,
+  MongoError,
+  MongoServerError,
+} from 'mongodb';
 import type { AppModel } from '../../model/types.js';
-import { tableLayout, type TableLayout } from '../common/tableLayout.js';
-import { StoreUnavailable, UniqueConflict, type CountQuery, type Doc, type FindQuery, type IncrementInput, type Store, type UpdateSet, type Where } from '../types.js';
-import { fromMongoDoc, mongoLayout, searchWords, toMongoDoc, toMongoUpdate, type MongoDoc } from './mongoDocument.js';
-import { SEARCH_FIELD, toMongoCollation, toMongoFilter, toMongoSort, toMongoTextFilter, type MongoFilter } from './translate.js';
+import { type TableLayout, tableLayout } from '../common/tableLayout.js';
+import {
+  type CountQuery,
+  type Doc,
+  type FindQuery,
+  type IncrementInput,
+  type Store,
+  StoreUnavailable,
+  UniqueConflict,
+  type UpdateSet,
+  type Where,
+} from '../types.js';
+import { fromMongoDoc, type MongoDoc, mongoLayout, searchWords, toMongoDoc, toMongoUpdate } from './mongoDocument.js';
+import {
+  type MongoFilter,
+  SEARCH_FIELD,
+  toMongoCollation,
+  toMongoFilter,
+  toMongoSort,
+  toMongoTextFilter,
+} from './translate.js';
 
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_EXISTS = 48;
 /** Driver errors that mean the server cannot be reached, by class name. */
-const UNAVAILABLE = new Set(['MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError', 'MongoTopologyClosedError', 'MongoClientClosedError', 'MongoServerClosedError']);
+const UNAVAILABLE = new Set([
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoServerSelectionError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'MongoClientClosedError',
+  'MongoServerClosedError',
+]);
 
 interface Shared {
   client: MongoClient;
@@ -57,18 +90,28 @@ export class MongoStore implements Store {
         const collection = this.shared.db.collection(layout.table);
         for (const field of layout.unique) {
           // Absent values are not indexed, so many records may leave a unique field unset (as NULLs in SQL).
-          await collection.createIndex({ [field]: 1 }, { name: `ux_${field}`, unique: true, partialFilterExpression: { [field]: { $exists: true } } });
+          await collection.createIndex(
+            { [field]: 1 },
+            { name: `ux_${field}`, unique: true, partialFilterExpression: { [field]: { $exists: true } } },
+          );
         }
         for (const field of layout.indexed) await collection.createIndex({ [field]: 1 }, { name: `ix_${field}` });
-        if (layout.searchFields.length > 0) await collection.createIndex({ [SEARCH_FIELD]: 1 }, { name: 'ix_search_words' });
+        if (layout.searchFields.length > 0)
+          await collection.createIndex({ [SEARCH_FIELD]: 1 }, { name: 'ix_search_words' });
       }
     });
   }
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
     const layout = this.layout(collection);
-    const filter = this.filter(layout, query, query.after === undefined ? undefined : { _id: { [idDirection(query) === 'asc' ? '$gt' : '$lt']: query.after } });
-    const projection = query.select ? Object.fromEntries(query.select.filter((f) => layout.columns.has(f) && f !== 'id').map((f) => [f, 1])) : undefined;
+    const filter = this.filter(
+      layout,
+      query,
+      query.after === undefined ? undefined : { _id: { [idDirection(query) === 'asc' ? '$gt' : '$lt']: query.after } },
+    );
+    const projection = query.select
+      ? Object.fromEntries(query.select.filter((f) => layout.columns.has(f) && f !== 'id').map((f) => [f, 1]))
+      : undefined;
     return guard(async () => {
       const cursor = this.collection(layout).find(filter, {
         session: this.session,
@@ -79,7 +122,9 @@ export class MongoStore implements Store {
         limit: query.limit,
       });
       const stored = await cursor.toArray();
-      return stored.map((doc) => fromMongoDoc(layout, doc, query.select ? ['id', ...query.select.filter((f) => f !== 'id')] : undefined));
+      return stored.map((doc) =>
+        fromMongoDoc(layout, doc, query.select ? ['id', ...query.select.filter((f) => f !== 'id')] : undefined),
+      );
     });
   }
 
@@ -96,7 +141,9 @@ export class MongoStore implements Store {
 
   async insert(collection: string, doc: Doc): Promise<Doc> {
     const layout = this.layout(collection);
-    await this.write(layout, () => this.collection(layout).insertOne(toMongoDoc(layout, doc), { session: this.session }));
+    await this.write(layout, () =>
+      this.collection(layout).insertOne(toMongoDoc(layout, doc), { session: this.session }),
+    );
     return fromMongoDoc(layout, toMongoDoc(layout, doc));
   }
 
@@ -117,27 +164,46 @@ export class MongoStore implements Store {
     if (Object.keys(update).length === 0) return this.get(collection, id, where);
     const searchChanged = layout.searchFields.some((f) => f in set);
     const apply = async (session: ClientSession | undefined) => {
-      const after = await this.write(layout, () => this.collection(layout).findOneAndUpdate(withId(id, where), update, { session, returnDocument: 'after' }));
+      const after = await this.write(layout, () =>
+        this.collection(layout).findOneAndUpdate(withId(id, where), update, { session, returnDocument: 'after' }),
+      );
       if (after && searchChanged) {
-        await this.collection(layout).updateOne({ _id: id }, { $set: { [SEARCH_FIELD]: searchWords(layout, fromMongoDoc(layout, after)) } }, { session });
+        await this.collection(layout).updateOne(
+          { _id: id },
+          { $set: { [SEARCH_FIELD]: searchWords(layout, fromMongoDoc(layout, after)) } },
+          { session },
+        );
       }
       return after ? fromMongoDoc(layout, after) : null;
     };
     // The record and its search words change together.
-    return searchChanged && !this.session ? this.transaction((tx) => apply((tx as MongoStore).session)) : apply(this.session);
+    return searchChanged && !this.session
+      ? this.transaction((tx) => apply((tx as MongoStore).session))
+      : apply(this.session);
   }
 
-  async increment(collection: string, id: string, by: IncrementInput, set: UpdateSet = {}, where?: Where): Promise<Doc | null> {
+  async increment(
+    collection: string,
+    id: string,
+    by: IncrementInput,
+    set: UpdateSet = {},
+    where?: Where,
+  ): Promise<Doc | null> {
     const layout = this.layout(collection);
     const after = await this.write(layout, () =>
-      this.collection(layout).findOneAndUpdate(withId(id, where), toMongoUpdate(layout, set, by), { session: this.session, returnDocument: 'after' }),
+      this.collection(layout).findOneAndUpdate(withId(id, where), toMongoUpdate(layout, set, by), {
+        session: this.session,
+        returnDocument: 'after',
+      }),
     );
     return after ? fromMongoDoc(layout, after) : null;
   }
 
   async remove(collection: string, id: string, where?: Where): Promise<boolean> {
     const layout = this.layout(collection);
-    const { deletedCount } = await guard(() => this.collection(layout).deleteOne(withId(id, where), { session: this.session }));
+    const { deletedCount } = await guard(() =>
+      this.collection(layout).deleteOne(withId(id, where), { session: this.session }),
+    );
     return deletedCount > 0;
   }
 

@@ -20,33 +20,67 @@ describe('IR -> MongoDB', () => {
     [{ field: 'tags', op: 'contains', value: ['red', 'green'] }, { tags: { $in: ['red', 'green'] } }],
     [{ and: [] }, {}],
     [{ or: [] }, { $expr: false }],
-    [{ and: [{ field: 'a', op: 'eq', value: 1 }, { or: [{ field: 'b', op: 'gt', value: 2 }, { not: { field: 'c', op: 'eq', value: 3 } }] }] },
-      { $and: [{ a: 1 }, { $or: [{ b: { $gt: 2 } }, { c: { $nin: [null, 3] } }] }] }],
+    [
+      {
+        and: [
+          { field: 'a', op: 'eq', value: 1 },
+          { or: [{ field: 'b', op: 'gt', value: 2 }, { not: { field: 'c', op: 'eq', value: 3 } }] },
+        ],
+      },
+      { $and: [{ a: 1 }, { $or: [{ b: { $gt: 2 } }, { c: { $nin: [null, 3] } }] }] },
+    ],
     [{ not: { field: 'n', op: 'gt', value: 1 } }, { n: { $ne: null, $not: { $gt: 1 } } }],
-    [{ not: { and: [{ field: 'a', op: 'eq', value: null }, { field: 'b', op: 'ne', value: 2 }] } }, { $or: [{ a: { $ne: null } }, { b: 2 }] }],
+    [
+      {
+        not: {
+          and: [
+            { field: 'a', op: 'eq', value: null },
+            { field: 'b', op: 'ne', value: 2 },
+          ],
+        },
+      },
+      { $or: [{ a: { $ne: null } }, { b: 2 }] },
+    ],
     [{ not: { or: [] } }, {}],
   ])('translates %j', (where, expected) => {
     expect(toMongoFilter(where as never)).toEqual(expected);
   });
 
   it('searches word prefixes in the normalized text, every term, escaping regex characters', () => {
-    expect(toMongoTextFilter('Café LA', layout)).toEqual({ $and: [{ _words: { $regex: '^cafe' } }, { _words: { $regex: '^la' } }] });
-    expect(toMongoTextFilter('a.b', layout)).toEqual({ $and: [{ _words: { $regex: '^a' } }, { _words: { $regex: '^b' } }] });
+    expect(toMongoTextFilter('Café LA', layout)).toEqual({
+      $and: [{ _words: { $regex: '^cafe' } }, { _words: { $regex: '^la' } }],
+    });
+    expect(toMongoTextFilter('a.b', layout)).toEqual({
+      $and: [{ _words: { $regex: '^a' } }, { _words: { $regex: '^b' } }],
+    });
     expect(toMongoTextFilter('x', { ...layout, searchable: false })).toEqual({ $expr: false });
     expect(toMongoTextFilter('!!!', layout)).toBeUndefined();
   });
 
   it('sorts text by the natural-order key, others natively, id last in the last direction', () => {
-    expect(toMongoSort({ sort: [{ field: 'name', direction: 'asc' }] }, layout)).toEqual([['_sk_name', 1], ['_id', 1]]);
-    expect(toMongoSort({ sort: [{ field: 'n', direction: 'desc' }] }, layout)).toEqual([['n', -1], ['_id', -1]]);
+    expect(toMongoSort({ sort: [{ field: 'name', direction: 'asc' }] }, layout)).toEqual([
+      ['_sk_name', 1],
+      ['_id', 1],
+    ]);
+    expect(toMongoSort({ sort: [{ field: 'n', direction: 'desc' }] }, layout)).toEqual([
+      ['n', -1],
+      ['_id', -1],
+    ]);
     expect(toMongoSort({}, layout)).toEqual([['_id', -1]]);
     expect(toMongoSort({ sort: [{ field: 'id', direction: 'asc' }] }, layout)).toEqual([['_id', 1]]);
     // An explicit collation sorts the raw field; MongoDB applies the collation itself.
-    expect(toMongoSort({ sort: [{ field: 'name', direction: 'asc' }], collation: { locale: 'de' } }, layout)).toEqual([['name', 1], ['_id', 1]]);
+    expect(toMongoSort({ sort: [{ field: 'name', direction: 'asc' }], collation: { locale: 'de' } }, layout)).toEqual([
+      ['name', 1],
+      ['_id', 1],
+    ]);
   });
 
   it('passes explicit collations in MongoDB terms', () => {
-    expect(toMongoCollation({ locale: 'en', strength: 1, numericOrdering: true })).toEqual({ locale: 'en', strength: 1, numericOrdering: true });
+    expect(toMongoCollation({ locale: 'en', strength: 1, numericOrdering: true })).toEqual({
+      locale: 'en',
+      strength: 1,
+      numericOrdering: true,
+    });
     expect(toMongoCollation({ locale: 'de' })).toEqual({ locale: 'de', strength: 3, numericOrdering: false });
     expect(toMongoCollation(undefined)).toBeUndefined();
   });

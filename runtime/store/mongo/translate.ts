@@ -1,6 +1,6 @@
-import type { Collation, Condition, FindQuery, Where } from '../types.js';
 import { normalizeSearch, searchTerms } from '../common/searchText.js';
 import { sortKeyColumn } from '../common/tableLayout.js';
+import type { Collation, Condition, FindQuery, Where } from '../types.js';
 
 /** What the Mongo adapter needs to know of a collection's fields. */
 export interface MongoLayout {
@@ -52,7 +52,9 @@ function negatedCondition({ field, op, value }: Condition): MongoFilter {
       return isNull ? { [name]: null } : { [name]: value };
     case 'in': {
       const values = value as unknown[];
-      return values.length === 0 ? {} : { [name]: { $nin: [...values.filter((v) => v !== null && v !== undefined), null] } };
+      return values.length === 0
+        ? {}
+        : { [name]: { $nin: [...values.filter((v) => v !== null && v !== undefined), null] } };
     }
     case 'gt':
     case 'gte':
@@ -101,7 +103,9 @@ export function toMongoTextFilter(text: string | undefined, layout: MongoLayout)
   if (!layout.searchable) return NOTHING;
   const terms = searchTerms(text).map(normalizeSearch);
   if (terms.length === 0) return undefined;
-  return { $and: terms.map((term) => ({ [SEARCH_FIELD]: { $regex: `^${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } })) };
+  return {
+    $and: terms.map((term) => ({ [SEARCH_FIELD]: { $regex: `^${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` } })),
+  };
 }
 
 /**
@@ -126,7 +130,13 @@ export function toMongoSort(query: FindQuery, layout: MongoLayout): [string, 1 |
 }
 
 /** An explicit collation in MongoDB's own terms (strength 3 when none is given). */
-export function toMongoCollation(collation: Collation | undefined): { locale: string; strength: number; numericOrdering: boolean } | undefined {
+export function toMongoCollation(
+  collation: Collation | undefined,
+): { locale: string; strength: number; numericOrdering: boolean } | undefined {
   if (!collation) return undefined;
-  return { locale: collation.locale, strength: collation.strength ?? 3, numericOrdering: collation.numericOrdering ?? false };
+  return {
+    locale: collation.locale,
+    strength: collation.strength ?? 3,
+    numericOrdering: collation.numericOrdering ?? false,
+  };
 }

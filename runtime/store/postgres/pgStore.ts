@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { AppModel } from '../../model/types.js';
 import { searchText, searchVocabulary } from '../common/searchText.js';
-import { tableLayout, type TableLayout } from '../common/tableLayout.js';
+import { type TableLayout, tableLayout } from '../common/tableLayout.js';
 import { ident } from '../sql/ident.js';
 import { decodeRow, encodeFields } from '../sql/rowCodec.js';
 import {
@@ -10,28 +10,43 @@ import {
   getStatement,
   incrementStatement,
   insertStatement,
-  selectStatement,
   type Statement,
+  selectStatement,
   updateStatement,
 } from '../sql/statements.js';
 import {
-  StoreUnavailable,
-  UniqueConflict,
-  ValueOutOfRange,
   type CountQuery,
   type Doc,
   type FindQuery,
   type IncrementInput,
   type Store,
+  StoreUnavailable,
+  UniqueConflict,
   type UpdateSet,
+  ValueOutOfRange,
   type Where,
 } from '../types.js';
 import { pgDialect as dialect } from './pgDialect.js';
-import { COLLATIONS, SEARCH_COLUMN, syncPgSchema, type Queryable } from './syncPgSchema.js';
+import { COLLATIONS, type Queryable, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
 
 const INT8_OID = 20;
-const types = { getTypeParser: (oid: number, format?: string) => (oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) };
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '08000', '08003', '08006']);
+const types = {
+  getTypeParser: (oid: number, format?: string) =>
+    oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
+};
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+]);
 
 /** serialization_failure and deadlock_detected: the transaction may simply be run again. */
 const RETRYABLE_CODES = new Set(['40001', '40P01']);
@@ -62,7 +77,14 @@ export class PgStore implements Store {
   static open(url: string, options: { schema?: string; max?: number } = {}): PgStore {
     // The schema is a connection option, so it is in force before the first query on every connection.
     const searchPath = options.schema ? { options: `-c search_path=${options.schema}` } : {};
-    const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000, types, ...searchPath });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: 30_000,
+      types,
+      ...searchPath,
+    });
     pool.on('error', () => undefined);
     return new PgStore({ pool, layouts: new Map(), schema: options.schema }, undefined);
   }
@@ -81,7 +103,9 @@ export class PgStore implements Store {
         await client.query(`SET LOCAL search_path TO ${ident(this.shared.schema)}`);
       }
       for (const { name, locale } of COLLATIONS) {
-        await client.query(`CREATE COLLATION IF NOT EXISTS ${ident(name)} (provider = icu, locale = '${locale}', deterministic = false)`);
+        await client.query(
+          `CREATE COLLATION IF NOT EXISTS ${ident(name)} (provider = icu, locale = '${locale}', deterministic = false)`,
+        );
       }
       for (const entity of model.entities) {
         const layout = tableLayout(entity);
@@ -123,7 +147,9 @@ export class PgStore implements Store {
         await this.guard(layout, client, insertStatement(layout, values, dialect));
       }
     });
-    return docs.map((doc) => Object.fromEntries([...layout.columns.keys()].map((field) => [field, doc[field] ?? null])) as Doc);
+    return docs.map(
+      (doc) => Object.fromEntries([...layout.columns.keys()].map((field) => [field, doc[field] ?? null])) as Doc,
+    );
   }
 
   async update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
@@ -135,15 +161,26 @@ export class PgStore implements Store {
       if (!rows[0]) return null;
       const doc = decodeRow(layout, rows[0]);
       if (layout.searchFields.some((f) => f in set)) {
-        await client.query(`UPDATE ${ident(layout.table)} SET "${SEARCH_COLUMN}" = $1 WHERE "id" = $2`, [this.searchValue(layout, doc), id]);
+        await client.query(`UPDATE ${ident(layout.table)} SET "${SEARCH_COLUMN}" = $1 WHERE "id" = $2`, [
+          this.searchValue(layout, doc),
+          id,
+        ]);
       }
       return doc;
     });
   }
 
-  async increment(collection: string, id: string, by: IncrementInput, set: UpdateSet = {}, where?: Where): Promise<Doc | null> {
+  async increment(
+    collection: string,
+    id: string,
+    by: IncrementInput,
+    set: UpdateSet = {},
+    where?: Where,
+  ): Promise<Doc | null> {
     const layout = this.layout(collection);
-    const { rows } = await this.run(incrementStatement(layout, id, by, encodeFields(layout, set, false), where, dialect));
+    const { rows } = await this.run(
+      incrementStatement(layout, id, by, encodeFields(layout, set, false), where, dialect),
+    );
     return rows[0] ? decodeRow(layout, rows[0]) : null;
   }
 
@@ -212,7 +249,8 @@ export class PgStore implements Store {
       return await client.query(sql, params);
     } catch (error) {
       const { code, constraint } = error as { code?: string; constraint?: string };
-      if (code === '23505') throw new UniqueConflict(layout.table, constraint?.replace(`ux_${layout.table}_`, '') ?? 'id');
+      if (code === '23505')
+        throw new UniqueConflict(layout.table, constraint?.replace(`ux_${layout.table}_`, '') ?? 'id');
       throw error;
     }
   }
@@ -226,15 +264,21 @@ export class PgStore implements Store {
   private searchValue(layout: TableLayout, doc: Record<string, unknown>): string {
     return searchVocabulary(layout.searchFields.map((f) => searchText(doc[f])).join(' '));
   }
-
 }
 
 const NUMERIC_OUT_OF_RANGE = '22003';
 
 function translate(error: unknown): unknown {
   const code = (error as { code?: string })?.code;
-  if (code && CONNECTION_CODES.has(code)) return new StoreUnavailable(`PostgreSQL is unavailable: ${(error as Error).message}`);
+  if (code && CONNECTION_CODES.has(code))
+    return new StoreUnavailable(`PostgreSQL is unavailable: ${(error as Error).message}`);
   if (code === NUMERIC_OUT_OF_RANGE) return new ValueOutOfRange((error as Error).message);
-  if (error instanceof Error && /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(error.message)) return new StoreUnavailable(`PostgreSQL is unavailable: ${error.message}`);
+  if (
+    error instanceof Error &&
+    /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(
+      error.message,
+    )
+  )
+    return new StoreUnavailable(`PostgreSQL is unavailable: ${error.message}`);
   return error;
 }

@@ -7,7 +7,13 @@ export interface Queryable {
   query(sql: string, params?: unknown[]): Promise<pg.QueryResult>;
 }
 
-const PG_TYPES = { text: 'TEXT COLLATE "C"', int: 'BIGINT', real: 'DOUBLE PRECISION', bool: 'BOOLEAN', json: 'JSONB' } as const;
+const PG_TYPES = {
+  text: 'TEXT COLLATE "C"',
+  int: 'BIGINT',
+  real: 'DOUBLE PRECISION',
+  bool: 'BOOLEAN',
+  json: 'JSONB',
+} as const;
 export const SEARCH_COLUMN = '_search';
 
 /** ICU collations for explicit sort collations: strength 1-3, with and without numeric ordering. */
@@ -23,14 +29,17 @@ export async function syncPgSchema(client: Queryable, layout: TableLayout): Prom
   const table = ident(layout.table);
   const definitions: string[] = [];
   for (const column of layout.columns.values()) {
-    definitions.push(column.field === 'id' ? `"id" TEXT COLLATE "C" PRIMARY KEY` : `${ident(column.field)} ${PG_TYPES[column.kind]}`);
+    definitions.push(
+      column.field === 'id' ? `"id" TEXT COLLATE "C" PRIMARY KEY` : `${ident(column.field)} ${PG_TYPES[column.kind]}`,
+    );
     if (column.sortKey) definitions.push(`${ident(column.sortKey)} TEXT COLLATE "C"`);
   }
   if (layout.searchFields.length > 0) definitions.push(`"${SEARCH_COLUMN}" TEXT`);
   await client.query(`CREATE TABLE IF NOT EXISTS ${table} (${definitions.join(', ')})`);
   for (const column of layout.columns.values()) {
     await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(column.field)} ${PG_TYPES[column.kind]}`);
-    if (column.sortKey) await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(column.sortKey)} TEXT COLLATE "C"`);
+    if (column.sortKey)
+      await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(column.sortKey)} TEXT COLLATE "C"`);
   }
   const existing = await existingIndexes(client, layout.table);
   /** `shape` is what the index definition must contain (`md5(`, `USING hash`, `USING btree`); an older shape is rebuilt. */
@@ -49,21 +58,31 @@ export async function syncPgSchema(client: Queryable, layout: TableLayout): Prom
   }
   for (const field of layout.indexed) {
     const column = layout.columns.get(field)!;
-    if (column.kind === 'json') await ensure(`fx_${layout.table}_${field}`, false, `USING GIN (${ident(field)})`, 'USING gin');
-    else if (column.longText) await ensure(`fx_${layout.table}_${field}`, false, `USING hash (${ident(field)})`, 'USING hash');
+    if (column.kind === 'json')
+      await ensure(`fx_${layout.table}_${field}`, false, `USING GIN (${ident(field)})`, 'USING gin');
+    else if (column.longText)
+      await ensure(`fx_${layout.table}_${field}`, false, `USING hash (${ident(field)})`, 'USING hash');
     else await ensure(`fx_${layout.table}_${field}`, false, `(${ident(field)}, "id")`, 'USING btree');
   }
   for (const column of layout.columns.values()) {
-    if (column.sortKey) await client.query(`CREATE INDEX IF NOT EXISTS ${ident(`sk_${layout.table}_${column.field}`)} ON ${table} (${ident(column.sortKey)}, "id")`);
+    if (column.sortKey)
+      await client.query(
+        `CREATE INDEX IF NOT EXISTS ${ident(`sk_${layout.table}_${column.field}`)} ON ${table} (${ident(column.sortKey)}, "id")`,
+      );
   }
   if (layout.searchFields.length > 0) {
     await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS "${SEARCH_COLUMN}" TEXT`);
-    await client.query(`CREATE INDEX IF NOT EXISTS ${ident(`ts_${layout.table}`)} ON ${table} USING GIN (to_tsvector('simple', coalesce("${SEARCH_COLUMN}", '')))`);
+    await client.query(
+      `CREATE INDEX IF NOT EXISTS ${ident(`ts_${layout.table}`)} ON ${table} USING GIN (to_tsvector('simple', coalesce("${SEARCH_COLUMN}", '')))`,
+    );
   }
 }
 
 /** Index name -> definition, for the table in the current schema. */
 async function existingIndexes(client: Queryable, table: string): Promise<Map<string, string>> {
-  const { rows } = await client.query('SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1', [table]);
+  const { rows } = await client.query(
+    'SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = $1',
+    [table],
+  );
   return new Map(rows.map((row: { indexname: string; indexdef: string }) => [row.indexname, row.indexdef]));
 }

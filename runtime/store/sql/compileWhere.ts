@@ -5,8 +5,14 @@ import { ident } from './ident.js';
 
 /** Compiles the IR into a SQL condition, binding every value; unknown fields match nothing. */
 export function compileWhere(where: Where, layout: TableLayout, dialect: SqlDialect, params: unknown[]): string {
-  if ('and' in where) return where.and.length === 0 ? '1=1' : `(${where.and.map((w) => compileWhere(w, layout, dialect, params)).join(' AND ')})`;
-  if ('or' in where) return where.or.length === 0 ? '1=0' : `(${where.or.map((w) => compileWhere(w, layout, dialect, params)).join(' OR ')})`;
+  if ('and' in where)
+    return where.and.length === 0
+      ? '1=1'
+      : `(${where.and.map((w) => compileWhere(w, layout, dialect, params)).join(' AND ')})`;
+  if ('or' in where)
+    return where.or.length === 0
+      ? '1=0'
+      : `(${where.or.map((w) => compileWhere(w, layout, dialect, params)).join(' OR ')})`;
   if ('not' in where) return `NOT (${compileWhere(where.not, layout, dialect, params)})`;
   return compileCondition(where, layout, dialect, params);
 }
@@ -15,14 +21,17 @@ function compileCondition(condition: Condition, layout: TableLayout, dialect: Sq
   const column = layout.columns.get(condition.field);
   if (!column) return '1=0';
   const col = ident(column.field);
-  const encode = (value: unknown) => (dialect.booleansAsIntegers && column.kind === 'bool' && typeof value === 'boolean' ? Number(value) : value);
+  const encode = (value: unknown) =>
+    dialect.booleansAsIntegers && column.kind === 'bool' && typeof value === 'boolean' ? Number(value) : value;
   const bind = (value: unknown) => dialect.bind(params, encode(value));
   const { op, value } = condition;
   switch (op) {
     case 'eq':
       return value === null || value === undefined ? `${col} IS NULL` : `${col} = ${bind(value)}`;
     case 'ne':
-      return value === null || value === undefined ? `${col} IS NOT NULL` : `(${col} IS NULL OR ${col} <> ${bind(value)})`;
+      return value === null || value === undefined
+        ? `${col} IS NOT NULL`
+        : `(${col} IS NULL OR ${col} <> ${bind(value)})`;
     case 'in': {
       const values = (value as unknown[]).filter((v) => v !== null && v !== undefined);
       const hasNull = values.length < (value as unknown[]).length;
@@ -42,7 +51,10 @@ function compileCondition(condition: Condition, layout: TableLayout, dialect: Sq
     case 'contains': {
       const values = Array.isArray(value) ? value : [value];
       if (values.length === 0) return '1=0';
-      return dialect.jsonArrayHasAny(col, values.map((v) => dialect.bind(params, v)));
+      return dialect.jsonArrayHasAny(
+        col,
+        values.map((v) => dialect.bind(params, v)),
+      );
     }
   }
 }

@@ -1,6 +1,6 @@
-import type { Doc } from '../types.js';
 import { naturalSortKey } from '../common/sortKey.js';
 import type { ColumnKind, TableLayout } from '../common/tableLayout.js';
+import type { Doc } from '../types.js';
 
 /** A document's value as a column stores it: JSON text for json columns, 0/1 for booleans. */
 export function encodeValue(kind: ColumnKind, value: unknown, booleansAsIntegers: boolean): unknown {
@@ -19,7 +19,11 @@ export function decodeValue(kind: ColumnKind, value: unknown): unknown {
 }
 
 /** Column name -> stored value for the fields present in `values`, with their sort keys. */
-export function encodeFields(layout: TableLayout, values: Record<string, unknown>, booleansAsIntegers: boolean): Map<string, unknown> {
+export function encodeFields(
+  layout: TableLayout,
+  values: Record<string, unknown>,
+  booleansAsIntegers: boolean,
+): Map<string, unknown> {
   const out = new Map<string, unknown>();
   for (const [field, value] of Object.entries(values)) {
     const column = layout.columns.get(field);

@@ -11,8 +11,8 @@ import {
   getStatement,
   incrementStatement,
   insertStatement,
-  selectStatement,
   type Statement,
+  selectStatement,
   updateStatement,
 } from './statements.js';
 
@@ -25,15 +25,51 @@ function statements(dialect: SqlDialect): Record<string, Statement | undefined> 
   return {
     page: selectStatement(
       layout,
-      { where: owned, text: 'café au', sort: [{ field: 'name', direction: 'asc' }], after: id, limit: 10, skip: 20, select: ['name', 'nope'] },
+      {
+        where: owned,
+        text: 'café au',
+        sort: [{ field: 'name', direction: 'asc' }],
+        after: id,
+        limit: 10,
+        skip: 20,
+        select: ['name', 'nope'],
+      },
       dialect,
     ),
-    collated: selectStatement(layout, { sort: [{ field: 'name', direction: 'desc' }], collation: { locale: 'en', strength: 1 } }, dialect),
+    collated: selectStatement(
+      layout,
+      { sort: [{ field: 'name', direction: 'desc' }], collation: { locale: 'en', strength: 1 } },
+      dialect,
+    ),
     count: countStatement(layout, { where: { field: 'flag', op: 'eq', value: true } }, dialect),
     get: getStatement(layout, id, owned, dialect),
-    insert: insertStatement(layout, new Map<string, unknown>([['id', id], ['name', 'x'], ['_sk_name', 'x']]), dialect),
-    update: updateStatement(layout, id, new Map<string, unknown>([['id', id], ['n', 3]]), owned, dialect),
-    increment: incrementStatement(layout, id, { n: 2 }, new Map([['updatedAt', '2026-01-01T00:00:00.000Z']]), undefined, dialect),
+    insert: insertStatement(
+      layout,
+      new Map<string, unknown>([
+        ['id', id],
+        ['name', 'x'],
+        ['_sk_name', 'x'],
+      ]),
+      dialect,
+    ),
+    update: updateStatement(
+      layout,
+      id,
+      new Map<string, unknown>([
+        ['id', id],
+        ['n', 3],
+      ]),
+      owned,
+      dialect,
+    ),
+    increment: incrementStatement(
+      layout,
+      id,
+      { n: 2 },
+      new Map([['updatedAt', '2026-01-01T00:00:00.000Z']]),
+      undefined,
+      dialect,
+    ),
     delete: deleteStatement(layout, id, owned, dialect),
   };
 }
@@ -51,20 +87,28 @@ describe('SQL statements', () => {
     expect(updateStatement(layout, id, new Map([['id', id]]), undefined, sqliteDialect)).toBeUndefined();
   });
 
-  it.each([sqliteDialect, pgDialect])('never put a value in the SQL text, and bind one per placeholder (%#)', (dialect) => {
-    const secret = "x'); DROP TABLE things; --";
-    const wheres: Where[] = [...filterCases.map(([where]) => where), { field: 'name', op: 'eq', value: secret }, { field: 'name', op: 'in', value: [secret] }];
-    for (const where of wheres) {
-      for (const { sql, params } of [
-        selectStatement(layout, { where, text: secret }, dialect),
-        countStatement(layout, { where }, dialect),
-        getStatement(layout, secret, where, dialect),
-        deleteStatement(layout, secret, where, dialect),
-      ]) {
-        expect(sql).not.toContain('DROP');
-        const placeholders = dialect === sqliteDialect ? (sql.match(/\?/g) ?? []).length : new Set(sql.match(/\$\d+/g) ?? []).size;
-        expect(placeholders).toBe(params.length);
+  it.each([sqliteDialect, pgDialect])(
+    'never put a value in the SQL text, and bind one per placeholder (%#)',
+    (dialect) => {
+      const secret = "x'); DROP TABLE things; --";
+      const wheres: Where[] = [
+        ...filterCases.map(([where]) => where),
+        { field: 'name', op: 'eq', value: secret },
+        { field: 'name', op: 'in', value: [secret] },
+      ];
+      for (const where of wheres) {
+        for (const { sql, params } of [
+          selectStatement(layout, { where, text: secret }, dialect),
+          countStatement(layout, { where }, dialect),
+          getStatement(layout, secret, where, dialect),
+          deleteStatement(layout, secret, where, dialect),
+        ]) {
+          expect(sql).not.toContain('DROP');
+          const placeholders =
+            dialect === sqliteDialect ? (sql.match(/\?/g) ?? []).length : new Set(sql.match(/\$\d+/g) ?? []).size;
+          expect(placeholders).toBe(params.length);
+        }
       }
-    }
-  });
+    },
+  );
 });

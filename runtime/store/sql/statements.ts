@@ -1,5 +1,5 @@
-import type { TableLayout } from '../common/tableLayout.js';
 import { searchTerms } from '../common/searchText.js';
+import type { TableLayout } from '../common/tableLayout.js';
 import type { CountQuery, FindQuery, IncrementInput, Where } from '../types.js';
 import { compileWhere } from './compileWhere.js';
 import type { SqlDialect } from './dialect.js';
@@ -16,7 +16,11 @@ export interface Statement {
 export type ColumnValues = Map<string, unknown>;
 
 /** The page of a find, and the fields it reads (`undefined`: every column). */
-export function selectStatement(layout: TableLayout, query: FindQuery, dialect: SqlDialect): Statement & { select?: string[] } {
+export function selectStatement(
+  layout: TableLayout,
+  query: FindQuery,
+  dialect: SqlDialect,
+): Statement & { select?: string[] } {
   const params: unknown[] = [];
   const select = query.select ? ['id', ...query.select.filter((f) => f !== 'id' && layout.columns.has(f))] : undefined;
   const conditions = conditionsOf(layout, query, dialect, params);
@@ -37,7 +41,12 @@ export function countStatement(layout: TableLayout, query: CountQuery, dialect: 
   return { sql: `SELECT ${dialect.countAll} AS n FROM ${ident(layout.table)}${whereClause(conditions)}`, params };
 }
 
-export function getStatement(layout: TableLayout, id: string, where: Where | undefined, dialect: SqlDialect): Statement {
+export function getStatement(
+  layout: TableLayout,
+  id: string,
+  where: Where | undefined,
+  dialect: SqlDialect,
+): Statement {
   const params: unknown[] = [];
   return { sql: `SELECT * FROM ${ident(layout.table)}${byId(layout, id, where, dialect, params)}`, params };
 }
@@ -46,7 +55,10 @@ export function insertStatement(layout: TableLayout, values: ColumnValues, diale
   const params: unknown[] = [];
   const columns = [...values.keys()];
   const placeholders = [...values.values()].map((value) => dialect.bind(params, value));
-  return { sql: `INSERT INTO ${ident(layout.table)} (${columns.map(ident).join(', ')}) VALUES (${placeholders.join(', ')})`, params };
+  return {
+    sql: `INSERT INTO ${ident(layout.table)} (${columns.map(ident).join(', ')}) VALUES (${placeholders.join(', ')})`,
+    params,
+  };
 }
 
 /** Sets `values` on the record and returns its row; undefined when there is nothing to set. */
@@ -58,9 +70,14 @@ export function updateStatement(
   dialect: SqlDialect,
 ): Statement | undefined {
   const params: unknown[] = [];
-  const assignments = [...values].filter(([column]) => column !== 'id').map(([column, value]) => `${ident(column)} = ${dialect.bind(params, value)}`);
+  const assignments = [...values]
+    .filter(([column]) => column !== 'id')
+    .map(([column, value]) => `${ident(column)} = ${dialect.bind(params, value)}`);
   if (assignments.length === 0) return undefined;
-  return { sql: `UPDATE ${ident(layout.table)} SET ${assignments.join(', ')}${byId(layout, id, where, dialect, params)} RETURNING *`, params };
+  return {
+    sql: `UPDATE ${ident(layout.table)} SET ${assignments.join(', ')}${byId(layout, id, where, dialect, params)} RETURNING *`,
+    params,
+  };
 }
 
 /** Adds `by` to numeric fields (a missing value counts as 0), sets `values`, and returns the row. */
@@ -73,18 +90,34 @@ export function incrementStatement(
   dialect: SqlDialect,
 ): Statement {
   const params: unknown[] = [];
-  const assignments = Object.entries(by).map(([field, amount]) => `${ident(field)} = COALESCE(${ident(field)}, 0) + ${dialect.bind(params, amount)}`);
+  const assignments = Object.entries(by).map(
+    ([field, amount]) => `${ident(field)} = COALESCE(${ident(field)}, 0) + ${dialect.bind(params, amount)}`,
+  );
   for (const [column, value] of values) assignments.push(`${ident(column)} = ${dialect.bind(params, value)}`);
-  return { sql: `UPDATE ${ident(layout.table)} SET ${assignments.join(', ')}${byId(layout, id, where, dialect, params)} RETURNING *`, params };
+  return {
+    sql: `UPDATE ${ident(layout.table)} SET ${assignments.join(', ')}${byId(layout, id, where, dialect, params)} RETURNING *`,
+    params,
+  };
 }
 
-export function deleteStatement(layout: TableLayout, id: string, where: Where | undefined, dialect: SqlDialect): Statement {
+export function deleteStatement(
+  layout: TableLayout,
+  id: string,
+  where: Where | undefined,
+  dialect: SqlDialect,
+): Statement {
   const params: unknown[] = [];
   return { sql: `DELETE FROM ${ident(layout.table)}${byId(layout, id, where, dialect, params)}`, params };
 }
 
 /** ` WHERE "id" = ?` and the access constraint, when there is one. */
-function byId(layout: TableLayout, id: string, where: Where | undefined, dialect: SqlDialect, params: unknown[]): string {
+function byId(
+  layout: TableLayout,
+  id: string,
+  where: Where | undefined,
+  dialect: SqlDialect,
+  params: unknown[],
+): string {
   const clause = ` WHERE "id" = ${dialect.bind(params, id)}`;
   return where ? `${clause} AND ${compileWhere(where, layout, dialect, params)}` : clause;
 }

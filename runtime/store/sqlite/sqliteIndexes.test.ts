@@ -7,9 +7,14 @@ describe('SQLite indexes', () => {
     const store = SqliteStore.open(':memory:');
     await store.init(conformanceModel);
     const db = (store as unknown as { shared: { db: import('better-sqlite3').Database } }).shared.db;
-    const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
-    expect(plan(`SELECT * FROM "things" WHERE "kind" = 'a' ORDER BY "id" DESC LIMIT 5`)).toMatch(/USING INDEX fx_things_kind/);
-    expect(plan(`SELECT * FROM "things" ORDER BY "_sk_name" ASC, "id" ASC LIMIT 5`)).toMatch(/USING INDEX sk_things_name/);
+    const plan = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
+    expect(plan(`SELECT * FROM "things" WHERE "kind" = 'a' ORDER BY "id" DESC LIMIT 5`)).toMatch(
+      /USING INDEX fx_things_kind/,
+    );
+    expect(plan(`SELECT * FROM "things" ORDER BY "_sk_name" ASC, "id" ASC LIMIT 5`)).toMatch(
+      /USING INDEX sk_things_name/,
+    );
     await store.close();
   });
 });

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { AppModel } from '../../model/types.js';
 import { searchText } from '../common/searchText.js';
 import { collationKey } from '../common/sortKey.js';
-import { tableLayout, type TableLayout } from '../common/tableLayout.js';
+import { type TableLayout, tableLayout } from '../common/tableLayout.js';
 import { ident } from '../sql/ident.js';
 import { decodeRow, encodeFields } from '../sql/rowCodec.js';
 import {
@@ -11,18 +11,18 @@ import {
   getStatement,
   incrementStatement,
   insertStatement,
-  selectStatement,
   type Statement,
+  selectStatement,
   updateStatement,
 } from '../sql/statements.js';
 import {
-  StoreUnavailable,
-  UniqueConflict,
   type CountQuery,
   type Doc,
   type FindQuery,
   type IncrementInput,
   type Store,
+  StoreUnavailable,
+  UniqueConflict,
   type UpdateSet,
   type Where,
 } from '../types.js';
@@ -55,7 +55,9 @@ export class SqliteStore implements Store {
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
     db.function('entigen_collate', { deterministic: true }, (value: unknown, strength: unknown, numeric: unknown) =>
-      typeof value === 'string' ? collationKey(value, { locale: '', strength: Number(strength) as 1 | 2 | 3, numericOrdering: numeric === 1 }) : null,
+      typeof value === 'string'
+        ? collationKey(value, { locale: '', strength: Number(strength) as 1 | 2 | 3, numericOrdering: numeric === 1 })
+        : null,
     );
     return new SqliteStore({ db, layouts: new Map(), statements: new Map() }, false);
   }
@@ -104,7 +106,11 @@ export class SqliteStore implements Store {
   async insertMany(collection: string, docs: Doc[]): Promise<Doc[]> {
     await this.turn();
     const layout = this.layout(collection);
-    this.guard(layout, () => this.shared.db.transaction(() => docs.forEach((doc) => this.insertRow(layout, doc)))());
+    this.guard(layout, () =>
+      this.shared.db.transaction(() => {
+        for (const doc of docs) this.insertRow(layout, doc);
+      })(),
+    );
     return docs.map((doc) => this.normalized(layout, doc));
   }
 
@@ -124,7 +130,13 @@ export class SqliteStore implements Store {
     );
   }
 
-  async increment(collection: string, id: string, by: IncrementInput, set: UpdateSet = {}, where?: Where): Promise<Doc | null> {
+  async increment(
+    collection: string,
+    id: string,
+    by: IncrementInput,
+    set: UpdateSet = {},
+    where?: Where,
+  ): Promise<Doc | null> {
     await this.turn();
     const layout = this.layout(collection);
     const row = this.one(incrementStatement(layout, id, by, encodeFields(layout, set, true), where, dialect));
@@ -137,7 +149,8 @@ export class SqliteStore implements Store {
     const { sql, params } = deleteStatement(layout, id, where, dialect);
     return this.shared.db.transaction(() => {
       const { changes } = this.statement(sql).run(...params);
-      if (changes > 0 && layout.searchFields.length > 0) this.statement(`DELETE FROM ${ident(ftsTable(layout))} WHERE id = ?`).run(id);
+      if (changes > 0 && layout.searchFields.length > 0)
+        this.statement(`DELETE FROM ${ident(ftsTable(layout))} WHERE id = ?`).run(id);
       return changes > 0;
     })();
   }
@@ -212,10 +225,9 @@ export class SqliteStore implements Store {
     if (layout.searchFields.length === 0) return;
     const fts = ident(ftsTable(layout));
     if (replace) this.statement(`DELETE FROM ${fts} WHERE id = ?`).run(doc.id);
-    this.statement(`INSERT INTO ${fts} (id, ${layout.searchFields.map(ident).join(', ')}) VALUES (?${', ?'.repeat(layout.searchFields.length)})`).run(
-      doc.id,
-      ...layout.searchFields.map((f) => searchText(doc[f])),
-    );
+    this.statement(
+      `INSERT INTO ${fts} (id, ${layout.searchFields.map(ident).join(', ')}) VALUES (?${', ?'.repeat(layout.searchFields.length)})`,
+    ).run(doc.id, ...layout.searchFields.map((f) => searchText(doc[f])));
   }
 
   /** The document as a read would return it: every field present, null when unset. */

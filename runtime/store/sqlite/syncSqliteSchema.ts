@@ -18,14 +18,17 @@ export function syncSqliteSchema(db: Database.Database, layout: TableLayout): vo
   const table = ident(layout.table);
   const definitions: string[] = [];
   for (const column of layout.columns.values()) {
-    definitions.push(column.field === 'id' ? `"id" TEXT PRIMARY KEY NOT NULL` : `${ident(column.field)} ${SQL_TYPES[column.kind]}`);
+    definitions.push(
+      column.field === 'id' ? `"id" TEXT PRIMARY KEY NOT NULL` : `${ident(column.field)} ${SQL_TYPES[column.kind]}`,
+    );
     if (column.sortKey) definitions.push(`${ident(column.sortKey)} TEXT`);
   }
   db.exec(`CREATE TABLE IF NOT EXISTS ${table} (${definitions.join(', ')})`);
 
   const existing = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name));
   for (const column of layout.columns.values()) {
-    if (!existing.has(column.field)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${ident(column.field)} ${SQL_TYPES[column.kind]}`);
+    if (!existing.has(column.field))
+      db.exec(`ALTER TABLE ${table} ADD COLUMN ${ident(column.field)} ${SQL_TYPES[column.kind]}`);
     if (column.sortKey && !existing.has(column.sortKey)) {
       db.exec(`ALTER TABLE ${table} ADD COLUMN ${ident(column.sortKey)} TEXT`);
     }
@@ -38,7 +41,10 @@ export function syncSqliteSchema(db: Database.Database, layout: TableLayout): vo
     db.exec(`CREATE INDEX IF NOT EXISTS ${ident(`fx_${layout.table}_${field}`)} ON ${table} (${ident(field)}, "id")`);
   }
   for (const column of layout.columns.values()) {
-    if (column.sortKey) db.exec(`CREATE INDEX IF NOT EXISTS ${ident(`sk_${layout.table}_${column.field}`)} ON ${table} (${ident(column.sortKey)}, "id")`);
+    if (column.sortKey)
+      db.exec(
+        `CREATE INDEX IF NOT EXISTS ${ident(`sk_${layout.table}_${column.field}`)} ON ${table} (${ident(column.sortKey)}, "id")`,
+      );
   }
   syncSearchTable(db, layout);
 }
@@ -56,8 +62,12 @@ function syncSearchTable(db: Database.Database, layout: TableLayout): void {
   );
   // Existing records become searchable at once.
   const columns = layout.searchFields.map(ident).join(', ');
-  const insert = db.prepare(`INSERT INTO ${fts} (id, ${columns}) VALUES (?, ${layout.searchFields.map(() => '?').join(', ')})`);
-  for (const row of db.prepare(`SELECT "id", ${columns} FROM ${ident(layout.table)}`).iterate() as Iterable<Record<string, unknown>>) {
+  const insert = db.prepare(
+    `INSERT INTO ${fts} (id, ${columns}) VALUES (?, ${layout.searchFields.map(() => '?').join(', ')})`,
+  );
+  for (const row of db.prepare(`SELECT "id", ${columns} FROM ${ident(layout.table)}`).iterate() as Iterable<
+    Record<string, unknown>
+  >) {
     insert.run(row.id, ...layout.searchFields.map((f) => searchText(decodeValue(layout.columns.get(f)!.kind, row[f]))));
   }
 }

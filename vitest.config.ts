@@ -1,22 +1,71 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Test files that start and stop whole processes or need the SQLite file layout (CLI, install,
+ * serve, processes, connection loss, migrate, dev, the README guide): run once, on SQLite, by
+ * `npm test`, not again per store.
+ */
+const SQLITE_ONLY = ['cli', 'install', 'serve', 'processes', 'connectionLoss', 'migrate', 'dev', 'readmeGuide'].map(
+  (name) => `test/integration/${name}.test.ts`,
+);
+
+/** The CLI and servers the integration tests start run from dist/: compiled once per run. */
+const BUILD_DIST = ['test/support/globalSetup.ts'];
+
+// One configuration, four projects; the npm scripts pick them:
+//   npm test                -> unit + integration (SQLite)
+//   npm run test:unit       -> unit: beside the code + architecture, from the sources, no build
+//   npm run test:postgres   -> stores with TEST_STORE=postgres (+ the PostgreSQL conformance suite)
+//   npm run test:mongo-fake -> stores with TEST_STORE=mongo-fake
+//   npm run test:package    -> package: npm pack and a git clone installed without dev dependencies
 export default defineConfig({
   resolve: {
     alias: { 'entigen/runtime': fileURLToPath(new URL('./runtime/index.ts', import.meta.url)) },
   },
   test: {
-    include: ['{bin,generator,runtime,test}/**/*.test.ts'],
-    // The PostgreSQL conformance suite belongs to `npm run test:postgres`, which needs the server.
-    // The packaging tests (npm pack, a git clone installed without dev dependencies) belong to `npm run test:package`.
-    exclude: [
-      '**/node_modules/**',
-      ...(process.env.TEST_STORE === 'postgres' ? [] : ['test/conformance/postgres.test.ts']),
-      ...(process.env.TEST_PACKAGE === '1' ? [] : ['test/package/**']),
-    ],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    globalSetup: ['test/support/globalSetup.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['{bin,generator,runtime}/**/*.test.ts', 'test/architecture/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [
+            '**/node_modules/**',
+            'test/architecture/**',
+            'test/package/**',
+            'test/conformance/postgres.test.ts',
+          ],
+          globalSetup: BUILD_DIST,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'stores',
+          include: [
+            'test/integration/**/*.test.ts',
+            ...(process.env.TEST_STORE === 'postgres' ? ['test/conformance/postgres.test.ts'] : []),
+          ],
+          exclude: ['**/node_modules/**', ...SQLITE_ONLY],
+          globalSetup: BUILD_DIST,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'package', include: ['test/package/**/*.test.ts'], globalSetup: BUILD_DIST },
+      },
+    ],
   },
 });

@@ -1,18 +1,11 @@
 import { newDetails, validationError } from '../errors/apiError.js';
+import { isListParameter } from '../model/listParameters.js';
+import { parseIsoDate } from '../model/parseIsoDate.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Collation, SortKey, Where } from '../store/types.js';
-import {
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
-  MAX_QUERY_TEXT,
-  type CursorPosition,
-  type ListQuery,
-} from './listQuery.js';
+import { type CursorPosition, DEFAULT_PAGE_SIZE, type ListQuery, MAX_PAGE_SIZE, MAX_QUERY_TEXT } from './listQuery.js';
 import { parsePopulate } from './parsePopulate.js';
-import { isListParameter } from '../model/listParameters.js';
-import { parseIsoDate } from '../model/parseIsoDate.js';
-
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
@@ -47,7 +40,9 @@ export function parseListQuery(entity: EntityModel, raw: Raw, options: ParseOpti
   const page = integer(raw, 'page', 1, Number.MAX_SAFE_INTEGER, fail);
   const skip = integer(raw, 'skip', 0, Number.MAX_SAFE_INTEGER, fail);
   const offset = integer(raw, 'offset', 0, Number.MAX_SAFE_INTEGER, fail);
-  const offsets = [page !== undefined && 'page', skip !== undefined && 'skip', offset !== undefined && 'offset'].filter(Boolean);
+  const offsets = [page !== undefined && 'page', skip !== undefined && 'skip', offset !== undefined && 'offset'].filter(
+    Boolean,
+  );
   if (offsets.length > 1) fail(offsets[1] as string, `cannot be combined with ${offsets[0]}`);
 
   const { sort, collation, idDirection } = parseSort(raw, fields, fail);
@@ -98,7 +93,10 @@ function integer(raw: Raw, key: string, min: number, max: number, fail: Fail): n
   if (value === undefined) return undefined;
   const number = Number(value);
   if (!INTEGER.test(value) || number < min || number > max) {
-    return fail(key, max === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${max}`);
+    return fail(
+      key,
+      max === Number.MAX_SAFE_INTEGER ? `must be an integer >= ${min}` : `must be an integer from ${min} to ${max}`,
+    );
   }
   return number;
 }
@@ -120,18 +118,28 @@ function direction(value: unknown, key: string, fail: Fail): 'asc' | 'desc' | un
 function parseSort(raw: Raw, fields: Map<string, FieldModel>, fail: Fail) {
   const requested: { field: string; direction: 'asc' | 'desc' }[] = [];
   let collation: Collation | undefined;
-  if (raw.sort !== undefined && (raw.sortBy !== undefined || raw.sortDir !== undefined)) fail('sortBy', 'cannot be combined with sort');
+  if (raw.sort !== undefined && (raw.sortBy !== undefined || raw.sortDir !== undefined))
+    fail('sortBy', 'cannot be combined with sort');
   if (typeof raw.sort === 'string') {
-    for (const part of raw.sort.split(',').map((p) => p.trim()).filter(Boolean)) {
-      requested.push(part.startsWith('-') ? { field: part.slice(1), direction: 'desc' } : { field: part.replace(/^\+/, ''), direction: 'asc' });
+    for (const part of raw.sort
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean)) {
+      requested.push(
+        part.startsWith('-')
+          ? { field: part.slice(1), direction: 'desc' }
+          : { field: part.replace(/^\+/, ''), direction: 'asc' },
+      );
     }
     if (requested.length === 0) fail('sort', 'must name a field');
   } else if (raw.sort !== undefined) {
     const object = raw.sort as Raw;
     if (Array.isArray(object) || typeof object !== 'object') fail('sort', 'must be given once');
     else {
-      for (const key of Object.keys(object)) if (!['field', 'direction', 'collation'].includes(key)) fail(`sort.${key}`, 'is not a known sort option');
-      const field = typeof object.field === 'string' && object.field ? object.field : fail('sort.field', 'must name a field');
+      for (const key of Object.keys(object))
+        if (!['field', 'direction', 'collation'].includes(key)) fail(`sort.${key}`, 'is not a known sort option');
+      const field =
+        typeof object.field === 'string' && object.field ? object.field : fail('sort.field', 'must name a field');
       const dir = direction(object.direction ?? 'asc', 'sort.direction', fail);
       if (field && dir) requested.push({ field, direction: dir });
       if (object.collation !== undefined) collation = parseCollation(object.collation, fail);
@@ -145,7 +153,7 @@ function parseSort(raw: Raw, fields: Map<string, FieldModel>, fail: Fail) {
   let idDirection: 'asc' | 'desc' = 'desc';
   for (const key of requested) {
     const field = fields.get(key.field);
-    const sortable = key.field !== 'id' && field && (SORTABLE_TYPES.has(field.type));
+    const sortable = key.field !== 'id' && field && SORTABLE_TYPES.has(field.type);
     if (!sortable) {
       idDirection = key.direction;
       break;
@@ -159,7 +167,8 @@ function parseCollation(value: unknown, fail: Fail): Collation | undefined {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return fail('sort.collation', 'must be an object');
   const object = value as Raw;
   for (const key of Object.keys(object)) {
-    if (!['locale', 'strength', 'numericOrdering'].includes(key)) fail(`sort.collation.${key}`, 'is not a known collation option');
+    if (!['locale', 'strength', 'numericOrdering'].includes(key))
+      fail(`sort.collation.${key}`, 'is not a known collation option');
   }
   // Each option is checked on its own, so every problem is reported under its own name.
   let ok = true;
@@ -167,10 +176,21 @@ function parseCollation(value: unknown, fail: Fail): Collation | undefined {
     ok = false;
     return fail(`sort.collation.${key}`, message);
   };
-  const locale = typeof object.locale === 'string' && /^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8})*$/.test(object.locale) ? object.locale : undefined;
-  if (!locale) bad('locale', object.locale === undefined ? 'is required with the other collation options: a locale such as en or de-DE' : 'must be a locale such as en or de-DE');
-  if (object.strength !== undefined && !['1', '2', '3'].includes(String(object.strength))) bad('strength', 'must be 1, 2 or 3');
-  if (object.numericOrdering !== undefined && object.numericOrdering !== 'true' && object.numericOrdering !== 'false') bad('numericOrdering', 'must be true or false');
+  const locale =
+    typeof object.locale === 'string' && /^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8})*$/.test(object.locale)
+      ? object.locale
+      : undefined;
+  if (!locale)
+    bad(
+      'locale',
+      object.locale === undefined
+        ? 'is required with the other collation options: a locale such as en or de-DE'
+        : 'must be a locale such as en or de-DE',
+    );
+  if (object.strength !== undefined && !['1', '2', '3'].includes(String(object.strength)))
+    bad('strength', 'must be 1, 2 or 3');
+  if (object.numericOrdering !== undefined && object.numericOrdering !== 'true' && object.numericOrdering !== 'false')
+    bad('numericOrdering', 'must be true or false');
   if (!ok || !locale) return undefined;
   return {
     locale,
@@ -182,7 +202,12 @@ function parseCollation(value: unknown, fail: Fail): Collation | undefined {
 function parseSelect(raw: Raw, fields: Map<string, FieldModel>, fail: Fail): string[] | undefined {
   if (raw.select === undefined) return undefined;
   const parts = (Array.isArray(raw.select) ? raw.select : [raw.select]).flatMap((part) =>
-    typeof part === 'string' ? part.split(',').map((p) => p.trim()).filter(Boolean) : [fail('select', 'must be field names')],
+    typeof part === 'string'
+      ? part
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean)
+      : [fail('select', 'must be field names')],
   );
   const names: string[] = [];
   for (const name of parts) {
@@ -197,8 +222,14 @@ function parseSelect(raw: Raw, fields: Map<string, FieldModel>, fail: Fail): str
 function parseDates(raw: Raw, fields: Map<string, FieldModel>, where: Where[], fail: Fail): void {
   const fieldName = single(raw, 'dateField', fail) ?? 'createdAt';
   const field = fields.get(fieldName);
-  if (!field || field.type !== 'isoDate') {
-    fail('dateField', `must name a date field (${[...fields.values()].filter((f) => f.type === 'isoDate').map((f) => f.name).join(', ')})`);
+  if (field?.type !== 'isoDate') {
+    fail(
+      'dateField',
+      `must name a date field (${[...fields.values()]
+        .filter((f) => f.type === 'isoDate')
+        .map((f) => f.name)
+        .join(', ')})`,
+    );
     return;
   }
   const from = single(raw, 'dateFrom', fail);
@@ -213,7 +244,12 @@ function parseDates(raw: Raw, fields: Map<string, FieldModel>, where: Where[], f
     const time = parseIsoDate(to);
     if (time === undefined) fail('dateTo', 'must be an ISO 8601 date or date-time');
     // A bare date includes that whole day (UTC).
-    else where.push({ field: fieldName, op: 'lte', value: DATE_ONLY.test(to) ? `${to}T23:59:59.999Z` : new Date(time).toISOString() });
+    else
+      where.push({
+        field: fieldName,
+        op: 'lte',
+        value: DATE_ONLY.test(to) ? `${to}T23:59:59.999Z` : new Date(time).toISOString(),
+      });
   }
   if (month !== undefined) {
     const match = MONTH.exec(month);
@@ -221,13 +257,23 @@ function parseDates(raw: Raw, fields: Map<string, FieldModel>, where: Where[], f
     else {
       const start = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, 1));
       const end = new Date(Date.UTC(Number(match[1]), Number(match[2]), 1) - 1);
-      where.push({ field: fieldName, op: 'gte', value: start.toISOString() }, { field: fieldName, op: 'lte', value: end.toISOString() });
+      where.push(
+        { field: fieldName, op: 'gte', value: start.toISOString() },
+        { field: fieldName, op: 'lte', value: end.toISOString() },
+      );
     }
   }
 }
 
-function parseFilters(entity: EntityModel, raw: Raw, fields: Map<string, FieldModel>, where: Where[], fail: Fail): void {
-  for (const name of entity.filters) {
+function parseFilters(
+  entity: EntityModel,
+  raw: Raw,
+  fields: Map<string, FieldModel>,
+  where: Where[],
+  fail: Fail,
+): void {
+  // Every filter is checked, so that several bad ones are all named in one answer.
+  filters: for (const name of entity.filters) {
     if (raw[name] === undefined) continue;
     const field = fields.get(name);
     if (!field) continue;
@@ -235,13 +281,26 @@ function parseFilters(entity: EntityModel, raw: Raw, fields: Map<string, FieldMo
     const valueType = field.type === 'array' ? field.items! : field;
     const values: unknown[] = [];
     for (const item of given) {
-      if (typeof item !== 'string') return void fail(name, 'must be a value, or a value repeated');
-      const value = filterValue(valueType.type, item, valueType.values?.map((v) => v.key));
-      if (value.error) return void fail(name, value.error);
+      if (typeof item !== 'string') {
+        fail(name, 'must be a value, or a value repeated');
+        continue filters;
+      }
+      const value = filterValue(
+        valueType.type,
+        item,
+        valueType.values?.map((v) => v.key),
+      );
+      if (value.error) {
+        fail(name, value.error);
+        continue filters;
+      }
       values.push(value.value);
     }
     if (field.type === 'array') where.push({ field: name, op: 'contains', value: values });
-    else where.push(values.length === 1 ? { field: name, op: 'eq', value: values[0] } : { field: name, op: 'in', value: values });
+    else
+      where.push(
+        values.length === 1 ? { field: name, op: 'eq', value: values[0] } : { field: name, op: 'in', value: values },
+      );
   }
 }
 
@@ -251,16 +310,22 @@ function filterValue(type: string, text: string, enumKeys?: string[]): { value?:
       return text === 'true' || text === 'false' ? { value: text === 'true' } : { error: 'must be true or false' };
     case 'int':
       if (!INTEGER.test(text)) return { error: 'must be an integer' };
-      return Number.isSafeInteger(Number(text)) ? { value: Number(text) } : { error: `must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}` };
+      return Number.isSafeInteger(Number(text))
+        ? { value: Number(text) }
+        : { error: `must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}` };
     case 'float':
-      return text.trim() !== '' && Number.isFinite(Number(text)) ? { value: Number(text) } : { error: 'must be a number' };
+      return text.trim() !== '' && Number.isFinite(Number(text))
+        ? { value: Number(text) }
+        : { error: 'must be a number' };
     case 'objectId':
       return OBJECT_ID.test(text) ? { value: text } : { error: 'must be an id of 24 hexadecimal characters' };
     case 'enum':
       return enumKeys?.includes(text) ? { value: text } : { error: `must be one of ${enumKeys?.join(', ')}` };
     case 'isoDate': {
       const time = parseIsoDate(text);
-      return time !== undefined ? { value: new Date(time).toISOString() } : { error: 'must be an ISO 8601 date or date-time' };
+      return time !== undefined
+        ? { value: new Date(time).toISOString() }
+        : { error: 'must be an ISO 8601 date or date-time' };
     }
     default:
       return { value: text };

@@ -21,7 +21,9 @@ describe('layers', () => {
   });
 
   it('keep HTTP on top: only http/ and server/ import http/', () => {
-    const crossing = edges.filter(({ from, to }) => to.startsWith('runtime/http/') && !/^runtime\/(http|server)\//.test(from));
+    const crossing = edges.filter(
+      ({ from, to }) => to.startsWith('runtime/http/') && !/^runtime\/(http|server)\//.test(from),
+    );
     expect(crossing.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
   });
 
@@ -30,8 +32,19 @@ describe('layers', () => {
     expect(crossing.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
   });
 
+  it('keep features out of the operations: entities/ imports no feature folder and no feature rules', () => {
+    const feature = /^runtime\/(jobs|media)\/|^runtime\/access\/(grantRules|tenantMembershipRules)\.ts$/;
+    const crossing = edges.filter(({ from, to }) => from.startsWith('runtime/entities/') && feature.test(to));
+    expect(crossing.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
+  });
+
   it('let the generator use only the model, the errors and the permission grammar of the runtime', () => {
-    const crossing = edges.filter(({ from, to }) => from.startsWith('generator/') && to.startsWith('runtime/') && !GENERATOR_MAY_IMPORT.some((allowed) => allowed.test(to)));
+    const crossing = edges.filter(
+      ({ from, to }) =>
+        from.startsWith('generator/') &&
+        to.startsWith('runtime/') &&
+        !GENERATOR_MAY_IMPORT.some((allowed) => allowed.test(to)),
+    );
     expect(crossing.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
   });
 });

@@ -18,20 +18,25 @@ export function emitTypes(model: AppModel): Map<string, string> {
     }
     const typeOf = (field: FieldModel) =>
       tsType(field, names.enums.get(field.name)) + (field.required || field.type === 'any' ? '' : ' | null');
+    const documented = (field: FieldModel, line: string) => {
+      const limits = constraintTags(field);
+      if (limits) writer.writeLine(`/** ${limits} */`);
+      writer.writeLine(line);
+    };
     writer.write(`export interface ${names.record}`).block(() => {
       for (const field of entity.fields.filter((f) => !f.hidden)) {
-        writer.writeLine(`${field.name}: ${typeOf(field)};`);
+        documented(field, `${field.name}: ${typeOf(field)};`);
       }
     });
     const writable = writableFields(entity);
     writer.write(`export interface ${names.create}`).block(() => {
       for (const field of writable) {
         const required = field.required && field.default === undefined;
-        writer.writeLine(`${field.name}${required ? '' : '?'}: ${typeOf(field)};`);
+        documented(field, `${field.name}${required ? '' : '?'}: ${typeOf(field)};`);
       }
     });
     writer.write(`export interface ${names.update}`).block(() => {
-      for (const field of writable) writer.writeLine(`${field.name}?: ${typeOf(field)};`);
+      for (const field of writable) documented(field, `${field.name}?: ${typeOf(field)};`);
     });
   }
   writer.blankLine();
@@ -47,7 +52,33 @@ export function emitTypes(model: AppModel): Map<string, string> {
   return new Map([['types.ts', writer.toString()]]);
 }
 
-/** Fields a request body may carry: not server-set, not hidden, not read-only. */
+/** A field's declared constraints as JSDoc tags (`@minimum 1 @maxLength 40`), or '' when it has none. */
+function constraintTags(field: FieldModel): string {
+  const tags: [string, unknown][] = [
+    ['minimum', field.min],
+    ['maximum', field.max],
+    ['minLength', field.minLength],
+    ['maxLength', field.maxLength],
+    ['pattern', field.pattern],
+    ['format', field.format],
+    ['minItems', field.minItems],
+    ['maxItems', field.maxItems],
+  ];
+  const items: [string, unknown][] = field.items
+    ? [
+        ['items.minimum', field.items.min],
+        ['items.maximum', field.items.max],
+        ['items.minLength', field.items.minLength],
+        ['items.maxLength', field.items.maxLength],
+        ['items.pattern', field.items.pattern],
+        ['items.format', field.items.format],
+      ]
+    : [];
+  return [...tags, ...items]
+    .filter(([, value]) => value !== undefined)
+    .map(([tag, value]) => `@${tag} ${String(value).replace(/\*\//g, '*\\/')}`)
+    .join(' ');
+}
 
 function tsType(value: ValueModel, enumName?: string): string {
   switch (value.type) {

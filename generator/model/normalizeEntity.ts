@@ -7,6 +7,7 @@ import type {
   FieldModel,
   FieldType,
   Ownership,
+  ValueConstraints,
   ValueModel,
   Versioning,
 } from '../../runtime/model/types.js';
@@ -18,7 +19,7 @@ import { humanize } from './naming.js';
 import { valueSchema } from './valueSchema.js';
 
 /** An entity file as the JSON Schema admits it. */
-export interface RawValue {
+export interface RawValue extends ValueConstraints {
   type: FieldType;
   values?: (string | { key: string; label?: string })[];
   ref?: string;
@@ -236,7 +237,61 @@ function normalizeValue(raw: RawValue, path: PathSegment[], context: EntityConte
       normalizeField(name, property, [...path, 'properties', name], context, report, false),
     );
   }
+  Object.assign(value, normalizeConstraints(raw, path, report));
   return value;
+}
+
+const NUMBER_TYPES = ['int', 'float'];
+const STRING_TYPES = ['string', 'url'];
+const CONSTRAINT_TYPES: Record<keyof ValueConstraints, { types: string[]; what: string }> = {
+  min: { types: NUMBER_TYPES, what: 'numbers (int, float)' },
+  max: { types: NUMBER_TYPES, what: 'numbers (int, float)' },
+  minLength: { types: STRING_TYPES, what: 'strings (string, url)' },
+  maxLength: { types: STRING_TYPES, what: 'strings (string, url)' },
+  pattern: { types: STRING_TYPES, what: 'strings (string, url)' },
+  format: { types: ['string'], what: 'string fields' },
+  minItems: { types: ['array'], what: 'arrays' },
+  maxItems: { types: ['array'], what: 'arrays' },
+};
+
+/** The declared constraints that apply to the value's type; the ones that cannot apply are reported. */
+function normalizeConstraints(raw: RawValue, path: PathSegment[], report: Report): ValueConstraints {
+  const out: ValueConstraints = {};
+  for (const [name, rule] of Object.entries(CONSTRAINT_TYPES) as [
+    keyof ValueConstraints,
+    (typeof CONSTRAINT_TYPES)['min'],
+  ][]) {
+    if (raw[name] === undefined) continue;
+    if (!rule.types.includes(raw.type)) report([...path, name], `${name} applies to ${rule.what}, not to ${raw.type}`);
+    else (out as Record<string, unknown>)[name] = raw[name];
+  }
+  const pairs: [keyof ValueConstraints, keyof ValueConstraints][] = [
+    ['min', 'max'],
+    ['minLength', 'maxLength'],
+    ['minItems', 'maxItems'],
+  ];
+  for (const [low, high] of pairs) {
+    const a = out[low] as number | undefined;
+    const b = out[high] as number | undefined;
+    if (a !== undefined && b !== undefined && a > b)
+      report([...path, low], `${low} (${a}) is greater than ${high} (${b}): no value could pass`);
+  }
+  if (raw.type === 'int') {
+    for (const name of ['min', 'max'] as const) {
+      const bound = out[name];
+      if (bound !== undefined && !Number.isSafeInteger(bound))
+        report([...path, name], `${name} of an int field must be a safe integer`);
+    }
+  }
+  if (out.pattern !== undefined) {
+    try {
+      new RegExp(out.pattern, 'u');
+    } catch (error) {
+      report([...path, 'pattern'], `is not a valid regular expression: ${(error as Error).message}`);
+      delete out.pattern;
+    }
+  }
+  return out;
 }
 
 function normalizeEnumValues(

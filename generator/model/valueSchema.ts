@@ -1,5 +1,6 @@
 import {
   DATE_MACRO_PATTERN,
+  FORMAT_PATTERNS,
   ISO_DATE_PATTERN,
   OBJECT_ID_MACRO_PATTERN,
   OBJECT_ID_PATTERN,
@@ -11,7 +12,7 @@ export type JsonSchema = Record<string, unknown>;
 
 /** JSON Schema of one value as a request body may carry it; `nullable` lets an optional field be cleared. */
 export function valueSchema(value: ValueModel, nullable = false): JsonSchema {
-  const schema = baseSchema(value);
+  const schema = withConstraints(baseSchema(value), value);
   if (!nullable || value.type === 'any') return schema;
   if (Array.isArray(schema.enum)) return { ...schema, type: [schema.type, 'null'], enum: [...schema.enum, null] };
   return { ...schema, type: [schema.type, 'null'] };
@@ -44,6 +45,31 @@ function baseSchema(value: ValueModel): JsonSchema {
     case 'any':
       return {};
   }
+}
+
+/**
+ * The declared constraints as JSON Schema keywords. A format and a pattern together become
+ * allOf (a schema holds one pattern); int bounds stay inside the safe-integer range.
+ */
+function withConstraints(schema: JsonSchema, value: ValueModel): JsonSchema {
+  const out = { ...schema };
+  if (value.min !== undefined) out.minimum = Math.max(value.min, (schema.minimum as number | undefined) ?? -Infinity);
+  if (value.max !== undefined) out.maximum = Math.min(value.max, (schema.maximum as number | undefined) ?? Infinity);
+  if (value.minLength !== undefined) out.minLength = value.minLength;
+  if (value.maxLength !== undefined) out.maxLength = value.maxLength;
+  if (value.minItems !== undefined) out.minItems = value.minItems;
+  if (value.maxItems !== undefined) out.maxItems = value.maxItems;
+  const patterns = [
+    ...(value.format ? [FORMAT_PATTERNS[value.format].pattern] : []),
+    ...(value.pattern !== undefined ? [value.pattern] : []),
+  ];
+  if (patterns.length > 0 && out.pattern !== undefined) patterns.unshift(out.pattern as string);
+  if (patterns.length === 1) out.pattern = patterns[0];
+  else if (patterns.length > 1) {
+    delete out.pattern;
+    out.allOf = patterns.map((pattern) => ({ pattern }));
+  }
+  return out;
 }
 
 /** A strict object of the given fields; `update` makes every field optional. */

@@ -16,7 +16,20 @@ export function fieldMetadata(field: FieldModel) {
     trackChanges: field.trackChanges,
     filterable: field.filterable,
     readOnly: field.readOnly || field.system,
+    ...constraintsOf(field),
   };
+}
+
+const CONSTRAINT_KEYS = ['min', 'max', 'minLength', 'maxLength', 'pattern', 'format', 'minItems', 'maxItems'] as const;
+
+/** `{ constraints }` when the field (or its array's items) declares any; else nothing. */
+function constraintsOf(field: FieldModel): { constraints?: Record<string, unknown> } {
+  const pick = (value: FieldModel | NonNullable<FieldModel['items']>): Record<string, unknown> =>
+    Object.fromEntries(CONSTRAINT_KEYS.filter((key) => value[key] !== undefined).map((key) => [key, value[key]]));
+  const own = pick(field);
+  const items = field.items ? pick(field.items) : {};
+  if (Object.keys(items).length > 0) own.items = items;
+  return Object.keys(own).length > 0 ? { constraints: own } : {};
 }
 
 function visibleFields(entity: EntityModel): FieldModel[] {

@@ -37,8 +37,27 @@ export interface EnumValue {
   label: string;
 }
 
+/** Formats a string field may be held to (compiled into patterns: the validators import nothing). */
+export const STRING_FORMATS = ['email', 'uri', 'uuid', 'date-time'] as const;
+export type StringFormat = (typeof STRING_FORMATS)[number];
+
+/** Limits a value must keep, declared in the entity file; each present only when declared. */
+export interface ValueConstraints {
+  /** Numbers (int, float): inclusive bounds. */
+  min?: number;
+  max?: number;
+  /** Strings: length in characters, a regular expression the value must match, a format. */
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: StringFormat;
+  /** Arrays: how many items. */
+  minItems?: number;
+  maxItems?: number;
+}
+
 /** The shape of one value: a field, an array's items, or an object's property. */
-export interface ValueModel {
+export interface ValueModel extends ValueConstraints {
   type: FieldType;
   values?: EnumValue[];
   /** Plural of the referenced entity (objectId). */

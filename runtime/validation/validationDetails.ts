@@ -1,4 +1,4 @@
-import { ISO_DATE_PATTERN, OBJECT_ID_PATTERN, URL_PATTERN } from '../model/patterns.js';
+import { FORMAT_PATTERNS, ISO_DATE_PATTERN, OBJECT_ID_PATTERN, URL_PATTERN } from '../model/patterns.js';
 
 /** The parts of an AJV error the runtime reads. */
 export interface ValidationIssue {
@@ -49,6 +49,24 @@ export function validationDetails(issues: readonly ValidationIssue[], prefix = '
       case 'minProperties':
         message = 'must name at least one field';
         break;
+      case 'minimum':
+        message = `must be at least ${String(issue.params.limit)}`;
+        break;
+      case 'maximum':
+        message = `must be at most ${String(issue.params.limit)}`;
+        break;
+      case 'minLength':
+        message = `must be at least ${String(issue.params.limit)} characters`;
+        break;
+      case 'maxLength':
+        message = `must be at most ${String(issue.params.limit)} characters`;
+        break;
+      case 'minItems':
+        message = `must hold at least ${String(issue.params.limit)} items`;
+        break;
+      case 'maxItems':
+        message = `must hold at most ${String(issue.params.limit)} items`;
+        break;
       default:
         message = issue.message ?? 'is invalid';
     }
@@ -62,7 +80,9 @@ function patternMessage(pattern: string): string {
   if (pattern.startsWith(OBJECT_ID_PATTERN)) return 'must be an id of 24 hexadecimal characters';
   if (pattern.startsWith(ISO_DATE_PATTERN)) return 'must be an ISO 8601 date or date-time';
   if (pattern.startsWith(URL_PATTERN)) return 'must be an absolute URL';
-  return 'has an invalid format';
+  const format = Object.values(FORMAT_PATTERNS).find((f) => f.pattern === pattern);
+  if (format) return format.message;
+  return `must match the pattern ${pattern}`;
 }
 
 function pointerToPath(pointer: string): string {

@@ -150,6 +150,22 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         search: { type: 'boolean' },
         trackChanges: { type: 'boolean' },
         filterable: { type: 'boolean' },
+        constraints: {
+          type: 'object',
+          description:
+            "The field's declared constraints (present only when it has some); items: those of an array's items",
+          properties: {
+            min: { type: 'number' },
+            max: { type: 'number' },
+            minLength: { type: 'integer' },
+            maxLength: { type: 'integer' },
+            pattern: { type: 'string' },
+            format: { enum: ['email', 'uri', 'uuid', 'date-time'] },
+            minItems: { type: 'integer' },
+            maxItems: { type: 'integer' },
+            items: { type: 'object' },
+          },
+        },
       },
     },
   };

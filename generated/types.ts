@@ -166,6 +166,42 @@ export interface AuditLogUpdate {
   changeReason?: string | null;
 }
 
+// Change events (/changeEvents)
+export type ChangeEventEvent = 'created' | 'updated' | 'deleted' | 'archived' | 'restored' | 'incremented' | 'reverted';
+export interface ChangeEvent {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  seq: number;
+  event: ChangeEventEvent;
+  entity: string;
+  entityId: string;
+  before: unknown;
+  after: unknown;
+  userId: string | null;
+  at: string;
+}
+export interface ChangeEventCreate {
+  seq: number;
+  event: ChangeEventEvent;
+  entity: string;
+  entityId: string;
+  before?: unknown;
+  after?: unknown;
+  userId?: string | null;
+  at: string;
+}
+export interface ChangeEventUpdate {
+  seq?: number;
+  event?: ChangeEventEvent;
+  entity?: string;
+  entityId?: string;
+  before?: unknown;
+  after?: unknown;
+  userId?: string | null;
+  at?: string;
+}
+
 // Comments (/comments)
 export interface Comment {
   id: string;
@@ -351,6 +387,29 @@ export interface EntityVersionUpdate {
   changedFields?: string[] | null;
 }
 
+// Event cursors (/eventCursors)
+export interface EventCursor {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  position: number | null;
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+}
+export interface EventCursorCreate {
+  name: string;
+  position?: number | null;
+  leaseOwner?: string | null;
+  leaseUntil?: string | null;
+}
+export interface EventCursorUpdate {
+  name?: string;
+  position?: number | null;
+  leaseOwner?: string | null;
+  leaseUntil?: string | null;
+}
+
 // Field changes (/fieldChanges)
 export type FieldChangeApprovalStatus = 'pending' | 'approved' | 'rejected';
 export interface FieldChange {
@@ -448,6 +507,29 @@ export interface GrantUpdate {
   grantedTo?: string;
   permissions?: GrantPermissions[];
   expiresAt?: string | null;
+}
+
+// Hook deliveries (/hookDeliveries)
+export type HookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+export interface HookDelivery {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  eventSeq: number;
+  entity: string;
+  entityId: string;
+  event: string;
+  status: HookDeliveryStatus | null;
+  attempts: number | null;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+}
+export interface HookDeliveryCreate {
+  status?: HookDeliveryStatus | null;
+}
+export interface HookDeliveryUpdate {
+  status?: HookDeliveryStatus | null;
 }
 
 // Idempotency records (/idempotencyRecords)
@@ -597,6 +679,38 @@ export interface MediaAssetUpdate {
   height?: number | null;
 }
 
+// Orders (/orders)
+export type OrderStatus = 'placed' | 'approved' | 'cancelled';
+export interface Order {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  product: string;
+  /** @minimum 1 @maximum 1000 */
+  quantity: number;
+  status: OrderStatus | null;
+  /** @maxLength 500 */
+  note: string | null;
+}
+export interface OrderCreate {
+  product: string;
+  /** @minimum 1 @maximum 1000 */
+  quantity: number;
+  status?: OrderStatus | null;
+  /** @maxLength 500 */
+  note?: string | null;
+}
+export interface OrderUpdate {
+  product?: string;
+  /** @minimum 1 @maximum 1000 */
+  quantity?: number;
+  status?: OrderStatus | null;
+  /** @maxLength 500 */
+  note?: string | null;
+}
+
 // Organizations (/organizations)
 export type OrganizationPlan = 'free' | 'team' | 'enterprise';
 export interface Organization {
@@ -641,6 +755,55 @@ export interface PasswordResetUpdate {
   userId?: string;
   expiresAt?: string;
   usedAt?: string | null;
+}
+
+// Products (/products)
+export interface Product {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  /** @minLength 1 @maxLength 200 */
+  name: string;
+  /** @maxLength 40 @pattern ^[A-Za-z0-9.-]+$ */
+  sku: string;
+  /** @minimum 0 */
+  price: number;
+  /** @minimum 0 */
+  stock: number | null;
+  /** @format email */
+  supplierEmail: string | null;
+  /** @maxItems 10 @items.maxLength 30 */
+  tags: string[] | null;
+}
+export interface ProductCreate {
+  /** @minLength 1 @maxLength 200 */
+  name: string;
+  /** @maxLength 40 @pattern ^[A-Za-z0-9.-]+$ */
+  sku: string;
+  /** @minimum 0 */
+  price: number;
+  /** @minimum 0 */
+  stock?: number | null;
+  /** @format email */
+  supplierEmail?: string | null;
+  /** @maxItems 10 @items.maxLength 30 */
+  tags?: string[] | null;
+}
+export interface ProductUpdate {
+  /** @minLength 1 @maxLength 200 */
+  name?: string;
+  /** @maxLength 40 @pattern ^[A-Za-z0-9.-]+$ */
+  sku?: string;
+  /** @minimum 0 */
+  price?: number;
+  /** @minimum 0 */
+  stock?: number | null;
+  /** @format email */
+  supplierEmail?: string | null;
+  /** @maxItems 10 @items.maxLength 30 */
+  tags?: string[] | null;
 }
 
 // Projects (/projects)
@@ -880,6 +1043,23 @@ export interface SearchFeedbackUpdate {
   comment?: string | null;
 }
 
+// Sequences (/sequences)
+export interface Sequence {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  value: number | null;
+}
+export interface SequenceCreate {
+  name: string;
+  value?: number | null;
+}
+export interface SequenceUpdate {
+  name?: string;
+  value?: number | null;
+}
+
 // Settings (/settings)
 export interface Setting {
   id: string;
@@ -929,21 +1109,26 @@ export interface Entities {
   articles: { record: Article; create: ArticleCreate; update: ArticleUpdate };
   attributes: { record: Attribute; create: AttributeCreate; update: AttributeUpdate };
   auditLogs: { record: AuditLog; create: AuditLogCreate; update: AuditLogUpdate };
+  changeEvents: { record: ChangeEvent; create: ChangeEventCreate; update: ChangeEventUpdate };
   comments: { record: Comment; create: CommentCreate; update: CommentUpdate };
   contentBlocks: { record: ContentBlock; create: ContentBlockCreate; update: ContentBlockUpdate };
   datasetDefinitions: { record: DatasetDefinition; create: DatasetDefinitionCreate; update: DatasetDefinitionUpdate };
   datasetFields: { record: DatasetField; create: DatasetFieldCreate; update: DatasetFieldUpdate };
   datasetRows: { record: DatasetRow; create: DatasetRowCreate; update: DatasetRowUpdate };
   entityVersions: { record: EntityVersion; create: EntityVersionCreate; update: EntityVersionUpdate };
+  eventCursors: { record: EventCursor; create: EventCursorCreate; update: EventCursorUpdate };
   fieldChanges: { record: FieldChange; create: FieldChangeCreate; update: FieldChangeUpdate };
   formTemplates: { record: FormTemplate; create: FormTemplateCreate; update: FormTemplateUpdate };
   grants: { record: Grant; create: GrantCreate; update: GrantUpdate };
+  hookDeliveries: { record: HookDelivery; create: HookDeliveryCreate; update: HookDeliveryUpdate };
   idempotencyRecords: { record: IdempotencyRecord; create: IdempotencyRecordCreate; update: IdempotencyRecordUpdate };
   jobExecutions: { record: JobExecution; create: JobExecutionCreate; update: JobExecutionUpdate };
   jobSnapshots: { record: JobSnapshot; create: JobSnapshotCreate; update: JobSnapshotUpdate };
   mediaAssets: { record: MediaAsset; create: MediaAssetCreate; update: MediaAssetUpdate };
+  orders: { record: Order; create: OrderCreate; update: OrderUpdate };
   organizations: { record: Organization; create: OrganizationCreate; update: OrganizationUpdate };
   passwordResets: { record: PasswordReset; create: PasswordResetCreate; update: PasswordResetUpdate };
+  products: { record: Product; create: ProductCreate; update: ProductUpdate };
   projects: { record: Project; create: ProjectCreate; update: ProjectUpdate };
   revokedSessions: { record: RevokedSession; create: RevokedSessionCreate; update: RevokedSessionUpdate };
   roles: { record: Role; create: RoleCreate; update: RoleUpdate };
@@ -951,6 +1136,7 @@ export interface Entities {
   scheduledJobs: { record: ScheduledJob; create: ScheduledJobCreate; update: ScheduledJobUpdate };
   schemaMigrations: { record: SchemaMigration; create: SchemaMigrationCreate; update: SchemaMigrationUpdate };
   searchFeedback: { record: SearchFeedback; create: SearchFeedbackCreate; update: SearchFeedbackUpdate };
+  sequences: { record: Sequence; create: SequenceCreate; update: SequenceUpdate };
   settings: { record: Setting; create: SettingCreate; update: SettingUpdate };
   users: { record: User; create: UserCreate; update: UserUpdate };
 }

@@ -1,11 +1,14 @@
+import { posix, sep } from 'node:path';
 import { parse } from 'yaml';
 import type { AppModel } from '../runtime/model/types.js';
 import { BuildFailure, type Diagnostic, sortDiagnostics } from './diagnostics.js';
 import { emitAll } from './emit/emitAll.js';
+import type { HookModuleImport } from './emit/emitIndex.js';
 import { startValidatorHelper } from './emit/emitValidatorsInParallel.js';
 import { coveredChanges, previousModel, uncoveredChanges } from './migrations.js';
 import { buildModel, type EntitySource, type RawConfig } from './model/buildModel.js';
-import { featureFolders, type Inputs, packageEntityFiles, readInputs } from './readInputs.js';
+import { checkHookFiles } from './model/checkHookFiles.js';
+import { featureFolders, type HookFile, type Inputs, packageEntityFiles, readInputs } from './readInputs.js';
 import { checkShape } from './schema/checkShape.js';
 import { loadYaml, type SourceFile } from './schema/loadYaml.js';
 
@@ -32,7 +35,7 @@ export async function build(options: BuildOptions): Promise<BuildOutput> {
   const progress = (stage: string) => options.onProgress?.(stage, Math.round(performance.now() - started));
   const inputs = readInputs(options.root, entitiesDir);
   progress(`read ${inputs.entityFiles.filter((f) => f.origin === 'app').length} entity files`);
-  const output = await buildFromInputs(inputs, progress);
+  const output = await buildFromInputs(inputs, progress, options.outDir ?? 'generated');
   const previous = previousModel(options.root, options.outDir ?? 'generated');
   const uncovered = uncoveredChanges(
     previous,
@@ -53,13 +56,25 @@ function fileOfEntity(inputs: Inputs, plural: string): string | undefined {
 export async function buildFromInputs(
   inputs: Inputs,
   progress: (stage: string) => void = () => undefined,
+  outDir = 'generated',
 ): Promise<BuildOutput> {
   const helper = startValidatorHelper(inputs.entityFiles.length);
   const model = modelFromInputs(inputs);
+  const hookProblems = checkHookFiles(model, inputs.hookFiles ?? []);
+  if (hookProblems.length > 0) throw new BuildFailure(sortDiagnostics(hookProblems));
   progress(`modelled ${model.entities.length} entities`);
-  const files = await emitAll(model, helper);
+  const files = await emitAll(model, helper, { hookModules: hookModules(inputs.hookFiles ?? [], outDir) });
   progress(`generated ${files.size} files`);
   return { model, files };
+}
+
+/** Each hook module's import path from the output folder (`../hooks/orders.js`), by entity. */
+function hookModules(files: readonly HookFile[], outDir: string): HookModuleImport[] {
+  return files.map(({ file, plural }) => {
+    let path = posix.relative(posix.normalize(outDir.split(sep).join('/')), file).replace(/\.(m?)ts$/, '.$1js');
+    if (!path.startsWith('.')) path = `./${path}`;
+    return { plural, path };
+  });
 }
 
 /** load -> check shape -> model; every problem of every file is collected before failing. */

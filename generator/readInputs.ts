@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
+import { parse } from 'yaml';
 import { packageRoot } from '../runtime/model/packageRoot.js';
 import type { EntityModel } from '../runtime/model/types.js';
 
@@ -10,10 +11,24 @@ export interface InputFile {
   origin: EntityModel['origin'];
 }
 
+/** A hook module of the project: `<hooks.dir>/<plural>.ts`. */
+export interface HookFile {
+  /** Path relative to the project, as messages show it. */
+  file: string;
+  text: string;
+  /** The file's name without `.ts`: the entity it must be for. */
+  plural: string;
+}
+
 export interface Inputs {
   config?: { file: string; text: string };
   entityFiles: InputFile[];
+  /** The project's hook modules, in name order; absent when it has none. */
+  hookFiles?: HookFile[];
 }
+
+/** Where hook modules are looked for when the config names no `hooks.dir`. */
+export const DEFAULT_HOOKS_DIR = 'hooks';
 
 export const CONFIG_FILE = 'entigen.config.yaml';
 const YAML_FILE = /\.ya?ml$/;
@@ -32,7 +47,35 @@ export function readInputs(root: string, entitiesDir: string): Inputs {
     })),
     ...packageEntityFiles('builtin', 'builtin'),
   ];
-  return { config, entityFiles };
+  const hooksDir = hooksDirOf(config?.text);
+  const hookFiles = hookFilesIn(root, hooksDir);
+  return { config, entityFiles, ...(hookFiles.length > 0 ? { hookFiles } : {}) };
+}
+
+/** `hooks.dir` of the config text, or the default; a config too broken to read gets the default (its own errors follow). */
+export function hooksDirOf(configText: string | undefined): string {
+  try {
+    const dir = (parse(configText ?? '') as { hooks?: { dir?: unknown } } | null)?.hooks?.dir;
+    return typeof dir === 'string' && dir !== '' ? dir : DEFAULT_HOOKS_DIR;
+  } catch {
+    return DEFAULT_HOOKS_DIR;
+  }
+}
+
+const HOOK_FILE = /^[A-Za-z][A-Za-z0-9]*\.(ts|mts)$/;
+
+function hookFilesIn(root: string, hooksDir: string): HookFile[] {
+  const dir = resolve(root, hooksDir);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && HOOK_FILE.test(entry.name) && !entry.name.endsWith('.d.ts'))
+    .map((entry) => entry.name)
+    .sort()
+    .map((name) => ({
+      file: relativePath(root, join(dir, name)),
+      text: readFileSync(join(dir, name), 'utf8'),
+      plural: name.replace(/\.m?ts$/, ''),
+    }));
 }
 
 /** The YAML files of one of the package's entity folders (`builtin`, `features/grants`, ...). */

@@ -3,6 +3,7 @@ import type { Caller } from './access/caller.js';
 import type { FieldCipher } from './crypto/fieldCipher.js';
 import type { Secrets } from './crypto/secrets.js';
 import type { Registry } from './defineRegistry.js';
+import type { HookTable } from './hooks/hookTypes.js';
 import type { Doc, Store } from './store/types.js';
 
 /**
@@ -20,6 +21,16 @@ export interface EntityRules {
 /** Rules by entity plural, as the server composed them. */
 export type EntityRulesTable = ReadonlyMap<string, EntityRules>;
 
+/** Where repositories handed to a hook write: the transaction (ctx.store), who asked, how deep. */
+export interface RepositoryScope {
+  ctx: RuntimeContext;
+  caller: Caller;
+  now: Date;
+  depth: number;
+  /** The entities whose hooks led to this write, outermost first. */
+  path: readonly string[];
+}
+
 /** What every operation may use. Built once at start; the same for HTTP, jobs and tests. */
 export interface RuntimeContext {
   registry: Registry;
@@ -29,6 +40,12 @@ export interface RuntimeContext {
   logger: Logger;
   /** Each entity's rules (features register theirs; application hooks will too). */
   rules: EntityRulesTable;
+  /** The application's hooks by entity (hooks/<plural>.ts, wired by entigen build). */
+  hooks: HookTable;
+  /** Typed repositories writing in a scope's transaction and running hooks (from generated/index.ts). */
+  repositoriesFor?(scope: RepositoryScope): unknown;
+  /** Tells the event dispatcher that something committed (it also polls). */
+  notifyCommitted?(): void;
   /** Injected so tests can move time. */
   now(): Date;
 }

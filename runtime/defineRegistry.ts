@@ -1,3 +1,4 @@
+import { HOOK_NAMES, type HookModule, type HookTable } from './hooks/hookTypes.js';
 import type { EntityDefinition, EntityValidators, RouteSpec } from './model/entityRoutes.js';
 import type { AppModel, EntityModel } from './model/types.js';
 
@@ -15,6 +16,8 @@ export interface Registry {
   entities: Map<string, RegisteredEntity>;
   /** generated/openapi.json, served at /api/docs/openapi.json. */
   openapi?: unknown;
+  /** The application's hooks by entity (hooks/<plural>.ts). */
+  hooks: HookTable;
 }
 
 /** Called by each generated router: the route table of one entity, checked by the type system. */
@@ -26,7 +29,7 @@ export function defineEntityRoutes(definition: EntityDefinition): EntityDefiniti
 export function defineRegistry(
   metadata: unknown,
   definitions: Record<string, EntityDefinition>,
-  documents: { openapi?: unknown } = {},
+  documents: { openapi?: unknown; hooks?: readonly unknown[] } = {},
 ): Registry {
   const model = metadata as AppModel;
   if (model?.version !== 1 || !Array.isArray(model.entities)) {
@@ -38,5 +41,32 @@ export function defineRegistry(
     if (!definition) throw new Error(`generated/index.ts does not register ${entity.plural}; run \`entigen build\``);
     entities.set(entity.plural, { model: entity, validators: definition.validators, routes: definition.routes ?? [] });
   }
-  return { model, entities, openapi: documents.openapi };
+  return { model, entities, openapi: documents.openapi, hooks: hookTable(entities, documents.hooks ?? []) };
+}
+
+/**
+ * The hook modules' default exports by entity. The build checked them; this checks again, since a
+ * module may have changed since: each must come from defineHooks, for a known public entity,
+ * once, with known hook names only.
+ */
+export function hookTable(entities: Map<string, RegisteredEntity>, modules: readonly unknown[]): HookTable {
+  const table = new Map<string, HookModule['hooks']>();
+  for (const module of modules) {
+    const { plural, hooks } = (module ?? {}) as Partial<HookModule>;
+    if (typeof plural !== 'string' || !hooks || typeof hooks !== 'object') {
+      throw new Error('a hook module must export default defineHooks(plural, { ... })');
+    }
+    const entity = entities.get(plural);
+    if (!entity || entity.model.internal) throw new Error(`hooks for unknown entity "${plural}"`);
+    if (table.has(plural)) throw new Error(`two hook modules for ${plural}`);
+    for (const [name, hook] of Object.entries(hooks)) {
+      if (name === 'endpoints') continue;
+      if (!(HOOK_NAMES as readonly string[]).includes(name)) {
+        throw new Error(`hooks for ${plural}: unknown hook "${name}" (hooks: ${HOOK_NAMES.join(', ')})`);
+      }
+      if (typeof hook !== 'function') throw new Error(`hooks for ${plural}: ${name} must be a function`);
+    }
+    table.set(plural, hooks);
+  }
+  return table as HookTable;
 }

@@ -10,9 +10,19 @@ export {
   type RegisteredEntity,
   type Registry,
 } from './defineRegistry.js';
+export type {
+  AfterCommitArgs,
+  ChangeEventName,
+  EntityHooks,
+  HookContext,
+  HookModule,
+  HookResult,
+  WriteOperation,
+} from './hooks/hookTypes.js';
+export { type RejectCode, reject } from './hooks/reject.js';
 export type { JobContext, JobHandler } from './jobs/scheduler.js';
 export type { EntityDefinition, EntityRouteName, RouteSpec } from './model/entityRoutes.js';
 export type * from './model/types.js';
-export { type FindOptions, Repository } from './repository.js';
+export { type FindOptions, Repository, type RepositoryWriter } from './repository.js';
 export type { Doc, FindQuery, Store, Where } from './store/types.js';
 export { type CompiledValidator, type ValidationIssue, validationDetails } from './validation/validationDetails.js';

@@ -5,6 +5,7 @@ import { tsImport } from 'tsx/esm/api';
 import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import type { Registry } from '../../runtime/defineRegistry.js';
 import type { JobHandler } from '../../runtime/jobs/scheduler.js';
+import type { RepositoryWriter } from '../../runtime/repository.js';
 import { startServer } from '../../runtime/server/startServer.js';
 import type { Store } from '../../runtime/store/types.js';
 import { reportFailure } from './reportFailure.js';
@@ -18,7 +19,7 @@ export interface ServeOptions {
 
 interface GeneratedModule {
   registry?: Registry;
-  repositories?: (store: Store) => unknown;
+  repositories?: (store: Store, writer?: RepositoryWriter) => unknown;
 }
 
 async function loadGenerated(root: string, out: string): Promise<GeneratedModule & { registry: Registry }> {

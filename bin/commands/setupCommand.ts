@@ -68,6 +68,7 @@ async function withStore(
           secrets: { signing: '' },
           cipher: new FieldCipher(undefined),
           rules: featureRules(registry.model),
+          hooks: registry.hooks ?? new Map(),
         },
         config.passwordPolicy,
       );

@@ -1,6 +1,7 @@
 import type { AppModel } from '../../runtime/model/types.js';
 import { emitClient } from './emitClient.js';
-import { emitIndex } from './emitIndex.js';
+import { emitHooks } from './emitHooks.js';
+import { type EmitExtras, emitIndex } from './emitIndex.js';
 import { emitMetadata } from './emitMetadata.js';
 import { emitPackageJson } from './emitPackageJson.js';
 import { emitRepositories } from './emitRepositories.js';
@@ -11,6 +12,7 @@ import { emitOpenApi } from './openapi/emitOpenApi.js';
 
 const EMITTERS = [
   emitClient,
+  emitHooks,
   emitIndex,
   emitMetadata,
   emitOpenApi,
@@ -21,10 +23,14 @@ const EMITTERS = [
 ];
 
 /** Every generated file, path relative to the output folder, in path order. */
-export async function emitAll(model: AppModel, helper?: ValidatorHelper): Promise<Map<string, string>> {
+export async function emitAll(
+  model: AppModel,
+  helper?: ValidatorHelper,
+  extras: EmitExtras = { hookModules: [] },
+): Promise<Map<string, string>> {
   const validators = emitValidatorsInParallel(model, helper);
   const files = new Map<string, string>();
-  for (const emit of EMITTERS) for (const [path, text] of emit(model)) files.set(path, text);
+  for (const emit of EMITTERS) for (const [path, text] of emit(model, extras)) files.set(path, text);
   for (const [path, text] of await validators) files.set(path, text);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

@@ -1,10 +1,22 @@
 import type { AppModel } from '../../runtime/model/types.js';
 import { newWriter } from './header.js';
 
-/** generated/index.ts: registers every entity (metadata, validators, routes) and builds the repositories. */
-export function emitIndex(model: AppModel): Map<string, string> {
+/** A project hook module and its import path from the output folder. */
+export interface HookModuleImport {
+  plural: string;
+  path: string;
+}
+
+/** What emitters need beyond the model: which hook modules exist (their contents never matter). */
+export interface EmitExtras {
+  hookModules: readonly HookModuleImport[];
+}
+
+/** generated/index.ts: registers every entity (metadata, validators, routes, hooks) and builds the repositories. */
+export function emitIndex(model: AppModel, extras: EmitExtras = { hookModules: [] }): Map<string, string> {
   const writer = newWriter();
-  writer.writeLine("import { defineRegistry, type Store } from 'entigen/runtime';");
+  writer.writeLine("import { defineRegistry, type RepositoryWriter, type Store } from 'entigen/runtime';");
+  for (const hook of extras.hookModules) writer.writeLine(`import ${hook.plural}Hooks from '${hook.path}';`);
   writer.writeLine("import metadata from './metadata.json' with { type: 'json' };");
   writer.writeLine("import openapi from './openapi.json' with { type: 'json' };");
   for (const entity of model.entities) {
@@ -19,12 +31,18 @@ export function emitIndex(model: AppModel): Map<string, string> {
   writer.write('export const registry = defineRegistry(metadata, ').inlineBlock(() => {
     for (const entity of model.entities) writer.writeLine(`${entity.plural}: ${entity.plural}Routes,`);
   });
-  writer.write(', { openapi });').newLine();
+  const hooks = extras.hookModules.map((hook) => `${hook.plural}Hooks`);
+  writer.write(`, { openapi${hooks.length > 0 ? `, hooks: [${hooks.join(', ')}]` : ''} });`).newLine();
   writer.blankLine();
-  writer.writeLine('/** Typed repositories over a store, for application code and job handlers. */');
-  writer.write('export function repositories(store: Store)').block(() => {
+  writer.writeLine('/**');
+  writer.writeLine(' * Typed repositories over a store, for application code, hooks and job handlers. With a writer');
+  writer.writeLine(" * (the runtime's), writes run the entity's hooks, history and event log; without one, they go");
+  writer.writeLine(' * straight to the store.');
+  writer.writeLine(' */');
+  writer.write('export function repositories(store: Store, writer?: RepositoryWriter)').block(() => {
     writer.write('return').inlineBlock(() => {
-      for (const entity of model.entities) writer.writeLine(`${entity.plural}: new ${entity.name}Repository(store),`);
+      for (const entity of model.entities)
+        writer.writeLine(`${entity.plural}: new ${entity.name}Repository(store, writer),`);
     });
     writer.write(';').newLine();
   });

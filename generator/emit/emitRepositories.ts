@@ -13,7 +13,7 @@ export function emitRepositories(model: AppModel): Map<string, string> {
     const sortable = entity.fields.filter((f) => !f.hidden && SORTABLE.has(f.type)).map((f) => f.name);
     const enumImports = filterable.map((f) => names.enums.get(f.name)).filter((n): n is string => n !== undefined);
     const writer = newWriter();
-    writer.writeLine("import { Repository, type Store } from 'entigen/runtime';");
+    writer.writeLine("import { Repository, type RepositoryWriter, type Store } from 'entigen/runtime';");
     writer.writeLine(
       `import type { ${[...new Set([names.record, names.create, names.update, ...enumImports])].sort().join(', ')} } from '../types.js';`,
     );
@@ -27,16 +27,18 @@ export function emitRepositories(model: AppModel): Map<string, string> {
     });
     writer.writeLine(`export type ${entity.name}SortKey = ${sortable.map(quote).join(' | ')};`);
     writer.blankLine();
-    writer.writeLine(`/** Direct, typed access to ${entity.plural}: no access checks, validation or history. */`);
+    writer.writeLine(
+      `/** Typed access to ${entity.plural}: no access checks or request validation; hooks and history through a writer. */`,
+    );
     writer
       .write(
         `export class ${entity.name}Repository extends Repository<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filter, ${entity.name}SortKey>`,
       )
       .block(() => {
-        writer.write('constructor(store: Store)').block(() => {
+        writer.write('constructor(store: Store, writer?: RepositoryWriter)').block(() => {
           const arrays = entity.fields.filter((f) => f.type === 'array').map((f) => quote(f.name));
           writer.writeLine(
-            `super(store, ${quote(entity.plural)}, { owned: ${entity.ownership === 'owned'}, arrayFields: [${arrays.join(', ')}] });`,
+            `super(store, ${quote(entity.plural)}, { owned: ${entity.ownership === 'owned'}, arrayFields: [${arrays.join(', ')}] }, writer);`,
           );
         });
       });

@@ -23,3 +23,6 @@ export interface Caller {
 export function isAnonymous(caller: Caller): boolean {
   return caller.user === undefined;
 }
+
+/** The runtime itself (job handlers, afterCommit hooks, migration scripts): no user, every permission. */
+export const SYSTEM_CALLER: Caller = Object.freeze({ roles: [], permissions: new Set<string>(), isAdmin: true });

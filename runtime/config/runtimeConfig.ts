@@ -16,6 +16,10 @@ export interface RuntimeConfig {
   cors: CorsConfig;
   /** GET /api/metrics also answers this scrape token (besides administrators). */
   metrics: { token?: string };
+  /** afterCommit delivery: attempts before a delivery is failed, the first retry delay (doubling), a hook's time limit. */
+  hooks: { attempts: number; backoffMs: number; timeoutMs: number };
+  /** How long the event log keeps delivered events. */
+  events: { retentionMs: number };
 }
 
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -96,5 +100,11 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
     uploads: { dir: raw.uploads?.dir ?? 'data/uploads', maxBytes: raw.uploads?.maxBytes ?? 10 * 1024 * 1024 },
     cors: corsConfig(raw.cors, env),
     metrics: { token: metricsToken(env.METRICS_TOKEN ?? raw.metrics?.token) },
+    hooks: {
+      attempts: raw.hooks?.attempts ?? 5,
+      backoffMs: parseDuration(raw.hooks?.backoff ?? '10s'),
+      timeoutMs: parseDuration(raw.hooks?.timeout ?? '30s'),
+    },
+    events: { retentionMs: parseDuration(raw.events?.retention ?? '7d') },
   };
 }

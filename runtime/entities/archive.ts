@@ -2,8 +2,10 @@ import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
+import { runBeforeUpdate, writeScope } from '../hooks/runHooks.js';
 import type { Doc } from '../store/types.js';
 import { entityOf } from './entityOf.js';
+import { encryptFields, normalizeDates } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
 
@@ -37,10 +39,14 @@ async function moveArchiveState(
   if (move === 'restore' && !archived) throw new ApiError('UNPROCESSABLE_ENTITY', `This ${model.name} is not archived`);
   const now = ctx.now().toISOString();
   const updated = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+    // beforeUpdate sees an empty patch with operation archive/restore; it may refuse, or add changes.
+    const scope = writeScope({ ...ctx, store }, caller, new Date(now), move);
+    const patch = await runBeforeUpdate(scope, plural, id, {}, doc);
+    const extra = encryptFields(model, normalizeDates(model, patch), ctx.cipher);
     const after = await store.update(
       plural,
       id,
-      { archivedAt: move === 'archive' ? now : null, updatedAt: now },
+      { ...extra, archivedAt: move === 'archive' ? now : null, updatedAt: now },
       where,
     );
     if (!after) throw notFound(model.name);

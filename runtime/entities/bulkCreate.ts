@@ -3,8 +3,9 @@ import { tenantForCreate } from '../access/tenancy.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
+import { runBeforeCreate, writeScope } from '../hooks/runHooks.js';
 import type { Doc } from '../store/types.js';
-import { buildNewRecord, validateBody } from './createRecord.js';
+import { buildNewRecord, newRecordValues, validateBody } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
 import { presentRecord } from './presentRecord.js';
@@ -42,14 +43,37 @@ export async function bulkCreateOperation({
   for (const item of items) await rules?.beforeCreate?.(ctx, caller, item as Record<string, unknown>);
   const now = ctx.now();
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
-  const docs = items.map((item) => buildNewRecord(model, item as Record<string, unknown>, caller, ctx, now, tenantId));
   const created = await storeWrite(model, () =>
     writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+      const scope = writeScope({ ...ctx, store }, caller, now, 'create');
+      const docs: Doc[] = [];
+      for (const [i, item] of items.entries()) {
+        const values = await underItem(i, () =>
+          runBeforeCreate(scope, plural, newRecordValues(model, item as Record<string, unknown>, caller, now)),
+        );
+        docs.push(buildNewRecord(model, values, caller, ctx, now, tenantId));
+      }
       const inserted = await store.insertMany(plural, docs);
       return { result: inserted, changes: inserted.map((after) => ({ changeType: 'create' as const, after })) };
     }),
   );
   return { items: created.map((doc) => presentRecord(model, doc)), count: created.length };
+}
+
+/** A hook's refusal of one item names its fields under items.<i>. */
+async function underItem<T>(index: number, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const details = Object.fromEntries(
+      Object.entries(error.details ?? { '': error.message }).map(([key, message]) => [
+        key ? `items.${index}.${key}` : `items.${index}`,
+        message,
+      ]),
+    );
+    throw new ApiError(error.code, error.message, details);
+  }
 }
 
 function readItems(body: unknown): unknown[] {

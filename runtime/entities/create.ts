@@ -3,8 +3,9 @@ import { tenantForCreate } from '../access/tenancy.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError } from '../errors/apiError.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
+import { runBeforeCreate, writeScope } from '../hooks/runHooks.js';
 import type { Doc } from '../store/types.js';
-import { buildNewRecord, requireValid } from './createRecord.js';
+import { buildNewRecord, newRecordValues, requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
 import { presentRecord } from './presentRecord.js';
@@ -37,10 +38,13 @@ export async function createOperation({
     throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
   await rulesFor(ctx, plural)?.beforeCreate?.(ctx, caller, input);
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
-  const doc = buildNewRecord(model, input, caller, ctx, ctx.now(), tenantId);
-  if (serverFields) Object.assign(doc, serverFields(doc));
+  const now = ctx.now();
   const created = await storeWrite(model, () =>
     writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+      const scope = writeScope({ ...ctx, store }, caller, now, 'create');
+      const values = await runBeforeCreate(scope, plural, newRecordValues(model, input, caller, now));
+      const doc = buildNewRecord(model, values, caller, ctx, now, tenantId);
+      if (serverFields) Object.assign(doc, serverFields(doc));
       const after = await store.insert(plural, doc);
       return { result: after, changes: [{ changeType: 'create', after }] };
     }),

@@ -13,19 +13,28 @@ import {
   resolveMacros,
 } from './prepareWrite.js';
 
+/** A validated create body with its defaults and macros: what beforeCreate hooks see. */
+export function newRecordValues(
+  entity: EntityModel,
+  body: Record<string, unknown>,
+  caller: Caller,
+  now: Date,
+): Record<string, unknown> {
+  return resolveMacros(applyDefaults(entity, body), caller, now);
+}
+
 /**
- * A validated create body turned into the document to store: defaults, macros, content
- * status, dates, encryption, then the server-set fields (id, ownerId, tenantId, timestamps).
+ * Values (after defaults, macros and hooks) turned into the document to store: content status,
+ * dates, encryption, then the server-set fields (id, ownerId, tenantId, timestamps).
  */
 export function buildNewRecord(
   entity: EntityModel,
-  body: Record<string, unknown>,
+  values: Record<string, unknown>,
   caller: Caller,
   ctx: RuntimeContext,
   now: Date,
   tenantId?: string | null,
 ): Doc {
-  let values = resolveMacros(applyDefaults(entity, body), caller, now);
   values = applyContentStatus(entity, values, undefined, now);
   values = encryptFields(entity, normalizeDates(entity, values), ctx.cipher);
   const stamp = now.toISOString();

@@ -1,11 +1,13 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
-import { ApiError, notFound } from '../errors/apiError.js';
+import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
+import { runBeforeUpdate, writeScope } from '../hooks/runHooks.js';
 import type { EntityModel } from '../model/types.js';
 import { type Doc, ValueOutOfRange } from '../store/types.js';
 import { requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
+import { encryptFields, normalizeDates } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
 
@@ -37,11 +39,21 @@ export async function incrementOperation({
   try {
     const updated = await ctx.store.transaction((tx) =>
       writeWithHistory({ ...ctx, store: tx }, model, caller, changeReason, async (store) => {
+        const now = ctx.now();
         const before = (await store.get(plural, id)) ?? undefined;
-        const after = await store.increment(plural, id, amounts, { updatedAt: ctx.now().toISOString() }, where);
+        let after = await store.increment(plural, id, amounts, { updatedAt: now.toISOString() }, where);
         if (!after) throw notFound(model.name);
         refuseOutOfRange(model, amounts, after);
-        return { result: after, changes: [{ changeType: 'update', before, after }] };
+        refuseOutOfBounds(model, amounts, after);
+        // beforeUpdate sees the resulting values; a change it returns is written in the same transaction.
+        const resulting = Object.fromEntries(Object.keys(amounts).map((name) => [name, after![name]]));
+        const scope = writeScope({ ...ctx, store }, caller, now, 'increment');
+        const patch = await runBeforeUpdate(scope, plural, id, resulting, before ?? after);
+        const changed = Object.fromEntries(Object.entries(patch).filter(([name, value]) => resulting[name] !== value));
+        if (Object.keys(changed).length > 0) {
+          after = (await store.update(plural, id, encryptFields(model, normalizeDates(model, changed), ctx.cipher)))!;
+        }
+        return { result: after, changes: [{ changeType: 'update', event: 'incremented', before, after }] };
       }),
     );
     return presentRecord(model, updated);
@@ -67,6 +79,21 @@ function refuseOutOfRange(model: EntityModel, amounts: Record<string, number>, a
     );
   });
   if (bad.length > 0) throw outOfRange(model, bad);
+}
+
+/** A field's declared min and max hold for the result of an increment too (400, nothing changed). */
+function refuseOutOfBounds(model: EntityModel, amounts: Record<string, number>, after: Doc): void {
+  const details: Record<string, string> = {};
+  for (const name of Object.keys(amounts)) {
+    const field = model.fields.find((f) => f.name === name);
+    const value = after[name] as number;
+    if (field?.min !== undefined && value < field.min)
+      details[name] = `must be at least ${field.min}; the increment would make it ${value}`;
+    if (field?.max !== undefined && value > field.max)
+      details[name] = `must be at most ${field.max}; the increment would make it ${value}`;
+  }
+  if (Object.keys(details).length > 0)
+    throw validationError(details, 'The increment would break a field constraint; nothing changed');
 }
 
 function outOfRange(model: EntityModel, names: string[]): ApiError {

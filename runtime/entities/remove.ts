@@ -2,6 +2,7 @@ import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { notFound } from '../errors/apiError.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
+import { runBeforeDelete, writeScope } from '../hooks/runHooks.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
 import { findWritable } from './requireAccess.js';
@@ -28,6 +29,7 @@ export async function removeOperation({
   let removed = doc;
   const result = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
     const before = (await store.get(plural, id)) ?? doc;
+    await runBeforeDelete(writeScope({ ...ctx, store }, caller, ctx.now(), 'delete'), plural, id, before);
     removed = before;
     if (!(await store.remove(plural, id, where))) throw notFound(model.name);
     return { result: { id, deleted: true as const }, changes: [{ changeType: 'delete', before }] };

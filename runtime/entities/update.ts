@@ -2,6 +2,7 @@ import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { notFound } from '../errors/apiError.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
+import { runBeforeUpdate, writeScope } from '../hooks/runHooks.js';
 import type { Doc } from '../store/types.js';
 import { requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
@@ -27,11 +28,13 @@ export async function updateOperation({ ctx, plural, id, body, caller, changeRea
   const input = requireValid(validators.update, body);
   await rulesFor(ctx, plural)?.beforeUpdate?.(ctx, caller, current, input);
   const now = ctx.now();
-  let values = applyContentStatus(model, resolveMacros(input, caller, now), current, now);
-  values = encryptFields(model, normalizeDates(model, values), ctx.cipher);
   const updated = await storeWrite(model, () =>
     writeWithHistory(ctx, model, caller, changeReason, async (store) => {
       const before = (await store.get(plural, id)) ?? current;
+      const scope = writeScope({ ...ctx, store }, caller, now, 'update');
+      const patch = await runBeforeUpdate(scope, plural, id, resolveMacros(input, caller, now), before);
+      let values = applyContentStatus(model, patch, before, now);
+      values = encryptFields(model, normalizeDates(model, values), ctx.cipher);
       const after = await store.update(plural, id, { ...values, updatedAt: now.toISOString() }, where);
       if (!after) throw notFound(model.name);
       return { result: after, changes: [{ changeType: 'update', before, after }] };

@@ -18,9 +18,19 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 export type ErrorDetails = Record<string, string>;
 
+/** Marks an ApiError across copies of this module (a project's hooks may load another copy of entigen/runtime). */
+const API_ERROR = Symbol.for('entigen.ApiError');
+
 /** The one error class: operations throw it, the HTTP layer writes it as the error envelope. */
 export class ApiError extends Error {
   readonly status: number;
+  readonly [API_ERROR] = true;
+
+  /** `instanceof ApiError` holds for an ApiError of any copy of this module. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[API_ERROR] === true;
+  }
+
   constructor(
     readonly code: ErrorCode,
     message: string = ERROR_CODES[code].message,

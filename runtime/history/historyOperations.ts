@@ -8,6 +8,7 @@ import { applyContentStatus } from '../entities/prepareWrite.js';
 import { presentRecord } from '../entities/presentRecord.js';
 import { findWritable } from '../entities/requireAccess.js';
 import { ApiError, notFound } from '../errors/apiError.js';
+import { runBeforeUpdate, writeScope } from '../hooks/runHooks.js';
 import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';
@@ -175,16 +176,18 @@ export async function revertToVersion(
   // A revert is an update: the entity's rules and the content status moves hold as for PATCH.
   await rulesFor(ctx, plural)?.beforeUpdate?.(ctx, caller, current, restored);
   const now = ctx.now();
-  const set = applyContentStatus(model, restored, current, now);
   const entity = await writeWithHistory(
     ctx,
     model,
     caller,
     changeReason ?? `Reverted to version ${version}`,
     async (store) => {
+      const scope = writeScope({ ...ctx, store }, caller, now, 'revert');
+      const patch = await runBeforeUpdate(scope, plural, id, restored, current);
+      const set = applyContentStatus(model, patch, current, now);
       const after = await store.update(plural, id, { ...set, updatedAt: now.toISOString() }, where);
       if (!after) throw notFound(model.name);
-      return { result: after, changes: [{ changeType: 'update', before: current, after }] };
+      return { result: after, changes: [{ changeType: 'update', event: 'reverted', before: current, after }] };
     },
   );
   const [latest] = await ctx.store.find(ENTITY_VERSIONS, {

@@ -1,5 +1,6 @@
 import type { RuntimeContext } from '../context.js';
 import { newId } from '../entities/prepareWrite.js';
+import type { ChangeEventName } from '../hooks/hookTypes.js';
 import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
 import type { Doc, Store } from '../store/types.js';
@@ -12,6 +13,21 @@ export interface Change {
   changeType: ChangeType;
   before?: Doc;
   after?: Doc;
+  /** The event-log name when it is not the change type's own (incremented, reverted). */
+  event?: ChangeEventName;
+}
+
+const EVENT_OF: Record<ChangeType, ChangeEventName> = {
+  create: 'created',
+  update: 'updated',
+  delete: 'deleted',
+  archive: 'archived',
+  restore: 'restored',
+};
+
+/** The event-log name of a change. */
+export function eventOf(change: Change): ChangeEventName {
+  return change.event ?? EVENT_OF[change.changeType];
 }
 
 export interface ChangeContext {

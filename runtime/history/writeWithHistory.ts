@@ -1,12 +1,14 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
+import { appendEvents, isLogged } from '../events/eventLog.js';
 import type { EntityModel } from '../model/types.js';
 import type { Store } from '../store/types.js';
-import { type Change, hasHistory, recordChange } from './recordChange.js';
+import { type Change, eventOf, hasHistory, recordChange } from './recordChange.js';
 
 /**
- * Runs an entity write and the history of its changes in one transaction: both commit, or
- * neither does. Entities without history write directly.
+ * Runs an entity write, the history of its changes and their event-log entries in one
+ * transaction: all commit, or none does. Internal entities without history write directly.
+ * After the commit the event dispatcher is told (afterCommit hooks read the log).
  */
 export async function writeWithHistory<T>(
   ctx: RuntimeContext,
@@ -15,11 +17,20 @@ export async function writeWithHistory<T>(
   changeReason: string | undefined,
   write: (store: Store) => Promise<{ result: T; changes: Change[] }>,
 ): Promise<T> {
-  if (!hasHistory(entity)) return (await write(ctx.store)).result;
-  return ctx.store.transaction(async (tx) => {
+  if (!hasHistory(entity) && !isLogged(entity)) return (await write(ctx.store)).result;
+  const result = await ctx.store.transaction(async (tx) => {
     const { result, changes } = await write(tx);
     const context = { changedBy: caller.user?.id ?? 'anonymous', changeReason };
-    for (const change of changes) await recordChange(tx, ctx, entity, change, context);
+    if (hasHistory(entity)) for (const change of changes) await recordChange(tx, ctx, entity, change, context);
+    const logged = changes.map((change) => ({
+      event: eventOf(change),
+      id: (change.after?.id ?? change.before?.id) as string,
+      before: change.before,
+      after: change.after,
+    }));
+    await appendEvents(tx, entity, logged, caller, ctx.now());
     return result;
   });
+  ctx.notifyCommitted?.();
+  return result;
 }

@@ -19,6 +19,10 @@ export const JOB_SNAPSHOTS = 'jobSnapshots';
 export const SCHEMA_MIGRATIONS = 'schemaMigrations';
 export const GRANTS = 'grants';
 export const MEDIA_ASSETS = 'mediaAssets';
+export const CHANGE_EVENTS = 'changeEvents';
+export const SEQUENCES = 'sequences';
+export const EVENT_CURSORS = 'eventCursors';
+export const HOOK_DELIVERIES = 'hookDeliveries';
 
 /** A scheduled job's run time limit when its record sets none (also the entity file's default). */
 export const DEFAULT_JOB_TIMEOUT_MS = 300_000;

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
+import { SYSTEM_CALLER } from '../access/caller.js';
 import { RoleTable } from '../access/roleTable.js';
 import { type AuthContext, logMailer, type Mailer } from '../auth/authContext.js';
 import { createFirstAdmin, hasAdmin, SetupState } from '../auth/setup.js';
@@ -11,8 +12,11 @@ import type { RuntimeContext } from '../context.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { loadSecrets } from '../crypto/secrets.js';
 import type { Registry } from '../defineRegistry.js';
+import { ensureEventSequence, pruneEvents } from '../events/eventLog.js';
+import { HookDispatcher } from '../events/hookDispatcher.js';
 import { metrics } from '../health/metrics.js';
 import { OperatorMetrics } from '../health/operatorMetrics.js';
+import { repositoryWriter } from '../hooks/repositoryWriter.js';
 import { answerClientError } from '../http/answerClientError.js';
 import { createApp } from '../http/createApp.js';
 import type { DrainState } from '../http/draining.js';
@@ -21,6 +25,7 @@ import type { RouteTable } from '../http/methodNotAllowed.js';
 import { type LimiterStore, memoryLimiterStore, redisLimiterStore } from '../http/rateLimit/limiterStore.js';
 import { type JobHandler, Scheduler } from '../jobs/scheduler.js';
 import { checkMigrations } from '../migrations/applyMigrations.js';
+import type { RepositoryWriter } from '../repository.js';
 import { MeasuredStore } from '../store/measuredStore.js';
 import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/types.js';
@@ -43,7 +48,7 @@ export interface StartOptions {
   /** Job handlers by name (the module named by jobs.handlers). */
   handlers?: Record<string, JobHandler>;
   /** Builds the typed repositories handed to job handlers (generated/index.ts exports it). */
-  repositories?: (store: Store) => unknown;
+  repositories?: (store: Store, writer?: RepositoryWriter) => unknown;
   /** false: do not look for due jobs (tests drive Scheduler.tick themselves). */
   schedule?: boolean;
   /** A store opened by the caller (tests: the MongoDB adapter on an in-memory driver); else DATABASE_URL's. */
@@ -58,6 +63,8 @@ export interface RunningServer {
   auth: AuthContext;
   routes: RouteTable;
   scheduler: Scheduler;
+  /** Delivers afterCommit hooks from the event log. */
+  dispatcher: HookDispatcher;
   /** Stops accepting, lets requests in flight finish (503 for new ones), closes the store; bounded by the grace period. */
   close(): Promise<void>;
 }
@@ -92,6 +99,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     secrets,
     cipher: new FieldCipher(secrets.encryption),
     rules: featureRules(options.registry.model),
+    hooks: options.registry.hooks ?? new Map(),
     logger,
     now: options.now ?? (() => new Date()),
   };
@@ -104,6 +112,22 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     env,
   };
   await bootstrapAdmin(auth, env);
+  await ensureEventSequence(store);
+  // Repositories handed to hooks write in the hook's transaction; those of jobs and afterCommit
+  // hooks start their own. Either way their writes run the entity's hooks and reach the event log.
+  ctx.repositoriesFor = (scope) =>
+    options.repositories?.(
+      scope.ctx.store,
+      repositoryWriter(() => scope),
+    );
+  const systemRepositories = () =>
+    options.repositories?.(
+      store,
+      repositoryWriter(() => ({ ctx, caller: SYSTEM_CALLER, now: ctx.now(), depth: 0, path: [] })),
+    );
+  const dispatcher = new HookDispatcher(ctx, { ...config.hooks, repositories: systemRepositories });
+  ctx.notifyCommitted = () => dispatcher.notify();
+  await dispatcher.start();
 
   // ioredis loads only when REDIS_URL asks for it.
   const redis = env.REDIS_URL
@@ -126,7 +150,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const scheduler = new Scheduler({
     ctx,
     handlers: options.handlers ?? {},
-    repositories: options.repositories?.(store),
+    repositories: systemRepositories(),
     maxSeriesPerJob: config.jobs.maxSeriesPerJob,
     onRunFinished: (handler, status) => operator.jobRun(handler, status),
   });
@@ -153,6 +177,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     sweepIdempotencyRecords(store, ctx.now().getTime()).catch((error) =>
       logger.warn({ err: error }, 'idempotency sweep failed'),
     );
+    const before = new Date(ctx.now().getTime() - config.events.retentionMs);
+    dispatcher
+      .deliveredUpTo()
+      .then((delivered) => pruneEvents(store, before, delivered))
+      .catch((error) => logger.warn({ err: error }, 'event log prune failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
   const address = server.address();
@@ -182,6 +211,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     auth,
     routes,
     scheduler,
+    dispatcher,
     close() {
       closing ??= (async () => {
         drain.draining = true;
@@ -190,6 +220,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
           drainConnections(server, config.server.shutdownGraceMs),
           scheduler.stop(config.server.shutdownGraceMs),
         ]);
+        await dispatcher.stop();
         await store.close();
         await subscriber?.quit().catch(() => undefined);
         await redis?.quit().catch(() => undefined);

@@ -6,6 +6,7 @@ import { RoleTable } from '../../runtime/access/roleTable.js';
 import type { RuntimeContext } from '../../runtime/context.js';
 import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
 import { newId } from '../../runtime/entities/prepareWrite.js';
+import { ensureEventSequence } from '../../runtime/events/eventLog.js';
 import { USERS } from '../../runtime/model/collections.js';
 import { featureRules } from '../../runtime/server/featureRules.js';
 import { SqliteStore } from '../../runtime/store/sqlite/sqliteStore.js';
@@ -28,6 +29,7 @@ export interface MemoryContext {
 export async function memoryContext(start = '2026-01-01T00:00:00.000Z'): Promise<MemoryContext> {
   const store = SqliteStore.open(':memory:');
   await store.init(registry.model);
+  await ensureEventSequence(store);
   let now = new Date(start);
   const ctx: RuntimeContext = {
     registry,
@@ -36,6 +38,7 @@ export async function memoryContext(start = '2026-01-01T00:00:00.000Z'): Promise
     cipher: new FieldCipher('unit-test-encryption-key'),
     logger: pino({ level: 'silent' }),
     rules: featureRules(registry.model),
+    hooks: registry.hooks,
     now: () => now,
   };
   const roles = new RoleTable(registry.model, store);

@@ -87,6 +87,42 @@ export interface AuditLogUpdate {
   changeReason?: string | null;
 }
 
+// Change events (/changeEvents)
+export type ChangeEventEvent = 'created' | 'updated' | 'deleted' | 'archived' | 'restored' | 'incremented' | 'reverted';
+export interface ChangeEvent {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  seq: number;
+  event: ChangeEventEvent;
+  entity: string;
+  entityId: string;
+  before: unknown;
+  after: unknown;
+  userId: string | null;
+  at: string;
+}
+export interface ChangeEventCreate {
+  seq: number;
+  event: ChangeEventEvent;
+  entity: string;
+  entityId: string;
+  before?: unknown;
+  after?: unknown;
+  userId?: string | null;
+  at: string;
+}
+export interface ChangeEventUpdate {
+  seq?: number;
+  event?: ChangeEventEvent;
+  entity?: string;
+  entityId?: string;
+  before?: unknown;
+  after?: unknown;
+  userId?: string | null;
+  at?: string;
+}
+
 // Content blocks (/contentBlocks)
 export type ContentBlockStatus = 'draft' | 'published' | 'archived';
 export type ContentBlockBlockType = 'text' | 'markdown' | 'html' | 'json';
@@ -247,6 +283,29 @@ export interface EntityVersionUpdate {
   changedFields?: string[] | null;
 }
 
+// Event cursors (/eventCursors)
+export interface EventCursor {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  position: number | null;
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+}
+export interface EventCursorCreate {
+  name: string;
+  position?: number | null;
+  leaseOwner?: string | null;
+  leaseUntil?: string | null;
+}
+export interface EventCursorUpdate {
+  name?: string;
+  position?: number | null;
+  leaseOwner?: string | null;
+  leaseUntil?: string | null;
+}
+
 // Field changes (/fieldChanges)
 export type FieldChangeApprovalStatus = 'pending' | 'approved' | 'rejected';
 export interface FieldChange {
@@ -344,6 +403,29 @@ export interface GrantUpdate {
   grantedTo?: string;
   permissions?: GrantPermissions[];
   expiresAt?: string | null;
+}
+
+// Hook deliveries (/hookDeliveries)
+export type HookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+export interface HookDelivery {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  eventSeq: number;
+  entity: string;
+  entityId: string;
+  event: string;
+  status: HookDeliveryStatus | null;
+  attempts: number | null;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+}
+export interface HookDeliveryCreate {
+  status?: HookDeliveryStatus | null;
+}
+export interface HookDeliveryUpdate {
+  status?: HookDeliveryStatus | null;
 }
 
 // Idempotency records (/idempotencyRecords)
@@ -696,6 +778,23 @@ export interface SearchFeedbackUpdate {
   comment?: string | null;
 }
 
+// Sequences (/sequences)
+export interface Sequence {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  value: number | null;
+}
+export interface SequenceCreate {
+  name: string;
+  value?: number | null;
+}
+export interface SequenceUpdate {
+  name?: string;
+  value?: number | null;
+}
+
 // Settings (/settings)
 export interface Setting {
   id: string;
@@ -752,6 +851,7 @@ export interface Thing {
   publishedAt: string | null;
   featuredImage: string | null;
   text: string;
+  /** @minimum 0 @maximum 100 */
   count: number | null;
   ratio: number | null;
   flag: boolean | null;
@@ -764,6 +864,12 @@ export interface Thing {
   free: Record<string, unknown> | null;
   home: string | null;
   anything: unknown;
+  /** @minLength 3 @maxLength 3 @pattern ^[A-Z]{3}$ */
+  code: string | null;
+  /** @format email */
+  contact: string | null;
+  /** @minItems 1 @maxItems 5 @items.maxLength 20 */
+  keywords: string[] | null;
   secret: string | null;
   computed: number | null;
 }
@@ -776,6 +882,7 @@ export interface ThingCreate {
   publishedAt?: string | null;
   featuredImage?: string | null;
   text: string;
+  /** @minimum 0 @maximum 100 */
   count?: number | null;
   ratio?: number | null;
   flag?: boolean | null;
@@ -788,6 +895,12 @@ export interface ThingCreate {
   free?: Record<string, unknown> | null;
   home?: string | null;
   anything?: unknown;
+  /** @minLength 3 @maxLength 3 @pattern ^[A-Z]{3}$ */
+  code?: string | null;
+  /** @format email */
+  contact?: string | null;
+  /** @minItems 1 @maxItems 5 @items.maxLength 20 */
+  keywords?: string[] | null;
   secret?: string | null;
 }
 export interface ThingUpdate {
@@ -799,6 +912,7 @@ export interface ThingUpdate {
   publishedAt?: string | null;
   featuredImage?: string | null;
   text?: string;
+  /** @minimum 0 @maximum 100 */
   count?: number | null;
   ratio?: number | null;
   flag?: boolean | null;
@@ -811,6 +925,12 @@ export interface ThingUpdate {
   free?: Record<string, unknown> | null;
   home?: string | null;
   anything?: unknown;
+  /** @minLength 3 @maxLength 3 @pattern ^[A-Z]{3}$ */
+  code?: string | null;
+  /** @format email */
+  contact?: string | null;
+  /** @minItems 1 @maxItems 5 @items.maxLength 20 */
+  keywords?: string[] | null;
   secret?: string | null;
 }
 
@@ -845,14 +965,17 @@ export interface Entities {
   apiKeys: { record: ApiKey; create: ApiKeyCreate; update: ApiKeyUpdate };
   attributes: { record: Attribute; create: AttributeCreate; update: AttributeUpdate };
   auditLogs: { record: AuditLog; create: AuditLogCreate; update: AuditLogUpdate };
+  changeEvents: { record: ChangeEvent; create: ChangeEventCreate; update: ChangeEventUpdate };
   contentBlocks: { record: ContentBlock; create: ContentBlockCreate; update: ContentBlockUpdate };
   datasetDefinitions: { record: DatasetDefinition; create: DatasetDefinitionCreate; update: DatasetDefinitionUpdate };
   datasetFields: { record: DatasetField; create: DatasetFieldCreate; update: DatasetFieldUpdate };
   datasetRows: { record: DatasetRow; create: DatasetRowCreate; update: DatasetRowUpdate };
   entityVersions: { record: EntityVersion; create: EntityVersionCreate; update: EntityVersionUpdate };
+  eventCursors: { record: EventCursor; create: EventCursorCreate; update: EventCursorUpdate };
   fieldChanges: { record: FieldChange; create: FieldChangeCreate; update: FieldChangeUpdate };
   formTemplates: { record: FormTemplate; create: FormTemplateCreate; update: FormTemplateUpdate };
   grants: { record: Grant; create: GrantCreate; update: GrantUpdate };
+  hookDeliveries: { record: HookDelivery; create: HookDeliveryCreate; update: HookDeliveryUpdate };
   idempotencyRecords: { record: IdempotencyRecord; create: IdempotencyRecordCreate; update: IdempotencyRecordUpdate };
   jobExecutions: { record: JobExecution; create: JobExecutionCreate; update: JobExecutionUpdate };
   jobSnapshots: { record: JobSnapshot; create: JobSnapshotCreate; update: JobSnapshotUpdate };
@@ -864,6 +987,7 @@ export interface Entities {
   scheduledJobs: { record: ScheduledJob; create: ScheduledJobCreate; update: ScheduledJobUpdate };
   schemaMigrations: { record: SchemaMigration; create: SchemaMigrationCreate; update: SchemaMigrationUpdate };
   searchFeedback: { record: SearchFeedback; create: SearchFeedbackCreate; update: SearchFeedbackUpdate };
+  sequences: { record: Sequence; create: SequenceCreate; update: SequenceUpdate };
   settings: { record: Setting; create: SettingCreate; update: SettingUpdate };
   teams: { record: Team; create: TeamCreate; update: TeamUpdate };
   things: { record: Thing; create: ThingCreate; update: ThingUpdate };

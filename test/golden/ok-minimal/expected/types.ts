@@ -58,6 +58,42 @@ export interface AuditLogUpdate {
   changeReason?: string | null;
 }
 
+// Change events (/changeEvents)
+export type ChangeEventEvent = 'created' | 'updated' | 'deleted' | 'archived' | 'restored' | 'incremented' | 'reverted';
+export interface ChangeEvent {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  seq: number;
+  event: ChangeEventEvent;
+  entity: string;
+  entityId: string;
+  before: unknown;
+  after: unknown;
+  userId: string | null;
+  at: string;
+}
+export interface ChangeEventCreate {
+  seq: number;
+  event: ChangeEventEvent;
+  entity: string;
+  entityId: string;
+  before?: unknown;
+  after?: unknown;
+  userId?: string | null;
+  at: string;
+}
+export interface ChangeEventUpdate {
+  seq?: number;
+  event?: ChangeEventEvent;
+  entity?: string;
+  entityId?: string;
+  before?: unknown;
+  after?: unknown;
+  userId?: string | null;
+  at?: string;
+}
+
 // Entity versions (/entityVersions)
 export type EntityVersionChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
 export interface EntityVersion {
@@ -92,6 +128,29 @@ export interface EntityVersionUpdate {
   changeReason?: string | null;
   changeType?: EntityVersionChangeType;
   changedFields?: string[] | null;
+}
+
+// Event cursors (/eventCursors)
+export interface EventCursor {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  position: number | null;
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+}
+export interface EventCursorCreate {
+  name: string;
+  position?: number | null;
+  leaseOwner?: string | null;
+  leaseUntil?: string | null;
+}
+export interface EventCursorUpdate {
+  name?: string;
+  position?: number | null;
+  leaseOwner?: string | null;
+  leaseUntil?: string | null;
 }
 
 // Field changes (/fieldChanges)
@@ -134,6 +193,29 @@ export interface FieldChangeUpdate {
   approvedBy?: string | null;
   approvalStatus?: FieldChangeApprovalStatus | null;
   metadata?: Record<string, unknown> | null;
+}
+
+// Hook deliveries (/hookDeliveries)
+export type HookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+export interface HookDelivery {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  eventSeq: number;
+  entity: string;
+  entityId: string;
+  event: string;
+  status: HookDeliveryStatus | null;
+  attempts: number | null;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+}
+export interface HookDeliveryCreate {
+  status?: HookDeliveryStatus | null;
+}
+export interface HookDeliveryUpdate {
+  status?: HookDeliveryStatus | null;
 }
 
 // Idempotency records (/idempotencyRecords)
@@ -410,6 +492,23 @@ export interface SchemaMigrationUpdate {
   steps?: number;
 }
 
+// Sequences (/sequences)
+export interface Sequence {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  name: string;
+  value: number | null;
+}
+export interface SequenceCreate {
+  name: string;
+  value?: number | null;
+}
+export interface SequenceUpdate {
+  name?: string;
+  value?: number | null;
+}
+
 // Settings (/settings)
 export interface Setting {
   id: string;
@@ -457,8 +556,11 @@ export interface UserUpdate {
 export interface Entities {
   apiKeys: { record: ApiKey; create: ApiKeyCreate; update: ApiKeyUpdate };
   auditLogs: { record: AuditLog; create: AuditLogCreate; update: AuditLogUpdate };
+  changeEvents: { record: ChangeEvent; create: ChangeEventCreate; update: ChangeEventUpdate };
   entityVersions: { record: EntityVersion; create: EntityVersionCreate; update: EntityVersionUpdate };
+  eventCursors: { record: EventCursor; create: EventCursorCreate; update: EventCursorUpdate };
   fieldChanges: { record: FieldChange; create: FieldChangeCreate; update: FieldChangeUpdate };
+  hookDeliveries: { record: HookDelivery; create: HookDeliveryCreate; update: HookDeliveryUpdate };
   idempotencyRecords: { record: IdempotencyRecord; create: IdempotencyRecordCreate; update: IdempotencyRecordUpdate };
   jobExecutions: { record: JobExecution; create: JobExecutionCreate; update: JobExecutionUpdate };
   jobSnapshots: { record: JobSnapshot; create: JobSnapshotCreate; update: JobSnapshotUpdate };
@@ -468,6 +570,7 @@ export interface Entities {
   roles: { record: Role; create: RoleCreate; update: RoleUpdate };
   scheduledJobs: { record: ScheduledJob; create: ScheduledJobCreate; update: ScheduledJobUpdate };
   schemaMigrations: { record: SchemaMigration; create: SchemaMigrationCreate; update: SchemaMigrationUpdate };
+  sequences: { record: Sequence; create: SequenceCreate; update: SequenceUpdate };
   settings: { record: Setting; create: SettingCreate; update: SettingUpdate };
   users: { record: User; create: UserCreate; update: UserUpdate };
 }

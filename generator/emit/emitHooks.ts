@@ -1,0 +1,48 @@
+import type { AppModel } from '../../runtime/model/types.js';
+import { typeNamesOf } from '../model/typeNames.js';
+import { newWriter } from './header.js';
+
+/**
+ * generated/hooks.ts: `defineHooks(plural, hooks)`, typed per entity from its record, create and
+ * update types, and `reject` for refusals. Hook modules (hooks/<plural>.ts) import both from here.
+ */
+export function emitHooks(model: AppModel): Map<string, string> {
+  const entities = model.entities.filter((e) => !e.internal);
+  const writer = newWriter();
+  writer.writeLine("import type { EntityHooks, HookModule } from 'entigen/runtime';");
+  writer.writeLine("import type { Repositories } from './index.js';");
+  const types = entities.flatMap((entity) => {
+    const names = typeNamesOf(entity);
+    return [names.record, names.create, names.update];
+  });
+  writer.writeLine(`import type { ${[...new Set(types)].sort().join(', ')} } from './types.js';`);
+  writer.blankLine();
+  writer.writeLine("export { reject } from 'entigen/runtime';");
+  writer.writeLine(
+    "export type { AfterCommitArgs, ChangeEventName, HookContext, WriteOperation } from 'entigen/runtime';",
+  );
+  writer.blankLine();
+  writer.writeLine('/** The hooks each entity may have, typed from its generated record, create and update types. */');
+  writer.write('export interface HookTypes').block(() => {
+    for (const entity of entities) {
+      const names = typeNamesOf(entity);
+      writer.writeLine(
+        `${entity.plural}: EntityHooks<${names.record}, ${names.create}, ${names.update}, Repositories>;`,
+      );
+    }
+  });
+  writer.blankLine();
+  writer.writeLine(
+    "/** A hook module's default export: `export default defineHooks('orders', { beforeCreate() { ... } })`. */",
+  );
+  // NoInfer: the entity comes from the first argument alone, so the hooks object (and the data
+  // each hook returns, unknown fields included) is checked against that entity's types exactly.
+  writer
+    .write(
+      'export function defineHooks<P extends keyof HookTypes>(plural: P, hooks: NoInfer<HookTypes[P]>): HookModule',
+    )
+    .block(() => {
+      writer.writeLine("return { plural, hooks: hooks as HookModule['hooks'] };");
+    });
+  return new Map([['hooks.ts', writer.toString()]]);
+}

@@ -1,0 +1,37 @@
+import { defineHooks, reject } from '../generated/hooks.js';
+
+/**
+ * Orders take their quantity off the product's stock in the order's own transaction: both
+ * commit, or neither does. A cancelled order gives it back.
+ */
+export default defineHooks('orders', {
+  async beforeCreate({ data, repositories }) {
+    const product = await repositories.products.get(data.product);
+    if (!product) reject('UNPROCESSABLE_ENTITY', 'The product does not exist', { product: 'does not exist' });
+    const stock = product.stock ?? 0;
+    if (stock < data.quantity) {
+      reject('CONFLICT', `Only ${stock} of ${product.name} in stock`, { quantity: `must be at most ${stock}` });
+    }
+    await repositories.products.increment(product.id, { stock: -data.quantity });
+    return data;
+  },
+
+  async beforeUpdate({ data, existing, repositories }) {
+    if (data.quantity !== undefined && data.quantity !== existing.quantity) {
+      reject('UNPROCESSABLE_ENTITY', 'The quantity of an order cannot change; cancel it and order again', {
+        quantity: 'cannot change',
+      });
+    }
+    // A rule across fields: approving needs a note, on the order or in the same change.
+    if (data.status === 'approved' && !(data.note ?? existing.note)) {
+      reject('UNPROCESSABLE_ENTITY', 'An order is approved with a note', { note: 'is required to approve an order' });
+    }
+    if (existing.status === 'cancelled' && data.status !== undefined && data.status !== 'cancelled') {
+      reject('UNPROCESSABLE_ENTITY', 'A cancelled order stays cancelled', { status: 'cannot leave cancelled' });
+    }
+    if (data.status === 'cancelled' && existing.status !== 'cancelled') {
+      await repositories.products.increment(existing.product, { stock: existing.quantity });
+    }
+    return data;
+  },
+});

@@ -1,0 +1,126 @@
+import type { Caller } from '../access/caller.js';
+import { newId } from '../entities/prepareWrite.js';
+import type { ChangeEventName } from '../hooks/hookTypes.js';
+import { CHANGE_EVENTS, SEQUENCES } from '../model/collections.js';
+import type { EntityModel } from '../model/types.js';
+import { type Doc, type Store, UniqueConflict } from '../store/types.js';
+
+/** The counter row of the event log (a fixed id: every instance finds the same row). */
+const EVENT_SEQUENCE_ID = '000000000000000000000001';
+const EVENT_SEQUENCE_NAME = CHANGE_EVENTS;
+
+/** One change to append: what happened to which record, with its states before and after. */
+export interface LoggedChange {
+  event: ChangeEventName;
+  id: string;
+  before?: Doc | null;
+  after?: Doc | null;
+}
+
+/** A row of the event log as read back. */
+export interface ChangeEvent {
+  seq: number;
+  event: ChangeEventName;
+  entity: string;
+  entityId: string;
+  before: Doc | null;
+  after: Doc | null;
+  userId: string | null;
+  at: string;
+}
+
+/** Creates the counter row if this database has none yet (any instance may; the first wins). */
+export async function ensureEventSequence(store: Store): Promise<void> {
+  if (await store.get(SEQUENCES, EVENT_SEQUENCE_ID)) return;
+  try {
+    await store.insert(SEQUENCES, { id: EVENT_SEQUENCE_ID, name: EVENT_SEQUENCE_NAME, value: 0 });
+  } catch (error) {
+    if (!(error instanceof UniqueConflict)) throw error;
+  }
+}
+
+/** The last sequence number taken (0 for an empty log). */
+export async function lastEventSeq(store: Store): Promise<number> {
+  return ((await store.get(SEQUENCES, EVENT_SEQUENCE_ID))?.value as number | undefined) ?? 0;
+}
+
+/** Whether an entity's writes go to the log: every public entity's. */
+export function isLogged(entity: EntityModel): boolean {
+  return !entity.internal;
+}
+
+/**
+ * Appends changes to the event log inside the write's transaction `tx`. The numbers come from a
+ * counter row that the increment locks until commit, so sequence order is commit order on every
+ * store; a rolled-back write leaves no event (and no gap is ever seen committed out of order).
+ */
+export async function appendEvents(
+  tx: Store,
+  entity: EntityModel,
+  changes: readonly LoggedChange[],
+  caller: Caller,
+  at: Date,
+): Promise<void> {
+  if (changes.length === 0 || !isLogged(entity)) return;
+  const counter = await tx.increment(SEQUENCES, EVENT_SEQUENCE_ID, { value: changes.length });
+  if (!counter) throw new Error('the event log counter row is missing (ensureEventSequence runs at start)');
+  let seq = (counter.value as number) - changes.length;
+  const stamp = at.toISOString();
+  const rows = changes.map((change) => ({
+    id: newId(),
+    seq: ++seq,
+    event: change.event,
+    entity: entity.plural,
+    entityId: change.id,
+    before: change.before ? visible(entity, change.before) : null,
+    after: change.after ? visible(entity, change.after) : null,
+    userId: caller.user?.id ?? null,
+    at: stamp,
+  }));
+  await tx.insertMany(CHANGE_EVENTS, rows);
+}
+
+/** Events after `seq`, in order. */
+export async function eventsAfter(store: Store, seq: number, limit: number): Promise<ChangeEvent[]> {
+  const rows = await store.find(CHANGE_EVENTS, {
+    where: { field: 'seq', op: 'gt', value: seq },
+    sort: [{ field: 'seq', direction: 'asc' }],
+    limit,
+  });
+  return rows as unknown as ChangeEvent[];
+}
+
+export async function eventAt(store: Store, seq: number): Promise<ChangeEvent | undefined> {
+  const [row] = await store.find(CHANGE_EVENTS, { where: { field: 'seq', op: 'eq', value: seq }, limit: 1 });
+  return row as unknown as ChangeEvent | undefined;
+}
+
+/** The record without hidden fields (password and token hashes never enter the log). */
+function visible(entity: EntityModel, doc: Doc): Doc {
+  const out: Record<string, unknown> = {};
+  for (const field of entity.fields) if (!field.hidden && field.name in doc) out[field.name] = doc[field.name];
+  return out as Doc;
+}
+
+/**
+ * Deletes events older than `before` that every consumer has passed (seq <= `delivered`), a
+ * batch at a time. Returns how many went.
+ */
+export async function pruneEvents(store: Store, before: Date, delivered: number): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const old = await store.find(CHANGE_EVENTS, {
+      where: {
+        and: [
+          { field: 'at', op: 'lt', value: before.toISOString() },
+          { field: 'seq', op: 'lte', value: delivered },
+        ],
+      },
+      sort: [{ field: 'seq', direction: 'asc' }],
+      select: ['id'],
+      limit: 500,
+    });
+    for (const event of old) if (await store.remove(CHANGE_EVENTS, event.id)) removed++;
+    if (old.length < 500) return removed;
+  }
+}

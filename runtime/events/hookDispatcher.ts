@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import type { RuntimeContext } from '../context.js';
+import { newId } from '../entities/prepareWrite.js';
+import type { EntityHooks } from '../hooks/hookTypes.js';
+import { EVENT_CURSORS, HOOK_DELIVERIES } from '../model/collections.js';
+import { type ChangeEvent, eventAt, eventsAfter, lastEventSeq } from './eventLog.js';
+
+export interface DispatcherOptions {
+  /** Attempts of a failing afterCommit before its delivery is `failed`. */
+  attempts: number;
+  /** Delay before the first retry; it doubles with each attempt. */
+  backoffMs: number;
+  /** A hook that runs longer fails this attempt. */
+  timeoutMs: number;
+  /** How often the log is read when nothing told the dispatcher of a commit (other instances, restarts). */
+  pollMs?: number;
+  /** How long an instance holds the cursor without renewing it. */
+  leaseMs?: number;
+  /** Repositories for afterCommit hooks (each write its own transaction, hooks included). */
+  repositories?: () => unknown;
+}
+
+/** The one cursor of afterCommit delivery (a fixed id: every instance contends for the same row). */
+const CURSOR_ID = '000000000000000000000002';
+const BATCH = 100;
+
+/**
+ * Delivers afterCommit hooks from the event log, at least once, in log order. One instance at a
+ * time holds the cursor (a lease in eventCursors); the cursor moves past an event only after its
+ * hook finished or its failure was recorded in hookDeliveries, so a crash delivers it again. Failed
+ * deliveries are retried with doubling delays, then left `failed` for an admin to set `pending`.
+ */
+export class HookDispatcher {
+  private readonly owner = randomUUID();
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: RuntimeContext,
+    private readonly options: DispatcherOptions,
+  ) {}
+
+  /** Makes sure the cursor exists (new logs start at their end) and polls. */
+  async start(): Promise<void> {
+    if (!(await this.ctx.store.get(EVENT_CURSORS, CURSOR_ID))) {
+      try {
+        await this.ctx.store.insert(EVENT_CURSORS, {
+          id: CURSOR_ID,
+          name: 'afterCommit',
+          position: await lastEventSeq(this.ctx.store),
+          leaseOwner: null,
+          leaseUntil: null,
+        });
+      } catch {
+        // Another instance created it first.
+      }
+    }
+    // Without afterCommit hooks nothing is delivered: a hook added later starts from here, not from old events.
+    if (!this.hasAfterCommit()) {
+      const now = this.ctx.now().toISOString();
+      await this.ctx.store.update(
+        EVENT_CURSORS,
+        CURSOR_ID,
+        { position: await lastEventSeq(this.ctx.store) },
+        {
+          or: [
+            { field: 'leaseUntil', op: 'exists', value: false },
+            { field: 'leaseUntil', op: 'lt', value: now },
+          ],
+        },
+      );
+    }
+    const poll = this.options.pollMs ?? 1000;
+    this.timer = setInterval(() => this.notify(), poll);
+    this.timer.unref();
+    this.notify();
+  }
+
+  /** Something committed: read the log soon (runs coalesce). */
+  notify(): void {
+    if (this.stopped || !this.hasAfterCommit()) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run().finally(() => {
+      this.running = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.notify();
+      }
+    });
+  }
+
+  /** Stops polling and waits for the delivery in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Every event up to this one has been handed to afterCommit hooks (all of them, when there are none). */
+  async deliveredUpTo(): Promise<number> {
+    if (!this.hasAfterCommit()) return lastEventSeq(this.ctx.store);
+    return ((await this.ctx.store.get(EVENT_CURSORS, CURSOR_ID))?.position as number | undefined) ?? 0;
+  }
+
+  /** Runs once to the end of the log (tests and shutdown use it). */
+  async drain(): Promise<void> {
+    await this.running;
+    await this.run();
+  }
+
+  private hasAfterCommit(): boolean {
+    for (const hooks of this.ctx.hooks.values()) if (hooks.afterCommit) return true;
+    return false;
+  }
+
+  private async run(): Promise<void> {
+    try {
+      await this.deliverNew();
+      await this.retryDue();
+    } catch (error) {
+      this.ctx.logger.warn({ err: error }, 'afterCommit delivery paused; it resumes on the next poll');
+    }
+  }
+
+  private async deliverNew(): Promise<void> {
+    for (;;) {
+      const position = await this.lease();
+      if (position === undefined) return;
+      const events = await eventsAfter(this.ctx.store, position, BATCH);
+      if (events.length === 0) return;
+      for (const event of events) {
+        if (this.stopped) return;
+        const hook = this.hooksOf(event.entity)?.afterCommit;
+        if (hook) {
+          const error = await this.attempt(hook, event);
+          if (error) await this.recordFailure(event, error);
+        }
+        // Move past the event only while still holding the lease.
+        const moved = await this.ctx.store.update(
+          EVENT_CURSORS,
+          CURSOR_ID,
+          { position: event.seq, leaseUntil: this.leaseEnd() },
+          { field: 'leaseOwner', op: 'eq', value: this.owner },
+        );
+        if (!moved) return;
+      }
+      if (events.length < BATCH) return;
+    }
+  }
+
+  /** Takes or renews the cursor's lease; the position to deliver after, or undefined when another instance holds it. */
+  private async lease(): Promise<number | undefined> {
+    const now = this.ctx.now().toISOString();
+    const taken = await this.ctx.store.update(
+      EVENT_CURSORS,
+      CURSOR_ID,
+      { leaseOwner: this.owner, leaseUntil: this.leaseEnd() },
+      {
+        or: [
+          { field: 'leaseOwner', op: 'eq', value: this.owner },
+          { field: 'leaseUntil', op: 'exists', value: false },
+          { field: 'leaseUntil', op: 'lt', value: now },
+        ],
+      },
+    );
+    return taken ? (taken.position as number) : undefined;
+  }
+
+  private leaseEnd(): string {
+    return new Date(this.ctx.now().getTime() + (this.options.leaseMs ?? 30_000)).toISOString();
+  }
+
+  private async retryDue(): Promise<void> {
+    const now = this.ctx.now();
+    const due = await this.ctx.store.find(HOOK_DELIVERIES, {
+      where: {
+        and: [
+          { field: 'status', op: 'eq', value: 'pending' },
+          {
+            or: [
+              { field: 'nextAttemptAt', op: 'exists', value: false },
+              { field: 'nextAttemptAt', op: 'lte', value: now.toISOString() },
+            ],
+          },
+        ],
+      },
+      sort: [{ field: 'eventSeq', direction: 'asc' }],
+      limit: 20,
+    });
+    for (const delivery of due) {
+      if (this.stopped) return;
+      // Claim it: push its next attempt past this one's time limit, unless another instance did first.
+      const claimedUntil = new Date(now.getTime() + this.options.timeoutMs + 5_000).toISOString();
+      const claimed = await this.ctx.store.update(
+        HOOK_DELIVERIES,
+        delivery.id,
+        { nextAttemptAt: claimedUntil },
+        {
+          and: [
+            { field: 'status', op: 'eq', value: 'pending' },
+            { field: 'attempts', op: 'eq', value: delivery.attempts as number },
+            delivery.nextAttemptAt
+              ? { field: 'nextAttemptAt', op: 'eq', value: delivery.nextAttemptAt as string }
+              : { field: 'nextAttemptAt', op: 'exists', value: false },
+          ],
+        },
+      );
+      if (!claimed) continue;
+      const event = await eventAt(this.ctx.store, delivery.eventSeq as number);
+      const hook = this.hooksOf(delivery.entity as string)?.afterCommit;
+      const attempts = (delivery.attempts as number) + 1;
+      const error =
+        event && hook ? await this.attempt(hook, event) : 'the event or its afterCommit hook no longer exists';
+      const at = this.ctx.now();
+      if (!error) {
+        await this.ctx.store.update(HOOK_DELIVERIES, delivery.id, {
+          status: 'delivered',
+          attempts,
+          deliveredAt: at.toISOString(),
+          nextAttemptAt: null,
+          updatedAt: at.toISOString(),
+        });
+      } else {
+        const failed = attempts >= this.options.attempts;
+        await this.ctx.store.update(HOOK_DELIVERIES, delivery.id, {
+          status: failed ? 'failed' : 'pending',
+          attempts,
+          lastError: error,
+          nextAttemptAt: failed ? null : this.retryAt(at, attempts),
+          updatedAt: at.toISOString(),
+        });
+        if (failed)
+          this.ctx.logger.error(
+            { delivery: delivery.id, entity: delivery.entity, error },
+            'afterCommit failed for good',
+          );
+      }
+    }
+  }
+
+  private async recordFailure(event: ChangeEvent, error: string): Promise<void> {
+    const at = this.ctx.now();
+    const failed = this.options.attempts <= 1;
+    await this.ctx.store.insert(HOOK_DELIVERIES, {
+      id: newId(),
+      eventSeq: event.seq,
+      entity: event.entity,
+      entityId: event.entityId,
+      event: event.event,
+      status: failed ? 'failed' : 'pending',
+      attempts: 1,
+      nextAttemptAt: failed ? null : this.retryAt(at, 1),
+      lastError: error,
+      deliveredAt: null,
+      createdAt: at.toISOString(),
+      updatedAt: at.toISOString(),
+    });
+  }
+
+  /** Doubling delays with a little jitter, so instances retrying together spread out. */
+  private retryAt(at: Date, attempts: number): string {
+    const delay = this.options.backoffMs * 2 ** (attempts - 1) * (1 + Math.random() * 0.1);
+    return new Date(at.getTime() + delay).toISOString();
+  }
+
+  private hooksOf(plural: string): EntityHooks | undefined {
+    return this.ctx.hooks.get(plural);
+  }
+
+  /** Runs a hook within its time limit; the error message, or undefined when it succeeded. */
+  private async attempt(
+    hook: NonNullable<EntityHooks['afterCommit']>,
+    event: ChangeEvent,
+  ): Promise<string | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        hook({
+          event: event.event,
+          seq: event.seq,
+          entity: event.entity,
+          id: event.entityId,
+          record: event.after ?? null,
+          previous: event.before ?? null,
+          caller: { userId: event.userId ?? null },
+          at: event.at,
+          repositories: this.options.repositories?.(),
+        }),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`timed out after ${this.options.timeoutMs} ms`)),
+            this.options.timeoutMs,
+          );
+        }),
+      ]);
+      return undefined;
+    } catch (error) {
+      this.ctx.logger.warn({ err: error, entity: event.entity, seq: event.seq }, 'afterCommit hook failed');
+      return error instanceof Error ? error.message.slice(0, 2000) : String(error).slice(0, 2000);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

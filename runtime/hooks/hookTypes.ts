@@ -1,0 +1,79 @@
+import type { Caller } from '../access/caller.js';
+
+/** The write paths that run hooks; a hook can tell them apart by `operation`. */
+export type WriteOperation = 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'revert' | 'delete';
+
+/** What the event log records of a committed write, as `<plural>.<event>`. */
+export const CHANGE_EVENTS = [
+  'created',
+  'updated',
+  'deleted',
+  'archived',
+  'restored',
+  'incremented',
+  'reverted',
+] as const;
+export type ChangeEventName = (typeof CHANGE_EVENTS)[number];
+
+/** Every before-hook gets these, inside the write's transaction. */
+export interface HookContext<TRepositories> {
+  caller: Caller;
+  /** Typed repositories that write in the same transaction; their writes run that entity's hooks too. */
+  repositories: TRepositories;
+  /** The request's clock (the same instant as the record's timestamps). */
+  now: Date;
+  operation: WriteOperation;
+}
+
+/** One committed change, as afterCommit receives it from the event log. */
+export interface AfterCommitArgs<TRecord, TRepositories> {
+  event: ChangeEventName;
+  /** The event's place in the log: increasing in commit order. */
+  seq: number;
+  entity: string;
+  id: string;
+  /** The record after the change (null after a delete). */
+  record: TRecord | null;
+  /** The record before it (null for a create). */
+  previous: TRecord | null;
+  /** Who made the change: the user's id, or null for anonymous and system writes. */
+  caller: { userId: string | null };
+  /** When the change committed (ISO 8601). */
+  at: string;
+  /** Typed repositories; each write is its own transaction and runs that entity's hooks. */
+  repositories: TRepositories;
+}
+
+/** A before-hook returns the (possibly changed) data, or nothing when it changes nothing. */
+// biome-ignore lint/suspicious/noConfusingVoidType: a hook that changes nothing may simply not return.
+export type HookResult<T> = T | undefined | void | Promise<T | undefined | void>;
+
+/**
+ * An entity's lifecycle hooks. Before-hooks run in the write's transaction after validation,
+ * defaults and macros; what they return is validated again. afterCommit runs after the commit,
+ * at least once, from the durable event log.
+ */
+export interface EntityHooks<
+  TRecord = Record<string, unknown>,
+  TCreate = Record<string, unknown>,
+  TUpdate = Record<string, unknown>,
+  TRepositories = unknown,
+> {
+  beforeCreate?(args: HookContext<TRepositories> & { data: TCreate }): HookResult<TCreate>;
+  beforeUpdate?(
+    args: HookContext<TRepositories> & { id: string; data: TUpdate; existing: TRecord },
+  ): HookResult<TUpdate>;
+  beforeDelete?(args: HookContext<TRepositories> & { id: string; existing: TRecord }): void | Promise<void>;
+  afterCommit?(args: AfterCommitArgs<TRecord, TRepositories>): void | Promise<void>;
+}
+
+export { HOOK_NAMES, type HookName } from '../model/hookNames.js';
+
+/** What `defineHooks(plural, hooks)` returns: a hook module's default export. */
+export interface HookModule {
+  plural: string;
+  hooks: EntityHooks<never, never, never, never>;
+}
+
+/** Hooks by entity plural, as the server loaded them. */
+export type HookTable = ReadonlyMap<string, EntityHooks>;

@@ -1,0 +1,122 @@
+import type { Caller } from '../access/caller.js';
+import type { RepositoryScope, RuntimeContext } from '../context.js';
+import { ApiError } from '../errors/apiError.js';
+import { writableFields } from '../model/entityRoutes.js';
+import type { Doc } from '../store/types.js';
+import { validationDetails } from '../validation/validationDetails.js';
+import type { EntityHooks, HookName, WriteOperation } from './hookTypes.js';
+
+/** How deep writes through hook repositories may nest (a hook's write running another entity's hooks). */
+export const MAX_HOOK_DEPTH = 8;
+
+/**
+ * One write in progress: its transaction (ctx.store), who asked, its clock, and how deep it is
+ * nested (0 for a request's own write, +1 for each write made through a hook's repositories).
+ */
+export interface WriteScope extends RepositoryScope {
+  operation: WriteOperation;
+}
+
+/** The scope of an operation's own write, in the transaction `store`. */
+export function writeScope(ctx: RuntimeContext, caller: Caller, now: Date, operation: WriteOperation): WriteScope {
+  return { ctx, caller, now, operation, depth: 0, path: [] };
+}
+
+/** A hook threw something other than an ApiError: a fault of the application, logged, answered 500. */
+export class HookFailed extends Error {
+  constructor(plural: string, hook: HookName, cause: unknown) {
+    super(`hook ${plural}.${hook} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'HookFailed';
+  }
+}
+
+/** beforeCreate: the writable part of the new record's values (after defaults and macros), possibly changed. */
+export async function runBeforeCreate(
+  scope: WriteScope,
+  plural: string,
+  values: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const hook = hooksOf(scope, plural)?.beforeCreate;
+  if (!hook) return values;
+  const { writable, rest } = splitWritable(scope, plural, values);
+  const result = await call(plural, 'beforeCreate', () => hook({ ...hookContext(scope, plural), data: writable }));
+  if (result === undefined) return values;
+  checkResult(scope, plural, 'beforeCreate', result, 'create');
+  return { ...(result as Record<string, unknown>), ...rest };
+}
+
+/** beforeUpdate: the patch (writable fields only), possibly changed; `existing` is the stored record. */
+export async function runBeforeUpdate(
+  scope: WriteScope,
+  plural: string,
+  id: string,
+  patch: Record<string, unknown>,
+  existing: Doc,
+): Promise<Record<string, unknown>> {
+  const hook = hooksOf(scope, plural)?.beforeUpdate;
+  if (!hook) return patch;
+  const { writable, rest } = splitWritable(scope, plural, patch);
+  const result = await call(plural, 'beforeUpdate', () =>
+    hook({ ...hookContext(scope, plural), id, data: writable, existing: existing as never }),
+  );
+  if (result === undefined) return patch;
+  checkResult(scope, plural, 'beforeUpdate', result, 'update');
+  return { ...(result as Record<string, unknown>), ...rest };
+}
+
+export async function runBeforeDelete(scope: WriteScope, plural: string, id: string, existing: Doc): Promise<void> {
+  const hook = hooksOf(scope, plural)?.beforeDelete;
+  if (!hook) return;
+  await call(plural, 'beforeDelete', () => hook({ ...hookContext(scope, plural), id, existing: existing as never }));
+}
+
+/** Whether an entity has any before-hook (the operations then always write in a transaction). */
+export function hasBeforeHooks(ctx: RuntimeContext, plural: string): boolean {
+  const hooks = ctx.hooks.get(plural);
+  return Boolean(hooks?.beforeCreate || hooks?.beforeUpdate || hooks?.beforeDelete);
+}
+
+function hooksOf(scope: WriteScope, plural: string): EntityHooks | undefined {
+  return scope.ctx.hooks.get(plural);
+}
+
+function hookContext(scope: WriteScope, plural: string) {
+  return {
+    caller: scope.caller,
+    now: scope.now,
+    operation: scope.operation,
+    repositories: scope.ctx.repositoriesFor?.({ ...scope, depth: scope.depth + 1, path: [...scope.path, plural] }),
+  };
+}
+
+async function call<T>(plural: string, hook: HookName, run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof ApiError || error instanceof HookFailed) throw error;
+    throw new HookFailed(plural, hook, error);
+  }
+}
+
+function splitWritable(scope: WriteScope, plural: string, values: Record<string, unknown>) {
+  const names = new Set(writableFields(scope.ctx.registry.entities.get(plural)!.model).map((f) => f.name));
+  const writable: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) (names.has(key) ? writable : rest)[key] = value;
+  return { writable, rest };
+}
+
+/** What a hook returns must be a body a client could have sent: else the write fails (500) and nothing is stored. */
+function checkResult(
+  scope: WriteScope,
+  plural: string,
+  hook: HookName,
+  result: unknown,
+  as: 'create' | 'update',
+): void {
+  const validate = scope.ctx.registry.entities.get(plural)!.validators[as];
+  if (validate(result)) return;
+  const details = validationDetails(validate.errors ?? []);
+  const problems = Object.entries(details).map(([field, message]) => `${field} ${message}`);
+  throw new HookFailed(plural, hook, new Error(`returned data the ${as} schema refuses: ${problems.join('; ')}`));
+}

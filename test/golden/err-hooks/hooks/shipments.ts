@@ -1,0 +1,3 @@
+import { defineHooks } from '../generated/hooks.js';
+
+export default defineHooks('shipments', {});

@@ -1,0 +1,5 @@
+import { defineHooks } from '../generated/hooks.js';
+
+export default defineHooks('things', {
+  beforeCreate: ({ data }) => data,
+});

@@ -3,12 +3,20 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Test files that start and stop whole processes or need the SQLite file layout (CLI, install,
- * serve, processes, connection loss, migrate, dev, the README guide): run once, on SQLite, by
+ * serve, processes, connection loss, migrate, dev, the README guide, the outbox processes): run once, by
  * `npm test`, not again per store.
  */
-const SQLITE_ONLY = ['cli', 'install', 'serve', 'processes', 'connectionLoss', 'migrate', 'dev', 'readmeGuide'].map(
-  (name) => `test/integration/${name}.test.ts`,
-);
+const SQLITE_ONLY = [
+  'cli',
+  'install',
+  'serve',
+  'processes',
+  'connectionLoss',
+  'migrate',
+  'dev',
+  'readmeGuide',
+  'outbox',
+].map((name) => `test/integration/${name}.test.ts`);
 
 /** The CLI and servers the integration tests start run from dist/: compiled once per run. */
 const BUILD_DIST = ['test/support/globalSetup.ts'];

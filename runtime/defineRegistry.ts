@@ -51,7 +51,10 @@ export function defineRegistry(
  */
 export function hookTable(entities: Map<string, RegisteredEntity>, modules: readonly unknown[]): HookTable {
   const table = new Map<string, HookModule['hooks']>();
-  for (const module of modules) {
+  for (const loaded of modules) {
+    // A hook module of a project without "type": "module" loads as CommonJS: its default one level down.
+    const module =
+      (loaded as { plural?: unknown })?.plural === undefined ? (loaded as { default?: unknown })?.default : loaded;
     const { plural, hooks } = (module ?? {}) as Partial<HookModule>;
     if (typeof plural !== 'string' || !hooks || typeof hooks !== 'object') {
       throw new Error('a hook module must export default defineHooks(plural, { ... })');

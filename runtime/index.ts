@@ -24,5 +24,12 @@ export type { JobContext, JobHandler } from './jobs/scheduler.js';
 export type { EntityDefinition, EntityRouteName, RouteSpec } from './model/entityRoutes.js';
 export type * from './model/types.js';
 export { type FindOptions, Repository, type RepositoryWriter } from './repository.js';
+export {
+  createEntigen,
+  type Entigen,
+  type RunningServer,
+  type StartOptions,
+  startServer,
+} from './server/startServer.js';
 export type { Doc, FindQuery, Store, Where } from './store/types.js';
 export { type CompiledValidator, type ValidationIssue, validationDetails } from './validation/validationDetails.js';

@@ -5,7 +5,7 @@ import { reportFailure } from './reportFailure.js';
 
 const TEMPLATE = join(packageRoot, 'templates', 'init');
 
-/** Scaffolds a project that builds at once: package.json, entigen.config.yaml, entities/notes.yaml. */
+/** Scaffolds a project that builds at once: package.json, entigen.config.yaml, entities/notes.yaml, hooks/notes.ts. */
 export function initCommand(dir = '.'): void {
   try {
     const target = resolve(dir);
@@ -28,6 +28,10 @@ export function initCommand(dir = '.'): void {
       readFileSync(join(TEMPLATE, 'entigen.config.yaml'), 'utf8').replace('__APP_NAME__', name),
     );
     put('entities/notes.yaml', readFileSync(join(TEMPLATE, 'entities', 'notes.yaml'), 'utf8'));
+    if (!existsSync(join(target, 'hooks', 'notes.ts'))) {
+      mkdirSync(join(target, 'hooks'), { recursive: true });
+      put('hooks/notes.ts', readFileSync(join(TEMPLATE, 'hooks', 'notes.ts'), 'utf8'));
+    }
     if (!existsSync(join(target, 'client-example.mts')))
       put('client-example.mts', readFileSync(join(TEMPLATE, 'client-example.mts'), 'utf8'));
     if (!existsSync(join(target, '.gitignore'))) put('.gitignore', readFileSync(join(TEMPLATE, 'gitignore'), 'utf8'));

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
+import type { Express, RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import { SYSTEM_CALLER } from '../access/caller.js';
@@ -55,9 +56,16 @@ export interface StartOptions {
   store?: Store;
 }
 
-export interface RunningServer {
-  server: Server;
-  url: string;
+/** entigen ready to serve, without a port of its own: mount `handler` in an Express app. */
+export interface Entigen {
+  /** The whole Express app (every path answered: 404 for what is not entigen's). */
+  app: Express;
+  /**
+   * Middleware for a host Express app: answers entigen's paths (`/api/v1/...`, `/api/docs`,
+   * `/api/health`, `/api/metrics`, `/setup`) with entigen's whole pipeline and passes every other
+   * request on. Mount it at `/` or at `/api` (`host.use('/api', entigen.handler)`).
+   */
+  handler: RequestHandler;
   ctx: RuntimeContext;
   config: RuntimeConfig;
   auth: AuthContext;
@@ -65,14 +73,85 @@ export interface RunningServer {
   scheduler: Scheduler;
   /** Delivers afterCommit hooks from the event log. */
   dispatcher: HookDispatcher;
+  /** Stops the scheduler, the dispatcher and the sweeper, and closes the store (the host closes its server). */
+  close(): Promise<void>;
+}
+
+export interface RunningServer extends Entigen {
+  server: Server;
+  url: string;
   /** Stops accepting, lets requests in flight finish (503 for new ones), closes the store; bounded by the grace period. */
   close(): Promise<void>;
 }
+
+/** Where entigen answers; a host app's other paths are its own. */
+const ENTIGEN_PATHS = /^\/(api\/(v1|docs|health|metrics)(\/|$)|setup(\/|$))/;
 
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 /** Opens the store, prepares its schema, and listens. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const entigen = await buildEntigen(options);
+  const { app, config, ctx } = entigen;
+  const logger = ctx.logger;
+  const port = options.port ?? config.server.port;
+  const host = options.host ?? config.server.host;
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const listening = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    });
+  } catch (error) {
+    await entigen.close();
+    throw error;
+  }
+  server.on('clientError', answerClientError);
+  const address = server.address();
+  const boundPort = typeof address === 'object' && address ? address.port : port;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${boundPort}`;
+  const pending = !(await hasAdmin(ctx.store));
+  const next = pending ? `open ${url}/setup to create the administrator` : `API reference at ${url}/api/docs`;
+  logger.info(
+    {
+      url,
+      ...(pending ? { setup: `${url}/setup` } : {}),
+      docs: `${url}/api/docs`,
+      store: ctx.store.kind,
+      redis: entigen.redis,
+      handlers: Object.keys(options.handlers ?? {}),
+    },
+    `entigen listening on ${url}: ${next}`,
+  );
+  let closing: Promise<void> | undefined;
+  return {
+    ...entigen,
+    server,
+    url,
+    close() {
+      closing ??= (async () => {
+        entigen.drain.draining = true;
+        await Promise.all([drainConnections(server, config.server.shutdownGraceMs), entigen.stopWork()]);
+        await entigen.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** What startServer needs besides the public face: the drain flag and whether Redis is in use. */
+interface EntigenInternals extends Entigen {
+  drain: DrainState;
+  redis: boolean;
+  /** Stops the scheduler, the dispatcher and the sweeper (close does this first, then closes the store). */
+  stopWork(): Promise<void>;
+}
+
+/** Opens the store, prepares its schema and builds the app, the scheduler and the event dispatcher; listens nowhere. */
+export function createEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promise<Entigen> {
+  return buildEntigen(options);
+}
+
+async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promise<EntigenInternals> {
   const env = options.env ?? process.env;
   const logger = options.logger ?? pino({ level: env.LOG_LEVEL ?? 'info' });
   const config = { ...loadRuntimeConfig(options.root, env), ...options.overrides };
@@ -167,12 +246,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     operator,
   });
 
-  const port = options.port ?? config.server.port;
-  const host = options.host ?? config.server.host;
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(listening)));
-  });
-  server.on('clientError', answerClientError);
   const sweeper = setInterval(() => {
     sweepIdempotencyRecords(store, ctx.now().getTime()).catch((error) =>
       logger.warn({ err: error }, 'idempotency sweep failed'),
@@ -184,43 +257,42 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       .catch((error) => logger.warn({ err: error }, 'event log prune failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
-  const address = server.address();
-  const boundPort = typeof address === 'object' && address ? address.port : port;
-  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${boundPort}`;
   if (options.schedule !== false && env.ENTIGEN_SCHEDULER !== 'off') scheduler.start();
-  const pending = !(await hasAdmin(store));
-  const next = pending ? `open ${url}/setup to create the administrator` : `API reference at ${url}/api/docs`;
-  logger.info(
-    {
-      url,
-      ...(pending ? { setup: `${url}/setup` } : {}),
-      docs: `${url}/api/docs`,
-      store: store.kind,
-      redis: Boolean(redis),
-      handlers: Object.keys(options.handlers ?? {}),
-    },
-    `entigen listening on ${url}: ${next}`,
-  );
 
+  const handler: RequestHandler = (req, res, next) => {
+    // Mounted at /api, the host has already cut /api from req.url: entigen's paths are whole again.
+    const path = `${req.baseUrl}${req.url}`;
+    if (!ENTIGEN_PATHS.test(path)) return next();
+    req.url = path;
+    req.baseUrl = '';
+    app(req, res);
+  };
   let closing: Promise<void> | undefined;
+  let stopping: Promise<void> | undefined;
+  const stopWork = () => {
+    stopping ??= (async () => {
+      clearInterval(sweeper);
+      await scheduler.stop(config.server.shutdownGraceMs);
+      await dispatcher.stop();
+    })();
+    return stopping;
+  };
   return {
-    server,
-    url,
+    app,
+    handler,
     ctx,
     config,
     auth,
     routes,
     scheduler,
     dispatcher,
+    drain,
+    redis: Boolean(redis),
+    stopWork,
     close() {
       closing ??= (async () => {
         drain.draining = true;
-        clearInterval(sweeper);
-        await Promise.all([
-          drainConnections(server, config.server.shutdownGraceMs),
-          scheduler.stop(config.server.shutdownGraceMs),
-        ]);
-        await dispatcher.stop();
+        await stopWork();
         await store.close();
         await subscriber?.quit().catch(() => undefined);
         await redis?.quit().catch(() => undefined);

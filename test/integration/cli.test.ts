@@ -192,6 +192,7 @@ describe('entigen init and help', () => {
       'client-example.mts',
       'entigen.config.yaml',
       'entities',
+      'hooks',
       'package.json',
     ]);
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -200,6 +201,13 @@ describe('entigen init and help', () => {
     expect(readFileSync(join(dir, 'entigen.config.yaml'), 'utf8')).toContain('name: my-shop');
     expect(runCli(['build'], dir).status).toBe(0);
     expect(existsSync(join(dir, 'generated', 'validators', 'notes.js'))).toBe(true);
+    // The scaffolded hook module is wired into the registry and typed by generated/hooks.ts.
+    expect(readFileSync(join(dir, 'generated', 'index.ts'), 'utf8')).toContain(
+      "import notesHooks from '../hooks/notes.js';",
+    );
+    expect(readFileSync(join(dir, 'generated', 'hooks.ts'), 'utf8')).toContain(
+      'notes: EntityHooks<Note, NoteCreate, NoteUpdate',
+    );
     expect(runCli(['init', dir], repoRoot).status).toBe(1);
   });
 

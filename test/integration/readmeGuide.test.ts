@@ -53,5 +53,24 @@ describe('README guide', () => {
     expect(out).toContain('"totalChanges":2'); // pages and updatedAt
     expect(out).toMatch(/"success":true,"revertedTo":1,"newVersion":3/);
     expect(out).toContain('"code":"FORBIDDEN"');
+
+    // The business-logic part: the loan hook takes the only copy, refuses a second loan, gives it back.
+    const [logic] = blockAfter('guide-run-logic');
+    const lent = spawnSync('bash', ['-c', `set -euo pipefail\n${logic}`], {
+      env: { ...process.env, BASE: server.url },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(lent.stderr).toBe('');
+    expect(lent.status).toBe(0);
+    expect(lent.stdout.split('\n').filter((line) => line.startsWith('{"copies"'))).toEqual([
+      '{"copies":0}',
+      '{"copies":1}',
+    ]);
+    expect(lent.stdout).toContain(
+      '{"error":{"code":"CONFLICT","message":"No copy of Emma is left","details":{"book":"has no copy left"}}}',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(server.output()).toContain('loan created: Ada');
   });
 });

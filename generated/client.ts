@@ -510,7 +510,14 @@ product?: NonNullable<Order['product']>;
 status?: NonNullable<Order['status']>;
 }
 export type OrderField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note';
-export type OrderClient = Pick<EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export type OrderClient = Pick<EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'> & OrderEndpointClient;
+/** The custom endpoints of orders. */
+export interface OrderEndpointClient {
+/** POST /api/v1/orders/{id}/approve */
+approve(id: string, body: { note: string }, options?: RequestOptions): Promise<Order>;
+/** GET /api/v1/orders/summary */
+summary(options?: RequestOptions): Promise<unknown>;
+}
 
 // Organizations (/organizations)
 export interface OrganizationFilters {
@@ -620,7 +627,7 @@ hookDeliveries: new EntityClient(transport, 'hookDeliveries'),
 jobExecutions: new EntityClient(transport, 'jobExecutions'),
 jobSnapshots: new EntityClient(transport, 'jobSnapshots'),
 mediaAssets: new EntityClient(transport, 'mediaAssets'),
-orders: new EntityClient(transport, 'orders'),
+orders: Object.assign(new EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity'>(transport, 'orders'), { approve: (id: string, body?: unknown, options?: RequestOptions) => transport.data<Order>('POST', `/api/v1/orders/${encodeURIComponent(id)}/approve`, { body: body ?? {}, options }), summary: (options?: RequestOptions) => transport.data<unknown>('GET', '/api/v1/orders/summary', { options }) }),
 organizations: new EntityClient(transport, 'organizations'),
 products: new EntityClient(transport, 'products'),
 projects: new EntityClient(transport, 'projects'),

@@ -34,4 +34,20 @@ export default defineHooks('orders', {
     }
     return data;
   },
+
+  endpoints: {
+    async approve({ record, body, repositories }) {
+      if (record.status !== 'placed') {
+        reject('UNPROCESSABLE_ENTITY', `Only a placed order can be approved; this one is ${record.status}`, {
+          status: 'must be placed',
+        });
+      }
+      return (await repositories.orders.update(record.id, { status: 'approved', note: body.note })) ?? undefined;
+    },
+    async summary({ repositories }) {
+      const statuses = ['placed', 'approved', 'cancelled'] as const;
+      const counts = await Promise.all(statuses.map((status) => repositories.orders.count({ status })));
+      return Object.fromEntries(statuses.map((status, i) => [status, counts[i]]));
+    },
+  },
 });

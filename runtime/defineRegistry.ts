@@ -63,7 +63,10 @@ export function hookTable(entities: Map<string, RegisteredEntity>, modules: read
     if (!entity || entity.model.internal) throw new Error(`hooks for unknown entity "${plural}"`);
     if (table.has(plural)) throw new Error(`two hook modules for ${plural}`);
     for (const [name, hook] of Object.entries(hooks)) {
-      if (name === 'endpoints') continue;
+      if (name === 'endpoints') {
+        checkEndpointHandlers(entity.model, hook);
+        continue;
+      }
       if (!(HOOK_NAMES as readonly string[]).includes(name)) {
         throw new Error(`hooks for ${plural}: unknown hook "${name}" (hooks: ${HOOK_NAMES.join(', ')})`);
       }
@@ -71,5 +74,30 @@ export function hookTable(entities: Map<string, RegisteredEntity>, modules: read
     }
     table.set(plural, hooks);
   }
+  for (const { model } of entities.values()) {
+    const declared = model.endpoints ?? [];
+    const handlers = (table.get(model.plural) as { endpoints?: Record<string, unknown> } | undefined)?.endpoints ?? {};
+    const missing = declared.filter((endpoint) => typeof handlers[endpoint.name] !== 'function').map((e) => e.name);
+    if (missing.length > 0) {
+      throw new Error(
+        `${model.plural} declares endpoints without a handler: ${missing.join(', ')} (export them from hooks/${model.plural}.ts: defineHooks('${model.plural}', { endpoints: { ${missing[0]}: async ({ ... }) => ... } }))`,
+      );
+    }
+  }
   return table as HookTable;
+}
+
+function checkEndpointHandlers(model: EntityModel, handlers: unknown): void {
+  if (!handlers || typeof handlers !== 'object')
+    throw new Error(`hooks for ${model.plural}: endpoints must be an object of handlers`);
+  const declared = new Set((model.endpoints ?? []).map((e) => e.name));
+  for (const [name, handler] of Object.entries(handlers)) {
+    if (!declared.has(name)) {
+      throw new Error(
+        `hooks for ${model.plural}: endpoint "${name}" is not declared in the entity file (endpoints: ${[...declared].join(', ') || 'none'})`,
+      );
+    }
+    if (typeof handler !== 'function')
+      throw new Error(`hooks for ${model.plural}: endpoint ${name} must be a function`);
+  }
 }

@@ -7,6 +7,8 @@ export const ordersRoutes = defineEntityRoutes({
   plural: 'orders',
   validators,
   routes: [
+    ['POST', '/orders/:id/approve', 'endpoint:approve'],
+    ['GET', '/orders/summary', 'endpoint:summary'],
     ['GET', '/orders/metadata', 'metadata'],
     ['GET', '/orders/metadata/type', 'metadataType'],
     ['GET', '/orders/metadata/fields', 'metadataFields'],

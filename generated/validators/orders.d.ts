@@ -9,3 +9,5 @@ export declare const update: CompiledValidator;
 export declare const bulkItem: CompiledValidator;
 /** Body of PATCH /orders/{id}/increment. */
 export declare const increment: CompiledValidator;
+/** Body of the custom endpoint approve. */
+export declare const endpoint_approve: CompiledValidator;

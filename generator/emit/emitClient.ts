@@ -4,6 +4,7 @@ import { entityRouteTable, writableFields } from '../../runtime/model/entityRout
 import { packageRoot } from '../../runtime/model/packageRoot.js';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
+import { tsType } from './emitTypes.js';
 import { newWriter, quote } from './header.js';
 
 export const CLIENT_FILE = 'client.ts';
@@ -75,8 +76,7 @@ export function emitClient(model: AppModel): Map<string, string> {
         writer.writeLine("search: (q, limit) => transport.data('GET', '/api/v1/search', { query: { q, limit } }),");
       }
       writer.writeLine('setCredential: (credential) => transport.setCredential(credential),');
-      for (const entity of entities)
-        writer.writeLine(`${memberOf(entity)}: new EntityClient(transport, ${quote(entity.plural)}),`);
+      for (const entity of entities) writer.writeLine(`${memberOf(entity)}: ${entityClientExpression(entity)},`);
     });
     writer.write(';').newLine();
   });
@@ -104,7 +104,56 @@ function emitEntityTypes(writer: ReturnType<typeof newWriter>, entity: EntityMod
     .map(([, , route]) => METHODS[route])
     .filter(Boolean)
     .map(quote);
+  const endpoints = entity.endpoints ?? [];
   writer.writeLine(
-    `export type ${entity.name}Client = Pick<EntityClient<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}>, ${methods.join(' | ')}>;`,
+    `export type ${entity.name}Client = Pick<EntityClient<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}>, ${methods.join(' | ')}>${endpoints.length > 0 ? ` & ${entity.name}EndpointClient` : ''};`,
   );
+  if (endpoints.length === 0) return;
+  writer.writeLine(`/** The custom endpoints of ${entity.plural}. */`);
+  writer.write(`export interface ${entity.name}EndpointClient`).block(() => {
+    for (const endpoint of endpoints) {
+      const fields = (endpoint.body ?? []).map(
+        (f) =>
+          `${f.name}${f.required && f.default === undefined ? '' : '?'}: ${tsType(f)}${f.required || f.type === 'any' ? '' : ' | null'}`,
+      );
+      const params = [
+        ...(endpoint.byId ? ['id: string'] : []),
+        ...(readsBody(endpoint.method)
+          ? [`body${fields.some((f) => !f.includes('?:')) ? '' : '?'}: { ${fields.join('; ')} }`]
+          : []),
+        'options?: RequestOptions',
+      ];
+      const answer = endpoint.response === 'record' ? names.record : 'unknown';
+      writer.writeLine(`/** ${endpoint.method} /api/v1/${entity.plural}${endpoint.path} */`);
+      writer.writeLine(`${endpoint.name}(${params.join(', ')}): Promise<${answer}>;`);
+    }
+  });
+}
+
+const readsBody = (method: string) => ['POST', 'PUT', 'PATCH'].includes(method);
+
+/** `new EntityClient(...)`, with the entity's custom endpoints as methods when it has some. */
+function entityClientExpression(entity: EntityModel): string {
+  const endpoints = entity.endpoints ?? [];
+  if (endpoints.length === 0) return `new EntityClient(transport, ${quote(entity.plural)})`;
+  const names = typeNamesOf(entity);
+  const numeric = writableFields(entity)
+    .filter((f) => f.type === 'int' || f.type === 'float')
+    .map((f) => quote(f.name));
+  const typeArgs = `${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}`;
+  const client = `new EntityClient<${typeArgs}>(transport, ${quote(entity.plural)})`;
+  const methods = endpoints.map((endpoint) => {
+    const params = [
+      ...(endpoint.byId ? ['id: string'] : []),
+      ...(readsBody(endpoint.method) ? ['body?: unknown'] : []),
+      'options?: RequestOptions',
+    ];
+    const path = endpoint.byId
+      ? `\`/api/v1/${entity.plural}/\${encodeURIComponent(id)}${endpoint.path.slice('/{id}'.length)}\``
+      : quote(`/api/v1/${entity.plural}${endpoint.path}`);
+    const init = `{ ${readsBody(endpoint.method) ? 'body: body ?? {}, ' : ''}options }`;
+    const answer = endpoint.response === 'record' ? names.record : 'unknown';
+    return `${endpoint.name}: (${params.join(', ')}) => transport.data<${answer}>(${quote(endpoint.method)}, ${path}, ${init})`;
+  });
+  return `Object.assign(${client}, { ${methods.join(', ')} })`;
 }

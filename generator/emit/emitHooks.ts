@@ -1,5 +1,6 @@
 import type { AppModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
+import { tsType } from './emitTypes.js';
 import { newWriter } from './header.js';
 
 /**
@@ -9,7 +10,10 @@ import { newWriter } from './header.js';
 export function emitHooks(model: AppModel): Map<string, string> {
   const entities = model.entities.filter((e) => !e.internal);
   const writer = newWriter();
-  writer.writeLine("import type { EntityHooks, HookModule } from 'entigen/runtime';");
+  const withEndpoints = entities.filter((e) => (e.endpoints ?? []).length > 0);
+  writer.writeLine(
+    `import type { ${withEndpoints.length > 0 ? 'Caller, ' : ''}EntityHooks, HookModule } from 'entigen/runtime';`,
+  );
   writer.writeLine("import type { Repositories } from './index.js';");
   const types = entities.flatMap((entity) => {
     const names = typeNamesOf(entity);
@@ -26,11 +30,37 @@ export function emitHooks(model: AppModel): Map<string, string> {
   writer.write('export interface HookTypes').block(() => {
     for (const entity of entities) {
       const names = typeNamesOf(entity);
+      const endpoints = (entity.endpoints ?? []).length > 0 ? ` & { endpoints: ${entity.name}Endpoints }` : '';
       writer.writeLine(
-        `${entity.plural}: EntityHooks<${names.record}, ${names.create}, ${names.update}, Repositories>;`,
+        `${entity.plural}: EntityHooks<${names.record}, ${names.create}, ${names.update}, Repositories>${endpoints};`,
       );
     }
   });
+  for (const entity of withEndpoints) {
+    const record = typeNamesOf(entity).record;
+    writer.blankLine();
+    writer.writeLine(`/** Handlers of the custom endpoints of ${entity.plural}, as its entity file declares them. */`);
+    writer.write(`export interface ${entity.name}Endpoints`).block(() => {
+      for (const endpoint of entity.endpoints ?? []) {
+        const fields = (endpoint.body ?? []).map(
+          (f) =>
+            `${f.name}${f.required && f.default === undefined ? '' : '?'}: ${tsType(f)}${f.required || f.type === 'any' ? '' : ' | null'}`,
+        );
+        const body = ['POST', 'PUT', 'PATCH'].includes(endpoint.method)
+          ? fields.length > 0
+            ? `{ ${fields.join('; ')} }`
+            : 'Record<string, never>'
+          : 'undefined';
+        const target = endpoint.byId ? `id: string; record: ${record}; ` : '';
+        const answer = endpoint.response === 'record' ? `${record} | undefined` : 'unknown';
+        const needs = `${entity.plural}:${endpoint.action}`;
+        writer.writeLine(`/** ${endpoint.method} /api/v1/${entity.plural}${endpoint.path}; needs ${needs} */`);
+        writer.writeLine(
+          `${endpoint.name}(args: { ${target}body: ${body}; caller: Caller; now: Date; repositories: Repositories }): ${answer} | Promise<${answer}>;`,
+        );
+      }
+    });
+  }
   writer.blankLine();
   writer.writeLine(
     "/** A hook module's default export: `export default defineHooks('orders', { beforeCreate() { ... } })`. */",

@@ -80,7 +80,7 @@ function constraintTags(field: FieldModel): string {
     .join(' ');
 }
 
-function tsType(value: ValueModel, enumName?: string): string {
+export function tsType(value: ValueModel, enumName?: string): string {
   switch (value.type) {
     case 'string':
     case 'objectId':

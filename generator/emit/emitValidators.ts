@@ -1,6 +1,6 @@
 import AjvModule from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { writableFields } from '../../runtime/model/entityRoutes.js';
+import { endpointValidatorName, writableFields } from '../../runtime/model/entityRoutes.js';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import { type JsonSchema, objectSchema, valueSchema } from '../model/valueSchema.js';
 import { GENERATED_HEADER } from './header.js';
@@ -25,6 +25,15 @@ export function bodySchemas(entity: EntityModel): Record<'create' | 'update' | '
   };
 }
 
+/** The body schema of each custom endpoint that reads a body, by validator export name. */
+export function endpointBodySchemas(entity: EntityModel): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    (entity.endpoints ?? [])
+      .filter((endpoint) => ['POST', 'PUT', 'PATCH'].includes(endpoint.method))
+      .map((endpoint) => [endpointValidatorName(endpoint.name), objectSchema(endpoint.body ?? [], 'create')]),
+  );
+}
+
 /**
  * generated/validators/<plural>.js: AJV standalone code, so the server compiles nothing at start.
  * A fresh AJV per entity keeps the generated names local: editing one entity changes one file.
@@ -43,13 +52,16 @@ export function emitValidators(model: AppModel): Map<string, string> {
       meta: false,
       validateSchema: false,
     });
-    const schemas = bodySchemas(entity);
+    const schemas = { ...bodySchemas(entity), ...endpointBodySchemas(entity) };
     for (const [name, schema] of Object.entries(schemas)) ajv.addSchema({ $id: `${entity.plural}/${name}`, ...schema });
-    const code = standaloneCode(ajv, {
-      create: `${entity.plural}/create`,
-      update: `${entity.plural}/update`,
-      increment: `${entity.plural}/increment`,
-    });
+    const code = standaloneCode(
+      ajv,
+      Object.fromEntries(Object.keys(schemas).map((name) => [name, `${entity.plural}/${name}`])),
+    );
+    const endpointDeclarations = Object.keys(endpointBodySchemas(entity)).flatMap((name) => [
+      `/** Body of the custom endpoint ${name.slice('endpoint_'.length)}. */`,
+      `export declare const ${name}: CompiledValidator;`,
+    ]);
     files.set(
       `validators/${entity.plural}.js`,
       `${GENERATED_HEADER}\n${code.trimEnd()}\nexport const bulkItem = create;\n`,
@@ -68,6 +80,7 @@ export function emitValidators(model: AppModel): Map<string, string> {
         'export declare const bulkItem: CompiledValidator;',
         `/** Body of PATCH /${entity.plural}/{id}/increment. */`,
         'export declare const increment: CompiledValidator;',
+        ...endpointDeclarations,
         '',
       ].join('\n'),
     );

@@ -8,13 +8,15 @@ type Report = (path: PathSegment[], message: string) => void;
 /** Checks the YAML `permissions:` entries, written without the entity prefix (`view:status:published`). */
 export function checkRolePermissions(
   permissions: Record<string, string[]>,
-  entity: { plural: string; ownership: Ownership; byName: Map<string, FieldModel> },
+  entity: { plural: string; ownership: Ownership; byName: Map<string, FieldModel>; customActions: readonly string[] },
   report: Report,
 ): void {
   for (const [role, list] of Object.entries(permissions)) {
     for (const [i, text] of list.entries()) {
       const path = ['permissions', role, i];
-      const parsed = parsePermission(`${entity.plural}:${text}`);
+      const parsed = parsePermission(`${entity.plural}:${text}`, (plural) =>
+        plural === entity.plural ? entity.customActions : undefined,
+      );
       if (!parsed.ok) {
         report(path, `"${text}": ${parsed.reason}`);
         continue;
@@ -41,9 +43,13 @@ export function defaultRolePermissions(plural: string, ownership: Ownership): Re
 }
 
 /** Every unconditioned permission string of an entity, for the role editor's list. */
-export function enumeratePermissions(plural: string, ownership: Ownership): string[] {
+export function enumeratePermissions(
+  plural: string,
+  ownership: Ownership,
+  customActions: readonly string[] = [],
+): string[] {
   const out: string[] = [];
-  for (const action of ACTIONS) {
+  for (const action of [...ACTIONS, ...customActions]) {
     out.push(`${plural}:${action}`);
     if (action === 'create') continue;
     out.push(`${plural}:${action}:all`);

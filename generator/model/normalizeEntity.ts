@@ -16,6 +16,7 @@ import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
 import { baseFields, reservedBaseNames } from './baseFields.js';
 import { checkRolePermissions, defaultRolePermissions, enumeratePermissions } from './entityPermissions.js';
 import { humanize } from './naming.js';
+import { checkEndpointPaths, normalizeEndpoints, type RawEndpoint } from './normalizeEndpoints.js';
 import { valueSchema } from './valueSchema.js';
 
 /** An entity file as the JSON Schema admits it. */
@@ -54,6 +55,7 @@ export interface RawEntity {
   filters?: string[];
   search?: string[];
   permissions?: Record<string, string[]>;
+  endpoints?: Record<string, RawEndpoint>;
 }
 
 export interface EntityContext {
@@ -123,8 +125,18 @@ export function normalizeEntity(
   });
 
   const plural = raw.plural;
-  checkRolePermissions(raw.permissions ?? {}, { plural, ownership, byName }, report);
   const internal = raw.internal ?? false;
+  const { endpoints, customActions } = normalizeEndpoints(
+    raw.endpoints,
+    internal,
+    (name, rawField, path) => normalizeField(name, rawField, path, context, report, false),
+    report,
+  );
+  checkRolePermissions(
+    raw.permissions ?? {},
+    { plural, ownership, byName, customActions: customActions ?? [] },
+    report,
+  );
   const entity: EntityModel = {
     name: raw.name,
     plural,
@@ -145,8 +157,11 @@ export function normalizeEntity(
       raw.permissions ?? {},
       plural,
     ),
-    availablePermissions: enumeratePermissions(plural, ownership),
+    availablePermissions: enumeratePermissions(plural, ownership, customActions),
+    ...(endpoints ? { endpoints } : {}),
+    ...(customActions ? { customActions } : {}),
   };
+  checkEndpointPaths(entity, report);
   return { entity, diagnostics };
 }
 

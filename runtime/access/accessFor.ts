@@ -11,7 +11,8 @@ const parsed = new Map<string, Permission | null>();
 function parseCached(text: string): Permission | null {
   let permission = parsed.get(text);
   if (permission === undefined) {
-    const result = parsePermission(text);
+    // Stored permissions were checked against the model when they were written.
+    const result = parsePermission(text, 'any');
     permission = result.ok ? result.permission : null;
     parsed.set(text, permission);
   }
@@ -23,7 +24,7 @@ function parseCached(text: string): Permission | null {
  * query constraint. Permissions OR together; `own` adds ownerId = caller; a field condition
  * adds field = value. `system:admin` bypasses everything.
  */
-export function accessFor(caller: Caller, entity: EntityModel, action: Action): Access {
+export function accessFor(caller: Caller, entity: EntityModel, action: Action | string): Access {
   if (caller.isAdmin || caller.permissions.has(SYSTEM_ADMIN)) return { allowed: true };
   const alternatives: Where[] = [];
   for (const text of caller.permissions) {

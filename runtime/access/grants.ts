@@ -14,14 +14,14 @@ export async function grantedIds(
   ctx: RuntimeContext,
   caller: Caller,
   entity: EntityModel,
-  action: Action,
+  action: Action | string,
 ): Promise<string[]> {
   if (
     !grantsEnabled(ctx) ||
     !caller.user ||
     entity.internal ||
     entity.plural === GRANTS ||
-    !GRANTABLE_ACTIONS.includes(action)
+    !(GRANTABLE_ACTIONS as readonly string[]).includes(action)
   )
     return [];
   const now = ctx.now().toISOString();

@@ -23,7 +23,18 @@ export function isAction(text: string): text is Action {
   return (ACTIONS as readonly string[]).includes(text);
 }
 
-export function parsePermission(text: string): ParseResult {
+/** Which actions an entity knows besides the built-in ones (the custom actions of its endpoints). */
+export type CustomActions = (entity: string) => readonly string[] | undefined;
+
+/** A custom action's spelling: a lower-case letter, then letters and digits (`approve`, `markPaid`). */
+const ACTION_NAME = /^[a-z][A-Za-z0-9]*$/;
+
+/**
+ * `customActions` names the actions each entity's endpoints add; without it only view, create,
+ * edit and delete parse. `'any'` accepts any well-formed action (for permissions already checked
+ * when they were stored, such as a role's).
+ */
+export function parsePermission(text: string, customActions?: CustomActions | 'any'): ParseResult {
   if (text === SYSTEM_ADMIN || text === API_ACCESS) {
     const [entity, action] = text.split(':');
     return { ok: true, permission: { entity, action } };
@@ -37,7 +48,12 @@ export function parsePermission(text: string): ParseResult {
     };
   }
   const [entity, action, ...rest] = parts;
-  if (!isAction(action)) return { ok: false, reason: `unknown action "${action}"; actions: ${ACTIONS.join(', ')}` };
+  const custom = customActions === 'any' ? undefined : customActions?.(entity);
+  const known =
+    isAction(action) || (customActions === 'any' ? ACTION_NAME.test(action) : (custom ?? []).includes(action));
+  if (!known) {
+    return { ok: false, reason: `unknown action "${action}"; actions: ${[...ACTIONS, ...(custom ?? [])].join(', ')}` };
+  }
   const permission: Permission = { entity, action };
   if (rest.length === 1 || rest.length === 3) {
     const scope = rest.pop()!;
@@ -46,4 +62,11 @@ export function parsePermission(text: string): ParseResult {
   }
   if (rest.length === 2) permission.condition = { field: rest[0], value: rest[1] };
   return { ok: true, permission };
+}
+
+/** The custom actions of a model's entities, for parsePermission. */
+export function customActionsOf(model: {
+  entities: readonly { plural: string; customActions?: string[] }[];
+}): CustomActions {
+  return (plural) => model.entities.find((e) => e.plural === plural)?.customActions;
 }

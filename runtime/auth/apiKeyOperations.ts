@@ -1,7 +1,7 @@
 import { API_KEYS_CREATE, API_KEYS_DELETE, API_KEYS_VIEW } from '../access/accountPermissions.js';
 import type { Caller } from '../access/caller.js';
 import { requirePermission } from '../access/guards.js';
-import { parsePermission } from '../access/parsePermission.js';
+import { customActionsOf, parsePermission } from '../access/parsePermission.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { API_KEYS } from '../model/collections.js';
@@ -51,7 +51,7 @@ export async function createApiKey(auth: AuthContext, caller: Caller, input: Api
   const permissions = [...new Set(input.permissions)];
   const details: Record<string, string> = {};
   permissions.forEach((text, i) => {
-    const parsed = parsePermission(text);
+    const parsed = parsePermission(text, customActionsOf(auth.ctx.registry.model));
     if (!parsed.ok) details[`permissions.${i}`] = `"${text}": ${parsed.reason}`;
   });
   const expires = parseIsoDate(input.expiresAt) ?? Number.NaN;

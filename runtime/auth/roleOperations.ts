@@ -1,7 +1,7 @@
 import { BUILTIN_ROLE_KEYS, builtinRoleId, type RoleDefinition } from '../access/builtinRoles.js';
 import type { Caller } from '../access/caller.js';
 import { requireAdmin } from '../access/guards.js';
-import { API_ACCESS, parsePermission, SYSTEM_ADMIN } from '../access/parsePermission.js';
+import { API_ACCESS, customActionsOf, parsePermission, SYSTEM_ADMIN } from '../access/parsePermission.js';
 import { ADMIN } from '../access/roleTable.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
@@ -180,7 +180,7 @@ function checkPermissions(model: AppModel, permissions: string[]): Record<string
   const details: Record<string, string> = {};
   permissions.forEach((text, i) => {
     if (text === SYSTEM_ADMIN || text === API_ACCESS) return;
-    const parsed = parsePermission(text);
+    const parsed = parsePermission(text, customActionsOf(model));
     if (!parsed.ok) details[`permissions.${i}`] = `"${text}": ${parsed.reason}`;
     else if (!model.entities.some((e) => e.plural === parsed.permission.entity)) {
       details[`permissions.${i}`] = `"${text}": unknown entity ${parsed.permission.entity}`;

@@ -19,7 +19,7 @@ export async function scopeFor(
   ctx: RuntimeContext,
   caller: Caller,
   entity: EntityModel,
-  action: Action,
+  action: Action | string,
 ): Promise<Where | undefined> {
   const access = accessFor(caller, entity, action);
   let allowed = access.allowed;
@@ -59,7 +59,7 @@ export async function findWritable(
   entity: EntityModel,
   id: string,
   caller: Caller,
-  action: 'edit' | 'delete',
+  action: 'edit' | 'delete' | string,
 ): Promise<{ doc: Doc; where: Where | undefined }> {
   const writable = await scopeFor(ctx, caller, entity, action);
   const doc = await findVisible(ctx, entity, id, caller);

@@ -67,6 +67,30 @@ export interface EntityHooks<
   afterCommit?(args: AfterCommitArgs<TRecord, TRepositories>): void | Promise<void>;
 }
 
+/** A hook module's hooks as the runtime holds them: the hooks, and its endpoints' handlers by name. */
+export interface LoadedHooks extends EntityHooks {
+  endpoints?: Record<string, EndpointHandler>;
+}
+
+/** What a custom endpoint's handler gets; `id` and `record` for `/{id}/...` endpoints. */
+export interface EndpointArgs<
+  TRecord = Record<string, unknown>,
+  TBody = Record<string, unknown> | undefined,
+  TRepositories = unknown,
+> {
+  id: string;
+  record: TRecord;
+  body: TBody;
+  caller: Caller;
+  now: Date;
+  /** Typed repositories writing in the endpoint's transaction (their entity's hooks run). */
+  repositories: TRepositories;
+}
+
+/** A custom endpoint's handler: its answer is `{ data }` (a record for `response: record`). */
+// biome-ignore lint/suspicious/noExplicitAny: handlers are typed per endpoint in generated/hooks.ts.
+export type EndpointHandler = (args: any) => unknown;
+
 export { HOOK_NAMES, type HookName } from '../model/hookNames.js';
 
 /** What `defineHooks(plural, hooks)` returns: a hook module's default export. */
@@ -76,4 +100,4 @@ export interface HookModule {
 }
 
 /** Hooks by entity plural, as the server loaded them. */
-export type HookTable = ReadonlyMap<string, EntityHooks>;
+export type HookTable = ReadonlyMap<string, LoadedHooks>;

@@ -4,6 +4,7 @@ import { openSealedValue } from '../crypto/signedToken.js';
 import { archiveOperation, restoreOperation } from '../entities/archive.js';
 import { bulkCreateOperation } from '../entities/bulkCreate.js';
 import { createOperation } from '../entities/create.js';
+import { endpointOperation } from '../entities/endpoint.js';
 import { entityOf } from '../entities/entityOf.js';
 import { getOperation } from '../entities/get.js';
 import { incrementOperation } from '../entities/increment.js';
@@ -196,13 +197,31 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
   },
 };
 
+/** A custom endpoint: no query parameters; the body (POST, PUT, PATCH) goes to its validator. */
+const endpointHandler =
+  (ctx: RuntimeContext, plural: string, name: string): RequestHandler =>
+  async (req, res) => {
+    const unknown = Object.keys(req.query as object);
+    if (unknown.length > 0) {
+      throw validationError(
+        Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])),
+        'Invalid query parameters',
+      );
+    }
+    const id = req.params.id === undefined ? undefined : idParam(req);
+    send(res, 200, await endpointOperation({ ctx, plural, name, id, body: req.body, caller: req.caller }));
+  };
+
 /** The Express router of one entity, to mount at `/{plural}`, from the route table its generated router declares. */
 export function buildEntityRouter(ctx: RuntimeContext, definition: EntityDefinition): Router {
   const router = Router();
   const prefix = `/${definition.plural}`;
   for (const [method, path, name] of definition.routes ?? []) {
     const verb = method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
-    router[verb](path.slice(prefix.length) || '/', HANDLERS[name](ctx, definition.plural));
+    const handler = name.startsWith('endpoint:')
+      ? endpointHandler(ctx, definition.plural, name.slice('endpoint:'.length))
+      : HANDLERS[name as EntityRouteName](ctx, definition.plural);
+    router[verb](path.slice(prefix.length) || '/', handler);
   }
   return router;
 }

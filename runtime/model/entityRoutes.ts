@@ -26,8 +26,16 @@ export type EntityRouteName =
 
 export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
+/** A custom endpoint's route: `endpoint:<name>`, served by the handler in the entity's hook module. */
+export type EndpointRouteName = `endpoint:${string}`;
+
 /** One route of an entity: method, path under /api/v1, and the operation that serves it. */
-export type RouteSpec = readonly [method: RouteMethod, path: string, handler: EntityRouteName];
+export type RouteSpec = readonly [method: RouteMethod, path: string, handler: EntityRouteName | EndpointRouteName];
+
+/** The export name of an endpoint's body validator in generated/validators/<plural>.js. */
+export function endpointValidatorName(endpoint: string): `endpoint_${string}` {
+  return `endpoint_${endpoint}`;
+}
 
 /** The compiled validators of one entity, as generated/validators/<plural>.js exports them. */
 export interface EntityValidators {
@@ -35,6 +43,8 @@ export interface EntityValidators {
   update: CompiledValidator;
   bulkItem: CompiledValidator;
   increment: CompiledValidator;
+  /** One per custom endpoint that reads a body. */
+  [endpoint: `endpoint_${string}`]: CompiledValidator;
 }
 
 /** What a generated router declares: the entity, its compiled validators and its routes. */
@@ -58,6 +68,14 @@ export function entityRouteTable(entity: EntityModel): RouteSpec[] {
   if (entity.internal) return [];
   const base = `/${entity.plural}`;
   const routes: RouteSpec[] = [
+    // Custom endpoints first: a collection endpoint's fixed path must win over `:id`.
+    ...(entity.endpoints ?? []).map(
+      (endpoint): RouteSpec => [
+        endpoint.method,
+        `${base}${endpoint.path.replace('{id}', ':id')}`,
+        `endpoint:${endpoint.name}`,
+      ],
+    ),
     ['GET', `${base}/metadata`, 'metadata'],
     ['GET', `${base}/metadata/type`, 'metadataType'],
     ['GET', `${base}/metadata/fields`, 'metadataFields'],

@@ -90,6 +90,26 @@ export interface HistoryRetention {
   maxAge?: string;
 }
 
+export const ENDPOINT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type EndpointMethod = (typeof ENDPOINT_METHODS)[number];
+
+/** A custom endpoint declared in the entity file; its handler is in the entity's hook module. */
+export interface EndpointModel {
+  name: string;
+  method: EndpointMethod;
+  /** Under /api/v1/<plural>: `/{id}/approve` (one record) or `/recalculate` (the collection). */
+  path: string;
+  /** Whether the path names one record (`{id}`), loaded with the caller's visibility. */
+  byId: boolean;
+  /** The permission action it needs: a built-in one or a custom one (`<plural>:<action>[:own|:all]`). */
+  action: string;
+  description?: string;
+  /** The request body's fields (POST, PUT, PATCH); validated like a create body. */
+  body?: FieldModel[];
+  /** `record`: the handler answers a record of this entity, shown as GET shows it; `json`: any JSON value. */
+  response: 'record' | 'json';
+}
+
 export interface EntityModel {
   name: string;
   plural: string;
@@ -111,6 +131,10 @@ export interface EntityModel {
   rolePermissions: Record<string, string[]>;
   /** Every permission string this entity understands, for the role editor. */
   availablePermissions: string[];
+  /** Custom endpoints (present only when the entity file declares some). */
+  endpoints?: EndpointModel[];
+  /** Actions beyond view, create, edit, delete that its endpoints need (present only when there are some). */
+  customActions?: string[];
 }
 
 export interface TenancyModel {

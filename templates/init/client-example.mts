@@ -16,7 +16,7 @@ try {
   }
   const note = await api.notes.create({ title: 'Written by the typed client', priority: 'high' });
   console.log(`created note ${note.id}: ${note.title}`);
-  await api.notes.update(note.id, { pinned: true });
+  await api.notes.pin(note.id); // a custom endpoint (entities/notes.yaml, hooks/notes.ts)
   const { items, totalCount } = await api.notes.list({ pinned: true, sort: '-createdAt', limit: 5 });
   console.log(`${totalCount} pinned note(s); newest: ${items.map((n) => n.title).join(', ')}`);
 } catch (error) {

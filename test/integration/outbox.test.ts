@@ -21,7 +21,7 @@ export default defineHooks('articles', {
 let app: string;
 beforeAll(() => {
   app = servableApp();
-  mkdirSync(join(app, 'hooks'));
+  mkdirSync(join(app, 'hooks'), { recursive: true });
   writeFileSync(join(app, 'hooks', 'articles.ts'), HOOK);
   const built = runCli(['build'], app);
   expect(built.status, built.stderr).toBe(0);

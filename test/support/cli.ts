@@ -32,6 +32,7 @@ export function copyExampleApp(): string {
     filter: (src) => !/[/\\](builtin|features)([/\\]|$)/.test(src),
   });
   cpSync(join(repoRoot, 'entigen.config.yaml'), join(dir, 'entigen.config.yaml'));
+  cpSync(join(repoRoot, 'hooks'), join(dir, 'hooks'), { recursive: true });
   return dir;
 }
 

@@ -2,7 +2,7 @@ import type { ErrorCode } from '../../../runtime/errors/apiError.js';
 import type { RouteSpec } from '../../../runtime/model/entityRoutes.js';
 import { LIST_PARAMETERS } from '../../../runtime/model/listParameters.js';
 import type { EntityModel, FieldModel, ValueModel } from '../../../runtime/model/types.js';
-import { type JsonSchema, valueSchema } from '../../model/valueSchema.js';
+import { type JsonSchema, objectSchema, valueSchema } from '../../model/valueSchema.js';
 import { bodySchemas } from '../emitValidators.js';
 import { ref } from './components.js';
 import type { Operation } from './fixedOperations.js';
@@ -106,6 +106,31 @@ export function entityOperation(entity: EntityModel, [method, path, name]: Route
   const byId = ['NOT_FOUND', 'UNAUTHORIZED', 'FORBIDDEN'] as ErrorCode[];
   const write = [...byId, 'VALIDATION_ERROR', 'CONFLICT', 'UNPROCESSABLE_ENTITY', 'PAYLOAD_TOO_LARGE'] as ErrorCode[];
   const fields = new Map(entity.fields.map((f) => [f.name, f]));
+  if (name.startsWith('endpoint:')) {
+    const endpoint = entity.endpoints!.find((e) => `endpoint:${e.name}` === name)!;
+    const reads = ['POST', 'PUT', 'PATCH'].includes(endpoint.method);
+    return {
+      ...base,
+      operationId: `${entity.plural}_${endpoint.name}`,
+      summary:
+        endpoint.description ??
+        `${endpoint.name} (custom endpoint; needs ${entity.plural}:${endpoint.action}${endpoint.byId ? '[:own|:all]' : ''})`,
+      ...(reads
+        ? { body: objectSchema(endpoint.body ?? [], 'create'), bodyOptional: !endpoint.body?.some((f) => f.required) }
+        : {}),
+      response:
+        endpoint.response === 'record' ? single : { type: 'object', properties: { data: {} }, required: ['data'] },
+      errors: [
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'VALIDATION_ERROR',
+        'CONFLICT',
+        'UNPROCESSABLE_ENTITY',
+        ...(endpoint.byId ? (['NOT_FOUND'] as ErrorCode[]) : []),
+        ...(reads ? (['PAYLOAD_TOO_LARGE'] as ErrorCode[]) : []),
+      ],
+    };
+  }
   switch (name) {
     case 'list':
       return {
@@ -326,6 +351,7 @@ export function entityOperation(entity: EntityModel, [method, path, name]: Route
         errors: [...byId, 'VALIDATION_ERROR', 'UNPROCESSABLE_ENTITY'],
       };
   }
+  throw new Error(`no OpenAPI operation for route ${name}`);
 }
 
 function historyPage(): JsonSchema[] {

@@ -3,7 +3,8 @@ import { defineHooks, reject } from '../generated/hooks.js';
 /**
  * Business rules of notes. beforeCreate and beforeUpdate run inside the write's transaction,
  * after validation; reject() refuses with a client error and details; afterCommit runs after
- * the commit, at least once (retried when it throws). See the README of entigen: "Business logic".
+ * the commit, at least once (retried when it throws); endpoints handle the custom endpoints of
+ * entities/notes.yaml. See the README of entigen: "Business logic".
  */
 export default defineHooks('notes', {
   beforeCreate({ data }) {
@@ -26,5 +27,13 @@ export default defineHooks('notes', {
   afterCommit({ event, id, caller }) {
     // A side effect after the commit: send a mail, call a webhook, update a search index...
     console.log(`note ${id} ${event} by ${caller.userId ?? 'anonymous'}`);
+  },
+
+  // POST /api/v1/notes/{id}/pin, declared in entities/notes.yaml; needs notes:pin (USER: pin:own).
+  endpoints: {
+    async pin({ record, repositories }) {
+      const priority = record.priority === 'low' ? 'normal' : record.priority;
+      return (await repositories.notes.update(record.id, { pinned: true, priority })) ?? undefined;
+    },
   },
 });

@@ -1,0 +1,62 @@
+import type { Caller } from '../access/caller.js';
+import type { RuntimeContext } from '../context.js';
+import { ApiError, notFound } from '../errors/apiError.js';
+import { endpointValidatorName } from '../model/entityRoutes.js';
+import type { EndpointModel } from '../model/types.js';
+import type { Doc } from '../store/types.js';
+import { requireValid } from './createRecord.js';
+import { entityOf } from './entityOf.js';
+import { presentRecord } from './presentRecord.js';
+import { findWritable, scopeFor } from './requireAccess.js';
+
+export interface EndpointInput {
+  ctx: RuntimeContext;
+  plural: string;
+  name: string;
+  /** The record's id, for `/{id}/...` endpoints. */
+  id?: string;
+  body: unknown;
+  caller: Caller;
+}
+
+const READS_BODY: readonly string[] = ['POST', 'PUT', 'PATCH'];
+
+/** Whether an endpoint's method carries a body (and so has a generated body validator). */
+export function readsBody(endpoint: EndpointModel): boolean {
+  return READS_BODY.includes(endpoint.method);
+}
+
+/**
+ * A custom endpoint: the caller's permission for its action (401/403), the record with the
+ * caller's visibility (404 when hidden, 403 when visible but outside the action's scope), the
+ * body checked by its generated validator, then the handler of the entity's hook module in one
+ * transaction. `record` answers are shown as GET shows records.
+ */
+export async function endpointOperation({ ctx, plural, name, id, body, caller }: EndpointInput): Promise<unknown> {
+  const { model, validators } = entityOf(ctx, plural);
+  const endpoint = model.endpoints?.find((e) => e.name === name);
+  if (!endpoint) throw notFound(`Endpoint ${name}`);
+  const handler = ctx.hooks.get(plural)?.endpoints?.[name];
+  let record: Doc | undefined;
+  if (endpoint.byId) record = (await findWritable(ctx, model, id ?? '', caller, endpoint.action)).doc;
+  else await scopeFor(ctx, caller, model, endpoint.action);
+  const input = readsBody(endpoint) ? requireValid(validators[endpointValidatorName(name)], body ?? {}) : undefined;
+  if (!handler) throw new Error(`endpoint ${plural}.${name} has no handler in the hook module`);
+  const now = ctx.now();
+  const result = await ctx.store.transaction(async (store) => {
+    const scope = { ctx: { ...ctx, store }, caller, now, depth: 1, path: [plural] };
+    const current = record ? ((await store.get(plural, record.id)) ?? record) : undefined;
+    return handler({
+      ...(current ? { id: current.id, record: current } : {}),
+      body: input,
+      caller,
+      now,
+      repositories: ctx.repositoriesFor?.(scope),
+    });
+  });
+  ctx.notifyCommitted?.();
+  if (endpoint.response === 'json') return result ?? null;
+  const doc = (result as Doc | undefined) ?? (record ? await ctx.store.get(plural, record.id) : undefined);
+  if (!doc) throw record ? notFound(model.name) : new ApiError('INTERNAL_ERROR');
+  return presentRecord(model, doc);
+}

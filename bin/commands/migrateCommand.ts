@@ -1,16 +1,23 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { pino } from 'pino';
 import { tsImport } from 'tsx/esm/api';
 import { stringify } from 'yaml';
 import { buildFromInputs } from '../../generator/build.js';
 import { coveredChanges, MIGRATIONS_DIR, previousModel } from '../../generator/migrations.js';
 import { breakingChanges } from '../../generator/model/diffModels.js';
 import { readInputs } from '../../generator/readInputs.js';
+import { SYSTEM_CALLER } from '../../runtime/access/caller.js';
+import type { RuntimeContext } from '../../runtime/context.js';
+import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
+import { ensureEventSequence } from '../../runtime/events/eventLog.js';
+import { repositoryWriter } from '../../runtime/hooks/repositoryWriter.js';
 import { applyMigrations, type MigrationScript } from '../../runtime/migrations/applyMigrations.js';
+import { featureRules } from '../../runtime/server/featureRules.js';
 import { openStore } from '../../runtime/store/openStore.js';
 import { reportFailure } from './reportFailure.js';
-import { loadRegistry } from './serveCommand.js';
+import { loadGenerated } from './serveCommand.js';
 
 export interface MigrateOptions {
   create?: string;
@@ -21,15 +28,41 @@ export interface MigrateOptions {
 /** `entigen migrate`: pending migrations applied in order on the store DATABASE_URL names, with progress. */
 async function applyPending(options: MigrateOptions): Promise<void> {
   const root = resolve('.');
-  const registry = await loadRegistry(root, options.out);
+  const generated = await loadGenerated(root, options.out);
+  const { registry } = generated;
   const store = await openStore(process.env.DATABASE_URL, root);
   try {
     await store.init(registry.model);
+    await ensureEventSequence(store);
+    const ctx: RuntimeContext = {
+      registry,
+      store,
+      secrets: { signing: 'migrate' },
+      cipher: new FieldCipher(process.env.APP_ENCRYPTION_KEY),
+      logger: pino({ level: 'silent' }),
+      rules: featureRules(registry.model),
+      hooks: registry.hooks ?? new Map(),
+      now: () => new Date(),
+    };
+    ctx.repositoriesFor = (scope) =>
+      generated.repositories?.(
+        scope.ctx.store,
+        repositoryWriter(() => scope),
+      );
     const applied = await applyMigrations({
       store,
       registry,
       root,
       now: () => new Date(),
+      // A script's repository writes run the entities' hooks inside the migration's transaction.
+      repositories: (tx) =>
+        ctx.repositoriesFor?.({
+          ctx: { ...ctx, store: tx },
+          caller: SYSTEM_CALLER,
+          now: new Date(),
+          depth: 0,
+          path: [],
+        }),
       log: (line) => process.stdout.write(`entigen: ${line}\n`),
       loadScript: async (path) => {
         const file = resolve(root, path);
@@ -74,7 +107,7 @@ export async function migrateCommand(options: MigrateOptions): Promise<void> {
       '# stored values; steps, applied in order by `entigen migrate` (the server will not start until',
       '# it has), change them where the new shape needs it:',
       '#   - fill: { entity: PLURAL, field: NAME, value: VALUE }  # sets the field where it is unset',
-      '#   - script: migrations/NAME.ts  # default export async ({ store, model, log }) => { ... }',
+      '#   - script: migrations/NAME.ts  # default export async ({ store, model, log, repositories }) => { ... }',
       ...fillable.map(
         (c) => `# for example: steps: [ { fill: { entity: ${c.entity}, field: ${c.field}, value: ... } } ]`,
       ),

@@ -22,7 +22,7 @@ interface GeneratedModule {
   repositories?: (store: Store, writer?: RepositoryWriter) => unknown;
 }
 
-async function loadGenerated(root: string, out: string): Promise<GeneratedModule & { registry: Registry }> {
+export async function loadGenerated(root: string, out: string): Promise<GeneratedModule & { registry: Registry }> {
   const index = resolve(root, out, 'index.ts');
   if (!existsSync(index)) throw new Error(`${join(out, 'index.ts')} not found; run \`entigen build\` first`);
   const generated = (await tsImport(pathToFileURL(index).href, import.meta.url)) as GeneratedModule;

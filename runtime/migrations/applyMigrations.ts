@@ -18,6 +18,8 @@ export interface MigrationScriptContext {
   store: Store;
   model: AppModel;
   log: (line: string) => void;
+  /** Typed repositories in the migration's transaction: their writes run the entities' hooks, history and event log. */
+  repositories?: unknown;
 }
 export type MigrationScript = (ctx: MigrationScriptContext) => Promise<void> | void;
 
@@ -29,6 +31,8 @@ export interface MigrationRun {
   log: (line: string) => void;
   /** Imports a step's script (relative to root) and returns its default export. */
   loadScript: (path: string) => Promise<MigrationScript>;
+  /** Builds the typed repositories a script gets, over the migration's transaction. */
+  repositories?: (tx: Store) => unknown;
 }
 
 /** The server would not start: migrations in migrations/ that this store has not applied. */
@@ -82,7 +86,12 @@ export async function applyMigrations(run: MigrationRun): Promise<string[]> {
           const script = await run.loadScript(step.script);
           if (typeof script !== 'function')
             throw new MigrationFileError(`${where}.script: ${step.script} has no default export function`);
-          await script({ store: tx, model: run.registry.model, log: (line) => run.log(`    ${line}`) });
+          await script({
+            store: tx,
+            model: run.registry.model,
+            log: (line) => run.log(`    ${line}`),
+            repositories: run.repositories?.(tx),
+          });
         }
       }
       await tx.insert(SCHEMA_MIGRATIONS, {

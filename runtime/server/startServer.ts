@@ -12,7 +12,7 @@ import { loadRuntimeConfig, type RuntimeConfig } from '../config/runtimeConfig.j
 import type { RuntimeContext } from '../context.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { loadSecrets } from '../crypto/secrets.js';
-import type { Registry } from '../defineRegistry.js';
+import { hookTable, type Registry } from '../defineRegistry.js';
 import { ensureEventSequence, pruneEvents } from '../events/eventLog.js';
 import { HookDispatcher } from '../events/hookDispatcher.js';
 import { metrics } from '../health/metrics.js';
@@ -54,6 +54,8 @@ export interface StartOptions {
   schedule?: boolean;
   /** A store opened by the caller (tests: the MongoDB adapter on an in-memory driver); else DATABASE_URL's. */
   store?: Store;
+  /** Hook modules (`defineHooks(...)` results) instead of those generated/index.ts wires into the registry. */
+  hooks?: readonly unknown[];
 }
 
 /** entigen ready to serve, without a port of its own: mount `handler` in an Express app. */
@@ -178,7 +180,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     secrets,
     cipher: new FieldCipher(secrets.encryption),
     rules: featureRules(options.registry.model),
-    hooks: options.registry.hooks ?? new Map(),
+    hooks: options.hooks ? hookTable(options.registry.entities, options.hooks) : (options.registry.hooks ?? new Map()),
     logger,
     now: options.now ?? (() => new Date()),
   };

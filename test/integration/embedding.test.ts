@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import express from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineHooks } from '../../generated/hooks.js';
 import { registry, repositories } from '../../generated/index.js';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { newId } from '../../runtime/entities/prepareWrite.js';
@@ -21,6 +22,11 @@ describe('entigen mounted in an existing Express application', () => {
     entigen = await createEntigen({
       registry,
       repositories,
+      // Hook modules passed in code: the example's orders module, plus one of this test's own.
+      hooks: [
+        ...[...registry.hooks].map(([plural, hooks]) => ({ plural, hooks })),
+        defineHooks('comments', { beforeCreate: ({ data }) => ({ ...data, body: `${data.body} (embedded)` }) }),
+      ],
       root: repoRoot,
       logger: pino({ level: 'silent' }),
       schedule: false,
@@ -95,5 +101,7 @@ describe('entigen mounted in an existing Express application', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('NOT_FOUND');
     expect((await call('GET', '/api/health')).status).toBe(200);
+    const comment = await call('POST', '/api/v1/comments', { article: created.body.data.id, body: 'hi' });
+    expect(comment.body.data.body).toBe('hi (embedded)');
   });
 });

@@ -64,7 +64,18 @@ describe('entigen migrate', () => {
     );
     writeFileSync(
       join(app, 'migrations', 'shout.ts'),
-      `export default async function ({ store, log }) {\n  for (const a of await store.find('articles', {})) await store.update('articles', a.id, { title: a.title.toUpperCase() });\n  log('titles upper-cased');\n}\n`,
+      [
+        'export default async function ({ store, log, repositories }) {',
+        "  for (const a of await store.find('articles', {})) await store.update('articles', a.id, { title: a.title.toUpperCase() });",
+        "  log('titles upper-cased');",
+        // Repository writes run the hooks: the order takes its quantity off the stock in this transaction.
+        "  const owner = { ownerId: '0'.repeat(24) };",
+        "  const lamp = await repositories.products.create({ name: 'Lamp', sku: 'L-1', price: 1, stock: 3 }, owner);",
+        '  await repositories.orders.create({ product: lamp.id, quantity: 2 }, owner);',
+        "  log('stock after the order: ' + (await repositories.products.get(lamp.id)).stock);",
+        '}',
+        '',
+      ].join('\n'),
     );
     writeFileSync(join(app, 'migrations', '99999999999999_later.yaml'), 'version: 1\nname: later\n');
     expect(runCli(['build'], app).status).toBe(0);
@@ -83,6 +94,7 @@ describe('entigen migrate', () => {
     expect(lines).toContain('entigen:   fill articles.isbn: 3 record(s)');
     expect(lines).toContain('entigen:   script migrations/shout.ts');
     expect(lines).toContain('entigen:     titles upper-cased');
+    expect(lines).toContain('entigen:     stock after the order: 1');
     expect(lines).toContain('entigen: [2/2] 99999999999999_later (0 step(s))');
     expect(lines.at(-1)).toBe('entigen: applied 2 migration(s)');
 

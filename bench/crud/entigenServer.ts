@@ -5,8 +5,16 @@ import { startServer } from '../../runtime/server/startServer.js';
 
 const [databaseUrl, port, secret, root] = process.argv.slice(2);
 const registry = await loadRegistry(root, 'generated');
+// BENCH_HOOKS=1: an empty beforeCreate and an afterCommit on articles (issue 15's hook overhead case).
+const hooks = process.env.BENCH_HOOKS
+  ? [
+      ...[...registry.hooks].map(([plural, entityHooks]) => ({ plural, hooks: entityHooks })),
+      { plural: 'articles', hooks: { beforeCreate: () => undefined, afterCommit: () => undefined } },
+    ]
+  : undefined;
 const running = await startServer({
   registry,
+  hooks,
   root,
   port: Number(port),
   host: '127.0.0.1',

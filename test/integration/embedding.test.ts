@@ -11,6 +11,7 @@ import { signSession } from '../../runtime/auth/sessionToken.js';
 import { newId } from '../../runtime/entities/prepareWrite.js';
 import { createEntigen, type Entigen } from '../../runtime/index.js';
 import { repoRoot } from '../support/cli.js';
+import { checkResponse } from '../support/openApiCheck.js';
 import { testDatabaseUrl } from '../support/testServer.js';
 
 describe('entigen mounted in an existing Express application', () => {
@@ -76,7 +77,13 @@ describe('entigen mounted in an existing Express application', () => {
       body: body ? JSON.stringify(body) : undefined,
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    const parsed = text ? JSON.parse(text) : undefined;
+    // entigen's answers must match its OpenAPI document, mounted or not; the host's own routes are not in it.
+    if (path.startsWith('/api/v1/') || path.startsWith('/api/health')) {
+      const problems = checkResponse(method, path, response.status, response.headers.get('content-type'), parsed);
+      expect(problems).toEqual([]);
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
   };
 
   it('serves the host’s own routes beside entigen, with the host’s middleware', async () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, servableApp } from '../support/cli.js';
-import { ADMIN_ENV, type SpawnedServer, spawnServer } from '../support/spawnServer.js';
+import { adminToken, type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 
 // A project like a user's: the example app with an afterCommit hook that appends each event it
 // hears to EVENTS_FILE (after HOOK_DELAY_MS, so a backlog builds up under load).
@@ -36,15 +36,6 @@ const start = async (env: Record<string, string>) => {
   running.push(server);
   return server;
 };
-
-async function adminToken(url: string): Promise<string> {
-  const res = await fetch(`${url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: ADMIN_ENV.ENTIGEN_ADMIN_EMAIL, password: ADMIN_ENV.ENTIGEN_ADMIN_PASSWORD }),
-  });
-  return ((await res.json()) as { token: string }).token;
-}
 
 async function createArticle(url: string, token: string, title: string): Promise<string | undefined> {
   try {

@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN_ENV, type SpawnedServer, spawnServer } from '../support/spawnServer.js';
+import { adminToken, type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 
 const running: SpawnedServer[] = [];
 afterEach(() => {
@@ -16,15 +16,6 @@ const start = async (env: Record<string, string>) => {
   return server;
 };
 const tempDb = () => join(mkdtempSync(join(tmpdir(), 'entigen-proc-')), 'app.db');
-
-async function adminToken(url: string): Promise<string> {
-  const res = await fetch(`${url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: ADMIN_ENV.ENTIGEN_ADMIN_EMAIL, password: ADMIN_ENV.ENTIGEN_ADMIN_PASSWORD }),
-  });
-  return ((await res.json()) as { token: string }).token;
-}
 
 describe('server processes', () => {
   it('share one rate-limit window through Redis', async () => {

@@ -39,3 +39,13 @@ export function spawnServer(env: Record<string, string>, cwd: string = repoRoot)
     });
   });
 }
+
+/** A session token of the administrator that ADMIN_ENV creates at start. */
+export async function adminToken(url: string): Promise<string> {
+  const res = await fetch(`${url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: ADMIN_ENV.ENTIGEN_ADMIN_EMAIL, password: ADMIN_ENV.ENTIGEN_ADMIN_PASSWORD }),
+  });
+  return ((await res.json()) as { token: string }).token;
+}

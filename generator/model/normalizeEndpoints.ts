@@ -2,7 +2,7 @@ import { entityRouteTable } from '../../runtime/model/entityRoutes.js';
 import type { EndpointMethod, EndpointModel, EntityModel, FieldModel } from '../../runtime/model/types.js';
 import { ACTIONS } from '../../runtime/model/types.js';
 import type { PathSegment } from '../schema/loadYaml.js';
-import type { RawField } from './normalizeEntity.js';
+import type { RawField } from './rawValue.js';
 
 export interface RawEndpoint {
   method: EndpointMethod;

@@ -17,28 +17,12 @@ import { baseFields, reservedBaseNames } from './baseFields.js';
 import { checkRolePermissions, defaultRolePermissions, enumeratePermissions } from './entityPermissions.js';
 import { humanize } from './naming.js';
 import { checkEndpointPaths, normalizeEndpoints, type RawEndpoint } from './normalizeEndpoints.js';
+import type { RawField, RawValue } from './rawValue.js';
 import { valueSchema } from './valueSchema.js';
 
+export type { RawField, RawValue } from './rawValue.js';
+
 /** An entity file as the JSON Schema admits it. */
-export interface RawValue extends ValueConstraints {
-  type: FieldType;
-  values?: (string | { key: string; label?: string })[];
-  ref?: string;
-  items?: RawValue;
-  properties?: Record<string, RawField>;
-}
-export interface RawField extends RawValue {
-  label?: string;
-  description?: string;
-  required?: boolean;
-  optional?: boolean;
-  unique?: boolean;
-  default?: unknown;
-  search?: boolean;
-  trackChanges?: boolean;
-  hidden?: boolean;
-  readOnly?: boolean;
-}
 export interface RawEntity {
   version: 1;
   name: string;

@@ -1,0 +1,22 @@
+import type { FieldType, ValueConstraints } from '../../runtime/model/types.js';
+
+/** A field (or array item, or object property) of an entity file as the JSON Schema admits it. */
+export interface RawValue extends ValueConstraints {
+  type: FieldType;
+  values?: (string | { key: string; label?: string })[];
+  ref?: string;
+  items?: RawValue;
+  properties?: Record<string, RawField>;
+}
+export interface RawField extends RawValue {
+  label?: string;
+  description?: string;
+  required?: boolean;
+  optional?: boolean;
+  unique?: boolean;
+  default?: unknown;
+  search?: boolean;
+  trackChanges?: boolean;
+  hidden?: boolean;
+  readOnly?: boolean;
+}

@@ -70,6 +70,7 @@ describe('README guide', () => {
     expect(lent.stdout).toContain(
       '{"error":{"code":"CONFLICT","message":"No copy of Emma is left","details":{"book":"has no copy left"}}}',
     );
+    expect(lent.stdout).toContain('{"returned":true}');
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(server.output()).toContain('loan created: Ada');
   });

@@ -23,6 +23,10 @@ export interface DispatcherOptions {
 /** The one cursor of afterCommit delivery (a fixed id: every instance contends for the same row). */
 const CURSOR_ID = '000000000000000000000002';
 const BATCH = 100;
+/** How long a commit's notice waits for others before the log is read. */
+const COALESCE_MS = 20;
+/** While a batch runs, the cursor is saved at least this often (a crash re-delivers at most this much). */
+const SAVE_EVERY_MS = 250;
 
 /**
  * Delivers afterCommit hooks from the event log, at least once, in log order. One instance at a
@@ -35,6 +39,7 @@ export class HookDispatcher {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private again = false;
+  private soon?: NodeJS.Timeout;
   private stopped = false;
 
   constructor(
@@ -81,23 +86,28 @@ export class HookDispatcher {
   /** Something committed: read the log soon (runs coalesce). */
   notify(): void {
     if (this.stopped || !this.hasAfterCommit()) return;
-    if (this.running) {
-      this.again = true;
+    if (this.running || this.soon) {
+      this.again = this.again || Boolean(this.running);
       return;
     }
-    this.running = this.run().finally(() => {
-      this.running = undefined;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        this.notify();
-      }
-    });
+    // A short pause gathers the commits of a busy moment into one read of the log.
+    this.soon = setTimeout(() => {
+      this.soon = undefined;
+      this.running = this.run().finally(() => {
+        this.running = undefined;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          this.notify();
+        }
+      });
+    }, COALESCE_MS);
   }
 
   /** Stops polling and waits for the delivery in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.soon);
     await this.running;
   }
 
@@ -133,29 +143,48 @@ export class HookDispatcher {
       if (position === undefined) return;
       const events = await eventsAfter(this.ctx.store, position, BATCH);
       if (events.length === 0) return;
+      // The cursor moves after the batch (and every SAVE_EVERY_MS within it): one write per batch,
+      // not per event; a crash delivers the unsaved part again, which at least once allows.
+      let saved = Date.now();
+      let done = position;
       for (const event of events) {
-        if (this.stopped) return;
+        if (this.stopped) break;
         const hook = this.hooksOf(event.entity)?.afterCommit;
         if (hook) {
           const error = await this.attempt(hook, event);
           if (error) await this.recordFailure(event, error);
         }
-        // Move past the event only while still holding the lease.
-        const moved = await this.ctx.store.update(
-          EVENT_CURSORS,
-          CURSOR_ID,
-          { position: event.seq, leaseUntil: this.leaseEnd() },
-          { field: 'leaseOwner', op: 'eq', value: this.owner },
-        );
-        if (!moved) return;
+        done = event.seq;
+        if (Date.now() - saved >= SAVE_EVERY_MS) {
+          if (!(await this.save(done))) return;
+          saved = Date.now();
+        }
       }
-      if (events.length < BATCH) return;
+      if (done !== position && !(await this.save(done))) return;
+      if (events.length < BATCH || this.stopped) return;
     }
+  }
+
+  /** Moves the cursor to `seq`, only while this instance still holds the lease. */
+  private async save(seq: number): Promise<boolean> {
+    const moved = await this.ctx.store.update(
+      EVENT_CURSORS,
+      CURSOR_ID,
+      { position: seq, leaseUntil: this.leaseEnd() },
+      { field: 'leaseOwner', op: 'eq', value: this.owner },
+    );
+    return moved !== null;
   }
 
   /** Takes or renews the cursor's lease; the position to deliver after, or undefined when another instance holds it. */
   private async lease(): Promise<number | undefined> {
     const now = this.ctx.now().toISOString();
+    // Held with more than half of its time left: no write needed (saves renew it as they go).
+    const cursor = await this.ctx.store.get(EVENT_CURSORS, CURSOR_ID);
+    const halfway = new Date(this.ctx.now().getTime() + (this.options.leaseMs ?? 30_000) / 2).toISOString();
+    if (cursor?.leaseOwner === this.owner && typeof cursor.leaseUntil === 'string' && cursor.leaseUntil > halfway) {
+      return cursor.position as number;
+    }
     const taken = await this.ctx.store.update(
       EVENT_CURSORS,
       CURSOR_ID,

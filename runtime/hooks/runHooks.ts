@@ -2,6 +2,7 @@ import type { Caller } from '../access/caller.js';
 import type { RepositoryScope, RuntimeContext } from '../context.js';
 import { ApiError } from '../errors/apiError.js';
 import { writableFields } from '../model/entityRoutes.js';
+import type { EntityModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
 import { validationDetails } from '../validation/validationDetails.js';
 import type { EntityHooks, HookName, WriteOperation } from './hookTypes.js';
@@ -39,7 +40,7 @@ export async function runBeforeCreate(
   const hook = hooksOf(scope, plural)?.beforeCreate;
   if (!hook) return values;
   const { writable, rest } = splitWritable(scope, plural, values);
-  const result = await call(plural, 'beforeCreate', () => hook({ ...hookContext(scope, plural), data: writable }));
+  const result = await call(plural, 'beforeCreate', () => hook(hookArgs(scope, plural, { data: writable })));
   if (result === undefined) return values;
   checkResult(scope, plural, 'beforeCreate', result, 'create');
   return { ...(result as Record<string, unknown>), ...rest };
@@ -57,7 +58,7 @@ export async function runBeforeUpdate(
   if (!hook) return patch;
   const { writable, rest } = splitWritable(scope, plural, patch);
   const result = await call(plural, 'beforeUpdate', () =>
-    hook({ ...hookContext(scope, plural), id, data: writable, existing: existing as never }),
+    hook(hookArgs(scope, plural, { id, data: writable, existing: existing as never })),
   );
   if (result === undefined) return patch;
   checkResult(scope, plural, 'beforeUpdate', result, 'update');
@@ -67,7 +68,7 @@ export async function runBeforeUpdate(
 export async function runBeforeDelete(scope: WriteScope, plural: string, id: string, existing: Doc): Promise<void> {
   const hook = hooksOf(scope, plural)?.beforeDelete;
   if (!hook) return;
-  await call(plural, 'beforeDelete', () => hook({ ...hookContext(scope, plural), id, existing: existing as never }));
+  await call(plural, 'beforeDelete', () => hook(hookArgs(scope, plural, { id, existing: existing as never })));
 }
 
 /** Whether an entity has any before-hook (the operations then always write in a transaction). */
@@ -80,13 +81,19 @@ function hooksOf(scope: WriteScope, plural: string): EntityHooks | undefined {
   return scope.ctx.hooks.get(plural);
 }
 
-function hookContext(scope: WriteScope, plural: string) {
-  return {
+/** A hook's arguments; `repositories` is built on first use (most hooks never touch it). */
+function hookArgs<T extends object>(scope: WriteScope, plural: string, extra: T) {
+  let repositories: unknown;
+  const args = {
     caller: scope.caller,
     now: scope.now,
     operation: scope.operation,
-    repositories: scope.ctx.repositoriesFor?.({ ...scope, depth: scope.depth + 1, path: [...scope.path, plural] }),
+    get repositories() {
+      repositories ??= scope.ctx.repositoriesFor?.({ ...scope, depth: scope.depth + 1, path: [...scope.path, plural] });
+      return repositories;
+    },
   };
+  return Object.assign(args, extra);
 }
 
 async function call<T>(plural: string, hook: HookName, run: () => T | Promise<T>): Promise<T> {
@@ -98,8 +105,16 @@ async function call<T>(plural: string, hook: HookName, run: () => T | Promise<T>
   }
 }
 
+/** The writable field names of each entity model, computed once. */
+const writableNames = new WeakMap<EntityModel, ReadonlySet<string>>();
+
 function splitWritable(scope: WriteScope, plural: string, values: Record<string, unknown>) {
-  const names = new Set(writableFields(scope.ctx.registry.entities.get(plural)!.model).map((f) => f.name));
+  const model = scope.ctx.registry.entities.get(plural)!.model;
+  let names = writableNames.get(model);
+  if (!names) {
+    names = new Set(writableFields(model).map((f) => f.name));
+    writableNames.set(model, names);
+  }
   const writable: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) (names.has(key) ? writable : rest)[key] = value;

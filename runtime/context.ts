@@ -46,6 +46,8 @@ export interface RuntimeContext {
   repositoriesFor?(scope: RepositoryScope): unknown;
   /** Tells the event dispatcher that something committed (it also polls). */
   notifyCommitted?(): void;
+  /** A session, API key or account ended or changed here: realtime streams check their credentials now. */
+  notifyCredentialsChanged?(): void;
   /** Injected so tests can move time. */
   now(): Date;
 }

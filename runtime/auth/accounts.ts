@@ -87,6 +87,7 @@ export async function revokeSession(auth: AuthContext, caller: Caller): Promise<
   } catch (error) {
     if (!(error instanceof UniqueConflict)) throw error;
   }
+  auth.ctx.notifyCredentialsChanged?.();
 }
 
 /** New password after checking the current one; every earlier session of the user ends. Returns a fresh token. */
@@ -116,6 +117,7 @@ async function setPassword(auth: AuthContext, userId: string, password: string):
     updatedAt: now,
   });
   await endResetTokens(auth.ctx.store, userId, now);
+  auth.ctx.notifyCredentialsChanged?.();
 }
 
 export async function endResetTokens(store: Store, userId: string, now: string): Promise<void> {

@@ -129,5 +129,6 @@ export async function revokeApiKey(
   if (!key || key.revokedAt || (key.ownerId !== user.id && !caller.isAdmin)) throw notFound('API key');
   const now = auth.ctx.now().toISOString();
   await auth.ctx.store.update(API_KEYS, id, { revokedAt: now, updatedAt: now });
+  auth.ctx.notifyCredentialsChanged?.();
   return { id, revoked: true };
 }

@@ -114,7 +114,10 @@ export async function updateUser(auth: AuthContext, caller: Caller, id: string, 
       throw new ApiError('UNPROCESSABLE_ENTITY', 'The last administrator cannot lose the ADMIN role or be disabled');
     }
   }
-  return userView((await store.update(USERS, id, set))!);
+  const updated = (await store.update(USERS, id, set))!;
+  // Disabled or with other roles: the user's open streams see it at once.
+  if (set.disabled !== undefined || set.roles) auth.ctx.notifyCredentialsChanged?.();
+  return userView(updated);
 }
 
 /**

@@ -18,15 +18,51 @@ export interface RuntimeConfig {
   metrics: { token?: string };
   /** afterCommit delivery: attempts before a delivery is failed, the first retry delay (doubling), a hook's time limit. */
   hooks: { attempts: number; backoffMs: number; timeoutMs: number };
-  /** How long the event log keeps delivered events. */
-  events: { retentionMs: number };
+  /**
+   * The event log: kept at least `retentionMs` (and while a consumer still needs it), and at
+   * most `maxCount` events beyond that age limit (0: no count limit).
+   */
+  events: { retentionMs: number; maxCount: number };
+  /** Server-Sent Events subscriptions (GET /api/v1/realtime). */
+  realtime: RealtimeConfig;
+  /** Outgoing webhooks (the built-in webhooks entity). */
+  webhooks: WebhooksConfig;
 }
 
-const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+export interface RealtimeConfig {
+  /** Open streams one user may hold (one anonymous client per address counts as a user). */
+  maxStreamsPerUser: number;
+  /** Open streams one instance serves. */
+  maxStreams: number;
+  /** Events one stream is sent per second at most; more wait their turn. */
+  eventsPerSecond: number;
+  /** A comment line this often keeps proxies from closing an idle stream; credentials are checked again then. */
+  heartbeatMs: number;
+  /** How often the log is read when no notice arrives (commits on instances that cannot tell this one). */
+  pollMs: number;
+  /** A stream whose client has not taken its data for this long is closed (it resumes with Last-Event-ID). */
+  slowConsumerMs: number;
+}
+
+export interface WebhooksConfig {
+  /** Attempts of one delivery before it is failed (dead-lettered). */
+  attempts: number;
+  /** Delay before the first retry; it doubles with each attempt (with jitter), up to maxBackoffMs. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** A receiver that has not answered in this time fails the attempt. */
+  timeoutMs: number;
+  /** Targets on loopback, private, link-local or other non-public addresses are refused unless true. */
+  allowPrivateTargets: boolean;
+  /** How long an instance holds a webhook's delivery lease without renewing it. */
+  leaseMs: number;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 export function parseDuration(text: string): number {
-  const match = /^([1-9]\d*)([smhd])$/.exec(text);
-  if (!match) throw new Error(`invalid duration "${text}"; use a number and s, m, h or d`);
+  const match = /^([1-9]\d*)(ms|s|m|h|d)$/.exec(text);
+  if (!match) throw new Error(`invalid duration "${text}"; use a number and ms, s, m, h or d`);
   return Number(match[1]) * UNITS[match[2]];
 }
 
@@ -105,6 +141,34 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
       backoffMs: parseDuration(raw.hooks?.backoff ?? '10s'),
       timeoutMs: parseDuration(raw.hooks?.timeout ?? '30s'),
     },
-    events: { retentionMs: parseDuration(raw.events?.retention ?? '7d') },
+    events: {
+      retentionMs: parseDuration(raw.events?.retention ?? '7d'),
+      maxCount: raw.events?.maxCount ?? 1_000_000,
+    },
+    realtime: {
+      maxStreamsPerUser: raw.realtime?.maxStreamsPerUser ?? 10,
+      maxStreams: raw.realtime?.maxStreams ?? 5000,
+      eventsPerSecond: raw.realtime?.eventsPerSecond ?? 200,
+      heartbeatMs: parseDuration(raw.realtime?.heartbeat ?? '15s'),
+      pollMs: parseDuration(raw.realtime?.poll ?? '1s'),
+      slowConsumerMs: parseDuration(raw.realtime?.slowConsumerTimeout ?? '30s'),
+    },
+    webhooks: {
+      attempts: raw.webhooks?.attempts ?? 12,
+      backoffMs: parseDuration(raw.webhooks?.backoff ?? '1m'),
+      maxBackoffMs: parseDuration(raw.webhooks?.maxBackoff ?? '8h'),
+      timeoutMs: parseDuration(raw.webhooks?.timeout ?? '10s'),
+      allowPrivateTargets:
+        booleanFromEnv(env.WEBHOOKS_ALLOW_PRIVATE_TARGETS, 'WEBHOOKS_ALLOW_PRIVATE_TARGETS') ??
+        raw.webhooks?.allowPrivateTargets ??
+        false,
+      leaseMs: parseDuration(raw.webhooks?.lease ?? '30s'),
+    },
   };
+}
+
+function booleanFromEnv(value: string | undefined, name: string): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value !== 'true' && value !== 'false') throw new Error(`${name} must be true or false, not "${value}"`);
+  return value === 'true';
 }

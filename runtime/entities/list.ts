@@ -2,6 +2,7 @@ import { andWhere } from '../access/accessFor.js';
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { sealValue } from '../crypto/signedToken.js';
+import type { EntityModel } from '../model/types.js';
 import type { ListQuery } from '../query/listQuery.js';
 import type { Doc, FindQuery, Where } from '../store/types.js';
 import { entityOf } from './entityOf.js';
@@ -23,15 +24,28 @@ export interface ListResult {
   nextCursor?: string;
 }
 
+/**
+ * The records a list shows the caller before its own filters: the view constraint (roles,
+ * ownership, grants, tenancy) with archived records left out unless asked for. Lists and
+ * realtime subscriptions both ask this, so a stream shows exactly what a list would.
+ * Throws 401/403 when the caller may not view the entity at all.
+ */
+export async function listConstraint(
+  ctx: RuntimeContext,
+  caller: Caller,
+  model: EntityModel,
+  includeArchived: boolean,
+): Promise<Where | undefined> {
+  const viewable = await scopeFor(ctx, caller, model, 'view');
+  const archived: Where | undefined =
+    model.ownership === 'owned' && !includeArchived ? { field: 'archivedAt', op: 'exists', value: false } : undefined;
+  return andWhere(viewable, archived);
+}
+
 /** GET /{plural}: the caller's view constraint, archived records left out, filters, text, order, page. */
 export async function listOperation({ ctx, plural, query, caller }: ListInput): Promise<ListResult> {
   const { model } = entityOf(ctx, plural);
-  const viewable = await scopeFor(ctx, caller, model, 'view');
-  const archived: Where | undefined =
-    model.ownership === 'owned' && !query.includeArchived
-      ? { field: 'archivedAt', op: 'exists', value: false }
-      : undefined;
-  const where = andWhere(viewable, archived, ...query.where);
+  const where = andWhere(await listConstraint(ctx, caller, model, query.includeArchived), ...query.where);
   const keyset = !query.sort;
   const find: FindQuery = {
     where,

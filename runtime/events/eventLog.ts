@@ -90,6 +90,16 @@ export async function eventsAfter(store: Store, seq: number, limit: number): Pro
   return rows as unknown as ChangeEvent[];
 }
 
+/** The sequence number of the oldest event still kept; undefined for an empty log. */
+export async function oldestEventSeq(store: Store): Promise<number | undefined> {
+  const [row] = await store.find(CHANGE_EVENTS, {
+    sort: [{ field: 'seq', direction: 'asc' }],
+    select: ['seq'],
+    limit: 1,
+  });
+  return row?.seq as number | undefined;
+}
+
 export async function eventAt(store: Store, seq: number): Promise<ChangeEvent | undefined> {
   const [row] = await store.find(CHANGE_EVENTS, { where: { field: 'seq', op: 'eq', value: seq }, limit: 1 });
   return row as unknown as ChangeEvent | undefined;

@@ -82,7 +82,8 @@ export function authenticate(options: AuthenticateOptions) {
     };
   }
 
-  return async function authenticate(req: Request, _res: Response, next: NextFunction): Promise<void> {
+  /** The caller of a request; throws 401 for a Bearer credential that does not verify. */
+  async function identify(req: Request): Promise<Caller> {
     const bearer = bearerToken(req);
     let caller: Caller | undefined;
     if (bearer?.startsWith(API_KEY_PREFIX)) caller = await apiKeyCaller(bearer);
@@ -96,9 +97,15 @@ export function authenticate(options: AuthenticateOptions) {
     caller ??= await anonymousCaller(options.roles);
     const tenant = req.headers[TENANT_HEADER];
     if (typeof tenant === 'string' && tenant !== '') caller = { ...caller, requestedTenantId: tenant };
-    req.caller = caller;
+    return caller;
+  }
+
+  async function authenticate(req: Request, _res: Response, next: NextFunction): Promise<void> {
+    req.caller = await identify(req);
     next();
-  };
+  }
+  // Long-lived requests (realtime streams) authenticate again with the same headers.
+  return Object.assign(authenticate, { identify });
 }
 
 function bearerToken(req: Request): string | undefined {

@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response, 
 import type { AuthContext } from '../auth/authContext.js';
 import type { SetupState } from '../auth/setup.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
+import type { RealtimeHub } from '../events/realtime/realtimeHub.js';
 import { healthRoute } from '../health/healthRoute.js';
 import type { Metrics } from '../health/metrics.js';
 import { METRICS_PATH, metricsRoute } from '../health/metricsRoute.js';
@@ -25,6 +26,7 @@ import { methodNotAllowed, RouteTable } from './methodNotAllowed.js';
 import { identifyCaller } from './rateLimit/identifyCaller.js';
 import type { LimiterStore } from './rateLimit/limiterStore.js';
 import { rateLimit } from './rateLimit/rateLimit.js';
+import { REALTIME_PATH, realtimeRoutes } from './realtimeRoutes.js';
 import { refusePrototypeKeys } from './refusePrototypeKeys.js';
 import { refuseUnstorableInput } from './refuseUnstorableInput.js';
 import { requestLog } from './requestLog.js';
@@ -48,6 +50,8 @@ export interface AppOptions {
   uploads: { dir: string; maxBytes: number };
   /** Prometheus numbers for GET /api/metrics. */
   operator: OperatorMetrics;
+  /** The open realtime streams (GET /api/v1/realtime). */
+  realtime: RealtimeHub;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -67,6 +71,7 @@ export function createApp({
   scheduler,
   uploads,
   operator,
+  realtime,
 }: AppOptions): { app: Express; routes: RouteTable } {
   const { ctx, config } = auth;
   const app = express();
@@ -150,6 +155,7 @@ export function createApp({
   mount(`${API_PREFIX}/roles`, roleRoutes(auth));
   mount(`${API_PREFIX}/apikeys`, apiKeyRoutes(auth));
   mount(`${API_PREFIX}/schema`, schemaRoutes(ctx.registry.model));
+  mount(REALTIME_PATH, realtimeRoutes({ ctx, hub: realtime, identify: authenticateCaller.identify }));
   if (ctx.registry.model.features.includes('search')) mount(`${API_PREFIX}/search`, searchRoutes(ctx));
   if (ctx.registry.entities.has(SCHEDULED_JOBS)) mount(`${API_PREFIX}/scheduledJobs`, jobRoutes(ctx, scheduler));
   if (media) mount(`${API_PREFIX}/${MEDIA_ASSETS}`, mediaRoutes(ctx, uploads));

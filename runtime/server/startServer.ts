@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import type { Express, RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
 import { type Logger, pino } from 'pino';
 import { SYSTEM_CALLER } from '../access/caller.js';
 import { RoleTable } from '../access/roleTable.js';
@@ -15,6 +13,8 @@ import { loadSecrets } from '../crypto/secrets.js';
 import { hookTable, type Registry } from '../defineRegistry.js';
 import { ensureEventSequence, pruneEvents } from '../events/eventLog.js';
 import { HookDispatcher } from '../events/hookDispatcher.js';
+import { LogFeed } from '../events/logFeed.js';
+import { RealtimeHub } from '../events/realtime/realtimeHub.js';
 import { metrics } from '../health/metrics.js';
 import { OperatorMetrics } from '../health/operatorMetrics.js';
 import { repositoryWriter } from '../hooks/repositoryWriter.js';
@@ -31,6 +31,7 @@ import { MeasuredStore } from '../store/measuredStore.js';
 import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/types.js';
 import { featureRules } from './featureRules.js';
+import { RedisBus } from './redisBus.js';
 
 export interface StartOptions {
   registry: Registry;
@@ -75,6 +76,10 @@ export interface Entigen {
   scheduler: Scheduler;
   /** Delivers afterCommit hooks from the event log. */
   dispatcher: HookDispatcher;
+  /** The open realtime streams of this instance. */
+  realtime: RealtimeHub;
+  /** This instance's reader of the event log. */
+  feed: LogFeed;
   /** Stops the scheduler, the dispatcher and the sweeper, and closes the store (the host closes its server). */
   close(): Promise<void>;
 }
@@ -206,10 +211,6 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
       store,
       repositoryWriter(() => ({ ctx, caller: SYSTEM_CALLER, now: ctx.now(), depth: 0, path: [] })),
     );
-  const dispatcher = new HookDispatcher(ctx, { ...config.hooks, repositories: systemRepositories });
-  ctx.notifyCommitted = () => dispatcher.notify();
-  await dispatcher.start();
-
   // ioredis loads only when REDIS_URL asks for it.
   const redis = env.REDIS_URL
     ? new (await import('ioredis')).Redis(env.REDIS_URL, {
@@ -220,13 +221,38 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     : undefined;
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   // ENTIGEN_REDIS_PREFIX separates apps (or test runs) that share one Redis.
-  const limiter: LimiterStore = redis
-    ? trackedLimiter(redisLimiterStore(redis, `${env.ENTIGEN_REDIS_PREFIX ?? 'entigen'}:rl`))
-    : memoryLimiterStore();
+  const prefix = env.ENTIGEN_REDIS_PREFIX ?? 'entigen';
+  const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${prefix}:rl`)) : memoryLimiterStore();
   const services: Record<string, () => Promise<void>> = redis ? { redis: async () => void (await redis.ping()) } : {};
-  const subscriber = redis
-    ? await shareRoleChanges(redis, auth, `${env.ENTIGEN_REDIS_PREFIX ?? 'entigen'}:roles`)
-    : undefined;
+  const bus = redis ? await RedisBus.connect(redis, prefix, logger) : undefined;
+
+  const dispatcher = new HookDispatcher(ctx, { ...config.hooks, repositories: systemRepositories });
+  // One reader of the event log for realtime streams; other instances' commits arrive through
+  // Redis when it is configured, and by polling the log either way.
+  const feed = new LogFeed({
+    store,
+    logger,
+    pollMs: config.realtime.pollMs,
+    publish: bus ? (seq) => bus.publish('events', String(seq)) : undefined,
+  });
+  await feed.start();
+  const realtime = new RealtimeHub(feed, config.realtime, logger);
+  realtime.start();
+  ctx.notifyCommitted = () => {
+    dispatcher.notify();
+    feed.notify();
+  };
+  ctx.notifyCredentialsChanged = () => {
+    realtime.recheckAll();
+    bus?.publish('credentials');
+  };
+  await dispatcher.start();
+  if (bus) {
+    await bus.on('events', (seq) => feed.heard(Number(seq)));
+    await bus.on('credentials', () => realtime.recheckAll());
+    await bus.on('roles', () => auth.roles.invalidate(false));
+    auth.roles.onChange = () => bus.publish('roles');
+  }
   const drain: DrainState = { draining: false };
   const scheduler = new Scheduler({
     ctx,
@@ -246,6 +272,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     scheduler,
     uploads,
     operator,
+    realtime,
   });
 
   const sweeper = setInterval(() => {
@@ -274,6 +301,9 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   const stopWork = () => {
     stopping ??= (async () => {
       clearInterval(sweeper);
+      // Streams end first: their clients reconnect (elsewhere) with Last-Event-ID.
+      realtime.closeAll();
+      feed.stop();
       await scheduler.stop(config.server.shutdownGraceMs);
       await dispatcher.stop();
     })();
@@ -288,6 +318,8 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     routes,
     scheduler,
     dispatcher,
+    realtime,
+    feed,
     drain,
     redis: Boolean(redis),
     stopWork,
@@ -296,7 +328,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
         drain.draining = true;
         await stopWork();
         await store.close();
-        await subscriber?.quit().catch(() => undefined);
+        await bus?.close();
         await redis?.quit().catch(() => undefined);
       })();
       return closing;
@@ -316,26 +348,6 @@ async function drainConnections(server: Server, graceMs: number): Promise<void> 
     });
     server.closeIdleConnections();
   });
-}
-
-/** A role changed on one instance empties the role cache of every instance. */
-async function shareRoleChanges(redis: Redis, auth: AuthContext, channel: string): Promise<Redis> {
-  const instance = randomUUID();
-  // Unlike the limiter's client, the subscriber may wait for its connection.
-  const subscriber = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
-  subscriber.on('error', (error) => auth.ctx.logger.warn({ err: error }, 'redis subscriber error'));
-  subscriber.on('message', (_channel, sender) => {
-    if (sender !== instance) auth.roles.invalidate(false);
-  });
-  await subscriber
-    .subscribe(channel)
-    .catch((error) => auth.ctx.logger.warn({ err: error }, 'cannot subscribe to role changes'));
-  auth.roles.onChange = () => {
-    redis
-      .publish(channel, instance)
-      .catch((error) => auth.ctx.logger.warn({ err: error }, 'cannot publish a role change'));
-  };
-  return subscriber;
 }
 
 function trackedLimiter(store: LimiterStore): LimiterStore {

@@ -60,6 +60,7 @@ export function openApiDocument(model: AppModel): JsonSchema {
         'apikeys',
         'schema',
         'health',
+        'realtime',
         ...(model.features.includes('search') ? ['search'] : []),
       ].map((name) => ({ name })),
       ...model.entities
@@ -130,9 +131,11 @@ function operationObject(op: Operation): JsonSchema {
                 ? { 'text/html': { schema: { type: 'string' } } }
                 : op.responseType === 'text'
                   ? { 'text/plain': { schema: { type: 'string' } } }
-                  : op.responseType === 'binary'
-                    ? { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } }
-                    : json(op.response),
+                  : op.responseType === 'event-stream'
+                    ? { 'text/event-stream': { schema: { type: 'string' } } }
+                    : op.responseType === 'binary'
+                      ? { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } }
+                      : json(op.response),
           },
   };
   for (const code of new Set<ErrorCode>([...op.errors, ...pipelineErrors(op)])) {

@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../../../runtime/errors/apiError.js';
 import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../../../runtime/model/collections.js';
+import { entityRouteTable } from '../../../runtime/model/entityRoutes.js';
 import type { AppModel } from '../../../runtime/model/types.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
 
@@ -19,7 +20,7 @@ export interface Operation {
   bodyOptional?: boolean;
   status?: number;
   response?: JsonSchema;
-  responseType?: 'json' | 'html' | 'binary' | 'text';
+  responseType?: 'json' | 'html' | 'binary' | 'text' | 'event-stream';
   responseDescription?: string;
   errors: ErrorCode[];
   /** Takes x-tenant-id (operations on tenant-scoped entities). */
@@ -494,6 +495,7 @@ export function fixedOperations(model: AppModel): Operation[] {
       },
     );
   }
+  ops.push(realtimeOperation(model));
   if (model.features.includes('search')) {
     ops.push({
       method: 'GET',
@@ -521,4 +523,69 @@ export function fixedOperations(model: AppModel): Operation[] {
     });
   }
   return ops;
+}
+
+/** GET /api/v1/realtime: Server-Sent Events of the entities that have a list. */
+function realtimeOperation(model: AppModel): Operation {
+  const subscribable = model.entities
+    .filter((e) => entityRouteTable(e).some(([, , route]) => route === 'list'))
+    .map((e) => e.plural);
+  return {
+    method: 'GET',
+    path: '/api/v1/realtime',
+    operationId: 'realtime',
+    tag: 'realtime',
+    summary:
+      'Server-Sent Events: each change to the named entities that you could see in their lists at that moment, in log order; resume with Last-Event-ID',
+    query: [
+      {
+        name: 'entities',
+        in: 'query',
+        required: true,
+        description: `Entity plurals, comma-separated or repeated: ${subscribable.join(', ')}`,
+        schema: { type: 'string', minLength: 1 },
+      },
+      {
+        name: 'includeArchived',
+        in: 'query',
+        description: 'true: archived records stay in view (as with lists)',
+        schema: { type: 'boolean', default: false },
+      },
+      {
+        name: 'select',
+        in: 'query',
+        description: 'Fields to send besides id, comma-separated (default: every field GET shows)',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'tenant',
+        in: 'query',
+        description: 'The tenant to narrow to, for clients that cannot send x-tenant-id (EventSource)',
+        schema: { type: 'string', pattern: '^[0-9a-f]{24}$' },
+      },
+      {
+        name: 'lastEventId',
+        in: 'query',
+        description: 'Resume after this event (the Last-Event-ID header wins)',
+        schema: { type: 'integer', minimum: 0 },
+      },
+      {
+        name: 'Last-Event-ID',
+        in: 'header',
+        description: 'Resume after this event: every later event you may see is sent first, in order',
+        schema: { type: 'string', pattern: '^[0-9]+$' },
+      },
+    ],
+    response: str,
+    responseType: 'event-stream',
+    responseDescription: [
+      'A text/event-stream. Each event: `id:` the log sequence number, `event:` `<plural>.<created|updated|deleted|archived|restored|incremented|reverted>`,',
+      '`data:` the record as GET shows it to you (for deletes `{ "id" }`). A record that leaves your view sends `<plural>.deleted` with',
+      '`{ "id", "reason": "hidden" }` (an archive: `<plural>.archived` with `{ "id" }`). Comment lines are heartbeats. The event',
+      '`stream.error` with `{ "error": { "code", "message" } }` ends the stream: EVENTS_EXPIRED (reload, then subscribe without',
+      'Last-Event-ID), UNAUTHORIZED (the session ended or the key was revoked).',
+    ].join(' '),
+    errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED'],
+    tenantScoped: true,
+  };
 }

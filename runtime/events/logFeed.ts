@@ -1,0 +1,117 @@
+import type { Logger } from 'pino';
+import type { Store } from '../store/types.js';
+import { type ChangeEvent, eventsAfter, lastEventSeq } from './eventLog.js';
+
+export interface LogFeedOptions {
+  store: Store;
+  logger: Logger;
+  /** How often the log is read while someone listens and no notice came (other instances' commits). */
+  pollMs: number;
+  /** Told after a read found events committed through this instance (other instances learn of them). */
+  publish?(seq: number): void;
+}
+
+/** Events kept in memory for listeners that are close behind the head. */
+const CACHE_SIZE = 4096;
+const READ_BATCH = 500;
+
+/**
+ * One reader of the event log per instance. It reads what was committed since its last read,
+ * once for every listener (realtime streams, webhook delivery), keeps the newest events in
+ * memory, and wakes the listeners. A read happens when this instance committed, when another
+ * instance says it did (Redis), and every `pollMs` while anyone listens.
+ */
+export class LogFeed {
+  /** The last sequence number read from the log. */
+  head = 0;
+  private cache: ChangeEvent[] = [];
+  private readonly listeners = new Set<() => void>();
+  private reading?: Promise<void>;
+  private again = false;
+  private localCommit = false;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(private readonly options: LogFeedOptions) {}
+
+  async start(): Promise<void> {
+    this.head = await lastEventSeq(this.options.store);
+    this.timer = setInterval(() => {
+      if (this.listeners.size > 0) this.notify(false);
+    }, this.options.pollMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.timer);
+  }
+
+  /** Something committed (`local`: through this instance) or may have: read the log now. */
+  notify(local = true): void {
+    if (this.stopped) return;
+    this.localCommit ||= local;
+    if (this.reading) {
+      this.again = true;
+      return;
+    }
+    this.reading = this.read().finally(() => {
+      this.reading = undefined;
+      if (this.again) {
+        this.again = false;
+        this.notify(false);
+      }
+    });
+  }
+
+  /** Another instance committed up to `seq`. */
+  heard(seq: number): void {
+    if (seq > this.head) this.notify(false);
+  }
+
+  /** Calls `listener` after each read that found events; returns the unsubscribe function. */
+  listen(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get listening(): number {
+    return this.listeners.size;
+  }
+
+  /** Events after `position`, oldest first, up to `limit`: from memory when it reaches back that far. */
+  async after(position: number, limit: number): Promise<ChangeEvent[]> {
+    if (position >= this.head) return [];
+    const first = this.cache[0]?.seq;
+    if (first !== undefined && first <= position + 1) {
+      const start = position + 1 - first;
+      return this.cache.slice(start, start + limit);
+    }
+    return eventsAfter(this.options.store, position, limit);
+  }
+
+  private async read(): Promise<void> {
+    const local = this.localCommit;
+    this.localCommit = false;
+    try {
+      for (;;) {
+        const events = await eventsAfter(this.options.store, this.head, READ_BATCH);
+        if (events.length === 0) return;
+        this.remember(events);
+        this.head = events.at(-1)!.seq;
+        if (local) this.options.publish?.(this.head);
+        for (const listener of this.listeners) listener();
+        if (events.length < READ_BATCH) return;
+      }
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'reading the event log failed; the next notice or poll tries again');
+    }
+  }
+
+  private remember(events: ChangeEvent[]): void {
+    // The cache stays one unbroken run of sequence numbers ending at the head.
+    if (this.cache.length > 0 && this.cache.at(-1)!.seq + 1 !== events[0].seq) this.cache = [];
+    this.cache.push(...events);
+    if (this.cache.length > CACHE_SIZE) this.cache.splice(0, this.cache.length - CACHE_SIZE);
+  }
+}

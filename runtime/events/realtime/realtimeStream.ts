@@ -1,0 +1,171 @@
+import type { ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { ErrorCode } from '../../errors/apiError.js';
+import type { LogFeed } from '../logFeed.js';
+import type { SubscriberEvent, SubscriptionView } from './subscriptionView.js';
+
+export interface StreamLimits {
+  eventsPerSecond: number;
+  /** The client must take what was written within this time, or the stream is closed. */
+  slowConsumerMs: number;
+}
+
+/** The event a stream ends with when the client must act (reload, sign in again). */
+export const STREAM_ERROR_EVENT = 'stream.error';
+const PAGE = 200;
+
+/**
+ * One Server-Sent Events stream. It pulls from the log feed from its own position, so a stream
+ * that resumes (Last-Event-ID) and one that is live run the same code, each event is written at
+ * most once and always in log order. What waits for the client is never more than the socket's
+ * buffer: a client that does not read for `slowConsumerMs` is disconnected (it resumes from
+ * its last id); one that would get more than `eventsPerSecond` gets the rest later.
+ */
+export class RealtimeStream {
+  /** Every event up to this one was sent or is not for this subscriber. */
+  private position: number;
+  /** The last id the client was told. */
+  private told: number;
+  private pumping = false;
+  private wanted = false;
+  private closed = false;
+  private tokens: number;
+  private refilledAt = Date.now();
+  private unlisten?: () => void;
+  private readonly closeListeners: (() => void)[] = [];
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly feed: LogFeed,
+    readonly view: SubscriptionView,
+    position: number,
+    private readonly limits: StreamLimits,
+    private readonly logger: Logger,
+  ) {
+    this.position = position;
+    this.told = position;
+    this.tokens = limits.eventsPerSecond;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Starts sending: everything after the position, then what the feed reads next. */
+  start(): void {
+    this.res.on('close', () => this.close());
+    this.unlisten = this.feed.listen(() => this.wake());
+    this.wake();
+  }
+
+  onClose(listener: () => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  /** A comment that keeps proxies from closing the stream, and the position reached without events. */
+  heartbeat(): void {
+    if (this.closed) return;
+    let text = ': ping\n\n';
+    if (this.position > this.told && !this.pumping) {
+      // An id without data dispatches nothing, but a reconnect starts after it.
+      text += `id: ${this.position}\n\n`;
+      this.told = this.position;
+    }
+    this.res.write(text);
+  }
+
+  /** Ends the stream with an error event the client can act on. */
+  fail(code: ErrorCode | 'EVENTS_EXPIRED', message: string): void {
+    if (this.closed) return;
+    this.res.write(`event: ${STREAM_ERROR_EVENT}\ndata: ${JSON.stringify({ error: { code, message } })}\n\n`);
+    this.close();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unlisten?.();
+    if (!this.res.writableEnded) this.res.end();
+    for (const listener of this.closeListeners) listener();
+  }
+
+  private wake(): void {
+    if (this.closed) return;
+    if (this.pumping) {
+      this.wanted = true;
+      return;
+    }
+    this.pumping = true;
+    this.pump()
+      .catch((error) => {
+        this.logger.warn({ err: error }, 'realtime stream failed');
+        this.fail('INTERNAL_ERROR', 'The stream failed; reconnect with Last-Event-ID to resume');
+      })
+      .finally(() => {
+        this.pumping = false;
+        if (this.wanted) {
+          this.wanted = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async pump(): Promise<void> {
+    while (!this.closed && this.position < this.feed.head) {
+      const events = await this.feed.after(this.position, PAGE);
+      if (events.length === 0) return;
+      if (events[0].seq !== this.position + 1) {
+        this.fail('EVENTS_EXPIRED', `Events after ${this.position} are no longer kept; reload, then subscribe anew`);
+        return;
+      }
+      for (const event of events) {
+        if (this.closed) return;
+        const shown = await this.view.view(event);
+        if (shown) await this.send(shown);
+        this.position = event.seq;
+      }
+    }
+  }
+
+  private async send(event: SubscriberEvent): Promise<void> {
+    await this.takeToken();
+    if (this.closed) return;
+    const written = this.res.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    this.told = event.seq;
+    if (!written) await this.drained();
+  }
+
+  /** Waits until the socket took the buffered data; closes the stream when that takes too long. */
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.logger.info('realtime client too slow; stream closed (it resumes with Last-Event-ID)');
+        done();
+        this.res.destroy();
+        this.close();
+      }, this.limits.slowConsumerMs);
+      this.res.once('drain', done);
+      this.res.once('close', done);
+    });
+  }
+
+  private async takeToken(): Promise<void> {
+    const rate = this.limits.eventsPerSecond;
+    for (;;) {
+      const now = Date.now();
+      this.tokens = Math.min(rate, this.tokens + ((now - this.refilledAt) * rate) / 1000);
+      this.refilledAt = now;
+      if (this.tokens >= 1 || this.closed) {
+        this.tokens -= 1;
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.ceil(((1 - this.tokens) * 1000) / rate)));
+    }
+  }
+}

@@ -1,0 +1,265 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { pruneEvents } from '../../runtime/events/eventLog.js';
+import { openSse, type SseEvent, type SseStream } from '../support/sse.js';
+import { GENEROUS_LIMITS, startTestServer, type TestServer } from '../support/testServer.js';
+
+const REALTIME = {
+  maxStreamsPerUser: 8,
+  maxStreams: 100,
+  eventsPerSecond: 1000,
+  heartbeatMs: 300,
+  pollMs: 1000,
+  slowConsumerMs: 5000,
+};
+
+describe('realtime over Server-Sent Events', () => {
+  let server: TestServer;
+  let admin: { id: string; token: string };
+  const open: SseStream[] = [];
+  const subscribe = async (query: string, token?: string, headers?: Record<string, string>) => {
+    const stream = await openSse(`${server.url}/api/v1/realtime?${query}`, { token, headers });
+    open.push(stream);
+    return stream;
+  };
+  /** A write that every admin stream sees: when it arrives, everything before it has too. */
+  const marker = async (stream: SseStream) => {
+    const made = await server.call('POST', '/api/v1/articles', {
+      token: admin.token,
+      body: { title: 'marker', body: 'm', status: 'published' },
+    });
+    await stream.next((e) => e.event === 'articles.created' && e.data.id === made.body.data.id);
+  };
+  const ids = (events: SseEvent[], id: string) => events.filter((e) => e.data?.id === id).map((e) => e.event);
+
+  beforeAll(async () => {
+    server = await startTestServer({}, { overrides: { rateLimit: GENEROUS_LIMITS, realtime: REALTIME } });
+    admin = (await server.user({ roles: ['ADMIN'] })) as { id: string; token: string };
+  });
+  afterEach(async () => {
+    for (const stream of open.splice(0)) stream.close();
+    // The server notices the closed connections before the next test counts streams.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  });
+  afterAll(() => server.close());
+
+  it('sends each subscriber exactly what its list shows, and a delete-like event when a record leaves it', async () => {
+    const reader = await server.user();
+    const adminStream = await subscribe('entities=articles', admin.token);
+    const readerStream = await subscribe('entities=articles', reader.token);
+    expect(adminStream.status).toBe(200);
+    expect(adminStream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+
+    const draft = (
+      await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title: 'Draft', body: 'b' } })
+    ).body.data;
+    await server.call('PATCH', `/api/v1/articles/${draft.id}`, {
+      token: admin.token,
+      body: { status: 'published' },
+    });
+    await server.call('PATCH', `/api/v1/articles/${draft.id}`, { token: admin.token, body: { status: 'draft' } });
+    await server.call('DELETE', `/api/v1/articles/${draft.id}`, { token: admin.token });
+    await marker(adminStream);
+    await marker(readerStream);
+
+    expect(ids(adminStream.events, draft.id)).toEqual([
+      'articles.created',
+      'articles.updated',
+      'articles.updated',
+      'articles.deleted',
+    ]);
+    // The reader may only see published articles: it sees the record arrive, then leave.
+    const seen = readerStream.events.filter((e) => e.data?.id === draft.id);
+    expect(seen.map((e) => e.event)).toEqual(['articles.updated', 'articles.deleted']);
+    expect(seen[0].data).toMatchObject({ id: draft.id, title: 'Draft', status: 'published' });
+    expect(seen[1].data).toEqual({ id: draft.id, reason: 'hidden' });
+    // Ids are the log's sequence numbers, rising.
+    const seqs = adminStream.events.map((e) => Number(e.id));
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+  });
+
+  it('keeps tenants and owners apart, masks encrypted fields and leaves hidden ones out', async () => {
+    const alice = await server.user({ displayName: 'Alice' });
+    const carol = await server.user({ displayName: 'Carol' });
+    const bob = await server.user({ displayName: 'Bob' });
+    const orgA = (
+      await server.call('POST', '/api/v1/organizations', {
+        token: admin.token,
+        body: { name: 'RT-A', members: [alice.id, carol.id] },
+      })
+    ).body.data;
+    const orgB = (
+      await server.call('POST', '/api/v1/organizations', {
+        token: admin.token,
+        body: { name: 'RT-B', members: [bob.id] },
+      })
+    ).body.data;
+    const streams = {
+      alice: await subscribe('entities=projects', alice.token),
+      carol: await subscribe('entities=projects', carol.token),
+      bob: await subscribe('entities=projects', bob.token),
+      adminA: await subscribe(`entities=projects,articles&tenant=${orgA.id}`, admin.token),
+      adminB: await subscribe('entities=projects,articles', admin.token, { 'x-tenant-id': orgB.id }),
+    };
+    const alpha = (
+      await server.call('POST', '/api/v1/projects', {
+        token: alice.token,
+        body: { name: 'Alpha', code: 'RT-ALPHA', deployToken: 'secret-token' },
+      })
+    ).body.data;
+    const beta = (
+      await server.call('POST', '/api/v1/projects', { token: bob.token, body: { name: 'Beta', code: 'RT-BETA' } })
+    ).body.data;
+    const created = await streams.alice.next((e) => e.data?.id === alpha.id);
+    expect(created.event).toBe('projects.created');
+    expect(created.data).toMatchObject({ name: 'Alpha', tenantId: orgA.id, ownerId: alice.id });
+    expect(created.data.deployToken).not.toBe('secret-token');
+    await streams.bob.next((e) => e.data?.id === beta.id);
+    await streams.adminA.next((e) => e.data?.id === alpha.id);
+    await streams.adminB.next((e) => e.data?.id === beta.id);
+    await marker(streams.adminA);
+    await marker(streams.adminB);
+    // Let the user streams take the events the admins already have.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(ids(streams.alice.events, beta.id)).toEqual([]);
+    expect(ids(streams.bob.events, alpha.id)).toEqual([]);
+    // Carol shares Alice's tenant but projects are viewed by owner.
+    expect(streams.carol.events).toEqual([]);
+    expect(ids(streams.adminA.events, beta.id)).toEqual([]);
+    expect(ids(streams.adminB.events, alpha.id)).toEqual([]);
+  });
+
+  it('resumes after Last-Event-ID with every missed event once, in order', async () => {
+    const first = await subscribe('entities=articles', admin.token);
+    const a = (await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title: 'R1', body: 'b' } }))
+      .body.data;
+    const seen = await first.next((e) => e.data?.id === a.id);
+    first.close();
+    const later: string[] = [];
+    for (const title of ['R2', 'R3', 'R4']) {
+      later.push(
+        (await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title, body: 'b' } })).body.data
+          .id,
+      );
+    }
+    await server.call('PATCH', `/api/v1/articles/${later[0]}`, { token: admin.token, body: { views: 5 } });
+    const resumed = await subscribe('entities=articles', admin.token, { 'last-event-id': seen.id! });
+    await resumed.next((e) => e.event === 'articles.updated' && e.data.id === later[0]);
+    expect(resumed.events.map((e) => [e.event, e.data.id])).toEqual([
+      ['articles.created', later[0]],
+      ['articles.created', later[1]],
+      ['articles.created', later[2]],
+      ['articles.updated', later[0]],
+    ]);
+    expect(resumed.events.some((e) => e.data.id === a.id)).toBe(false);
+    // The query parameter does the same for clients that cannot send the header.
+    const byQuery = await subscribe(`entities=articles&lastEventId=${seen.id}`, admin.token);
+    await byQuery.next((e) => e.data.id === later[2]);
+  });
+
+  it('sends heartbeats, and tells a client that skipped events the id it reached', async () => {
+    const stream = await subscribe('entities=comments', admin.token);
+    await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title: 'Not a comment', body: 'b' } });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(stream.comments).toBeGreaterThan(0);
+    expect(stream.events).toEqual([]);
+    // No event was for it, but the id moved on: a reconnect does not read the skipped part again.
+    expect(Number(stream.lastId)).toBeGreaterThan(0);
+  });
+
+  it('closes the stream of an API key revoked mid-stream, and of a session that signed out', async () => {
+    const user = await server.user();
+    const key = await server.call('POST', '/api/v1/apikeys', {
+      token: user.token,
+      body: {
+        name: 'stream',
+        permissions: ['comments:view:approved:true'],
+        expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
+    expect(key.status, JSON.stringify(key.body)).toBe(201);
+    const stream = await subscribe('entities=comments', key.body.data.token);
+    expect(stream.status).toBe(200);
+    await server.call('DELETE', `/api/v1/apikeys/${key.body.data.id}`, { token: user.token });
+    const ended = await stream.next((e) => e.event === 'stream.error', 3000);
+    expect(ended.data.error.code).toBe('UNAUTHORIZED');
+    await stream.ended;
+
+    const session = await server.user({ roles: ['ADMIN'] });
+    const mine = await subscribe('entities=articles', session.token);
+    await server.call('POST', '/api/v1/auth/logout', { token: session.token });
+    expect((await mine.next((e) => e.event === 'stream.error', 3000)).data.error.code).toBe('UNAUTHORIZED');
+  });
+
+  it('answers 429 beyond the streams one user may hold', async () => {
+    const user = await server.user();
+    for (let i = 0; i < REALTIME.maxStreamsPerUser; i++)
+      expect((await subscribe('entities=comments', user.token)).status).toBe(200);
+    const refused = (await subscribe('entities=comments', user.token)) as SseStream & { body: any };
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('RATE_LIMITED');
+    expect(refused.body.error.message).toMatch(/realtime streams open/);
+  });
+
+  it('refuses bad subscriptions with a 400 naming the parameter, and entities the caller may not list', async () => {
+    const bad = async (query: string, token: string | null = admin.token) =>
+      (await subscribe(query, token ?? undefined)) as SseStream & { body: any };
+    expect((await bad('')).body.error.details.entities).toMatch(/required/);
+    expect((await bad('entities=nope')).body.error.details.entities).toMatch(/nope/);
+    expect((await bad('entities=changeEvents')).status).toBe(400);
+    expect((await bad('entities=articles&limit=3')).body.error.details.limit).toBeDefined();
+    expect((await bad('entities=articles&includeArchived=yes')).body.error.details.includeArchived).toBeDefined();
+    expect((await bad('entities=articles&select=nothere')).body.error.details.select).toMatch(/nothere/);
+    expect((await bad('entities=articles&lastEventId=abc')).body.error.details.lastEventId).toBeDefined();
+    expect((await bad('entities=articles&lastEventId=999999999')).body.error.details.lastEventId).toMatch(/ahead/);
+    expect((await bad('entities=projects', null)).status).toBe(401);
+    const user = await server.user();
+    expect((await bad('entities=hookDeliveries', user.token)).status).toBe(403);
+  });
+
+  it('sends only the selected fields, and archived records only when asked', async () => {
+    const user = await server.user();
+    const all = await subscribe('entities=comments&select=body', user.token);
+    const archived = await subscribe('entities=comments&includeArchived=true', user.token);
+    const article = (
+      await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title: 'A', body: 'b' } })
+    ).body.data;
+    const comment = (
+      await server.call('POST', '/api/v1/comments', { token: user.token, body: { article: article.id, body: 'hi' } })
+    ).body.data;
+    expect((await all.next((e) => e.data.id === comment.id)).data).toEqual({ id: comment.id, body: 'hi' });
+    await server.call('POST', `/api/v1/comments/${comment.id}/archive`, { token: user.token });
+    const gone = await all.next((e) => e.event === 'comments.archived');
+    expect(gone.data).toEqual({ id: comment.id });
+    const kept = await archived.next((e) => e.event === 'comments.archived');
+    expect(kept.data).toMatchObject({ id: comment.id, body: 'hi' });
+    expect(kept.data.archivedAt).toEqual(expect.any(String));
+  });
+
+  it('tells a client whose events were pruned to reload', async () => {
+    const stream = await subscribe('entities=articles', admin.token);
+    const a = (await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title: 'P', body: 'b' } }))
+      .body.data;
+    const seen = await stream.next((e) => e.data.id === a.id);
+    stream.close();
+    await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title: 'P2', body: 'b' } });
+    await pruneEvents(server.ctx.store, new Date(Date.now() + 60_000), Number.MAX_SAFE_INTEGER);
+    const late = await subscribe('entities=articles', admin.token, { 'last-event-id': seen.id! });
+    const error = await late.next((e) => e.event === 'stream.error');
+    expect(error.data.error.code).toBe('EVENTS_EXPIRED');
+    expect(error.data.error.message).toMatch(/reload/);
+    await late.ended;
+  });
+});
+
+describe('realtime at shutdown', () => {
+  it('ends open streams when the server closes', async () => {
+    const server = await startTestServer({}, { overrides: { rateLimit: GENEROUS_LIMITS, realtime: REALTIME } });
+    const admin = await server.user({ roles: ['ADMIN'] });
+    const stream = await openSse(`${server.url}/api/v1/realtime?entities=articles`, { token: admin.token });
+    const started = Date.now();
+    await server.close();
+    await stream.ended;
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});

@@ -5,7 +5,9 @@ import type { Article, ArticleCreate, ArticleUpdate, Attribute, AttributeCreate,
 
 export type ErrorCode =
   | 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE' | 'UNPROCESSABLE_ENTITY' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
+  | 'PAYLOAD_TOO_LARGE' | 'UNPROCESSABLE_ENTITY' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE'
+  /** Realtime only: the events after your last id are no longer kept; reload, then subscribe without it. */
+  | 'EVENTS_EXPIRED';
 
 /** An error answer of the API: its status, code, message and per-field details. */
 export class ApiRequestError extends Error {
@@ -178,6 +180,136 @@ function queryString(params: Query | undefined): string {
   return text ? `?${text}` : '';
 }
 
+function errorOf(response: Response, body: unknown, what: string): ApiRequestError {
+  const error = (body as { error?: { code?: ErrorCode; message?: string; details?: Record<string, string> } } | undefined)?.error;
+  return new ApiRequestError(
+    response.status,
+    error?.code ?? (response.status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR'),
+    error?.message ?? `${what} answered ${response.status}`,
+    error?.details,
+    response.headers.get('x-correlation-id'),
+  );
+}
+
+/** One change as a realtime subscriber receives it: `id` is the event's place in the log. */
+export type RealtimeRecordEvent<Plural extends string, Record_> =
+  | { id: string; type: `${Plural}.${'created' | 'updated' | 'restored' | 'incremented' | 'reverted'}`; data: Record_ }
+  /** Deleted, or (with `reason: 'hidden'`) no longer visible to you. */
+  | { id: string; type: `${Plural}.deleted`; data: { id: string; reason?: 'hidden' } }
+  /** With includeArchived the record; otherwise only its id (it left your view). */
+  | { id: string; type: `${Plural}.archived`; data: Record_ | { id: string } };
+
+export interface SubscribeOptions<Field extends string = string> {
+  /** Resume after this event (the id of the last event you handled). */
+  lastEventId?: string;
+  /** Keep archived records in view. */
+  includeArchived?: boolean;
+  /** Fields to receive besides id. */
+  select?: Field[];
+  /** Reconnect (resuming after the last event) when the connection drops; default true. */
+  reconnect?: boolean;
+  /** The stream ended for good: refused (401, 403, 429, 400), events expired (reload), or the credential ended. */
+  onError?(error: ApiRequestError): void;
+  signal?: AbortSignal;
+}
+
+/** An open subscription. */
+export interface Subscription {
+  /** The id of the last event received (pass it as lastEventId to resume later). */
+  readonly lastEventId: string | undefined;
+  /** Resolves when the subscription has ended (closed, or ended for good by the server). */
+  readonly closed: Promise<void>;
+  close(): void;
+}
+
+/**
+ * Subscribes to GET /api/v1/realtime, parses the Server-Sent Events, and reconnects with
+ * Last-Event-ID after a dropped connection (the server resends everything missed, in order).
+ */
+export function subscribeRealtime<Event>(
+  transport: Transport,
+  entities: readonly string[],
+  onEvent: (event: Event) => void,
+  options: SubscribeOptions = {},
+): Subscription {
+  const controller = new AbortController();
+  options.signal?.addEventListener('abort', () => controller.abort());
+  let lastEventId = options.lastEventId;
+  let retryMs = 2000;
+  const query: Query = {
+    entities: entities.join(','),
+    ...(options.includeArchived ? { includeArchived: true } : {}),
+    ...(options.select?.length ? { select: options.select.join(',') } : {}),
+  };
+  const fail = (error: ApiRequestError) => {
+    controller.abort();
+    options.onError?.(error);
+  };
+  const once = async (): Promise<void> => {
+    const response = await transport.stream('/api/v1/realtime', query, lastEventId, controller.signal);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    let data: string[] = [];
+    let type = '';
+    let id: string | undefined;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end = buffer.search(/\r\n|\r|\n/);
+      while (end >= 0) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(buffer[end] === '\r' && buffer[end + 1] === '\n' ? end + 2 : end + 1);
+        end = buffer.search(/\r\n|\r|\n/);
+        if (line === '') {
+          if (id !== undefined) lastEventId = id;
+          if (data.length > 0) {
+            const parsed = JSON.parse(data.join('\n'));
+            if (type === 'stream.error') {
+              fail(new ApiRequestError(response.status, parsed.error?.code ?? 'INTERNAL_ERROR', parsed.error?.message ?? 'The stream ended', undefined, null));
+              return;
+            }
+            onEvent({ id: lastEventId, type, data: parsed } as Event);
+          }
+          data = [];
+          type = '';
+          continue;
+        }
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const text = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'data') data.push(text);
+        else if (field === 'event') type = text;
+        else if (field === 'id') id = text;
+        else if (field === 'retry' && /^\d+$/.test(text)) retryMs = Number(text);
+      }
+    }
+  };
+  const closed = (async () => {
+    while (!controller.signal.aborted) {
+      try {
+        await once();
+      } catch (error) {
+        if (controller.signal.aborted) break;
+        if (error instanceof ApiRequestError) {
+          fail(error);
+          break;
+        }
+      }
+      if (options.reconnect === false) break;
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+    }
+  })();
+  return {
+    get lastEventId() {
+      return lastEventId;
+    },
+    closed,
+    close: () => controller.abort(),
+  };
+}
+
 /** Sends requests; the typed clients are thin layers over it. */
 export class Transport {
   private readonly fetch: typeof fetch;
@@ -200,11 +332,16 @@ export class Transport {
     if (!this.options.cookies) this.credential = token;
   }
 
-  async request<T>(method: string, path: string, init: { query?: Query; body?: unknown; options?: RequestOptions } = {}): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers };
+  private headers(accept: string): Record<string, string> {
+    const headers: Record<string, string> = { accept, ...this.options.headers };
     if (this.credential) headers.authorization = `Bearer ${this.credential}`;
     if (this.cookie) headers.cookie = this.cookie;
     if (this.options.tenantId) headers['x-tenant-id'] = this.options.tenantId;
+    return headers;
+  }
+
+  async request<T>(method: string, path: string, init: { query?: Query; body?: unknown; options?: RequestOptions } = {}): Promise<T> {
+    const headers = this.headers('application/json');
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (init.options?.idempotencyKey) headers['idempotency-key'] = init.options.idempotencyKey;
     if (init.options?.changeReason) headers['x-change-reason'] = init.options.changeReason;
@@ -223,17 +360,30 @@ export class Transport {
     } catch {
       body = undefined;
     }
-    if (!response.ok) {
-      const error = (body as { error?: { code?: ErrorCode; message?: string; details?: Record<string, string> } } | undefined)?.error;
-      throw new ApiRequestError(
-        response.status,
-        error?.code ?? (response.status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR'),
-        error?.message ?? `${method} ${path} answered ${response.status}`,
-        error?.details,
-        response.headers.get('x-correlation-id'),
-      );
-    }
+    if (!response.ok) throw errorOf(response, body, `${method} ${path}`);
     return body as T;
+  }
+
+  /** Opens an event stream (GET); throws ApiRequestError when the server refuses it. */
+  async stream(path: string, query: Query, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    const headers = this.headers('text/event-stream');
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+    const response = await this.fetch(`${this.options.baseUrl.replace(/\/$/, '')}${path}${queryString(query)}`, {
+      headers,
+      credentials: 'include',
+      signal,
+    });
+    if (!response.ok) {
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      throw errorOf(response, body, `GET ${path}`);
+    }
+    return response;
   }
 
   /** Enveloped answers: `{ data }` -> data. */
@@ -384,255 +534,282 @@ export class ApiKeysClient {
 
 // Articles (/articles)
 export interface ArticleFilters {
-ownerId?: NonNullable<Article['ownerId']>;
-tags?: NonNullable<Article['tags']>[number] | NonNullable<Article['tags']>;
-status?: NonNullable<Article['status']>;
-kind?: NonNullable<Article['kind']>;
-level?: NonNullable<Article['level']>;
-author?: NonNullable<Article['author']>;
-featured?: NonNullable<Article['featured']>;
+  ownerId?: NonNullable<Article['ownerId']>;
+  tags?: NonNullable<Article['tags']>[number] | NonNullable<Article['tags']>;
+  status?: NonNullable<Article['status']>;
+  kind?: NonNullable<Article['kind']>;
+  level?: NonNullable<Article['level']>;
+  author?: NonNullable<Article['author']>;
+  featured?: NonNullable<Article['featured']>;
 }
 export type ArticleField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'tags' | 'status' | 'publishedAt' | 'featuredImage' | 'body' | 'views' | 'rating' | 'kind' | 'level' | 'author' | 'related' | 'source' | 'meta' | 'extra' | 'price' | 'sku' | 'featured' | 'reviewedAt';
 export type ArticleClient = Pick<EntityClient<Article, ArticleCreate, ArticleUpdate, ArticleFilters, ArticleField, 'views' | 'rating' | 'price'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'versions' | 'compareVersions' | 'version' | 'revert' | 'fieldChanges' | 'decideFieldChange'>;
 
 // Attributes (/attributes)
 export interface AttributeFilters {
-ownerId?: NonNullable<Attribute['ownerId']>;
-dataType?: NonNullable<Attribute['dataType']>;
-appliesTo?: NonNullable<Attribute['appliesTo']>;
+  ownerId?: NonNullable<Attribute['ownerId']>;
+  dataType?: NonNullable<Attribute['dataType']>;
+  appliesTo?: NonNullable<Attribute['appliesTo']>;
 }
 export type AttributeField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'key' | 'label' | 'dataType' | 'options' | 'appliesTo';
 export type AttributeClient = Pick<EntityClient<Attribute, AttributeCreate, AttributeUpdate, AttributeFilters, AttributeField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Comments (/comments)
 export interface CommentFilters {
-ownerId?: NonNullable<Comment['ownerId']>;
-article?: NonNullable<Comment['article']>;
-approved?: NonNullable<Comment['approved']>;
+  ownerId?: NonNullable<Comment['ownerId']>;
+  article?: NonNullable<Comment['article']>;
+  approved?: NonNullable<Comment['approved']>;
 }
 export type CommentField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'article' | 'body' | 'author' | 'approved';
 export type CommentClient = Pick<EntityClient<Comment, CommentCreate, CommentUpdate, CommentFilters, CommentField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Content blocks (/contentBlocks)
 export interface ContentBlockFilters {
-ownerId?: NonNullable<ContentBlock['ownerId']>;
-tags?: NonNullable<ContentBlock['tags']>[number] | NonNullable<ContentBlock['tags']>;
-status?: NonNullable<ContentBlock['status']>;
-blockType?: NonNullable<ContentBlock['blockType']>;
-locale?: NonNullable<ContentBlock['locale']>;
+  ownerId?: NonNullable<ContentBlock['ownerId']>;
+  tags?: NonNullable<ContentBlock['tags']>[number] | NonNullable<ContentBlock['tags']>;
+  status?: NonNullable<ContentBlock['status']>;
+  blockType?: NonNullable<ContentBlock['blockType']>;
+  locale?: NonNullable<ContentBlock['locale']>;
 }
 export type ContentBlockField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'tags' | 'status' | 'publishedAt' | 'featuredImage' | 'key' | 'blockType' | 'body' | 'data' | 'locale' | 'position';
 export type ContentBlockClient = Pick<EntityClient<ContentBlock, ContentBlockCreate, ContentBlockUpdate, ContentBlockFilters, ContentBlockField, 'position'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Dataset definitions (/datasetDefinitions)
 export interface DatasetDefinitionFilters {
-ownerId?: NonNullable<DatasetDefinition['ownerId']>;
-key?: NonNullable<DatasetDefinition['key']>;
+  ownerId?: NonNullable<DatasetDefinition['ownerId']>;
+  key?: NonNullable<DatasetDefinition['key']>;
 }
 export type DatasetDefinitionField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'key' | 'description';
 export type DatasetDefinitionClient = Pick<EntityClient<DatasetDefinition, DatasetDefinitionCreate, DatasetDefinitionUpdate, DatasetDefinitionFilters, DatasetDefinitionField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Dataset fields (/datasetFields)
 export interface DatasetFieldFilters {
-ownerId?: NonNullable<DatasetField['ownerId']>;
-datasetId?: NonNullable<DatasetField['datasetId']>;
-dataType?: NonNullable<DatasetField['dataType']>;
+  ownerId?: NonNullable<DatasetField['ownerId']>;
+  datasetId?: NonNullable<DatasetField['datasetId']>;
+  dataType?: NonNullable<DatasetField['dataType']>;
 }
 export type DatasetFieldField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'datasetId' | 'name' | 'dataType' | 'required' | 'position';
 export type DatasetFieldClient = Pick<EntityClient<DatasetField, DatasetFieldCreate, DatasetFieldUpdate, DatasetFieldFilters, DatasetFieldField, 'position'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Dataset rows (/datasetRows)
 export interface DatasetRowFilters {
-ownerId?: NonNullable<DatasetRow['ownerId']>;
-datasetId?: NonNullable<DatasetRow['datasetId']>;
+  ownerId?: NonNullable<DatasetRow['ownerId']>;
+  datasetId?: NonNullable<DatasetRow['datasetId']>;
 }
 export type DatasetRowField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'datasetId' | 'values';
 export type DatasetRowClient = Pick<EntityClient<DatasetRow, DatasetRowCreate, DatasetRowUpdate, DatasetRowFilters, DatasetRowField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Form templates (/formTemplates)
 export interface FormTemplateFilters {
-ownerId?: NonNullable<FormTemplate['ownerId']>;
-active?: NonNullable<FormTemplate['active']>;
+  ownerId?: NonNullable<FormTemplate['ownerId']>;
+  active?: NonNullable<FormTemplate['active']>;
 }
 export type FormTemplateField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'description' | 'formFields' | 'submitLabel' | 'active';
 export type FormTemplateClient = Pick<EntityClient<FormTemplate, FormTemplateCreate, FormTemplateUpdate, FormTemplateFilters, FormTemplateField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Grants (/grants)
 export interface GrantFilters {
-ownerId?: NonNullable<Grant['ownerId']>;
-entity?: NonNullable<Grant['entity']>;
-entityId?: NonNullable<Grant['entityId']>;
-grantedTo?: NonNullable<Grant['grantedTo']>;
+  ownerId?: NonNullable<Grant['ownerId']>;
+  entity?: NonNullable<Grant['entity']>;
+  entityId?: NonNullable<Grant['entityId']>;
+  grantedTo?: NonNullable<Grant['grantedTo']>;
 }
 export type GrantField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'entity' | 'entityId' | 'grantedTo' | 'permissions' | 'expiresAt';
 export type GrantClient = Pick<EntityClient<Grant, GrantCreate, GrantUpdate, GrantFilters, GrantField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Hook deliveries (/hookDeliveries)
 export interface HookDeliveryFilters {
-entity?: NonNullable<HookDelivery['entity']>;
-status?: NonNullable<HookDelivery['status']>;
+  entity?: NonNullable<HookDelivery['entity']>;
+  status?: NonNullable<HookDelivery['status']>;
 }
 export type HookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'eventSeq' | 'entity' | 'entityId' | 'event' | 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt';
 export type HookDeliveryClient = Pick<EntityClient<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, HookDeliveryFilters, HookDeliveryField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
 
 // Job executions (/jobExecutions)
 export interface JobExecutionFilters {
-jobId?: NonNullable<JobExecution['jobId']>;
-status?: NonNullable<JobExecution['status']>;
-triggeredBy?: NonNullable<JobExecution['triggeredBy']>;
+  jobId?: NonNullable<JobExecution['jobId']>;
+  status?: NonNullable<JobExecution['status']>;
+  triggeredBy?: NonNullable<JobExecution['triggeredBy']>;
 }
 export type JobExecutionField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'jobName' | 'handler' | 'status' | 'startedAt' | 'completedAt' | 'duration' | 'output' | 'error' | 'triggeredBy' | 'triggeredByUserId';
 export type JobExecutionClient = Pick<EntityClient<JobExecution, JobExecutionCreate, JobExecutionUpdate, JobExecutionFilters, JobExecutionField, 'duration'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Job snapshots (/jobSnapshots)
 export interface JobSnapshotFilters {
-jobId?: NonNullable<JobSnapshot['jobId']>;
-executionId?: NonNullable<JobSnapshot['executionId']>;
-metric?: NonNullable<JobSnapshot['metric']>;
-series?: NonNullable<JobSnapshot['series']>;
-bucket?: NonNullable<JobSnapshot['bucket']>;
+  jobId?: NonNullable<JobSnapshot['jobId']>;
+  executionId?: NonNullable<JobSnapshot['executionId']>;
+  metric?: NonNullable<JobSnapshot['metric']>;
+  series?: NonNullable<JobSnapshot['series']>;
+  bucket?: NonNullable<JobSnapshot['bucket']>;
 }
 export type JobSnapshotField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'executionId' | 'jobName' | 'metric' | 'value' | 'dimensions' | 'series' | 'bucket' | 'capturedAt';
 export type JobSnapshotClient = Pick<EntityClient<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, JobSnapshotFilters, JobSnapshotField, 'value'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Media assets (/mediaAssets)
 export interface MediaAssetFilters {
-ownerId?: NonNullable<MediaAsset['ownerId']>;
-mimeType?: NonNullable<MediaAsset['mimeType']>;
+  ownerId?: NonNullable<MediaAsset['ownerId']>;
+  mimeType?: NonNullable<MediaAsset['mimeType']>;
 }
 export type MediaAssetField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'filename' | 'mimeType' | 'size' | 'url' | 'altText' | 'width' | 'height';
 export type MediaAssetClient = Pick<EntityClient<MediaAsset, MediaAssetCreate, MediaAssetUpdate, MediaAssetFilters, MediaAssetField, 'width' | 'height'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Orders (/orders)
 export interface OrderFilters {
-ownerId?: NonNullable<Order['ownerId']>;
-product?: NonNullable<Order['product']>;
-status?: NonNullable<Order['status']>;
+  ownerId?: NonNullable<Order['ownerId']>;
+  product?: NonNullable<Order['product']>;
+  status?: NonNullable<Order['status']>;
 }
 export type OrderField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note';
 export type OrderClient = Pick<EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'> & OrderEndpointClient;
 /** The custom endpoints of orders. */
 export interface OrderEndpointClient {
-/** POST /api/v1/orders/{id}/approve */
-approve(id: string, body: { note: string }, options?: RequestOptions): Promise<Order>;
-/** GET /api/v1/orders/summary */
-summary(options?: RequestOptions): Promise<unknown>;
+  /** POST /api/v1/orders/{id}/approve */
+  approve(id: string, body: { note: string }, options?: RequestOptions): Promise<Order>;
+  /** GET /api/v1/orders/summary */
+  summary(options?: RequestOptions): Promise<unknown>;
 }
 
 // Organizations (/organizations)
 export interface OrganizationFilters {
-ownerId?: NonNullable<Organization['ownerId']>;
-members?: NonNullable<Organization['members']>[number] | NonNullable<Organization['members']>;
-plan?: NonNullable<Organization['plan']>;
+  ownerId?: NonNullable<Organization['ownerId']>;
+  members?: NonNullable<Organization['members']>[number] | NonNullable<Organization['members']>;
+  plan?: NonNullable<Organization['plan']>;
 }
 export type OrganizationField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'slug' | 'members' | 'plan';
 export type OrganizationClient = Pick<EntityClient<Organization, OrganizationCreate, OrganizationUpdate, OrganizationFilters, OrganizationField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Products (/products)
 export interface ProductFilters {
-ownerId?: NonNullable<Product['ownerId']>;
-sku?: NonNullable<Product['sku']>;
+  ownerId?: NonNullable<Product['ownerId']>;
+  sku?: NonNullable<Product['sku']>;
 }
 export type ProductField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail' | 'tags';
 export type ProductClient = Pick<EntityClient<Product, ProductCreate, ProductUpdate, ProductFilters, ProductField, 'price' | 'stock'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Projects (/projects)
 export interface ProjectFilters {
-ownerId?: NonNullable<Project['ownerId']>;
-tenantId?: NonNullable<Project['tenantId']>;
-active?: NonNullable<Project['active']>;
-phase?: NonNullable<Project['phase']>;
-dueAt?: NonNullable<Project['dueAt']>;
-lead?: NonNullable<Project['lead']>;
-labels?: NonNullable<Project['labels']>[number] | NonNullable<Project['labels']>;
+  ownerId?: NonNullable<Project['ownerId']>;
+  tenantId?: NonNullable<Project['tenantId']>;
+  active?: NonNullable<Project['active']>;
+  phase?: NonNullable<Project['phase']>;
+  dueAt?: NonNullable<Project['dueAt']>;
+  lead?: NonNullable<Project['lead']>;
+  labels?: NonNullable<Project['labels']>[number] | NonNullable<Project['labels']>;
 }
 export type ProjectField = 'id' | 'ownerId' | 'tenantId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'code' | 'description' | 'budget' | 'hours' | 'active' | 'phase' | 'dueAt' | 'homepage' | 'deployToken' | 'settings' | 'lead' | 'labels';
 export type ProjectClient = Pick<EntityClient<Project, ProjectCreate, ProjectUpdate, ProjectFilters, ProjectField, 'budget' | 'hours'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'audit' | 'fieldChanges' | 'decideFieldChange'>;
 
 // Rules (/rules)
 export interface RuleFilters {
-ownerId?: NonNullable<Rule['ownerId']>;
-appliesTo?: NonNullable<Rule['appliesTo']>;
-enabled?: NonNullable<Rule['enabled']>;
+  ownerId?: NonNullable<Rule['ownerId']>;
+  appliesTo?: NonNullable<Rule['appliesTo']>;
+  enabled?: NonNullable<Rule['enabled']>;
 }
 export type RuleField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'description' | 'appliesTo' | 'conditions' | 'actions' | 'priority' | 'enabled';
 export type RuleClient = Pick<EntityClient<Rule, RuleCreate, RuleUpdate, RuleFilters, RuleField, 'priority'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Scheduled jobs (/scheduledJobs)
 export interface ScheduledJobFilters {
-name?: NonNullable<ScheduledJob['name']>;
-handler?: NonNullable<ScheduledJob['handler']>;
-scheduleType?: NonNullable<ScheduledJob['scheduleType']>;
-enabled?: NonNullable<ScheduledJob['enabled']>;
+  name?: NonNullable<ScheduledJob['name']>;
+  handler?: NonNullable<ScheduledJob['handler']>;
+  scheduleType?: NonNullable<ScheduledJob['scheduleType']>;
+  enabled?: NonNullable<ScheduledJob['enabled']>;
 }
 export type ScheduledJobField = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'handler' | 'scheduleType' | 'schedules' | 'timezone' | 'enabled' | 'timeout' | 'lastRunAt' | 'nextRunAt' | 'lastStatus' | 'failureCount' | 'lastError' | 'metadata';
 export type ScheduledJobClient = Pick<EntityClient<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, ScheduledJobFilters, ScheduledJobField, 'timeout' | 'failureCount'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Search feedback (/searchFeedback)
 export interface SearchFeedbackFilters {
-ownerId?: NonNullable<SearchFeedback['ownerId']>;
-resultEntity?: NonNullable<SearchFeedback['resultEntity']>;
-helpful?: NonNullable<SearchFeedback['helpful']>;
+  ownerId?: NonNullable<SearchFeedback['ownerId']>;
+  resultEntity?: NonNullable<SearchFeedback['resultEntity']>;
+  helpful?: NonNullable<SearchFeedback['helpful']>;
 }
 export type SearchFeedbackField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'query' | 'resultEntity' | 'resultId' | 'helpful' | 'rating' | 'comment';
 export type SearchFeedbackClient = Pick<EntityClient<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, SearchFeedbackFilters, SearchFeedbackField, 'rating'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
+/** The events of each entity a realtime subscription can name. */
+export interface RealtimeEvents {
+  articles: RealtimeRecordEvent<'articles', Article>;
+  attributes: RealtimeRecordEvent<'attributes', Attribute>;
+  comments: RealtimeRecordEvent<'comments', Comment>;
+  contentBlocks: RealtimeRecordEvent<'contentBlocks', ContentBlock>;
+  datasetDefinitions: RealtimeRecordEvent<'datasetDefinitions', DatasetDefinition>;
+  datasetFields: RealtimeRecordEvent<'datasetFields', DatasetField>;
+  datasetRows: RealtimeRecordEvent<'datasetRows', DatasetRow>;
+  formTemplates: RealtimeRecordEvent<'formTemplates', FormTemplate>;
+  grants: RealtimeRecordEvent<'grants', Grant>;
+  hookDeliveries: RealtimeRecordEvent<'hookDeliveries', HookDelivery>;
+  jobExecutions: RealtimeRecordEvent<'jobExecutions', JobExecution>;
+  jobSnapshots: RealtimeRecordEvent<'jobSnapshots', JobSnapshot>;
+  mediaAssets: RealtimeRecordEvent<'mediaAssets', MediaAsset>;
+  orders: RealtimeRecordEvent<'orders', Order>;
+  organizations: RealtimeRecordEvent<'organizations', Organization>;
+  products: RealtimeRecordEvent<'products', Product>;
+  projects: RealtimeRecordEvent<'projects', Project>;
+  rules: RealtimeRecordEvent<'rules', Rule>;
+  scheduledJobs: RealtimeRecordEvent<'scheduledJobs', ScheduledJob>;
+  searchFeedback: RealtimeRecordEvent<'searchFeedback', SearchFeedback>;
+}
+
 /** The typed client of this API. */
 export interface Client {
-auth: AuthClient;
-apiKeys: ApiKeysClient;
-/** Every entity the caller may view, ranked, with snippets. */
-search(q: string, limit?: number): Promise<{ items: SearchHit[]; totalCount: number }>;
-/** Switches to a session token or API key (undefined: anonymous). */
-setCredential(credential: string | undefined): void;
-articles: ArticleClient;
-attributes: AttributeClient;
-comments: CommentClient;
-contentBlocks: ContentBlockClient;
-datasetDefinitions: DatasetDefinitionClient;
-datasetFields: DatasetFieldClient;
-datasetRows: DatasetRowClient;
-formTemplates: FormTemplateClient;
-grants: GrantClient;
-hookDeliveries: HookDeliveryClient;
-jobExecutions: JobExecutionClient;
-jobSnapshots: JobSnapshotClient;
-mediaAssets: MediaAssetClient;
-orders: OrderClient;
-organizations: OrganizationClient;
-products: ProductClient;
-projects: ProjectClient;
-rules: RuleClient;
-scheduledJobs: ScheduledJobClient;
-searchFeedback: SearchFeedbackClient;
+  auth: AuthClient;
+  apiKeys: ApiKeysClient;
+  /** Every entity the caller may view, ranked, with snippets. */
+  search(q: string, limit?: number): Promise<{ items: SearchHit[]; totalCount: number }>;
+  /** Changes to these entities that you may see, as they commit (GET /api/v1/realtime); reconnects and resumes by itself. */
+  subscribe<P extends keyof RealtimeEvents>(entities: P[], onEvent: (event: RealtimeEvents[P]) => void, options?: SubscribeOptions): Subscription;
+  /** Switches to a session token or API key (undefined: anonymous). */
+  setCredential(credential: string | undefined): void;
+  articles: ArticleClient;
+  attributes: AttributeClient;
+  comments: CommentClient;
+  contentBlocks: ContentBlockClient;
+  datasetDefinitions: DatasetDefinitionClient;
+  datasetFields: DatasetFieldClient;
+  datasetRows: DatasetRowClient;
+  formTemplates: FormTemplateClient;
+  grants: GrantClient;
+  hookDeliveries: HookDeliveryClient;
+  jobExecutions: JobExecutionClient;
+  jobSnapshots: JobSnapshotClient;
+  mediaAssets: MediaAssetClient;
+  orders: OrderClient;
+  organizations: OrganizationClient;
+  products: ProductClient;
+  projects: ProjectClient;
+  rules: RuleClient;
+  scheduledJobs: ScheduledJobClient;
+  searchFeedback: SearchFeedbackClient;
 }
 
 export function createClient(options: ClientOptions): Client {
-const transport = new Transport(options);
-return{
-auth: new AuthClient(transport),
-apiKeys: new ApiKeysClient(transport),
-search: (q, limit) => transport.data('GET', '/api/v1/search', { query: { q, limit } }),
-setCredential: (credential) => transport.setCredential(credential),
-articles: new EntityClient(transport, 'articles'),
-attributes: new EntityClient(transport, 'attributes'),
-comments: new EntityClient(transport, 'comments'),
-contentBlocks: new EntityClient(transport, 'contentBlocks'),
-datasetDefinitions: new EntityClient(transport, 'datasetDefinitions'),
-datasetFields: new EntityClient(transport, 'datasetFields'),
-datasetRows: new EntityClient(transport, 'datasetRows'),
-formTemplates: new EntityClient(transport, 'formTemplates'),
-grants: new EntityClient(transport, 'grants'),
-hookDeliveries: new EntityClient(transport, 'hookDeliveries'),
-jobExecutions: new EntityClient(transport, 'jobExecutions'),
-jobSnapshots: new EntityClient(transport, 'jobSnapshots'),
-mediaAssets: new EntityClient(transport, 'mediaAssets'),
-orders: Object.assign(new EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity'>(transport, 'orders'), { approve: (id: string, body?: unknown, options?: RequestOptions) => transport.data<Order>('POST', `/api/v1/orders/${encodeURIComponent(id)}/approve`, { body: body ?? {}, options }), summary: (options?: RequestOptions) => transport.data<unknown>('GET', '/api/v1/orders/summary', { options }) }),
-organizations: new EntityClient(transport, 'organizations'),
-products: new EntityClient(transport, 'products'),
-projects: new EntityClient(transport, 'projects'),
-rules: new EntityClient(transport, 'rules'),
-scheduledJobs: new EntityClient(transport, 'scheduledJobs'),
-searchFeedback: new EntityClient(transport, 'searchFeedback'),
-};
+  const transport = new Transport(options);
+  return{
+    auth: new AuthClient(transport),
+    apiKeys: new ApiKeysClient(transport),
+    search: (q, limit) => transport.data('GET', '/api/v1/search', { query: { q, limit } }),
+    subscribe: (entities, onEvent, options) => subscribeRealtime(transport, entities, onEvent, options),
+    setCredential: (credential) => transport.setCredential(credential),
+    articles: new EntityClient(transport, 'articles'),
+    attributes: new EntityClient(transport, 'attributes'),
+    comments: new EntityClient(transport, 'comments'),
+    contentBlocks: new EntityClient(transport, 'contentBlocks'),
+    datasetDefinitions: new EntityClient(transport, 'datasetDefinitions'),
+    datasetFields: new EntityClient(transport, 'datasetFields'),
+    datasetRows: new EntityClient(transport, 'datasetRows'),
+    formTemplates: new EntityClient(transport, 'formTemplates'),
+    grants: new EntityClient(transport, 'grants'),
+    hookDeliveries: new EntityClient(transport, 'hookDeliveries'),
+    jobExecutions: new EntityClient(transport, 'jobExecutions'),
+    jobSnapshots: new EntityClient(transport, 'jobSnapshots'),
+    mediaAssets: new EntityClient(transport, 'mediaAssets'),
+    orders: Object.assign(new EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity'>(transport, 'orders'), { approve: (id: string, body?: unknown, options?: RequestOptions) => transport.data<Order>('POST', `/api/v1/orders/${encodeURIComponent(id)}/approve`, { body: body ?? {}, options }), summary: (options?: RequestOptions) => transport.data<unknown>('GET', '/api/v1/orders/summary', { options }) }),
+    organizations: new EntityClient(transport, 'organizations'),
+    products: new EntityClient(transport, 'products'),
+    projects: new EntityClient(transport, 'projects'),
+    rules: new EntityClient(transport, 'rules'),
+    scheduledJobs: new EntityClient(transport, 'scheduledJobs'),
+    searchFeedback: new EntityClient(transport, 'searchFeedback'),
+  };
 }

@@ -30,7 +30,7 @@ const METHODS: Record<string, string> = {
 };
 
 /** Client members that are not entities; an entity with such a plural is reached as `<plural>Records`. */
-const RESERVED = new Set(['auth', 'apiKeys', 'search', 'setCredential']);
+const RESERVED = new Set(['auth', 'apiKeys', 'search', 'setCredential', 'subscribe']);
 const memberOf = (entity: EntityModel) => (RESERVED.has(entity.plural) ? `${entity.plural}Records` : entity.plural);
 
 let core: string | undefined;
@@ -53,6 +53,15 @@ export function emitClient(model: AppModel): Map<string, string> {
   writer.blankLine();
   writer.write(clientCore().trimEnd()).newLine();
   for (const entity of entities) emitEntityTypes(writer, entity);
+  const subscribable = entities.filter((e) => entityRouteTable(e).some(([, , route]) => route === 'list'));
+  writer.blankLine();
+  writer.writeLine('/** The events of each entity a realtime subscription can name. */');
+  writer.write('export interface RealtimeEvents').block(() => {
+    for (const entity of subscribable)
+      writer.writeLine(
+        `${entity.plural}: RealtimeRecordEvent<${quote(entity.plural)}, ${typeNamesOf(entity).record}>;`,
+      );
+  });
   writer.blankLine();
   writer.writeLine('/** The typed client of this API. */');
   writer.write('export interface Client').block(() => {
@@ -62,6 +71,12 @@ export function emitClient(model: AppModel): Map<string, string> {
       writer.writeLine(
         '/** Every entity the caller may view, ranked, with snippets. */\nsearch(q: string, limit?: number): Promise<{ items: SearchHit[]; totalCount: number }>;',
       );
+    writer.writeLine(
+      '/** Changes to these entities that you may see, as they commit (GET /api/v1/realtime); reconnects and resumes by itself. */',
+    );
+    writer.writeLine(
+      'subscribe<P extends keyof RealtimeEvents>(entities: P[], onEvent: (event: RealtimeEvents[P]) => void, options?: SubscribeOptions): Subscription;',
+    );
     writer.writeLine('/** Switches to a session token or API key (undefined: anonymous). */');
     writer.writeLine('setCredential(credential: string | undefined): void;');
     for (const entity of entities) writer.writeLine(`${memberOf(entity)}: ${entity.name}Client;`);
@@ -75,6 +90,9 @@ export function emitClient(model: AppModel): Map<string, string> {
       if (model.features.includes('search')) {
         writer.writeLine("search: (q, limit) => transport.data('GET', '/api/v1/search', { query: { q, limit } }),");
       }
+      writer.writeLine(
+        'subscribe: (entities, onEvent, options) => subscribeRealtime(transport, entities, onEvent, options),',
+      );
       writer.writeLine('setCredential: (credential) => transport.setCredential(credential),');
       for (const entity of entities) writer.writeLine(`${memberOf(entity)}: ${entityClientExpression(entity)},`);
     });

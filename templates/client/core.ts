@@ -2,7 +2,9 @@
 
 export type ErrorCode =
   | 'VALIDATION_ERROR' | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE' | 'UNPROCESSABLE_ENTITY' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
+  | 'PAYLOAD_TOO_LARGE' | 'UNPROCESSABLE_ENTITY' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE'
+  /** Realtime only: the events after your last id are no longer kept; reload, then subscribe without it. */
+  | 'EVENTS_EXPIRED';
 
 /** An error answer of the API: its status, code, message and per-field details. */
 export class ApiRequestError extends Error {
@@ -175,6 +177,136 @@ function queryString(params: Query | undefined): string {
   return text ? `?${text}` : '';
 }
 
+function errorOf(response: Response, body: unknown, what: string): ApiRequestError {
+  const error = (body as { error?: { code?: ErrorCode; message?: string; details?: Record<string, string> } } | undefined)?.error;
+  return new ApiRequestError(
+    response.status,
+    error?.code ?? (response.status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR'),
+    error?.message ?? `${what} answered ${response.status}`,
+    error?.details,
+    response.headers.get('x-correlation-id'),
+  );
+}
+
+/** One change as a realtime subscriber receives it: `id` is the event's place in the log. */
+export type RealtimeRecordEvent<Plural extends string, Record_> =
+  | { id: string; type: `${Plural}.${'created' | 'updated' | 'restored' | 'incremented' | 'reverted'}`; data: Record_ }
+  /** Deleted, or (with `reason: 'hidden'`) no longer visible to you. */
+  | { id: string; type: `${Plural}.deleted`; data: { id: string; reason?: 'hidden' } }
+  /** With includeArchived the record; otherwise only its id (it left your view). */
+  | { id: string; type: `${Plural}.archived`; data: Record_ | { id: string } };
+
+export interface SubscribeOptions<Field extends string = string> {
+  /** Resume after this event (the id of the last event you handled). */
+  lastEventId?: string;
+  /** Keep archived records in view. */
+  includeArchived?: boolean;
+  /** Fields to receive besides id. */
+  select?: Field[];
+  /** Reconnect (resuming after the last event) when the connection drops; default true. */
+  reconnect?: boolean;
+  /** The stream ended for good: refused (401, 403, 429, 400), events expired (reload), or the credential ended. */
+  onError?(error: ApiRequestError): void;
+  signal?: AbortSignal;
+}
+
+/** An open subscription. */
+export interface Subscription {
+  /** The id of the last event received (pass it as lastEventId to resume later). */
+  readonly lastEventId: string | undefined;
+  /** Resolves when the subscription has ended (closed, or ended for good by the server). */
+  readonly closed: Promise<void>;
+  close(): void;
+}
+
+/**
+ * Subscribes to GET /api/v1/realtime, parses the Server-Sent Events, and reconnects with
+ * Last-Event-ID after a dropped connection (the server resends everything missed, in order).
+ */
+export function subscribeRealtime<Event>(
+  transport: Transport,
+  entities: readonly string[],
+  onEvent: (event: Event) => void,
+  options: SubscribeOptions = {},
+): Subscription {
+  const controller = new AbortController();
+  options.signal?.addEventListener('abort', () => controller.abort());
+  let lastEventId = options.lastEventId;
+  let retryMs = 2000;
+  const query: Query = {
+    entities: entities.join(','),
+    ...(options.includeArchived ? { includeArchived: true } : {}),
+    ...(options.select?.length ? { select: options.select.join(',') } : {}),
+  };
+  const fail = (error: ApiRequestError) => {
+    controller.abort();
+    options.onError?.(error);
+  };
+  const once = async (): Promise<void> => {
+    const response = await transport.stream('/api/v1/realtime', query, lastEventId, controller.signal);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    let data: string[] = [];
+    let type = '';
+    let id: string | undefined;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let end = buffer.search(/\r\n|\r|\n/);
+      while (end >= 0) {
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(buffer[end] === '\r' && buffer[end + 1] === '\n' ? end + 2 : end + 1);
+        end = buffer.search(/\r\n|\r|\n/);
+        if (line === '') {
+          if (id !== undefined) lastEventId = id;
+          if (data.length > 0) {
+            const parsed = JSON.parse(data.join('\n'));
+            if (type === 'stream.error') {
+              fail(new ApiRequestError(response.status, parsed.error?.code ?? 'INTERNAL_ERROR', parsed.error?.message ?? 'The stream ended', undefined, null));
+              return;
+            }
+            onEvent({ id: lastEventId, type, data: parsed } as Event);
+          }
+          data = [];
+          type = '';
+          continue;
+        }
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const text = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'data') data.push(text);
+        else if (field === 'event') type = text;
+        else if (field === 'id') id = text;
+        else if (field === 'retry' && /^\d+$/.test(text)) retryMs = Number(text);
+      }
+    }
+  };
+  const closed = (async () => {
+    while (!controller.signal.aborted) {
+      try {
+        await once();
+      } catch (error) {
+        if (controller.signal.aborted) break;
+        if (error instanceof ApiRequestError) {
+          fail(error);
+          break;
+        }
+      }
+      if (options.reconnect === false) break;
+      await new Promise((resolve) => setTimeout(resolve, retryMs));
+    }
+  })();
+  return {
+    get lastEventId() {
+      return lastEventId;
+    },
+    closed,
+    close: () => controller.abort(),
+  };
+}
+
 /** Sends requests; the typed clients are thin layers over it. */
 export class Transport {
   private readonly fetch: typeof fetch;
@@ -197,11 +329,16 @@ export class Transport {
     if (!this.options.cookies) this.credential = token;
   }
 
-  async request<T>(method: string, path: string, init: { query?: Query; body?: unknown; options?: RequestOptions } = {}): Promise<T> {
-    const headers: Record<string, string> = { accept: 'application/json', ...this.options.headers };
+  private headers(accept: string): Record<string, string> {
+    const headers: Record<string, string> = { accept, ...this.options.headers };
     if (this.credential) headers.authorization = `Bearer ${this.credential}`;
     if (this.cookie) headers.cookie = this.cookie;
     if (this.options.tenantId) headers['x-tenant-id'] = this.options.tenantId;
+    return headers;
+  }
+
+  async request<T>(method: string, path: string, init: { query?: Query; body?: unknown; options?: RequestOptions } = {}): Promise<T> {
+    const headers = this.headers('application/json');
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (init.options?.idempotencyKey) headers['idempotency-key'] = init.options.idempotencyKey;
     if (init.options?.changeReason) headers['x-change-reason'] = init.options.changeReason;
@@ -220,17 +357,30 @@ export class Transport {
     } catch {
       body = undefined;
     }
-    if (!response.ok) {
-      const error = (body as { error?: { code?: ErrorCode; message?: string; details?: Record<string, string> } } | undefined)?.error;
-      throw new ApiRequestError(
-        response.status,
-        error?.code ?? (response.status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR'),
-        error?.message ?? `${method} ${path} answered ${response.status}`,
-        error?.details,
-        response.headers.get('x-correlation-id'),
-      );
-    }
+    if (!response.ok) throw errorOf(response, body, `${method} ${path}`);
     return body as T;
+  }
+
+  /** Opens an event stream (GET); throws ApiRequestError when the server refuses it. */
+  async stream(path: string, query: Query, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    const headers = this.headers('text/event-stream');
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+    const response = await this.fetch(`${this.options.baseUrl.replace(/\/$/, '')}${path}${queryString(query)}`, {
+      headers,
+      credentials: 'include',
+      signal,
+    });
+    if (!response.ok) {
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      throw errorOf(response, body, `GET ${path}`);
+    }
+    return response;
   }
 
   /** Enveloped answers: `{ data }` -> data. */

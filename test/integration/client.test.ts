@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiRequestError, type Client, createClient } from '../../generated/client.js';
+import { ApiRequestError, type Client, createClient, type RealtimeEvents } from '../../generated/client.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 // Everything here goes through generated/client.ts; the server starts with a headless admin.
@@ -94,6 +94,41 @@ describe('generated client', () => {
 
     await client.auth.logout();
     await expect(client.auth.me()).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+  });
+
+  it('subscribes to realtime events, typed, resumes after lastEventId and reports refusals', async () => {
+    const events: RealtimeEvents['articles' | 'comments'][] = [];
+    const subscription = admin.subscribe(['articles', 'comments'], (event) => events.push(event));
+    // The stream is open once an event written after subscribing arrives.
+    let first: Awaited<ReturnType<typeof admin.articles.create>> | undefined;
+    for (let i = 0; i < 50 && !events.some((e) => e.data.id === first?.id); i++) {
+      first = await admin.articles.create({ title: `Live ${i}`, body: 'b' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const arrived = events.find((e) => e.data.id === first!.id)!;
+    expect(arrived.type).toBe('articles.created');
+    if (arrived.type === 'articles.created') expect(arrived.data.title).toBe(first!.title);
+    const resumeFrom = subscription.lastEventId;
+    expect(resumeFrom).toBe(arrived.id);
+    subscription.close();
+    await subscription.closed;
+
+    const missed = await admin.articles.create({ title: 'Missed', body: 'b' });
+    await admin.articles.remove(missed.id);
+    const replay: RealtimeEvents['articles'][] = [];
+    const resumed = admin.subscribe(['articles'], (event) => replay.push(event), { lastEventId: resumeFrom });
+    for (let i = 0; i < 100 && replay.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    resumed.close();
+    expect(replay.map((e) => [e.type, e.data.id])).toEqual([
+      ['articles.created', missed.id],
+      ['articles.deleted', missed.id],
+    ]);
+
+    const anonymous = createClient({ baseUrl: server.url });
+    const refused = await new Promise<ApiRequestError>((resolve) =>
+      anonymous.subscribe(['projects'], () => undefined, { onError: resolve }),
+    );
+    expect(refused).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
   });
 
   it('throws typed errors with status, code and details', async () => {

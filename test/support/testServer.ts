@@ -113,7 +113,10 @@ export async function startTestServer(
         body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
       }
       const response = await fetch(`${running.url}${path}`, { method, headers, body, redirect: 'manual' });
-      const text = await response.text();
+      // An event stream does not end by itself: its headers are the answer here (test/support/sse.ts reads streams).
+      const streaming = response.headers.get('content-type')?.startsWith('text/event-stream');
+      if (streaming) await response.body?.cancel();
+      const text = streaming ? '' : await response.text();
       let parsed: unknown = text;
       try {
         parsed = text ? JSON.parse(text) : undefined;

@@ -1,7 +1,7 @@
 import type { Caller } from '../access/caller.js';
 import { newId } from '../entities/prepareWrite.js';
 import type { ChangeEventName } from '../hooks/hookTypes.js';
-import { CHANGE_EVENTS, SEQUENCES } from '../model/collections.js';
+import { CHANGE_EVENTS, HOOK_DELIVERIES, SEQUENCES, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
 import { type Doc, type Store, UniqueConflict } from '../store/types.js';
 
@@ -19,6 +19,8 @@ export interface LoggedChange {
 
 /** A row of the event log as read back. */
 export interface ChangeEvent {
+  /** The row's id: unique across databases, so it names the event to webhook receivers. */
+  id: string;
   seq: number;
   event: ChangeEventName;
   entity: string;
@@ -44,9 +46,12 @@ export async function lastEventSeq(store: Store): Promise<number> {
   return ((await store.get(SEQUENCES, EVENT_SEQUENCE_ID))?.value as number | undefined) ?? 0;
 }
 
-/** Whether an entity's writes go to the log: every public entity's. */
+/** Bookkeeping of the log's own consumers: logging it would feed the consumers their own work. */
+const UNLOGGED: ReadonlySet<string> = new Set([HOOK_DELIVERIES, WEBHOOKS, WEBHOOK_DELIVERIES]);
+
+/** Whether an entity's writes go to the log: every public entity's but the consumers' bookkeeping. */
 export function isLogged(entity: EntityModel): boolean {
-  return !entity.internal;
+  return !entity.internal && !UNLOGGED.has(entity.plural);
 }
 
 /**
@@ -113,19 +118,24 @@ function visible(entity: EntityModel, doc: Doc): Doc {
 }
 
 /**
- * Deletes events older than `before` that every consumer has passed (seq <= `delivered`), a
- * batch at a time. Returns how many went.
+ * Prunes the log: events older than `before`, and the oldest beyond `maxCount` (0: no count
+ * limit), but never one after `delivered` (a consumer still needs it). Returns how many went.
  */
-export async function pruneEvents(store: Store, before: Date, delivered: number): Promise<number> {
+export async function pruneEvents(store: Store, before: Date, delivered: number, maxCount = 0): Promise<number> {
+  const [lastOld] = await store.find(CHANGE_EVENTS, {
+    where: { field: 'at', op: 'lt', value: before.toISOString() },
+    sort: [{ field: 'seq', direction: 'desc' }],
+    select: ['seq'],
+    limit: 1,
+  });
+  let cutoff = (lastOld?.seq as number | undefined) ?? 0;
+  // Sequence numbers have no gaps, so the count limit is a sequence number too.
+  if (maxCount > 0) cutoff = Math.max(cutoff, (await lastEventSeq(store)) - maxCount);
+  cutoff = Math.min(cutoff, delivered);
   let removed = 0;
   for (;;) {
     const old = await store.find(CHANGE_EVENTS, {
-      where: {
-        and: [
-          { field: 'at', op: 'lt', value: before.toISOString() },
-          { field: 'seq', op: 'lte', value: delivered },
-        ],
-      },
+      where: { field: 'seq', op: 'lte', value: cutoff },
       sort: [{ field: 'seq', direction: 'asc' }],
       select: ['id'],
       limit: 500,

@@ -3,6 +3,7 @@ import type { RuntimeContext } from '../context.js';
 import { newId } from '../entities/prepareWrite.js';
 import type { EntityHooks } from '../hooks/hookTypes.js';
 import { EVENT_CURSORS, HOOK_DELIVERIES } from '../model/collections.js';
+import { RowLease } from '../store/rowLease.js';
 import { type ChangeEvent, eventAt, eventsAfter, lastEventSeq } from './eventLog.js';
 
 export interface DispatcherOptions {
@@ -35,7 +36,7 @@ const SAVE_EVERY_MS = 250;
  * deliveries are retried with doubling delays, then left `failed` for an admin to set `pending`.
  */
 export class HookDispatcher {
-  private readonly owner = randomUUID();
+  private readonly lease: RowLease;
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private again = false;
@@ -45,7 +46,9 @@ export class HookDispatcher {
   constructor(
     private readonly ctx: RuntimeContext,
     private readonly options: DispatcherOptions,
-  ) {}
+  ) {
+    this.lease = new RowLease(ctx.store, EVENT_CURSORS, randomUUID(), options.leaseMs ?? 30_000, ctx.now);
+  }
 
   /** Makes sure the cursor exists (new logs start at their end) and polls. */
   async start(): Promise<void> {
@@ -64,18 +67,7 @@ export class HookDispatcher {
     }
     // Without afterCommit hooks nothing is delivered: a hook added later starts from here, not from old events.
     if (!this.hasAfterCommit()) {
-      const now = this.ctx.now().toISOString();
-      await this.ctx.store.update(
-        EVENT_CURSORS,
-        CURSOR_ID,
-        { position: await lastEventSeq(this.ctx.store) },
-        {
-          or: [
-            { field: 'leaseUntil', op: 'exists', value: false },
-            { field: 'leaseUntil', op: 'lt', value: now },
-          ],
-        },
-      );
+      await this.lease.whenFree(CURSOR_ID, { position: await lastEventSeq(this.ctx.store) });
     }
     const poll = this.options.pollMs ?? 1000;
     this.timer = setInterval(() => this.notify(), poll);
@@ -139,7 +131,7 @@ export class HookDispatcher {
 
   private async deliverNew(): Promise<void> {
     for (;;) {
-      const position = await this.lease();
+      const position = await this.take();
       if (position === undefined) return;
       const events = await eventsAfter(this.ctx.store, position, BATCH);
       if (events.length === 0) return;
@@ -166,42 +158,13 @@ export class HookDispatcher {
   }
 
   /** Moves the cursor to `seq`, only while this instance still holds the lease. */
-  private async save(seq: number): Promise<boolean> {
-    const moved = await this.ctx.store.update(
-      EVENT_CURSORS,
-      CURSOR_ID,
-      { position: seq, leaseUntil: this.leaseEnd() },
-      { field: 'leaseOwner', op: 'eq', value: this.owner },
-    );
-    return moved !== null;
+  private save(seq: number): Promise<boolean> {
+    return this.lease.save(CURSOR_ID, { position: seq });
   }
 
   /** Takes or renews the cursor's lease; the position to deliver after, or undefined when another instance holds it. */
-  private async lease(): Promise<number | undefined> {
-    const now = this.ctx.now().toISOString();
-    // Held with more than half of its time left: no write needed (saves renew it as they go).
-    const cursor = await this.ctx.store.get(EVENT_CURSORS, CURSOR_ID);
-    const halfway = new Date(this.ctx.now().getTime() + (this.options.leaseMs ?? 30_000) / 2).toISOString();
-    if (cursor?.leaseOwner === this.owner && typeof cursor.leaseUntil === 'string' && cursor.leaseUntil > halfway) {
-      return cursor.position as number;
-    }
-    const taken = await this.ctx.store.update(
-      EVENT_CURSORS,
-      CURSOR_ID,
-      { leaseOwner: this.owner, leaseUntil: this.leaseEnd() },
-      {
-        or: [
-          { field: 'leaseOwner', op: 'eq', value: this.owner },
-          { field: 'leaseUntil', op: 'exists', value: false },
-          { field: 'leaseUntil', op: 'lt', value: now },
-        ],
-      },
-    );
-    return taken ? (taken.position as number) : undefined;
-  }
-
-  private leaseEnd(): string {
-    return new Date(this.ctx.now().getTime() + (this.options.leaseMs ?? 30_000)).toISOString();
+  private async take(): Promise<number | undefined> {
+    return ((await this.lease.take(CURSOR_ID))?.position as number | undefined) ?? undefined;
   }
 
   private async retryDue(): Promise<void> {

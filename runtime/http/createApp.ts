@@ -3,12 +3,13 @@ import type { AuthContext } from '../auth/authContext.js';
 import type { SetupState } from '../auth/setup.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import type { RealtimeHub } from '../events/realtime/realtimeHub.js';
+import type { WebhookDispatcher } from '../events/webhooks/webhookDispatcher.js';
 import { healthRoute } from '../health/healthRoute.js';
 import type { Metrics } from '../health/metrics.js';
 import { METRICS_PATH, metricsRoute } from '../health/metricsRoute.js';
 import type { OperatorMetrics } from '../health/operatorMetrics.js';
 import type { Scheduler } from '../jobs/scheduler.js';
-import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../model/collections.js';
+import { MEDIA_ASSETS, SCHEDULED_JOBS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import { apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
 import { authRoutes } from './authRoutes.js';
@@ -36,6 +37,7 @@ import { searchRoutes } from './searchRoutes.js';
 import { securityHeaders } from './securityHeaders.js';
 import { setupGate, setupRoutes } from './setupRoutes.js';
 import { userRoutes } from './userRoutes.js';
+import { webhookDeliveryRoutes, webhookRoutes } from './webhookRoutes.js';
 
 export interface AppOptions {
   auth: AuthContext;
@@ -52,6 +54,8 @@ export interface AppOptions {
   operator: OperatorMetrics;
   /** The open realtime streams (GET /api/v1/realtime). */
   realtime: RealtimeHub;
+  /** Webhook delivery (woken by replays and redeliveries). */
+  webhooks: WebhookDispatcher;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -72,6 +76,7 @@ export function createApp({
   uploads,
   operator,
   realtime,
+  webhooks,
 }: AppOptions): { app: Express; routes: RouteTable } {
   const { ctx, config } = auth;
   const app = express();
@@ -159,6 +164,8 @@ export function createApp({
   if (ctx.registry.model.features.includes('search')) mount(`${API_PREFIX}/search`, searchRoutes(ctx));
   if (ctx.registry.entities.has(SCHEDULED_JOBS)) mount(`${API_PREFIX}/scheduledJobs`, jobRoutes(ctx, scheduler));
   if (media) mount(`${API_PREFIX}/${MEDIA_ASSETS}`, mediaRoutes(ctx, uploads));
+  mount(`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, webhooks));
+  mount(`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, webhooks));
   for (const entity of ctx.registry.entities.values()) {
     if (entity.routes.length === 0) continue;
     // Mounted under its own prefix, so a request only walks the routes of its entity.

@@ -1,17 +1,35 @@
 import { grantRules } from '../access/grantRules.js';
 import { tenantMembershipRules } from '../access/tenantMembershipRules.js';
+import type { RuntimeConfig } from '../config/runtimeConfig.js';
 import type { EntityRules, EntityRulesTable } from '../entities/entityRules.js';
+import { deliveryRules, webhookRules } from '../events/webhooks/webhookRules.js';
 import { jobRules } from '../jobs/jobRules.js';
 import { mediaRules } from '../media/mediaRules.js';
-import { GRANTS, MEDIA_ASSETS, SCHEDULED_JOBS } from '../model/collections.js';
+import {
+  GRANTS,
+  HOOK_DELIVERIES,
+  MEDIA_ASSETS,
+  SCHEDULED_JOBS,
+  WEBHOOK_DELIVERIES,
+  WEBHOOKS,
+} from '../model/collections.js';
 import type { AppModel } from '../model/types.js';
 
 /**
  * The composition root of entity rules: each feature's rules, from its own folder, for the
- * entities this model has (grants, scheduled jobs, media assets, the configured tenancy entity).
+ * entities this model has (webhooks and the delivery records, grants, scheduled jobs, media
+ * assets, the configured tenancy entity).
  */
-export function featureRules(model: AppModel): EntityRulesTable {
+export function featureRules(
+  model: AppModel,
+  config: { webhooks: Pick<RuntimeConfig['webhooks'], 'allowPrivateTargets'> } = {
+    webhooks: { allowPrivateTargets: false },
+  },
+): EntityRulesTable {
   const byFeature: [string | undefined, EntityRules][] = [
+    [WEBHOOKS, webhookRules(model, config.webhooks)],
+    [WEBHOOK_DELIVERIES, deliveryRules],
+    [HOOK_DELIVERIES, deliveryRules],
     [GRANTS, grantRules],
     [SCHEDULED_JOBS, jobRules],
     [MEDIA_ASSETS, mediaRules],

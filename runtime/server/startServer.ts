@@ -15,6 +15,7 @@ import { ensureEventSequence, pruneEvents } from '../events/eventLog.js';
 import { HookDispatcher } from '../events/hookDispatcher.js';
 import { LogFeed } from '../events/logFeed.js';
 import { RealtimeHub } from '../events/realtime/realtimeHub.js';
+import { WebhookDispatcher } from '../events/webhooks/webhookDispatcher.js';
 import { metrics } from '../health/metrics.js';
 import { OperatorMetrics } from '../health/operatorMetrics.js';
 import { repositoryWriter } from '../hooks/repositoryWriter.js';
@@ -80,6 +81,10 @@ export interface Entigen {
   realtime: RealtimeHub;
   /** This instance's reader of the event log. */
   feed: LogFeed;
+  /** Delivers change events to the webhooks entity's receivers. */
+  webhooks: WebhookDispatcher;
+  /** Prunes the event log now (it also runs hourly): by age and count, never what a consumer still needs. */
+  pruneLog(): Promise<number>;
   /** Stops the scheduler, the dispatcher and the sweeper, and closes the store (the host closes its server). */
   close(): Promise<void>;
 }
@@ -184,7 +189,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     store,
     secrets,
     cipher: new FieldCipher(secrets.encryption),
-    rules: featureRules(options.registry.model),
+    rules: featureRules(options.registry.model, config),
     hooks: options.hooks ? hookTable(options.registry.entities, options.hooks) : (options.registry.hooks ?? new Map()),
     logger,
     now: options.now ?? (() => new Date()),
@@ -238,6 +243,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   await feed.start();
   const realtime = new RealtimeHub(feed, config.realtime, logger);
   realtime.start();
+  const webhooks = new WebhookDispatcher(ctx, config.webhooks, feed);
   ctx.notifyCommitted = () => {
     dispatcher.notify();
     feed.notify();
@@ -247,6 +253,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     bus?.publish('credentials');
   };
   await dispatcher.start();
+  webhooks.start();
   if (bus) {
     await bus.on('events', (seq) => feed.heard(Number(seq)));
     await bus.on('credentials', () => realtime.recheckAll());
@@ -273,17 +280,20 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     uploads,
     operator,
     realtime,
+    webhooks,
   });
 
+  /** The log keeps what afterCommit hooks and enabled webhooks have not settled, whatever its age. */
+  const pruneLog = async () => {
+    const before = new Date(ctx.now().getTime() - config.events.retentionMs);
+    const delivered = await webhooks.deliveredUpTo(await dispatcher.deliveredUpTo());
+    return pruneEvents(store, before, delivered, config.events.maxCount);
+  };
   const sweeper = setInterval(() => {
     sweepIdempotencyRecords(store, ctx.now().getTime()).catch((error) =>
       logger.warn({ err: error }, 'idempotency sweep failed'),
     );
-    const before = new Date(ctx.now().getTime() - config.events.retentionMs);
-    dispatcher
-      .deliveredUpTo()
-      .then((delivered) => pruneEvents(store, before, delivered))
-      .catch((error) => logger.warn({ err: error }, 'event log prune failed'));
+    pruneLog().catch((error) => logger.warn({ err: error }, 'event log prune failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
   if (options.schedule !== false && env.ENTIGEN_SCHEDULER !== 'off') scheduler.start();
@@ -305,7 +315,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
       realtime.closeAll();
       feed.stop();
       await scheduler.stop(config.server.shutdownGraceMs);
-      await dispatcher.stop();
+      await Promise.all([dispatcher.stop(), webhooks.stop()]);
     })();
     return stopping;
   };
@@ -320,6 +330,8 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     dispatcher,
     realtime,
     feed,
+    webhooks,
+    pruneLog,
     drain,
     redis: Boolean(redis),
     stopWork,

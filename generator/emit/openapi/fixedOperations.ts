@@ -495,7 +495,7 @@ export function fixedOperations(model: AppModel): Operation[] {
       },
     );
   }
-  ops.push(realtimeOperation(model));
+  ops.push(realtimeOperation(model), ...webhookOperations());
   if (model.features.includes('search')) {
     ops.push({
       method: 'GET',
@@ -588,4 +588,47 @@ function realtimeOperation(model: AppModel): Operation {
     errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED'],
     tenantScoped: true,
   };
+}
+
+/** The webhook routes beyond the generic ones (administrators only). */
+function webhookOperations(): Operation[] {
+  const webhook = data({ $ref: '#/components/schemas/Webhook' });
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/webhooks/{id}/rotate-secret',
+      operationId: 'webhooks_rotateSecret',
+      tag: 'webhooks',
+      summary: 'A new signing secret for the webhook, shown in this answer only (the old one stops at once)',
+      response: webhook,
+      errors: [...ADMIN, 'NOT_FOUND'],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/webhooks/{id}/replay',
+      operationId: 'webhooks_replay',
+      tag: 'webhooks',
+      summary: `Sends the webhook's matching events after \`from\` up to \`to\` (default: the last) again, at most 1000; 202 with how many were queued`,
+      body: body(
+        {
+          from: { type: 'integer', minimum: 0, description: 'Events after this id are sent' },
+          to: { type: 'integer', minimum: 0, description: 'The last event id to send (default: the last event)' },
+        },
+        ['from'],
+      ),
+      status: 202,
+      response: data(object({ queued: { type: 'integer' }, from: { type: 'integer' }, to: { type: 'integer' } })),
+      errors: [...ADMIN, ...INPUT, 'NOT_FOUND'],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/webhookDeliveries/{id}/redeliver',
+      operationId: 'webhookDeliveries_redeliver',
+      tag: 'webhookDeliveries',
+      summary: 'Sends a delivered or failed delivery again (202); 409 while it is still pending',
+      status: 202,
+      response: data({ $ref: '#/components/schemas/WebhookDelivery' }),
+      errors: [...ADMIN, 'NOT_FOUND', 'CONFLICT'],
+    },
+  ];
 }

@@ -16,6 +16,7 @@ const SQLITE_ONLY = [
   'dev',
   'readmeGuide',
   'outbox',
+  'realtimeInstances',
 ].map((name) => `test/integration/${name}.test.ts`);
 
 /** The CLI and servers the integration tests start run from dist/: compiled once per run. */

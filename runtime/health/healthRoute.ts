@@ -9,6 +9,8 @@ export interface HealthOptions {
   services: Record<string, () => Promise<void>>;
   /** The authenticate middleware; health runs before it in the pipeline and calls it itself. */
   authenticate(req: Request, res: Response, next: NextFunction): Promise<void>;
+  /** The event log, realtime streams and webhooks, for administrators. */
+  events?(): Promise<unknown>;
 }
 
 /** Whether the request carries an admin credential; any failure (database down included) means no. */
@@ -37,7 +39,7 @@ async function timed(ping: () => Promise<void>): Promise<{ status: 'up' | 'down'
 }
 
 /** GET /api/health: `{ status, timestamp }` for all; admins also get the statistics. 503 when the database is down. */
-export function healthRoute({ ctx, metrics, services, authenticate }: HealthOptions) {
+export function healthRoute({ ctx, metrics, services, authenticate, events }: HealthOptions) {
   return async function health(req: Request, res: Response): Promise<void> {
     const database = await timed(() => ctx.store.ping());
     const status = database.status === 'up' ? 'ok' : 'error';
@@ -67,6 +69,13 @@ export function healthRoute({ ctx, metrics, services, authenticate }: HealthOpti
           ...(database.error ? { error: database.error } : {}),
         },
       });
+      if (events && database.status === 'up') {
+        try {
+          body.events = await events();
+        } catch (error) {
+          ctx.logger.warn({ err: error }, 'event statistics failed');
+        }
+      }
     }
     res.status(status === 'ok' ? 200 : 503).json(body);
   };

@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response, 
 import type { AuthContext } from '../auth/authContext.js';
 import type { SetupState } from '../auth/setup.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
+import { eventStatistics } from '../events/eventStats.js';
 import type { RealtimeHub } from '../events/realtime/realtimeHub.js';
 import type { WebhookDispatcher } from '../events/webhooks/webhookDispatcher.js';
 import { healthRoute } from '../health/healthRoute.js';
@@ -121,7 +122,16 @@ export function createApp({
     now: ctx.now,
   });
   // Health answers even while the database or setup would stop everything else.
-  app.get(HEALTH_PATH, healthRoute({ ctx, metrics, services, authenticate: authenticateCaller }));
+  app.get(
+    HEALTH_PATH,
+    healthRoute({
+      ctx,
+      metrics,
+      services,
+      authenticate: authenticateCaller,
+      events: () => eventStatistics(ctx, realtime.size),
+    }),
+  );
   routes.add('GET', HEALTH_PATH);
   app.get(METRICS_PATH, metricsRoute({ operator, token: config.metrics.token, authenticate: authenticateCaller }));
   routes.add('GET', METRICS_PATH);

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pruneEvents } from '../../runtime/events/eventLog.js';
 import { openSse, type SseEvent, type SseStream } from '../support/sse.js';
@@ -261,5 +262,72 @@ describe('realtime at shutdown', () => {
     await server.close();
     await stream.ended;
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('realtime limits', () => {
+  it('sends a stream at most its events per second, all of them in order', async () => {
+    const server = await startTestServer(
+      {},
+      { overrides: { rateLimit: GENEROUS_LIMITS, realtime: { ...REALTIME, eventsPerSecond: 5 } } },
+    );
+    try {
+      const admin = await server.user({ roles: ['ADMIN'] });
+      const stream = await openSse(`${server.url}/api/v1/realtime?entities=articles`, { token: admin.token });
+      const bulk = await server.call('POST', '/api/v1/articles/bulk', {
+        token: admin.token,
+        body: { items: Array.from({ length: 15 }, (_, i) => ({ title: `Rate ${i}`, body: 'b' })) },
+      });
+      const ids = bulk.body.data.items.map((a: { id: string }) => a.id);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Five at once, then one every 200 ms: far from all fifteen yet.
+      expect(stream.events.length).toBeLessThan(15);
+      await stream.next((e) => e.data.id === ids[14], 10_000);
+      expect(stream.events.map((e) => e.data.id)).toEqual(ids);
+      stream.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('disconnects a client that stops reading, and answers 429 beyond the streams of one instance', async () => {
+    const server = await startTestServer(
+      {},
+      {
+        overrides: { rateLimit: GENEROUS_LIMITS, realtime: { ...REALTIME, maxStreams: 2, slowConsumerMs: 300 } },
+      },
+    );
+    try {
+      const admin = await server.user({ roles: ['ADMIN'] });
+      // A client that sends its request and never reads a byte of the answer.
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+      socket.pause();
+      socket.write(
+        `GET /api/v1/realtime?entities=articles HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${admin.token}\r\n\r\n`,
+      );
+      for (let i = 0; i < 100 && server.realtime.size === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(server.realtime.size).toBe(1);
+      const other = await server.user();
+      const second = await openSse(`${server.url}/api/v1/realtime?entities=comments`, { token: other.token });
+      expect(second.status).toBe(200);
+      const third = (await openSse(`${server.url}/api/v1/realtime?entities=comments`, { token: admin.token })) as any;
+      expect(third.status).toBe(429);
+      expect(third.body.error.message).toMatch(/This server has its 2 realtime streams open/);
+      second.close();
+
+      const big = 'x'.repeat(200_000);
+      for (let i = 0; i < 40 && server.realtime.size > 0; i++) {
+        await server.call('POST', '/api/v1/articles/bulk', {
+          token: admin.token,
+          body: { items: Array.from({ length: 4 }, (_, j) => ({ title: `Big ${i}-${j}`, body: big })) },
+        });
+      }
+      for (let i = 0; i < 300 && server.realtime.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      // Its buffer did not grow without end: the stream was closed.
+      expect(server.realtime.size).toBe(0);
+      socket.destroy();
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,5 +1,9 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { adminToken, type SpawnedServer, spawnChildServer } from '../support/spawnServer.js';
 import { GENEROUS_LIMITS, startTestServer, type TestServer } from '../support/testServer.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 
@@ -93,6 +97,14 @@ describe('webhooks', () => {
     };
     expect(() => new Webhook(rotated.body.data.secret).verify(second.raw, headers)).not.toThrow();
     expect(() => new Webhook(hook.secret).verify(second.raw, headers)).toThrow();
+
+    // The health report shows how far the webhook has come.
+    await server.webhooks.idle();
+    const health = await server.call('GET', '/api/health', { token: admin.token });
+    expect(health.body.events.log.size).toBeGreaterThan(0);
+    expect(health.body.events.openStreams).toBe(0);
+    const mine = health.body.events.webhooks.find((w: { id: string }) => w.id === hook.id);
+    expect(mine).toMatchObject({ url: receiver.url, enabled: true, oldestUndelivered: null, pending: 0, failed: 0 });
   });
 
   it('retries with growing delays: a receiver failing three times gets the event on the fourth attempt, in order', async () => {
@@ -133,6 +145,8 @@ describe('webhooks', () => {
     await server.webhooks.idle();
     const rows = await deliveries(hook.id);
     expect(rows[0]).toMatchObject({ status: 'failed', attempts: FAST.attempts, responseCode: 500 });
+    const health = await server.call('GET', '/api/health', { token: admin.token });
+    expect(health.body.events.webhooks.find((w: { id: string }) => w.id === hook.id).failed).toBe(1);
     expect(rows[0].lastError).toMatch(/500/);
     expect(rows[0].responseBody.length).toBeLessThanOrEqual(1024);
     expect(receiver.received.filter((d) => d.body.data.id === doomed.id)).toHaveLength(FAST.attempts);
@@ -264,4 +278,45 @@ describe('webhook targets without the private-network allowance', () => {
       await server.close();
     }
   });
+});
+
+describe('webhooks across a crash', () => {
+  it('still delivers an event whose server was killed (kill -9) mid-retry, once restarted', async () => {
+    const receiver = await startWebhookReceiver();
+    // The first attempt fails; the server dies before its retry.
+    receiver.answer = [500];
+    const database = `sqlite:${join(mkdtempSync(join(tmpdir(), 'entigen-hook-crash-')), 'app.db')}`;
+    const start = () => spawnChildServer({ DATABASE_URL: database });
+    let first: SpawnedServer | undefined;
+    let second: SpawnedServer | undefined;
+    try {
+      first = await start();
+      const token = await adminToken(first.url);
+      const call = (url: string, path: string, body: unknown) =>
+        fetch(`${url}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      expect((await call(first.url, '/api/v1/webhooks', { url: receiver.url, events: ['articles.*'] })).status).toBe(
+        201,
+      );
+      const made = (await (await call(first.url, '/api/v1/articles', { title: 'Survives', body: 'b' })).json()) as any;
+      // The first attempt has failed: kill the process before the retry (400 ms later).
+      for (let i = 0; i < 100 && receiver.received.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(receiver.received.map((d) => d.status)).toEqual([500]);
+      first.child.kill('SIGKILL');
+      await new Promise((resolve) => first!.child.once('exit', resolve));
+      const before = receiver.received.length;
+
+      second = await start();
+      const [delivered] = await receiver.accepted(1, 15_000);
+      expect(delivered.body).toMatchObject({ type: 'articles.created', data: { id: made.data.id } });
+      expect(receiver.received.length).toBeGreaterThan(before);
+    } finally {
+      first?.child.kill('SIGKILL');
+      second?.child.kill('SIGKILL');
+      await receiver.close();
+    }
+  }, 60_000);
 });

@@ -49,3 +49,33 @@ export async function adminToken(url: string): Promise<string> {
   });
   return ((await res.json()) as { token: string }).token;
 }
+
+/**
+ * test/support/serverChild.ts as a process (startServer with test settings, see there); resolves
+ * once it listens. `env` adds to this process's environment (DATABASE_URL at least).
+ */
+export function spawnChildServer(env: Record<string, string>): Promise<SpawnedServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/serverChild.ts'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...ADMIN_ENV, ...env },
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = /\{"url":"([^"]+)"\}/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ url: match[1], child, output: () => output, exited });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+}

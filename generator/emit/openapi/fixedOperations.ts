@@ -97,7 +97,8 @@ export function fixedOperations(model: AppModel): Operation[] {
       path: '/api/health',
       operationId: 'health',
       tag: 'health',
-      summary: 'Health: status and timestamp; an admin also sees uptime, requests, memory, services and the database',
+      summary:
+        'Health: status and timestamp; an admin also sees uptime, requests, memory, services, the database, and events (log size, open realtime streams, each webhook’s oldest undelivered event)',
       response: health,
       responseDescription: 'Healthy',
       errors: [],

@@ -15,7 +15,11 @@ describe('the event log', () => {
       appendEvents(
         tx,
         articles,
-        Array.from({ length: count }, (_, i) => ({ event: 'created' as const, id: `a${i}`, after: { id: `a${i}`, title: 't' } })),
+        Array.from({ length: count }, (_, i) => ({
+          event: 'created' as const,
+          id: `a${i}`,
+          after: { id: `a${i}`, title: 't' },
+        })),
         SYSTEM_CALLER,
         new Date(at),
       ),

@@ -14,6 +14,8 @@ export interface LogFeedOptions {
 /** Events kept in memory for listeners that are close behind the head. */
 const CACHE_SIZE = 4096;
 const READ_BATCH = 500;
+/** How long a commit's notice waits for others before the log is read. */
+const COALESCE_MS = 5;
 
 /**
  * One reader of the event log per instance. It reads what was committed since its last read,
@@ -27,6 +29,7 @@ export class LogFeed {
   private cache: ChangeEvent[] = [];
   private readonly listeners = new Set<() => void>();
   private reading?: Promise<void>;
+  private soon?: NodeJS.Timeout;
   private again = false;
   private localCommit = false;
   private timer?: NodeJS.Timeout;
@@ -45,16 +48,25 @@ export class LogFeed {
   stop(): void {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.soon);
   }
 
   /** Something committed (`local`: through this instance) or may have: read the log now. */
   notify(local = true): void {
     if (this.stopped) return;
     this.localCommit ||= local;
-    if (this.reading) {
-      this.again = true;
+    if (this.reading || this.soon) {
+      this.again ||= Boolean(this.reading);
       return;
     }
+    // A short pause gathers the commits of a busy moment into one read and one write per stream.
+    this.soon = setTimeout(() => {
+      this.soon = undefined;
+      this.readNow();
+    }, COALESCE_MS);
+  }
+
+  private readNow(): void {
     this.reading = this.read().finally(() => {
       this.reading = undefined;
       if (this.again) {

@@ -118,21 +118,42 @@ export class RealtimeStream {
         this.fail('EVENTS_EXPIRED', `Events after ${this.position} are no longer kept; reload, then subscribe anew`);
         return;
       }
-      for (const event of events) {
-        if (this.closed) return;
-        const shown = await this.view.view(event);
-        if (shown) await this.send(shown);
-        this.position = event.seq;
+      // The events of a page leave in as few writes as the socket allows.
+      this.cork();
+      try {
+        for (const event of events) {
+          if (this.closed) return;
+          const shown = await this.view.view(event);
+          if (shown) await this.send(shown);
+          this.position = event.seq;
+        }
+      } finally {
+        this.uncork();
       }
     }
+  }
+
+  private corked = false;
+  private cork(): void {
+    if (this.corked || this.closed) return;
+    this.res.cork();
+    this.corked = true;
+  }
+  private uncork(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.res.uncork();
   }
 
   private async send(event: SubscriberEvent): Promise<void> {
     await this.takeToken();
     if (this.closed) return;
-    const written = this.res.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    const written = this.res.write(frameOf(event));
     this.told = event.seq;
-    if (!written) await this.drained();
+    if (!written) {
+      this.uncork();
+      await this.drained();
+    }
   }
 
   /** Waits until the socket took the buffered data; closes the stream when that takes too long. */
@@ -165,7 +186,16 @@ export class RealtimeStream {
         this.tokens -= 1;
         return;
       }
+      this.uncork();
       await new Promise((resolve) => setTimeout(resolve, Math.ceil(((1 - this.tokens) * 1000) / rate)));
     }
   }
+}
+
+/** The text of an event, made once per data object (subscribers without `select` share one). */
+const frames = new WeakMap<object, string>();
+function frameOf(event: SubscriberEvent): string {
+  const data = frames.get(event.data) ?? JSON.stringify(event.data);
+  frames.set(event.data, data);
+  return `id: ${event.seq}\nevent: ${event.type}\ndata: ${data}\n\n`;
 }

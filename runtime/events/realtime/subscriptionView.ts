@@ -87,9 +87,9 @@ export class SubscriptionView {
   }
 
   private present(entity: EntityModel, doc: Record<string, unknown>): Record<string, unknown> {
-    const shown = presentRecord(entity, doc as never) as Record<string, unknown>;
     const select = this.subscription.select;
-    if (!select) return shown;
+    if (!select) return shownOnce(entity, doc);
+    const shown = presentRecord(entity, doc as never) as Record<string, unknown>;
     const out: Record<string, unknown> = { id: shown.id };
     for (const name of select) if (name in shown) out[name] = shown[name];
     return out;
@@ -103,4 +103,15 @@ export class SubscriptionView {
     this.constraints.set(entity.plural, { where, until: now + CONSTRAINT_TTL_MS });
     return where;
   }
+}
+
+/** The record as GET shows it, made once per logged state however many subscribers see it. */
+const shownStates = new WeakMap<object, Record<string, unknown>>();
+function shownOnce(entity: EntityModel, doc: Record<string, unknown>): Record<string, unknown> {
+  let shown = shownStates.get(doc);
+  if (!shown) {
+    shown = presentRecord(entity, doc as never) as Record<string, unknown>;
+    shownStates.set(doc, shown);
+  }
+  return shown;
 }

@@ -1,0 +1,221 @@
+// Realtime (issue 16): commit-to-event latency for 100 subscribers on one instance and across two
+// instances (PostgreSQL + Redis), and create throughput with 100 open streams against none.
+// Targets: p99 under 100 ms on one instance; create throughput within 15% of no streams.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadRegistry } from '../bin/commands/serveCommand.js';
+import { signSession } from '../runtime/auth/sessionToken.js';
+import { newId } from '../runtime/entities/prepareWrite.js';
+import { openStore } from '../runtime/store/openStore.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const SECRET = 'bench-secret';
+const SUBSCRIBERS = 100;
+const WRITES = Number(process.env.BENCH_REALTIME_WRITES ?? 300);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = 3;
+
+interface Stream {
+  events: number;
+  latencies: number[];
+  close(): void;
+}
+
+/** One SSE subscriber; with `measure`, each created article's delay from its createdAt is kept. */
+function subscribe(url: string, token: string, measure: boolean): Promise<Stream> {
+  return new Promise((resolve, reject) => {
+    const stream: Stream = { events: 0, latencies: [], close: () => req.destroy() };
+    const req = request(
+      `${url}/api/v1/realtime?entities=articles`,
+      { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+      (res) => {
+        if (res.statusCode !== 200) return reject(new Error(`subscribe answered ${res.statusCode}`));
+        let buffer = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          const now = Date.now();
+          buffer += chunk;
+          let end = buffer.indexOf('\n\n');
+          while (end >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            end = buffer.indexOf('\n\n');
+            const data = block.split('\n').find((line) => line.startsWith('data: '));
+            if (!data) continue;
+            stream.events++;
+            if (measure) stream.latencies.push(now - Date.parse(JSON.parse(data.slice(6)).createdAt));
+          }
+        });
+        res.on('error', () => undefined);
+        resolve(stream);
+      },
+    );
+    req.on('error', () => undefined);
+    req.end();
+  });
+}
+
+/** A fresh database with SUBSCRIBERS administrators (each may hold a few streams); their tokens. */
+async function prepare(databaseUrl: string): Promise<string[]> {
+  const registry = await loadRegistry(root, 'generated');
+  const store = await openStore(databaseUrl, root);
+  await store.init(registry.model);
+  const now = new Date().toISOString();
+  const users = Array.from({ length: SUBSCRIBERS }, (_, i) => ({
+    id: newId(),
+    email: `rt${i}@example.test`,
+    displayName: `Subscriber ${i}`,
+    roles: ['ADMIN'],
+    authSource: 'local',
+    disabled: false,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  await store.insertMany('users', users);
+  await store.close();
+  return users.map((u) => signSession(SECRET, u.id, Date.now()));
+}
+
+function startServer(core: number, databaseUrl: string, port: number, env: Record<string, string> = {}): ChildProcess {
+  return spawn(
+    'taskset',
+    [
+      '-c',
+      String(core),
+      process.execPath,
+      join(here, 'crud', 'entigenServer.js'),
+      databaseUrl,
+      String(port),
+      SECRET,
+      root,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
+  );
+}
+
+async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  for (let i = 0; i < 150; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
+    try {
+      await fetch(`${url}/api/health`);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`server did not start: ${output}`);
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise((exited) => {
+    child.once('exit', exited);
+    child.kill('SIGTERM');
+  });
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+};
+const median = (values: number[]) => percentile(values, 50);
+
+/** WRITES creates, one at a time with a short pause, through `writeUrl`; latencies seen by the streams on `readUrl`. */
+async function latency(writeUrl: string, readUrl: string, tokens: string[]): Promise<{ p50: number; p99: number }> {
+  const streams = await Promise.all(tokens.map((token) => subscribe(readUrl, token, true)));
+  await new Promise((r) => setTimeout(r, 500));
+  for (let i = 0; i < WRITES; i++) {
+    await fetch(`${writeUrl}/api/v1/articles`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens[0]}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: `Latency ${i}`, body: 'b' }),
+    });
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  for (let i = 0; i < 100 && streams.some((s) => s.events < WRITES); i++) await new Promise((r) => setTimeout(r, 50));
+  for (const stream of streams) stream.close();
+  const all = streams.flatMap((s) => s.latencies);
+  const missing = streams.reduce((n, s) => n + Math.max(0, WRITES - s.events), 0);
+  if (missing > 0) process.stdout.write(`  (${missing} events missing at the end)\n`);
+  return { p50: percentile(all, 50), p99: percentile(all, 99) };
+}
+
+function load(url: string, token: string): number {
+  const spec = {
+    url,
+    method: 'POST',
+    path: '/api/v1/articles',
+    body: JSON.stringify({ title: 'New article', body: 'Some body text' }),
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    seconds: SECONDS,
+    connections: 10,
+  };
+  const result = spawnSync(
+    'taskset',
+    ['-c', '1', process.execPath, join(here, 'crud', 'load.js'), JSON.stringify(spec)],
+    {
+      encoding: 'utf8',
+    },
+  );
+  if (result.status !== 0) throw new Error(result.stderr);
+  return JSON.parse(result.stdout.trim().split('\n').at(-1)!).rps;
+}
+
+async function main() {
+  // The subscribers run here, beside the load generator on core 1: the server has core 0 to itself.
+  spawnSync('taskset', ['-p', '-c', '1', String(process.pid)]);
+  const dir = mkdtempSync(join(tmpdir(), 'entigen-bench-rt-'));
+  const sqlite = `sqlite:${join(dir, 'rt.db')}`;
+  const tokens = await prepare(sqlite);
+  const url = 'http://127.0.0.1:4300';
+  const server = startServer(0, sqlite, 4300);
+  try {
+    await waitUntilUp(url, server);
+    const one = await latency(url, url, tokens);
+    process.stdout.write(
+      `realtime  one instance (SQLite), ${SUBSCRIBERS} subscribers, ${WRITES} creates: commit-to-event p50 ${one.p50} ms, p99 ${one.p99} ms (target p99 < 100)\n`,
+    );
+    load(url, tokens[0]);
+    const without: number[] = [];
+    const withStreams: number[] = [];
+    // Rounds interleave the two cases, so drift of this shared machine hits each alike.
+    for (let round = 0; round < ROUNDS; round++) {
+      without.push(load(url, tokens[0]));
+      const streams = await Promise.all(tokens.map((token) => subscribe(url, token, false)));
+      withStreams.push(load(url, tokens[0]));
+      for (const stream of streams) stream.close();
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const a = median(without);
+    const b = median(withStreams);
+    process.stdout.write(
+      `realtime  create throughput: ${a.toFixed(0)} req/s without streams, ${b.toFixed(0)} req/s with ${SUBSCRIBERS} open streams: ${(b / a).toFixed(2)}x (target >= 0.85)\n`,
+    );
+  } finally {
+    await stop(server);
+  }
+
+  const pg = `postgres://postgres@127.0.0.1:5432/test?schema=bench_rt_${Date.now()}`;
+  const pgTokens = await prepare(pg);
+  const env = { REDIS_URL: 'redis://127.0.0.1:6379', ENTIGEN_REDIS_PREFIX: `bench-${randomUUID()}` };
+  const a = startServer(0, pg, 4301, env);
+  const b = startServer(1, pg, 4302, env);
+  try {
+    await Promise.all([waitUntilUp('http://127.0.0.1:4301', a), waitUntilUp('http://127.0.0.1:4302', b)]);
+    const two = await latency('http://127.0.0.1:4301', 'http://127.0.0.1:4302', pgTokens);
+    process.stdout.write(
+      `realtime  two instances (PostgreSQL + Redis), writes on A, ${SUBSCRIBERS} subscribers on B: p50 ${two.p50} ms, p99 ${two.p99} ms\n`,
+    );
+  } finally {
+    await Promise.all([stop(a), stop(b)]);
+  }
+}
+
+await main();

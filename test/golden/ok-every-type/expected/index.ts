@@ -63,6 +63,10 @@ import { ThingRepository } from './repositories/things.js';
 import { thingsRoutes } from './routers/things.js';
 import { UserRepository } from './repositories/users.js';
 import { usersRoutes } from './routers/users.js';
+import { WebhookDeliveryRepository } from './repositories/webhookDeliveries.js';
+import { webhookDeliveriesRoutes } from './routers/webhookDeliveries.js';
+import { WebhookRepository } from './repositories/webhooks.js';
+import { webhooksRoutes } from './routers/webhooks.js';
 
 export type * from './types.js';
 export { ApiKeyRepository } from './repositories/apiKeys.js';
@@ -95,6 +99,8 @@ export { SettingRepository } from './repositories/settings.js';
 export { TeamRepository } from './repositories/teams.js';
 export { ThingRepository } from './repositories/things.js';
 export { UserRepository } from './repositories/users.js';
+export { WebhookDeliveryRepository } from './repositories/webhookDeliveries.js';
+export { WebhookRepository } from './repositories/webhooks.js';
 
 export const registry = defineRegistry(metadata, {
   apiKeys: apiKeysRoutes,
@@ -127,6 +133,8 @@ export const registry = defineRegistry(metadata, {
   teams: teamsRoutes,
   things: thingsRoutes,
   users: usersRoutes,
+  webhookDeliveries: webhookDeliveriesRoutes,
+  webhooks: webhooksRoutes,
 }, { openapi, hooks: [thingsHooks] });
 
 /**
@@ -166,6 +174,8 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     teams: new TeamRepository(store, writer),
     things: new ThingRepository(store, writer),
     users: new UserRepository(store, writer),
+    webhookDeliveries: new WebhookDeliveryRepository(store, writer),
+    webhooks: new WebhookRepository(store, writer),
   };
 }
 

@@ -960,6 +960,71 @@ export interface UserUpdate {
   disabled?: boolean | null;
 }
 
+// Webhook deliveries (/webhookDeliveries)
+export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+export interface WebhookDelivery {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  webhookId: string;
+  eventSeq: number;
+  eventType: string;
+  entityId: string | null;
+  status: WebhookDeliveryStatus | null;
+  attempts: number | null;
+  responseCode: number | null;
+  responseBody: string | null;
+  latencyMs: number | null;
+  nextAttemptAt: string | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+  manual: boolean | null;
+}
+export interface WebhookDeliveryCreate {
+}
+export interface WebhookDeliveryUpdate {
+}
+
+// Webhooks (/webhooks)
+export interface Webhook {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  /** @maxLength 2000 */
+  url: string;
+  /** @maxLength 500 */
+  description: string | null;
+  /** @maxItems 50 @items.maxLength 100 */
+  events: string[] | null;
+  /** @maxItems 100 @items.maxLength 100 */
+  entities: string[] | null;
+  secret: string | null;
+  enabled: boolean | null;
+  startAfter: number | null;
+}
+export interface WebhookCreate {
+  /** @maxLength 2000 */
+  url: string;
+  /** @maxLength 500 */
+  description?: string | null;
+  /** @maxItems 50 @items.maxLength 100 */
+  events?: string[] | null;
+  /** @maxItems 100 @items.maxLength 100 */
+  entities?: string[] | null;
+  enabled?: boolean | null;
+}
+export interface WebhookUpdate {
+  /** @maxLength 2000 */
+  url?: string;
+  /** @maxLength 500 */
+  description?: string | null;
+  /** @maxItems 50 @items.maxLength 100 */
+  events?: string[] | null;
+  /** @maxItems 100 @items.maxLength 100 */
+  entities?: string[] | null;
+  enabled?: boolean | null;
+}
+
 /** Every entity by plural, with its record, create and update types. */
 export interface Entities {
   apiKeys: { record: ApiKey; create: ApiKeyCreate; update: ApiKeyUpdate };
@@ -992,4 +1057,6 @@ export interface Entities {
   teams: { record: Team; create: TeamCreate; update: TeamUpdate };
   things: { record: Thing; create: ThingCreate; update: ThingUpdate };
   users: { record: User; create: UserCreate; update: UserUpdate };
+  webhookDeliveries: { record: WebhookDelivery; create: WebhookDeliveryCreate; update: WebhookDeliveryUpdate };
+  webhooks: { record: Webhook; create: WebhookCreate; update: WebhookUpdate };
 }

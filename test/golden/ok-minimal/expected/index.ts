@@ -40,6 +40,10 @@ import { SettingRepository } from './repositories/settings.js';
 import { settingsRoutes } from './routers/settings.js';
 import { UserRepository } from './repositories/users.js';
 import { usersRoutes } from './routers/users.js';
+import { WebhookDeliveryRepository } from './repositories/webhookDeliveries.js';
+import { webhookDeliveriesRoutes } from './routers/webhookDeliveries.js';
+import { WebhookRepository } from './repositories/webhooks.js';
+import { webhooksRoutes } from './routers/webhooks.js';
 
 export type * from './types.js';
 export { ApiKeyRepository } from './repositories/apiKeys.js';
@@ -61,6 +65,8 @@ export { SchemaMigrationRepository } from './repositories/schemaMigrations.js';
 export { SequenceRepository } from './repositories/sequences.js';
 export { SettingRepository } from './repositories/settings.js';
 export { UserRepository } from './repositories/users.js';
+export { WebhookDeliveryRepository } from './repositories/webhookDeliveries.js';
+export { WebhookRepository } from './repositories/webhooks.js';
 
 export const registry = defineRegistry(metadata, {
   apiKeys: apiKeysRoutes,
@@ -82,6 +88,8 @@ export const registry = defineRegistry(metadata, {
   sequences: sequencesRoutes,
   settings: settingsRoutes,
   users: usersRoutes,
+  webhookDeliveries: webhookDeliveriesRoutes,
+  webhooks: webhooksRoutes,
 }, { openapi });
 
 /**
@@ -110,6 +118,8 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     sequences: new SequenceRepository(store, writer),
     settings: new SettingRepository(store, writer),
     users: new UserRepository(store, writer),
+    webhookDeliveries: new WebhookDeliveryRepository(store, writer),
+    webhooks: new WebhookRepository(store, writer),
   };
 }
 

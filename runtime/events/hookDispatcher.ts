@@ -42,6 +42,7 @@ export class HookDispatcher {
   private again = false;
   private soon?: NodeJS.Timeout;
   private stopped = false;
+  private passes: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: RuntimeContext,
@@ -120,7 +121,14 @@ export class HookDispatcher {
     return false;
   }
 
-  private async run(): Promise<void> {
+  /** One delivery pass at a time in this instance (polls, notices and drain() alike), so none overlap. */
+  private run(): Promise<void> {
+    const pass = this.passes.then(() => this.deliverPass());
+    this.passes = pass;
+    return pass;
+  }
+
+  private async deliverPass(): Promise<void> {
     try {
       await this.deliverNew();
       await this.retryDue();

@@ -11,9 +11,12 @@ export interface LogFeedOptions {
   publish?(seq: number): void;
 }
 
-/** Events kept in memory for listeners that are close behind the head. */
+/** Events kept in memory for listeners that are close behind the head: at most this many... */
 const CACHE_SIZE = 4096;
-const READ_BATCH = 500;
+/** ...and about this many bytes of records (a few large records must not hold gigabytes). */
+const CACHE_BYTES = 32 * 1024 * 1024;
+/** A row holds a record twice (before and after), a record up to the 1 MB body limit. */
+const READ_BATCH = 100;
 /** How long a commit's notice waits for others before the log is read. */
 const COALESCE_MS = 5;
 
@@ -27,6 +30,8 @@ export class LogFeed {
   /** The last sequence number read from the log. */
   head = 0;
   private cache: ChangeEvent[] = [];
+  private sizes: number[] = [];
+  private bytes = 0;
   private readonly listeners = new Set<() => void>();
   private reading?: Promise<void>;
   private soon?: NodeJS.Timeout;
@@ -122,8 +127,35 @@ export class LogFeed {
 
   private remember(events: ChangeEvent[]): void {
     // The cache stays one unbroken run of sequence numbers ending at the head.
-    if (this.cache.length > 0 && this.cache.at(-1)!.seq + 1 !== events[0].seq) this.cache = [];
-    this.cache.push(...events);
-    if (this.cache.length > CACHE_SIZE) this.cache.splice(0, this.cache.length - CACHE_SIZE);
+    if (this.cache.length > 0 && this.cache.at(-1)!.seq + 1 !== events[0].seq) {
+      this.cache = [];
+      this.sizes = [];
+      this.bytes = 0;
+    }
+    for (const event of events) {
+      const size = approximateBytes(event.before) + approximateBytes(event.after) + 200;
+      this.cache.push(event);
+      this.sizes.push(size);
+      this.bytes += size;
+    }
+    let drop = 0;
+    while (this.cache.length - drop > 1 && (this.cache.length - drop > CACHE_SIZE || this.bytes > CACHE_BYTES)) {
+      this.bytes -= this.sizes[drop];
+      drop++;
+    }
+    if (drop > 0) {
+      this.cache.splice(0, drop);
+      this.sizes.splice(0, drop);
+    }
   }
+}
+
+/** About how many bytes a stored value takes in memory: string lengths, 8 per other scalar. */
+function approximateBytes(value: unknown, depth = 0): number {
+  if (typeof value === 'string') return value.length * 2;
+  if (value === null || typeof value !== 'object' || depth > 8) return 8;
+  let total = 16;
+  if (Array.isArray(value)) for (const item of value) total += approximateBytes(item, depth + 1);
+  else for (const [key, item] of Object.entries(value)) total += key.length * 2 + approximateBytes(item, depth + 1);
+  return total;
 }

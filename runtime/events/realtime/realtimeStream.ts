@@ -12,7 +12,8 @@ export interface StreamLimits {
 
 /** The event a stream ends with when the client must act (reload, sign in again). */
 export const STREAM_ERROR_EVENT = 'stream.error';
-const PAGE = 200;
+/** Events read at a time by a stream behind the feed's memory (each up to two 1 MB records). */
+const PAGE = 50;
 
 /**
  * One Server-Sent Events stream. It pulls from the log feed from its own position, so a stream

@@ -75,6 +75,25 @@ export interface ListParams<Field extends string = string> {
   dateField?: Field;
 }
 
+/**
+ * Comparison operators of a list filter, e.g. `{ price: { gt: 10, lte: 99 } }`,
+ * `{ status: { in: ['open', 'held'] } }`, `{ title: { contains: 'lamp' } }`; each field takes
+ * those of its type (its Filters type names them).
+ */
+export interface FilterOperators<V> {
+  eq?: V;
+  ne?: V;
+  gt?: V;
+  gte?: V;
+  lt?: V;
+  lte?: V;
+  in?: V[];
+  nin?: V[];
+  exists?: boolean;
+  contains?: string;
+  startsWith?: string;
+}
+
 export interface ListResult<T> {
   items: T[];
   totalCount: number;
@@ -534,130 +553,131 @@ export class ApiKeysClient {
 
 // Articles (/articles)
 export interface ArticleFilters {
-  ownerId?: NonNullable<Article['ownerId']>;
-  tags?: NonNullable<Article['tags']>[number] | NonNullable<Article['tags']>;
-  status?: NonNullable<Article['status']>;
-  kind?: NonNullable<Article['kind']>;
-  level?: NonNullable<Article['level']>;
-  author?: NonNullable<Article['author']>;
-  featured?: NonNullable<Article['featured']>;
+  ownerId?: NonNullable<Article['ownerId']> | Pick<FilterOperators<NonNullable<Article['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  tags?: NonNullable<Article['tags']>[number] | NonNullable<Article['tags']> | Pick<FilterOperators<NonNullable<Article['tags']>[number]>, 'eq' | 'in' | 'nin'>;
+  status?: NonNullable<Article['status']> | Pick<FilterOperators<NonNullable<Article['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  kind?: NonNullable<Article['kind']> | Pick<FilterOperators<NonNullable<Article['kind']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  level?: NonNullable<Article['level']> | Pick<FilterOperators<NonNullable<Article['level']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  author?: NonNullable<Article['author']> | Pick<FilterOperators<NonNullable<Article['author']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  featured?: NonNullable<Article['featured']> | Pick<FilterOperators<NonNullable<Article['featured']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type ArticleField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'tags' | 'status' | 'publishedAt' | 'featuredImage' | 'body' | 'views' | 'rating' | 'kind' | 'level' | 'author' | 'related' | 'source' | 'meta' | 'extra' | 'price' | 'sku' | 'featured' | 'reviewedAt';
 export type ArticleClient = Pick<EntityClient<Article, ArticleCreate, ArticleUpdate, ArticleFilters, ArticleField, 'views' | 'rating' | 'price'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'versions' | 'compareVersions' | 'version' | 'revert' | 'fieldChanges' | 'decideFieldChange'>;
 
 // Attributes (/attributes)
 export interface AttributeFilters {
-  ownerId?: NonNullable<Attribute['ownerId']>;
-  dataType?: NonNullable<Attribute['dataType']>;
-  appliesTo?: NonNullable<Attribute['appliesTo']>;
+  ownerId?: NonNullable<Attribute['ownerId']> | Pick<FilterOperators<NonNullable<Attribute['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  dataType?: NonNullable<Attribute['dataType']> | Pick<FilterOperators<NonNullable<Attribute['dataType']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  appliesTo?: NonNullable<Attribute['appliesTo']> | Pick<FilterOperators<NonNullable<Attribute['appliesTo']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type AttributeField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'key' | 'label' | 'dataType' | 'options' | 'appliesTo';
 export type AttributeClient = Pick<EntityClient<Attribute, AttributeCreate, AttributeUpdate, AttributeFilters, AttributeField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Comments (/comments)
 export interface CommentFilters {
-  ownerId?: NonNullable<Comment['ownerId']>;
-  article?: NonNullable<Comment['article']>;
-  approved?: NonNullable<Comment['approved']>;
+  ownerId?: NonNullable<Comment['ownerId']> | Pick<FilterOperators<NonNullable<Comment['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  article?: NonNullable<Comment['article']> | Pick<FilterOperators<NonNullable<Comment['article']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  approved?: NonNullable<Comment['approved']> | Pick<FilterOperators<NonNullable<Comment['approved']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type CommentField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'article' | 'body' | 'author' | 'approved';
 export type CommentClient = Pick<EntityClient<Comment, CommentCreate, CommentUpdate, CommentFilters, CommentField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Content blocks (/contentBlocks)
 export interface ContentBlockFilters {
-  ownerId?: NonNullable<ContentBlock['ownerId']>;
-  tags?: NonNullable<ContentBlock['tags']>[number] | NonNullable<ContentBlock['tags']>;
-  status?: NonNullable<ContentBlock['status']>;
-  blockType?: NonNullable<ContentBlock['blockType']>;
-  locale?: NonNullable<ContentBlock['locale']>;
+  ownerId?: NonNullable<ContentBlock['ownerId']> | Pick<FilterOperators<NonNullable<ContentBlock['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  tags?: NonNullable<ContentBlock['tags']>[number] | NonNullable<ContentBlock['tags']> | Pick<FilterOperators<NonNullable<ContentBlock['tags']>[number]>, 'eq' | 'in' | 'nin'>;
+  status?: NonNullable<ContentBlock['status']> | Pick<FilterOperators<NonNullable<ContentBlock['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  blockType?: NonNullable<ContentBlock['blockType']> | Pick<FilterOperators<NonNullable<ContentBlock['blockType']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  locale?: NonNullable<ContentBlock['locale']> | Pick<FilterOperators<NonNullable<ContentBlock['locale']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type ContentBlockField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'tags' | 'status' | 'publishedAt' | 'featuredImage' | 'key' | 'blockType' | 'body' | 'data' | 'locale' | 'position';
 export type ContentBlockClient = Pick<EntityClient<ContentBlock, ContentBlockCreate, ContentBlockUpdate, ContentBlockFilters, ContentBlockField, 'position'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Dataset definitions (/datasetDefinitions)
 export interface DatasetDefinitionFilters {
-  ownerId?: NonNullable<DatasetDefinition['ownerId']>;
-  key?: NonNullable<DatasetDefinition['key']>;
+  ownerId?: NonNullable<DatasetDefinition['ownerId']> | Pick<FilterOperators<NonNullable<DatasetDefinition['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  key?: NonNullable<DatasetDefinition['key']> | Pick<FilterOperators<NonNullable<DatasetDefinition['key']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type DatasetDefinitionField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'key' | 'description';
 export type DatasetDefinitionClient = Pick<EntityClient<DatasetDefinition, DatasetDefinitionCreate, DatasetDefinitionUpdate, DatasetDefinitionFilters, DatasetDefinitionField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Dataset fields (/datasetFields)
 export interface DatasetFieldFilters {
-  ownerId?: NonNullable<DatasetField['ownerId']>;
-  datasetId?: NonNullable<DatasetField['datasetId']>;
-  dataType?: NonNullable<DatasetField['dataType']>;
+  ownerId?: NonNullable<DatasetField['ownerId']> | Pick<FilterOperators<NonNullable<DatasetField['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  datasetId?: NonNullable<DatasetField['datasetId']> | Pick<FilterOperators<NonNullable<DatasetField['datasetId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  dataType?: NonNullable<DatasetField['dataType']> | Pick<FilterOperators<NonNullable<DatasetField['dataType']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type DatasetFieldField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'datasetId' | 'name' | 'dataType' | 'required' | 'position';
 export type DatasetFieldClient = Pick<EntityClient<DatasetField, DatasetFieldCreate, DatasetFieldUpdate, DatasetFieldFilters, DatasetFieldField, 'position'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Dataset rows (/datasetRows)
 export interface DatasetRowFilters {
-  ownerId?: NonNullable<DatasetRow['ownerId']>;
-  datasetId?: NonNullable<DatasetRow['datasetId']>;
+  ownerId?: NonNullable<DatasetRow['ownerId']> | Pick<FilterOperators<NonNullable<DatasetRow['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  datasetId?: NonNullable<DatasetRow['datasetId']> | Pick<FilterOperators<NonNullable<DatasetRow['datasetId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type DatasetRowField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'datasetId' | 'values';
 export type DatasetRowClient = Pick<EntityClient<DatasetRow, DatasetRowCreate, DatasetRowUpdate, DatasetRowFilters, DatasetRowField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Form templates (/formTemplates)
 export interface FormTemplateFilters {
-  ownerId?: NonNullable<FormTemplate['ownerId']>;
-  active?: NonNullable<FormTemplate['active']>;
+  ownerId?: NonNullable<FormTemplate['ownerId']> | Pick<FilterOperators<NonNullable<FormTemplate['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  active?: NonNullable<FormTemplate['active']> | Pick<FilterOperators<NonNullable<FormTemplate['active']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type FormTemplateField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'description' | 'formFields' | 'submitLabel' | 'active';
 export type FormTemplateClient = Pick<EntityClient<FormTemplate, FormTemplateCreate, FormTemplateUpdate, FormTemplateFilters, FormTemplateField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Grants (/grants)
 export interface GrantFilters {
-  ownerId?: NonNullable<Grant['ownerId']>;
-  entity?: NonNullable<Grant['entity']>;
-  entityId?: NonNullable<Grant['entityId']>;
-  grantedTo?: NonNullable<Grant['grantedTo']>;
+  ownerId?: NonNullable<Grant['ownerId']> | Pick<FilterOperators<NonNullable<Grant['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  entity?: NonNullable<Grant['entity']> | Pick<FilterOperators<NonNullable<Grant['entity']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  entityId?: NonNullable<Grant['entityId']> | Pick<FilterOperators<NonNullable<Grant['entityId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  grantedTo?: NonNullable<Grant['grantedTo']> | Pick<FilterOperators<NonNullable<Grant['grantedTo']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type GrantField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'entity' | 'entityId' | 'grantedTo' | 'permissions' | 'expiresAt';
 export type GrantClient = Pick<EntityClient<Grant, GrantCreate, GrantUpdate, GrantFilters, GrantField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Hook deliveries (/hookDeliveries)
 export interface HookDeliveryFilters {
-  entity?: NonNullable<HookDelivery['entity']>;
-  status?: NonNullable<HookDelivery['status']>;
+  entity?: NonNullable<HookDelivery['entity']> | Pick<FilterOperators<NonNullable<HookDelivery['entity']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  status?: NonNullable<HookDelivery['status']> | Pick<FilterOperators<NonNullable<HookDelivery['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type HookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'eventSeq' | 'entity' | 'entityId' | 'event' | 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt';
 export type HookDeliveryClient = Pick<EntityClient<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, HookDeliveryFilters, HookDeliveryField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
 
 // Job executions (/jobExecutions)
 export interface JobExecutionFilters {
-  jobId?: NonNullable<JobExecution['jobId']>;
-  status?: NonNullable<JobExecution['status']>;
-  triggeredBy?: NonNullable<JobExecution['triggeredBy']>;
+  jobId?: NonNullable<JobExecution['jobId']> | Pick<FilterOperators<NonNullable<JobExecution['jobId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  status?: NonNullable<JobExecution['status']> | Pick<FilterOperators<NonNullable<JobExecution['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  triggeredBy?: NonNullable<JobExecution['triggeredBy']> | Pick<FilterOperators<NonNullable<JobExecution['triggeredBy']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type JobExecutionField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'jobName' | 'handler' | 'status' | 'startedAt' | 'completedAt' | 'duration' | 'output' | 'error' | 'triggeredBy' | 'triggeredByUserId';
 export type JobExecutionClient = Pick<EntityClient<JobExecution, JobExecutionCreate, JobExecutionUpdate, JobExecutionFilters, JobExecutionField, 'duration'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Job snapshots (/jobSnapshots)
 export interface JobSnapshotFilters {
-  jobId?: NonNullable<JobSnapshot['jobId']>;
-  executionId?: NonNullable<JobSnapshot['executionId']>;
-  metric?: NonNullable<JobSnapshot['metric']>;
-  series?: NonNullable<JobSnapshot['series']>;
-  bucket?: NonNullable<JobSnapshot['bucket']>;
+  jobId?: NonNullable<JobSnapshot['jobId']> | Pick<FilterOperators<NonNullable<JobSnapshot['jobId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  executionId?: NonNullable<JobSnapshot['executionId']> | Pick<FilterOperators<NonNullable<JobSnapshot['executionId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  metric?: NonNullable<JobSnapshot['metric']> | Pick<FilterOperators<NonNullable<JobSnapshot['metric']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  series?: NonNullable<JobSnapshot['series']> | Pick<FilterOperators<NonNullable<JobSnapshot['series']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  bucket?: NonNullable<JobSnapshot['bucket']> | Pick<FilterOperators<NonNullable<JobSnapshot['bucket']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type JobSnapshotField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'executionId' | 'jobName' | 'metric' | 'value' | 'dimensions' | 'series' | 'bucket' | 'capturedAt';
 export type JobSnapshotClient = Pick<EntityClient<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, JobSnapshotFilters, JobSnapshotField, 'value'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Media assets (/mediaAssets)
 export interface MediaAssetFilters {
-  ownerId?: NonNullable<MediaAsset['ownerId']>;
-  mimeType?: NonNullable<MediaAsset['mimeType']>;
+  ownerId?: NonNullable<MediaAsset['ownerId']> | Pick<FilterOperators<NonNullable<MediaAsset['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  mimeType?: NonNullable<MediaAsset['mimeType']> | Pick<FilterOperators<NonNullable<MediaAsset['mimeType']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type MediaAssetField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'filename' | 'mimeType' | 'size' | 'url' | 'altText' | 'width' | 'height';
 export type MediaAssetClient = Pick<EntityClient<MediaAsset, MediaAssetCreate, MediaAssetUpdate, MediaAssetFilters, MediaAssetField, 'width' | 'height'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Orders (/orders)
 export interface OrderFilters {
-  ownerId?: NonNullable<Order['ownerId']>;
-  product?: NonNullable<Order['product']>;
-  status?: NonNullable<Order['status']>;
+  ownerId?: NonNullable<Order['ownerId']> | Pick<FilterOperators<NonNullable<Order['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  product?: NonNullable<Order['product']> | Pick<FilterOperators<NonNullable<Order['product']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  quantity?: NonNullable<Order['quantity']> | Pick<FilterOperators<NonNullable<Order['quantity']>>, 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'exists'>;
+  status?: NonNullable<Order['status']> | Pick<FilterOperators<NonNullable<Order['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type OrderField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note';
 export type OrderClient = Pick<EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'> & OrderEndpointClient;
@@ -671,74 +691,79 @@ export interface OrderEndpointClient {
 
 // Organizations (/organizations)
 export interface OrganizationFilters {
-  ownerId?: NonNullable<Organization['ownerId']>;
-  members?: NonNullable<Organization['members']>[number] | NonNullable<Organization['members']>;
-  plan?: NonNullable<Organization['plan']>;
+  ownerId?: NonNullable<Organization['ownerId']> | Pick<FilterOperators<NonNullable<Organization['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  members?: NonNullable<Organization['members']>[number] | NonNullable<Organization['members']> | Pick<FilterOperators<NonNullable<Organization['members']>[number]>, 'eq' | 'in' | 'nin'>;
+  plan?: NonNullable<Organization['plan']> | Pick<FilterOperators<NonNullable<Organization['plan']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type OrganizationField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'slug' | 'members' | 'plan';
 export type OrganizationClient = Pick<EntityClient<Organization, OrganizationCreate, OrganizationUpdate, OrganizationFilters, OrganizationField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Products (/products)
 export interface ProductFilters {
-  ownerId?: NonNullable<Product['ownerId']>;
-  sku?: NonNullable<Product['sku']>;
+  ownerId?: NonNullable<Product['ownerId']> | Pick<FilterOperators<NonNullable<Product['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  name?: NonNullable<Product['name']> | Pick<FilterOperators<NonNullable<Product['name']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  sku?: NonNullable<Product['sku']> | Pick<FilterOperators<NonNullable<Product['sku']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  price?: NonNullable<Product['price']> | Pick<FilterOperators<NonNullable<Product['price']>>, 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'exists'>;
+  stock?: NonNullable<Product['stock']> | Pick<FilterOperators<NonNullable<Product['stock']>>, 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'exists'>;
+  supplierEmail?: NonNullable<Product['supplierEmail']> | Pick<FilterOperators<NonNullable<Product['supplierEmail']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  tags?: NonNullable<Product['tags']>[number] | NonNullable<Product['tags']> | Pick<FilterOperators<NonNullable<Product['tags']>[number]>, 'eq' | 'in' | 'nin'>;
 }
 export type ProductField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail' | 'tags';
 export type ProductClient = Pick<EntityClient<Product, ProductCreate, ProductUpdate, ProductFilters, ProductField, 'price' | 'stock'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Projects (/projects)
 export interface ProjectFilters {
-  ownerId?: NonNullable<Project['ownerId']>;
-  tenantId?: NonNullable<Project['tenantId']>;
-  active?: NonNullable<Project['active']>;
-  phase?: NonNullable<Project['phase']>;
-  dueAt?: NonNullable<Project['dueAt']>;
-  lead?: NonNullable<Project['lead']>;
-  labels?: NonNullable<Project['labels']>[number] | NonNullable<Project['labels']>;
+  ownerId?: NonNullable<Project['ownerId']> | Pick<FilterOperators<NonNullable<Project['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  tenantId?: NonNullable<Project['tenantId']> | Pick<FilterOperators<NonNullable<Project['tenantId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  active?: NonNullable<Project['active']> | Pick<FilterOperators<NonNullable<Project['active']>>, 'eq' | 'ne' | 'exists'>;
+  phase?: NonNullable<Project['phase']> | Pick<FilterOperators<NonNullable<Project['phase']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  dueAt?: NonNullable<Project['dueAt']> | Pick<FilterOperators<NonNullable<Project['dueAt']>>, 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'exists'>;
+  lead?: NonNullable<Project['lead']> | Pick<FilterOperators<NonNullable<Project['lead']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  labels?: NonNullable<Project['labels']>[number] | NonNullable<Project['labels']> | Pick<FilterOperators<NonNullable<Project['labels']>[number]>, 'eq' | 'in' | 'nin'>;
 }
 export type ProjectField = 'id' | 'ownerId' | 'tenantId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'code' | 'description' | 'budget' | 'hours' | 'active' | 'phase' | 'dueAt' | 'homepage' | 'deployToken' | 'settings' | 'lead' | 'labels';
 export type ProjectClient = Pick<EntityClient<Project, ProjectCreate, ProjectUpdate, ProjectFilters, ProjectField, 'budget' | 'hours'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'audit' | 'fieldChanges' | 'decideFieldChange'>;
 
 // Rules (/rules)
 export interface RuleFilters {
-  ownerId?: NonNullable<Rule['ownerId']>;
-  appliesTo?: NonNullable<Rule['appliesTo']>;
-  enabled?: NonNullable<Rule['enabled']>;
+  ownerId?: NonNullable<Rule['ownerId']> | Pick<FilterOperators<NonNullable<Rule['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  appliesTo?: NonNullable<Rule['appliesTo']> | Pick<FilterOperators<NonNullable<Rule['appliesTo']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  enabled?: NonNullable<Rule['enabled']> | Pick<FilterOperators<NonNullable<Rule['enabled']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type RuleField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'description' | 'appliesTo' | 'conditions' | 'actions' | 'priority' | 'enabled';
 export type RuleClient = Pick<EntityClient<Rule, RuleCreate, RuleUpdate, RuleFilters, RuleField, 'priority'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Scheduled jobs (/scheduledJobs)
 export interface ScheduledJobFilters {
-  name?: NonNullable<ScheduledJob['name']>;
-  handler?: NonNullable<ScheduledJob['handler']>;
-  scheduleType?: NonNullable<ScheduledJob['scheduleType']>;
-  enabled?: NonNullable<ScheduledJob['enabled']>;
+  name?: NonNullable<ScheduledJob['name']> | Pick<FilterOperators<NonNullable<ScheduledJob['name']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  handler?: NonNullable<ScheduledJob['handler']> | Pick<FilterOperators<NonNullable<ScheduledJob['handler']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  scheduleType?: NonNullable<ScheduledJob['scheduleType']> | Pick<FilterOperators<NonNullable<ScheduledJob['scheduleType']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  enabled?: NonNullable<ScheduledJob['enabled']> | Pick<FilterOperators<NonNullable<ScheduledJob['enabled']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type ScheduledJobField = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'handler' | 'scheduleType' | 'schedules' | 'timezone' | 'enabled' | 'timeout' | 'lastRunAt' | 'nextRunAt' | 'lastStatus' | 'failureCount' | 'lastError' | 'metadata';
 export type ScheduledJobClient = Pick<EntityClient<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, ScheduledJobFilters, ScheduledJobField, 'timeout' | 'failureCount'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Search feedback (/searchFeedback)
 export interface SearchFeedbackFilters {
-  ownerId?: NonNullable<SearchFeedback['ownerId']>;
-  resultEntity?: NonNullable<SearchFeedback['resultEntity']>;
-  helpful?: NonNullable<SearchFeedback['helpful']>;
+  ownerId?: NonNullable<SearchFeedback['ownerId']> | Pick<FilterOperators<NonNullable<SearchFeedback['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  resultEntity?: NonNullable<SearchFeedback['resultEntity']> | Pick<FilterOperators<NonNullable<SearchFeedback['resultEntity']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  helpful?: NonNullable<SearchFeedback['helpful']> | Pick<FilterOperators<NonNullable<SearchFeedback['helpful']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type SearchFeedbackField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'query' | 'resultEntity' | 'resultId' | 'helpful' | 'rating' | 'comment';
 export type SearchFeedbackClient = Pick<EntityClient<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, SearchFeedbackFilters, SearchFeedbackField, 'rating'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Webhook deliveries (/webhookDeliveries)
 export interface WebhookDeliveryFilters {
-  webhookId?: NonNullable<WebhookDelivery['webhookId']>;
-  eventSeq?: NonNullable<WebhookDelivery['eventSeq']>;
-  status?: NonNullable<WebhookDelivery['status']>;
+  webhookId?: NonNullable<WebhookDelivery['webhookId']> | Pick<FilterOperators<NonNullable<WebhookDelivery['webhookId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  eventSeq?: NonNullable<WebhookDelivery['eventSeq']> | Pick<FilterOperators<NonNullable<WebhookDelivery['eventSeq']>>, 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'exists'>;
+  status?: NonNullable<WebhookDelivery['status']> | Pick<FilterOperators<NonNullable<WebhookDelivery['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type WebhookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual';
 export type WebhookDeliveryClient = Pick<EntityClient<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, WebhookDeliveryFilters, WebhookDeliveryField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
 
 // Webhooks (/webhooks)
 export interface WebhookFilters {
-  enabled?: NonNullable<Webhook['enabled']>;
+  enabled?: NonNullable<Webhook['enabled']> | Pick<FilterOperators<NonNullable<Webhook['enabled']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type WebhookField = 'id' | 'createdAt' | 'updatedAt' | 'url' | 'description' | 'events' | 'entities' | 'secret' | 'enabled' | 'startAfter';
 export type WebhookClient = Pick<EntityClient<Webhook, WebhookCreate, WebhookUpdate, WebhookFilters, WebhookField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;

@@ -7,6 +7,7 @@ export interface OrderFilter {
   id?: string | string[];
   ownerId?: string | string[];
   product?: string | string[];
+  quantity?: number | number[];
   status?: OrderStatus | OrderStatus[];
 }
 export type OrderSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note';

@@ -6,7 +6,12 @@ import type { Product, ProductCreate, ProductUpdate } from '../types.js';
 export interface ProductFilter {
   id?: string | string[];
   ownerId?: string | string[];
+  name?: string | string[];
   sku?: string | string[];
+  price?: number | number[];
+  stock?: number | number[];
+  supplierEmail?: string | string[];
+  tags?: string | string[];
 }
 export type ProductSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail';
 

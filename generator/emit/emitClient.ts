@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { entityRouteTable, writableFields } from '../../runtime/model/entityRoutes.js';
+import { operatorsFor } from '../../runtime/model/filterOperators.js';
 import { packageRoot } from '../../runtime/model/packageRoot.js';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
@@ -110,7 +111,11 @@ function emitEntityTypes(writer: ReturnType<typeof newWriter>, entity: EntityMod
     for (const name of entity.filters) {
       const field = fields.get(name)!;
       const value = `NonNullable<${names.record}[${quote(name)}]>`;
-      writer.writeLine(`${name}?: ${field.type === 'array' ? `${value}[number] | ${value}` : value};`);
+      const scalar = field.type === 'array' ? `${value}[number]` : value;
+      const operators = operatorsFor(field).map(quote).join(' | ');
+      writer.writeLine(
+        `${name}?: ${field.type === 'array' ? `${scalar} | ${value}` : value} | Pick<FilterOperators<${scalar}>, ${operators}>;`,
+      );
     }
   });
   const visible = entity.fields.filter((f) => !f.hidden).map((f) => quote(f.name));

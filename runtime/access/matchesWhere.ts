@@ -1,3 +1,4 @@
+import { foldText } from '../store/common/sortKey.js';
 import type { Condition, Where } from '../store/types.js';
 
 /**
@@ -31,9 +32,15 @@ function matchesCondition(value: unknown, { op, value: expected }: Condition): b
       return present && (value as number) <= (expected as number);
     case 'exists':
       return expected === false ? !present : present;
+    case 'nin':
+      return !(expected as unknown[]).some((e) => (e === null ? !present : e === value));
     case 'contains': {
       const wanted = Array.isArray(expected) ? expected : [expected];
       return Array.isArray(value) && value.some((v) => wanted.includes(v));
     }
+    case 'textContains':
+      return typeof value === 'string' && foldText(value).includes(foldText(String(expected)));
+    case 'textStartsWith':
+      return typeof value === 'string' && foldText(value).startsWith(foldText(String(expected)));
   }
 }

@@ -1,4 +1,5 @@
 import { newDetails, validationError } from '../errors/apiError.js';
+import { FILTER_OPERATORS, type FilterOperator, MAX_FILTER_VALUES, operatorsFor } from '../model/filterOperators.js';
 import { isListParameter } from '../model/listParameters.js';
 import { parseIsoDate } from '../model/parseIsoDate.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
@@ -11,6 +12,8 @@ const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const MONTH = /^(\d{4})-(0[1-9]|1[0-2])$/;
 const INTEGER = /^-?\d+$/;
+/** Characters of a `contains` or `startsWith` value at most. */
+const MAX_TEXT_FILTER = 200;
 const SORTABLE_TYPES = new Set(['string', 'url', 'enum', 'int', 'float', 'boolean', 'isoDate', 'objectId']);
 
 type Raw = Record<string, unknown>;
@@ -277,19 +280,15 @@ function parseFilters(
     if (raw[name] === undefined) continue;
     const field = fields.get(name);
     if (!field) continue;
-    const given = Array.isArray(raw[name]) ? (raw[name] as unknown[]) : [raw[name]];
-    const valueType = field.type === 'array' ? field.items! : field;
+    const given = raw[name];
+    if (given !== null && typeof given === 'object' && !Array.isArray(given)) {
+      parseOperators(name, field, given as Raw, where, fail);
+      continue;
+    }
     const values: unknown[] = [];
-    for (const item of given) {
-      if (typeof item !== 'string') {
-        fail(name, 'must be a value, or a value repeated');
-        continue filters;
-      }
-      const value = filterValue(
-        valueType.type,
-        item,
-        valueType.values?.map((v) => v.key),
-      );
+    for (const item of Array.isArray(given) ? given : [given]) {
+      const value =
+        typeof item === 'string' ? filterValueOf(field, item) : { error: 'must be a value, or a value repeated' };
       if (value.error) {
         fail(name, value.error);
         continue filters;
@@ -302,6 +301,85 @@ function parseFilters(
         values.length === 1 ? { field: name, op: 'eq', value: values[0] } : { field: name, op: 'in', value: values },
       );
   }
+}
+
+/** `price[gt]=10&price[lte]=99`: each operator of the field's type, its value parsed by that type. */
+function parseOperators(name: string, field: FieldModel, given: Raw, where: Where[], fail: Fail): void {
+  const allowed = operatorsFor(field);
+  for (const [op, input] of Object.entries(given)) {
+    const key = `${name}[${op}]`;
+    if (!(FILTER_OPERATORS as readonly string[]).includes(op)) {
+      fail(key, `is not an operator; ${name} takes ${allowed.join(', ')}`);
+      continue;
+    }
+    const operator = op as FilterOperator;
+    if (!allowed.includes(operator)) {
+      fail(key, `${operator} does not apply to ${field.type} fields; ${name} takes ${allowed.join(', ')}`);
+      continue;
+    }
+    if (operator === 'in' || operator === 'nin') {
+      const items = Array.isArray(input) ? input : [input];
+      if (!items.every((item) => typeof item === 'string')) {
+        fail(key, 'must be values, comma-separated or repeated');
+        continue;
+      }
+      // One string is a comma-separated list; repeated parameters are one value each.
+      const texts = Array.isArray(input) ? (items as string[]) : (input as string).split(',');
+      if (texts.length > MAX_FILTER_VALUES) {
+        fail(key, `must be at most ${MAX_FILTER_VALUES} values`);
+        continue;
+      }
+      const values: unknown[] = [];
+      for (const text of texts) {
+        const value = filterValueOf(field, text);
+        if (value.error) {
+          fail(key, value.error);
+          break;
+        }
+        values.push(value.value);
+      }
+      if (values.length !== texts.length) continue;
+      if (field.type === 'array')
+        where.push(
+          operator === 'in'
+            ? { field: name, op: 'contains', value: values }
+            : { not: { field: name, op: 'contains', value: values } },
+        );
+      else where.push({ field: name, op: operator, value: values });
+      continue;
+    }
+    if (typeof input !== 'string') {
+      fail(key, 'must be given once');
+      continue;
+    }
+    if (operator === 'exists') {
+      if (input !== 'true' && input !== 'false') fail(key, 'must be true or false');
+      else where.push({ field: name, op: 'exists', value: input === 'true' });
+      continue;
+    }
+    if (operator === 'contains' || operator === 'startsWith') {
+      if (input === '' || input.length > MAX_TEXT_FILTER) fail(key, `must be 1 to ${MAX_TEXT_FILTER} characters`);
+      else where.push({ field: name, op: operator === 'contains' ? 'textContains' : 'textStartsWith', value: input });
+      continue;
+    }
+    const value = filterValueOf(field, input);
+    if (value.error) {
+      fail(key, value.error);
+      continue;
+    }
+    if (field.type === 'array') where.push({ field: name, op: 'contains', value: [value.value] });
+    else where.push({ field: name, op: operator, value: value.value });
+  }
+}
+
+/** A filter value parsed by the field's type (an array field: by its items' type). */
+function filterValueOf(field: FieldModel, text: string): { value?: unknown; error?: string } {
+  const valueType = field.type === 'array' ? field.items! : field;
+  return filterValue(
+    valueType.type,
+    text,
+    valueType.values?.map((v) => v.key),
+  );
 }
 
 function filterValue(type: string, text: string, enumKeys?: string[]): { value?: unknown; error?: string } {

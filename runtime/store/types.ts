@@ -4,9 +4,26 @@ import type { AppModel } from '../model/types.js';
 
 export type Doc = Record<string, unknown> & { id: string };
 
-export type ComparisonOp = 'eq' | 'ne' | 'in' | 'gt' | 'gte' | 'lt' | 'lte' | 'exists' | 'contains';
+export type ComparisonOp =
+  | 'eq'
+  | 'ne'
+  | 'in'
+  | 'nin'
+  | 'gt'
+  | 'gte'
+  | 'lt'
+  | 'lte'
+  | 'exists'
+  | 'contains'
+  | 'textContains'
+  | 'textStartsWith';
 
-/** A condition on one top-level field. `contains`: an array field holds the value (or any of `value` when it is an array). */
+/**
+ * A condition on one top-level field. `contains`: an array field holds the value (or any of
+ * `value` when it is an array). `nin`: the value is none of `value` (records without a value
+ * included, as with `ne`). `textContains` / `textStartsWith`: a text field contains / starts with
+ * the string, ignoring case and accents (the default collation's folding).
+ */
 export interface Condition {
   field: string;
   op: ComparisonOp;

@@ -72,6 +72,25 @@ export interface ListParams<Field extends string = string> {
   dateField?: Field;
 }
 
+/**
+ * Comparison operators of a list filter, e.g. `{ price: { gt: 10, lte: 99 } }`,
+ * `{ status: { in: ['open', 'held'] } }`, `{ title: { contains: 'lamp' } }`; each field takes
+ * those of its type (its Filters type names them).
+ */
+export interface FilterOperators<V> {
+  eq?: V;
+  ne?: V;
+  gt?: V;
+  gte?: V;
+  lt?: V;
+  lte?: V;
+  in?: V[];
+  nin?: V[];
+  exists?: boolean;
+  contains?: string;
+  startsWith?: string;
+}
+
 export interface ListResult<T> {
   items: T[];
   totalCount: number;

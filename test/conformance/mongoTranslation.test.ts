@@ -14,7 +14,9 @@ const stored = conformanceRows.map((row, i) =>
 );
 const names = (docs: Record<string, unknown>[]) => docs.map((d) => d.name);
 const run = (query: FindQuery) =>
-  find(stored, { $and: [toMongoFilter(query.where), toMongoTextFilter(query.text, mongoLayout(layout)) ?? {}] })
+  find(stored, {
+    $and: [toMongoFilter(query.where, mongoLayout(layout)), toMongoTextFilter(query.text, mongoLayout(layout)) ?? {}],
+  })
     .sort(Object.fromEntries(toMongoSort(query, mongoLayout(layout))))
     .all();
 

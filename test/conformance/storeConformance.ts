@@ -20,7 +20,7 @@ fields:
   tags: { type: array, items: { type: string } }
   meta: { type: object }
   when: { type: isoDate }
-filters: [kind, tags, flag]
+filters: [kind, tags, flag, note]
 `;
 
 export const conformanceModel = modelFromInputs({
@@ -97,6 +97,22 @@ export const filterCases: [Where, string[]][] = [
   ],
   [{ not: { field: 'tags', op: 'contains', value: 'blue' } }, ['apple', 'Éclair', 'item 2']],
   [{ not: { not: { field: 'n', op: 'lt', value: 7 } } }, ['Banana', 'item 2']],
+  // nin, like ne, keeps records without a value, unless null is one of the values.
+  [{ field: 'kind', op: 'nin', value: ['a'] }, ['Banana', 'Éclair', 'item 2']],
+  [{ field: 'n', op: 'nin', value: [2] }, ['apple', 'Éclair', 'item 10']],
+  [{ field: 'n', op: 'nin', value: [2, null] }, ['Éclair', 'item 10']],
+  [{ field: 'kind', op: 'nin', value: [] }, ['apple', 'Banana', 'Éclair', 'item 2', 'item 10']],
+  [{ not: { field: 'n', op: 'nin', value: [2] } }, ['Banana', 'item 2']],
+  // Text tests ignore case and accents; LIKE and regex wildcards are literal.
+  [{ field: 'note', op: 'textContains', value: 'CAFE' }, ['item 10']],
+  [{ field: 'note', op: 'textContains', value: 'ruit' }, ['apple', 'Banana']],
+  [{ field: 'note', op: 'textStartsWith', value: 'Red' }, ['apple']],
+  [{ field: 'note', op: 'textStartsWith', value: 'fruit' }, []],
+  [{ field: 'note', op: 'textContains', value: '%' }, []],
+  [{ field: 'note', op: 'textContains', value: '.*' }, []],
+  [{ field: 'note', op: 'textContains', value: 'u_t' }, []],
+  [{ not: { field: 'note', op: 'textContains', value: 'fruit' } }, ['Éclair', 'item 10']],
+  [{ field: 'name', op: 'textStartsWith', value: 'ITEM' }, ['item 2', 'item 10']],
   [{ and: [] }, ['apple', 'Banana', 'Éclair', 'item 2', 'item 10']],
   [{ or: [] }, []],
   [{ field: 'kind', op: 'in', value: [] }, []],
@@ -230,6 +246,28 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
         store.insertMany('things', [make({ name: 'm1', code: 'M' }), make({ name: 'm2', code: 'M' })]),
       ).rejects.toBeInstanceOf(UniqueConflict);
       expect(await store.count('things', {})).toBe(before + 2);
+    });
+
+    it('finds existing records by contains once their text field becomes a filter', async () => {
+      // The same entity with `name` added to its filters: the store keeps a folded copy of it from now on.
+      const withNameFilter = modelFromInputs({
+        entityFiles: [
+          {
+            file: 'things.yaml',
+            text: ENTITY.replace('filters: [kind, tags, flag, note]', 'filters: [kind, tags, flag, note, name]'),
+            origin: 'app',
+          },
+        ],
+      });
+      await store.init(withNameFilter);
+      try {
+        const found = await store.find('things', {
+          where: { field: 'name', op: 'textContains', value: 'ECLA' },
+        });
+        expect(names(found)).toEqual(['Éclair']);
+      } finally {
+        await store.init(conformanceModel);
+      }
     });
 
     it('removes a record and its search entry', async () => {

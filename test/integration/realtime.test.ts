@@ -315,11 +315,12 @@ describe('realtime limits', () => {
       expect(third.body.error.message).toMatch(/This server has its 2 realtime streams open/);
       second.close();
 
+      // Large values in a field that is not searched, so each write stays cheap for the server.
       const big = 'x'.repeat(200_000);
       for (let i = 0; i < 40 && server.realtime.size > 0; i++) {
         await server.call('POST', '/api/v1/articles/bulk', {
           token: admin.token,
-          body: { items: Array.from({ length: 4 }, (_, j) => ({ title: `Big ${i}-${j}`, body: big })) },
+          body: { items: Array.from({ length: 4 }, (_, j) => ({ title: `Big ${i}-${j}`, body: 'b', extra: big })) },
         });
       }
       for (let i = 0; i < 300 && server.realtime.size > 0; i++) await new Promise((r) => setTimeout(r, 20));

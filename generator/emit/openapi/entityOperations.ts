@@ -1,5 +1,6 @@
 import type { ErrorCode } from '../../../runtime/errors/apiError.js';
 import type { RouteSpec } from '../../../runtime/model/entityRoutes.js';
+import { MAX_FILTER_VALUES, OPERATOR_MEANINGS, operatorsFor } from '../../../runtime/model/filterOperators.js';
 import { LIST_PARAMETERS } from '../../../runtime/model/listParameters.js';
 import type { EntityModel, FieldModel, ValueModel } from '../../../runtime/model/types.js';
 import { type JsonSchema, objectSchema, valueSchema } from '../../model/valueSchema.js';
@@ -76,11 +77,34 @@ const FILTER_TYPES: Record<string, JsonSchema> = {
   boolean: { type: 'boolean' },
 };
 
-function filterParameter(field: FieldModel): JsonSchema {
+function filterSchema(field: FieldModel): JsonSchema {
   const scalar: ValueModel = field.type === 'array' ? (field.items ?? { type: 'string' }) : field;
-  const schema =
+  return (
     FILTER_TYPES[scalar.type] ??
-    (scalar.type === 'enum' ? { type: 'string', enum: (scalar.values ?? []).map((v) => v.key) } : { type: 'string' });
+    (scalar.type === 'enum' ? { type: 'string', enum: (scalar.values ?? []).map((v) => v.key) } : { type: 'string' })
+  );
+}
+
+/** `field[op]` for each operator the field's type takes (`price[gt]=10`, `status[in]=a,b`). */
+function operatorParameters(field: FieldModel): JsonSchema[] {
+  const value = filterSchema(field);
+  return operatorsFor(field).map((op) => ({
+    name: `${field.name}[${op}]`,
+    in: 'query',
+    description: `records whose ${field.name} ${field.type === 'array' && op !== 'nin' ? `holds a value that ${OPERATOR_MEANINGS[op]}` : OPERATOR_MEANINGS[op]}`,
+    schema:
+      op === 'exists'
+        ? { type: 'boolean' }
+        : op === 'in' || op === 'nin'
+          ? { anyOf: [{ type: 'string' }, { type: 'array', items: value, maxItems: MAX_FILTER_VALUES }] }
+          : op === 'contains' || op === 'startsWith'
+            ? { type: 'string', minLength: 1, maxLength: 200 }
+            : value,
+  }));
+}
+
+function filterParameter(field: FieldModel): JsonSchema {
+  const schema = filterSchema(field);
   return {
     name: field.name,
     in: 'query',
@@ -138,7 +162,7 @@ export function entityOperation(entity: EntityModel, [method, path, name]: Route
         summary: `List ${label}`,
         query: [
           ...LIST_PARAMETERS.map((p) => ({ $ref: `#/components/parameters/${p}` })),
-          ...entity.filters.map((f) => filterParameter(fields.get(f)!)),
+          ...entity.filters.flatMap((f) => [filterParameter(fields.get(f)!), ...operatorParameters(fields.get(f)!)]),
         ],
         response: ref(`${entity.name}List`),
         errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN'],

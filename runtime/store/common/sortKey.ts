@@ -7,6 +7,15 @@ function stripAccents(text: string): string {
   return text.normalize('NFD').replace(/\p{M}/gu, '');
 }
 
+/**
+ * Text as the default collation compares it for `contains` and `startsWith`: accents removed,
+ * lower case. Stored beside filterable text (whole, unlike the ordering key), so a substring test
+ * is a plain LIKE or regex in every store.
+ */
+export function foldText(value: string): string {
+  return stripAccents(value).toLowerCase();
+}
+
 /** Digit runs get a two-digit length prefix, so "item 2" < "item 10" in plain text order. */
 function padNumbers(text: string): string {
   return text.replace(/\d+/g, (digits) => {

@@ -9,6 +9,8 @@ export interface Column {
   sortKey?: string;
   /** Text of any length (string, url, encrypted): an index on it must not hold the value itself. */
   longText?: boolean;
+  /** Column holding the folded text (`foldText`) of a filterable string, for contains and startsWith. */
+  fold?: string;
 }
 
 /** How one entity maps onto a table (a collection, for MongoDB): real columns for scalars, JSON for arrays, objects and `any`. */
@@ -37,6 +39,12 @@ export function sortKeyColumn(field: string): string {
   return `_sk_${field}`;
 }
 
+export function foldColumn(field: string): string {
+  return `_f_${field}`;
+}
+
+const FOLD_TYPES = new Set(['string', 'url']);
+
 export function tableLayout(entity: EntityModel): TableLayout {
   const columns = new Map<string, Column>();
   for (const field of entity.fields) {
@@ -45,6 +53,7 @@ export function tableLayout(entity: EntityModel): TableLayout {
       kind: columnKind(field),
       ...(SORT_KEY_TYPES.has(field.type) && !field.hidden ? { sortKey: sortKeyColumn(field.name) } : {}),
       ...(LONG_TEXT_TYPES.has(field.type) ? { longText: true } : {}),
+      ...(FOLD_TYPES.has(field.type) && field.filterable && !field.hidden ? { fold: foldColumn(field.name) } : {}),
     });
   }
   const indexed = new Set(entity.fields.filter((f) => f.filterable && !f.unique).map((f) => f.name));

@@ -1,5 +1,5 @@
 import { normalizeSearch, searchText } from '../common/searchText.js';
-import { naturalSortKey } from '../common/sortKey.js';
+import { foldText, naturalSortKey } from '../common/sortKey.js';
 import type { TableLayout } from '../common/tableLayout.js';
 import type { Doc, IncrementInput, UpdateSet } from '../types.js';
 import { type MongoLayout, SEARCH_FIELD } from './translate.js';
@@ -13,6 +13,7 @@ export type MongoDoc = Record<string, unknown> & { _id: string };
 export function mongoLayout(layout: TableLayout): MongoLayout {
   return {
     sortKeyFields: new Set([...layout.columns.values()].filter((c) => c.sortKey).map((c) => c.field)),
+    foldFields: new Set([...layout.columns.values()].filter((c) => c.fold).map((c) => c.field)),
     searchable: layout.searchFields.length > 0,
   };
 }
@@ -35,6 +36,7 @@ export function toMongoDoc(layout: TableLayout, doc: Doc): MongoDoc {
     if (column.field === 'id' || value === null || value === undefined) continue;
     out[column.field] = value;
     if (column.sortKey && typeof value === 'string') out[column.sortKey] = naturalSortKey(value);
+    if (column.fold && typeof value === 'string') out[column.fold] = foldText(value);
   }
   if (layout.searchFields.length > 0) out[SEARCH_FIELD] = searchWords(layout, doc);
   return out;
@@ -66,6 +68,10 @@ export function toMongoUpdate(
     if (column.sortKey) {
       if (typeof value === 'string') $set[column.sortKey] = naturalSortKey(value);
       else $unset[column.sortKey] = '';
+    }
+    if (column.fold) {
+      if (typeof value === 'string') $set[column.fold] = foldText(value);
+      else $unset[column.fold] = '';
     }
   }
   const update: Record<string, Record<string, unknown>> = {};

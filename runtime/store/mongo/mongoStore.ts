@@ -8,6 +8,7 @@ import {
   MongoServerError,
 } from 'mongodb';
 import type { AppModel } from '../../model/types.js';
+import { foldText } from '../common/sortKey.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
 import {
   type CountQuery,
@@ -98,6 +99,25 @@ export class MongoStore implements Store {
         for (const field of layout.indexed) await collection.createIndex({ [field]: 1 }, { name: `ix_${field}` });
         if (layout.searchFields.length > 0)
           await collection.createIndex({ [SEARCH_FIELD]: 1 }, { name: 'ix_search_words' });
+        // A field that became a filter: its stored values get their folded text (contains, startsWith).
+        for (const column of layout.columns.values()) {
+          if (!column.fold) continue;
+          // A batch at a time: each updated document leaves the filter.
+          for (;;) {
+            const missing = await collection
+              .find(
+                { [column.field]: { $type: 'string' }, [column.fold]: { $exists: false } },
+                { projection: { [column.field]: 1 }, limit: 500 },
+              )
+              .toArray();
+            for (const doc of missing)
+              await collection.updateOne(
+                { _id: doc._id },
+                { $set: { [column.fold]: foldText(doc[column.field] as string) } },
+              );
+            if (missing.length < 500) break;
+          }
+        }
       }
     });
   }
@@ -135,7 +155,9 @@ export class MongoStore implements Store {
 
   async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
     const layout = this.layout(collection);
-    const stored = await guard(() => this.collection(layout).findOne(withId(id, where), { session: this.session }));
+    const stored = await guard(() =>
+      this.collection(layout).findOne(withId(id, where, layout), { session: this.session }),
+    );
     return stored ? fromMongoDoc(layout, stored) : null;
   }
 
@@ -165,7 +187,10 @@ export class MongoStore implements Store {
     const searchChanged = layout.searchFields.some((f) => f in set);
     const apply = async (session: ClientSession | undefined) => {
       const after = await this.write(layout, () =>
-        this.collection(layout).findOneAndUpdate(withId(id, where), update, { session, returnDocument: 'after' }),
+        this.collection(layout).findOneAndUpdate(withId(id, where, layout), update, {
+          session,
+          returnDocument: 'after',
+        }),
       );
       if (after && searchChanged) {
         await this.collection(layout).updateOne(
@@ -191,7 +216,7 @@ export class MongoStore implements Store {
   ): Promise<Doc | null> {
     const layout = this.layout(collection);
     const after = await this.write(layout, () =>
-      this.collection(layout).findOneAndUpdate(withId(id, where), toMongoUpdate(layout, set, by), {
+      this.collection(layout).findOneAndUpdate(withId(id, where, layout), toMongoUpdate(layout, set, by), {
         session: this.session,
         returnDocument: 'after',
       }),
@@ -202,7 +227,7 @@ export class MongoStore implements Store {
   async remove(collection: string, id: string, where?: Where): Promise<boolean> {
     const layout = this.layout(collection);
     const { deletedCount } = await guard(() =>
-      this.collection(layout).deleteOne(withId(id, where), { session: this.session }),
+      this.collection(layout).deleteOne(withId(id, where, layout), { session: this.session }),
     );
     return deletedCount > 0;
   }
@@ -243,9 +268,11 @@ export class MongoStore implements Store {
   }
 
   private filter(layout: TableLayout, query: CountQuery, extra?: MongoFilter): MongoFilter {
-    const parts = [toMongoFilter(query.where), toMongoTextFilter(query.text, mongoLayout(layout)), extra].filter(
-      (part): part is MongoFilter => part !== undefined && Object.keys(part).length > 0,
-    );
+    const parts = [
+      toMongoFilter(query.where, mongoLayout(layout)),
+      toMongoTextFilter(query.text, mongoLayout(layout)),
+      extra,
+    ].filter((part): part is MongoFilter => part !== undefined && Object.keys(part).length > 0);
     return parts.length === 0 ? {} : parts.length === 1 ? parts[0] : { $and: parts };
   }
 
@@ -263,8 +290,8 @@ export class MongoStore implements Store {
   }
 }
 
-function withId(id: string, where: Where | undefined): MongoFilter {
-  const condition = toMongoFilter(where);
+function withId(id: string, where: Where | undefined, layout: TableLayout): MongoFilter {
+  const condition = toMongoFilter(where, mongoLayout(layout));
   return Object.keys(condition).length === 0 ? { _id: id } : { $and: [{ _id: id }, condition] };
 }
 

@@ -1,11 +1,14 @@
 import { normalizeSearch, searchTerms } from '../common/searchText.js';
-import { sortKeyColumn } from '../common/tableLayout.js';
+import { foldText } from '../common/sortKey.js';
+import { foldColumn, sortKeyColumn } from '../common/tableLayout.js';
 import type { Collation, Condition, FindQuery, Where } from '../types.js';
 
 /** What the Mongo adapter needs to know of a collection's fields. */
 export interface MongoLayout {
   /** Text fields that carry a natural-order key beside them. */
   sortKeyFields: ReadonlySet<string>;
+  /** Text fields that carry their folded text beside them (filters: contains, startsWith). */
+  foldFields?: ReadonlySet<string>;
   /** Whether the collection has searchable fields (their normalized words kept in `_words`). */
   searchable: boolean;
 }
@@ -23,26 +26,37 @@ const NOTHING: MongoFilter = { $expr: false };
 const mongoField = (field: string) => (field === 'id' ? '_id' : field);
 
 /** The IR as a MongoDB filter, with the same null and missing-field semantics as the SQL stores. */
-export function toMongoFilter(where: Where | undefined): MongoFilter {
+export function toMongoFilter(where: Where | undefined, layout?: Pick<MongoLayout, 'foldFields'>): MongoFilter {
   if (!where) return {};
-  if ('and' in where) return where.and.length === 0 ? {} : { $and: where.and.map(toMongoFilter) };
-  if ('or' in where) return where.or.length === 0 ? NOTHING : { $or: where.or.map(toMongoFilter) };
-  if ('not' in where) return negate(where.not);
-  return condition(where);
+  if ('and' in where) return where.and.length === 0 ? {} : { $and: where.and.map((w) => toMongoFilter(w, layout)) };
+  if ('or' in where) return where.or.length === 0 ? NOTHING : { $or: where.or.map((w) => toMongoFilter(w, layout)) };
+  if ('not' in where) return negate(where.not, layout);
+  return condition(where, layout?.foldFields ?? NO_FIELDS);
 }
+
+const NO_FIELDS: ReadonlySet<string> = new Set();
 
 /**
  * NOT as SQL evaluates it: true only where the condition is false, never where it is unknown
  * because its field is null. Pushed down to the conditions (De Morgan holds in three-valued logic).
  */
-function negate(where: Where): MongoFilter {
-  if ('and' in where) return where.and.length === 0 ? NOTHING : { $or: where.and.map(negate) };
-  if ('or' in where) return where.or.length === 0 ? {} : { $and: where.or.map(negate) };
-  if ('not' in where) return toMongoFilter(where.not);
-  return negatedCondition(where);
+function negate(where: Where, layout: Pick<MongoLayout, 'foldFields'> | undefined): MongoFilter {
+  if ('and' in where) return where.and.length === 0 ? NOTHING : { $or: where.and.map((w) => negate(w, layout)) };
+  if ('or' in where) return where.or.length === 0 ? {} : { $and: where.or.map((w) => negate(w, layout)) };
+  if ('not' in where) return toMongoFilter(where.not, layout);
+  return negatedCondition(where, layout?.foldFields ?? NO_FIELDS);
 }
 
-function negatedCondition({ field, op, value }: Condition): MongoFilter {
+/** What a `textContains`/`textStartsWith` tests: the folded copy when kept, else the value, case-insensitively. */
+function textTest(field: string, op: 'textContains' | 'textStartsWith', value: unknown, folded: ReadonlySet<string>) {
+  const needle = foldText(String(value)).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = op === 'textStartsWith' ? `^${needle}` : needle;
+  return folded.has(field)
+    ? { name: foldColumn(field), regex: new RegExp(pattern) }
+    : { name: mongoField(field), regex: new RegExp(pattern, 'i') };
+}
+
+function negatedCondition({ field, op, value }: Condition, folded: ReadonlySet<string>): MongoFilter {
   const name = mongoField(field);
   const isNull = value === null || value === undefined;
   switch (op) {
@@ -56,6 +70,11 @@ function negatedCondition({ field, op, value }: Condition): MongoFilter {
         ? {}
         : { [name]: { $nin: [...values.filter((v) => v !== null && v !== undefined), null] } };
     }
+    case 'nin': {
+      // NOT nin: the value is one of them (a missing one only when null is one of them).
+      const values = value as unknown[];
+      return values.length === 0 ? NOTHING : { [name]: { $in: values.map((v) => v ?? null) } };
+    }
     case 'gt':
     case 'gte':
     case 'lt':
@@ -67,10 +86,15 @@ function negatedCondition({ field, op, value }: Condition): MongoFilter {
       const values = Array.isArray(value) ? value : [value];
       return values.length === 0 ? {} : { [name]: { $nin: values } };
     }
+    case 'textContains':
+    case 'textStartsWith': {
+      const test = textTest(field, op, value, folded);
+      return { [test.name]: { $ne: null, $not: test.regex } };
+    }
   }
 }
 
-function condition({ field, op, value }: Condition): MongoFilter {
+function condition({ field, op, value }: Condition, folded: ReadonlySet<string>): MongoFilter {
   const name = mongoField(field);
   switch (op) {
     case 'eq':
@@ -81,6 +105,11 @@ function condition({ field, op, value }: Condition): MongoFilter {
     case 'in': {
       const values = value as unknown[];
       return values.length === 0 ? NOTHING : { [name]: { $in: values.map((v) => v ?? null) } };
+    }
+    case 'nin': {
+      // A missing value is none of the values, as SQL's `IS NULL OR NOT IN` (unless null is one of them).
+      const values = value as unknown[];
+      return values.length === 0 ? {} : { [name]: { $nin: values.map((v) => v ?? null) } };
     }
     case 'gt':
     case 'gte':
@@ -93,6 +122,11 @@ function condition({ field, op, value }: Condition): MongoFilter {
       const values = Array.isArray(value) ? value : [value];
       // On an array field, $in matches when any element is one of the values.
       return values.length === 0 ? NOTHING : { [name]: { $in: values } };
+    }
+    case 'textContains':
+    case 'textStartsWith': {
+      const test = textTest(field, op, value, folded);
+      return { [test.name]: { $regex: test.regex } };
     }
   }
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { foldText } from '../common/sortKey.js';
 import type { TableLayout } from '../common/tableLayout.js';
 import { ident } from '../sql/ident.js';
 
@@ -33,6 +34,7 @@ export async function syncPgSchema(client: Queryable, layout: TableLayout): Prom
       column.field === 'id' ? `"id" TEXT COLLATE "C" PRIMARY KEY` : `${ident(column.field)} ${PG_TYPES[column.kind]}`,
     );
     if (column.sortKey) definitions.push(`${ident(column.sortKey)} TEXT COLLATE "C"`);
+    if (column.fold) definitions.push(`${ident(column.fold)} TEXT COLLATE "C"`);
   }
   if (layout.searchFields.length > 0) definitions.push(`"${SEARCH_COLUMN}" TEXT`);
   await client.query(`CREATE TABLE IF NOT EXISTS ${table} (${definitions.join(', ')})`);
@@ -40,6 +42,7 @@ export async function syncPgSchema(client: Queryable, layout: TableLayout): Prom
     await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(column.field)} ${PG_TYPES[column.kind]}`);
     if (column.sortKey)
       await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(column.sortKey)} TEXT COLLATE "C"`);
+    if (column.fold) await addFoldColumn(client, layout.table, column.field, column.fold);
   }
   const existing = await existingIndexes(client, layout.table);
   /** `shape` is what the index definition must contain (`md5(`, `USING hash`, `USING btree`); an older shape is rebuilt. */
@@ -85,4 +88,22 @@ async function existingIndexes(client: Queryable, table: string): Promise<Map<st
     [table],
   );
   return new Map(rows.map((row: { indexname: string; indexdef: string }) => [row.indexname, row.indexdef]));
+}
+
+/** The folded-text column of a filterable string; when it is new, the stored values get theirs at once. */
+async function addFoldColumn(client: Queryable, name: string, field: string, fold: string): Promise<void> {
+  const added = await client.query(
+    `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2`,
+    [name, fold],
+  );
+  if (added.rowCount) return;
+  const table = ident(name);
+  await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(fold)} TEXT COLLATE "C"`);
+  const rows = await client.query(
+    `SELECT "id", ${ident(field)} AS value FROM ${table} WHERE ${ident(field)} IS NOT NULL`,
+  );
+  for (const row of rows.rows as { id: string; value: unknown }[]) {
+    if (typeof row.value === 'string')
+      await client.query(`UPDATE ${table} SET ${ident(fold)} = $1 WHERE "id" = $2`, [foldText(row.value), row.id]);
+  }
 }

@@ -1,3 +1,4 @@
+import { foldText } from '../common/sortKey.js';
 import type { TableLayout } from '../common/tableLayout.js';
 import type { Condition, Where } from '../types.js';
 import type { SqlDialect } from './dialect.js';
@@ -38,6 +39,21 @@ function compileCondition(condition: Condition, layout: TableLayout, dialect: Sq
       const list = values.length > 0 ? `${col} IN (${values.map(bind).join(', ')})` : '1=0';
       return hasNull ? `(${list} OR ${col} IS NULL)` : list;
     }
+    case 'nin': {
+      const values = (value as unknown[]).filter((v) => v !== null && v !== undefined);
+      const hasNull = values.length < (value as unknown[]).length;
+      const list = values.length > 0 ? `${col} NOT IN (${values.map(bind).join(', ')})` : '1=1';
+      // Like `ne`, records without a value are none of the values (unless null is one of them).
+      return hasNull ? `(${col} IS NOT NULL AND ${list})` : `(${col} IS NULL OR ${list})`;
+    }
+    case 'textContains':
+    case 'textStartsWith': {
+      // The folded column when the layout keeps one (filter fields); else lower() of the value.
+      const target = column.fold ? ident(column.fold) : `lower(${col})`;
+      const needle = escapeLike(foldText(String(value)));
+      const pattern = op === 'textContains' ? `%${needle}%` : `${needle}%`;
+      return `${target} LIKE ${dialect.bind(params, pattern)} ESCAPE '\\'`;
+    }
     case 'gt':
       return `${col} > ${bind(value)}`;
     case 'gte':
@@ -57,4 +73,9 @@ function compileCondition(condition: Condition, layout: TableLayout, dialect: Sq
       );
     }
   }
+}
+
+/** LIKE's wildcards and its escape character, taken literally. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }

@@ -1,4 +1,4 @@
-import { naturalSortKey } from '../common/sortKey.js';
+import { foldText, naturalSortKey } from '../common/sortKey.js';
 import type { ColumnKind, TableLayout } from '../common/tableLayout.js';
 import type { Doc } from '../types.js';
 
@@ -18,7 +18,7 @@ export function decodeValue(kind: ColumnKind, value: unknown): unknown {
   return value;
 }
 
-/** Column name -> stored value for the fields present in `values`, with their sort keys. */
+/** Column name -> stored value for the fields present in `values`, with their sort keys and folded text. */
 export function encodeFields(
   layout: TableLayout,
   values: Record<string, unknown>,
@@ -30,6 +30,7 @@ export function encodeFields(
     if (!column || value === undefined) continue;
     out.set(field, encodeValue(column.kind, value, booleansAsIntegers));
     if (column.sortKey) out.set(column.sortKey, typeof value === 'string' ? naturalSortKey(value) : null);
+    if (column.fold) out.set(column.fold, typeof value === 'string' ? foldText(value) : null);
   }
   return out;
 }

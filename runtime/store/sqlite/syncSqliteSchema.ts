@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { searchText } from '../common/searchText.js';
+import { foldText } from '../common/sortKey.js';
 import type { TableLayout } from '../common/tableLayout.js';
 import { ident } from '../sql/ident.js';
 import { decodeValue } from '../sql/rowCodec.js';
@@ -22,6 +23,7 @@ export function syncSqliteSchema(db: Database.Database, layout: TableLayout): vo
       column.field === 'id' ? `"id" TEXT PRIMARY KEY NOT NULL` : `${ident(column.field)} ${SQL_TYPES[column.kind]}`,
     );
     if (column.sortKey) definitions.push(`${ident(column.sortKey)} TEXT`);
+    if (column.fold) definitions.push(`${ident(column.fold)} TEXT`);
   }
   db.exec(`CREATE TABLE IF NOT EXISTS ${table} (${definitions.join(', ')})`);
 
@@ -31,6 +33,17 @@ export function syncSqliteSchema(db: Database.Database, layout: TableLayout): vo
       db.exec(`ALTER TABLE ${table} ADD COLUMN ${ident(column.field)} ${SQL_TYPES[column.kind]}`);
     if (column.sortKey && !existing.has(column.sortKey)) {
       db.exec(`ALTER TABLE ${table} ADD COLUMN ${ident(column.sortKey)} TEXT`);
+    }
+    if (column.fold && !existing.has(column.fold)) {
+      db.exec(`ALTER TABLE ${table} ADD COLUMN ${ident(column.fold)} TEXT`);
+      // A field that became a filter: its stored values get their folded text at once.
+      const fill = db.prepare(`UPDATE ${table} SET ${ident(column.fold)} = ? WHERE "id" = ?`);
+      const rows = db
+        .prepare(`SELECT "id", ${ident(column.field)} AS value FROM ${table} WHERE ${ident(column.field)} IS NOT NULL`)
+        .all() as { id: string; value: unknown }[];
+      db.transaction(() => {
+        for (const row of rows) if (typeof row.value === 'string') fill.run(foldText(row.value), row.id);
+      })();
     }
   }
   for (const field of layout.unique) {

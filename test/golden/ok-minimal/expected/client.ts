@@ -75,6 +75,25 @@ export interface ListParams<Field extends string = string> {
   dateField?: Field;
 }
 
+/**
+ * Comparison operators of a list filter, e.g. `{ price: { gt: 10, lte: 99 } }`,
+ * `{ status: { in: ['open', 'held'] } }`, `{ title: { contains: 'lamp' } }`; each field takes
+ * those of its type (its Filters type names them).
+ */
+export interface FilterOperators<V> {
+  eq?: V;
+  ne?: V;
+  gt?: V;
+  gte?: V;
+  lt?: V;
+  lte?: V;
+  in?: V[];
+  nin?: V[];
+  exists?: boolean;
+  contains?: string;
+  startsWith?: string;
+}
+
 export interface ListResult<T> {
   items: T[];
   totalCount: number;
@@ -534,62 +553,62 @@ export class ApiKeysClient {
 
 // Hook deliveries (/hookDeliveries)
 export interface HookDeliveryFilters {
-  entity?: NonNullable<HookDelivery['entity']>;
-  status?: NonNullable<HookDelivery['status']>;
+  entity?: NonNullable<HookDelivery['entity']> | Pick<FilterOperators<NonNullable<HookDelivery['entity']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  status?: NonNullable<HookDelivery['status']> | Pick<FilterOperators<NonNullable<HookDelivery['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type HookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'eventSeq' | 'entity' | 'entityId' | 'event' | 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt';
 export type HookDeliveryClient = Pick<EntityClient<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, HookDeliveryFilters, HookDeliveryField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
 
 // Job executions (/jobExecutions)
 export interface JobExecutionFilters {
-  jobId?: NonNullable<JobExecution['jobId']>;
-  status?: NonNullable<JobExecution['status']>;
-  triggeredBy?: NonNullable<JobExecution['triggeredBy']>;
+  jobId?: NonNullable<JobExecution['jobId']> | Pick<FilterOperators<NonNullable<JobExecution['jobId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  status?: NonNullable<JobExecution['status']> | Pick<FilterOperators<NonNullable<JobExecution['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  triggeredBy?: NonNullable<JobExecution['triggeredBy']> | Pick<FilterOperators<NonNullable<JobExecution['triggeredBy']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type JobExecutionField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'jobName' | 'handler' | 'status' | 'startedAt' | 'completedAt' | 'duration' | 'output' | 'error' | 'triggeredBy' | 'triggeredByUserId';
 export type JobExecutionClient = Pick<EntityClient<JobExecution, JobExecutionCreate, JobExecutionUpdate, JobExecutionFilters, JobExecutionField, 'duration'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Job snapshots (/jobSnapshots)
 export interface JobSnapshotFilters {
-  jobId?: NonNullable<JobSnapshot['jobId']>;
-  executionId?: NonNullable<JobSnapshot['executionId']>;
-  metric?: NonNullable<JobSnapshot['metric']>;
-  series?: NonNullable<JobSnapshot['series']>;
-  bucket?: NonNullable<JobSnapshot['bucket']>;
+  jobId?: NonNullable<JobSnapshot['jobId']> | Pick<FilterOperators<NonNullable<JobSnapshot['jobId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  executionId?: NonNullable<JobSnapshot['executionId']> | Pick<FilterOperators<NonNullable<JobSnapshot['executionId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  metric?: NonNullable<JobSnapshot['metric']> | Pick<FilterOperators<NonNullable<JobSnapshot['metric']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  series?: NonNullable<JobSnapshot['series']> | Pick<FilterOperators<NonNullable<JobSnapshot['series']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  bucket?: NonNullable<JobSnapshot['bucket']> | Pick<FilterOperators<NonNullable<JobSnapshot['bucket']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type JobSnapshotField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'executionId' | 'jobName' | 'metric' | 'value' | 'dimensions' | 'series' | 'bucket' | 'capturedAt';
 export type JobSnapshotClient = Pick<EntityClient<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, JobSnapshotFilters, JobSnapshotField, 'value'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Notes (/notes)
 export interface NoteFilters {
-  ownerId?: NonNullable<Note['ownerId']>;
-  pinned?: NonNullable<Note['pinned']>;
+  ownerId?: NonNullable<Note['ownerId']> | Pick<FilterOperators<NonNullable<Note['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  pinned?: NonNullable<Note['pinned']> | Pick<FilterOperators<NonNullable<Note['pinned']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type NoteField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'body' | 'pinned';
 export type NoteClient = Pick<EntityClient<Note, NoteCreate, NoteUpdate, NoteFilters, NoteField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Scheduled jobs (/scheduledJobs)
 export interface ScheduledJobFilters {
-  name?: NonNullable<ScheduledJob['name']>;
-  handler?: NonNullable<ScheduledJob['handler']>;
-  scheduleType?: NonNullable<ScheduledJob['scheduleType']>;
-  enabled?: NonNullable<ScheduledJob['enabled']>;
+  name?: NonNullable<ScheduledJob['name']> | Pick<FilterOperators<NonNullable<ScheduledJob['name']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  handler?: NonNullable<ScheduledJob['handler']> | Pick<FilterOperators<NonNullable<ScheduledJob['handler']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
+  scheduleType?: NonNullable<ScheduledJob['scheduleType']> | Pick<FilterOperators<NonNullable<ScheduledJob['scheduleType']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  enabled?: NonNullable<ScheduledJob['enabled']> | Pick<FilterOperators<NonNullable<ScheduledJob['enabled']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type ScheduledJobField = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'handler' | 'scheduleType' | 'schedules' | 'timezone' | 'enabled' | 'timeout' | 'lastRunAt' | 'nextRunAt' | 'lastStatus' | 'failureCount' | 'lastError' | 'metadata';
 export type ScheduledJobClient = Pick<EntityClient<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, ScheduledJobFilters, ScheduledJobField, 'timeout' | 'failureCount'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Webhook deliveries (/webhookDeliveries)
 export interface WebhookDeliveryFilters {
-  webhookId?: NonNullable<WebhookDelivery['webhookId']>;
-  eventSeq?: NonNullable<WebhookDelivery['eventSeq']>;
-  status?: NonNullable<WebhookDelivery['status']>;
+  webhookId?: NonNullable<WebhookDelivery['webhookId']> | Pick<FilterOperators<NonNullable<WebhookDelivery['webhookId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  eventSeq?: NonNullable<WebhookDelivery['eventSeq']> | Pick<FilterOperators<NonNullable<WebhookDelivery['eventSeq']>>, 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'exists'>;
+  status?: NonNullable<WebhookDelivery['status']> | Pick<FilterOperators<NonNullable<WebhookDelivery['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type WebhookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual';
 export type WebhookDeliveryClient = Pick<EntityClient<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, WebhookDeliveryFilters, WebhookDeliveryField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
 
 // Webhooks (/webhooks)
 export interface WebhookFilters {
-  enabled?: NonNullable<Webhook['enabled']>;
+  enabled?: NonNullable<Webhook['enabled']> | Pick<FilterOperators<NonNullable<Webhook['enabled']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type WebhookField = 'id' | 'createdAt' | 'updatedAt' | 'url' | 'description' | 'events' | 'entities' | 'secret' | 'enabled' | 'startAfter';
 export type WebhookClient = Pick<EntityClient<Webhook, WebhookCreate, WebhookUpdate, WebhookFilters, WebhookField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;

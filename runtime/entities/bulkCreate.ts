@@ -5,9 +5,11 @@ import { ApiError, validationError } from '../errors/apiError.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
 import { runBeforeCreate, writeScope } from '../hooks/runHooks.js';
 import type { Doc } from '../store/types.js';
+import { checkReferences } from './checkReferences.js';
 import { buildNewRecord, newRecordValues, validateBody } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
+import { resolveMacros } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
 import { scopeFor } from './requireAccess.js';
 import { storeWrite } from './storeWrite.js';
@@ -39,6 +41,15 @@ export async function bulkCreateOperation({
   if (Object.keys(details).length > 0) throw validationError(details);
   if (model.ownership === 'owned' && !caller.user)
     throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
+  await checkReferences(
+    ctx,
+    caller,
+    model,
+    items.map((item, i) => ({
+      values: resolveMacros(item as Record<string, unknown>, caller, ctx.now()),
+      prefix: `items.${i}.`,
+    })),
+  );
   const rules = rulesFor(ctx, plural);
   for (const item of items) await rules?.beforeCreate?.(ctx, caller, item as Record<string, unknown>);
   const now = ctx.now();

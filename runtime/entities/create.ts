@@ -5,9 +5,11 @@ import { ApiError } from '../errors/apiError.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
 import { runBeforeCreate, writeScope } from '../hooks/runHooks.js';
 import type { Doc } from '../store/types.js';
+import { checkReferences } from './checkReferences.js';
 import { buildNewRecord, newRecordValues, requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
+import { resolveMacros } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
 import { scopeFor } from './requireAccess.js';
 import { storeWrite } from './storeWrite.js';
@@ -36,6 +38,7 @@ export async function createOperation({
   const input = requireValid(validators.create, body);
   if (model.ownership === 'owned' && !caller.user)
     throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
+  await checkReferences(ctx, caller, model, [{ values: resolveMacros(input, caller, ctx.now()) }]);
   await rulesFor(ctx, plural)?.beforeCreate?.(ctx, caller, input);
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
   const now = ctx.now();

@@ -4,6 +4,7 @@ import { notFound } from '../errors/apiError.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
 import { runBeforeUpdate, writeScope } from '../hooks/runHooks.js';
 import type { Doc } from '../store/types.js';
+import { checkReferences } from './checkReferences.js';
 import { requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
@@ -26,6 +27,7 @@ export async function updateOperation({ ctx, plural, id, body, caller, changeRea
   const { model, validators } = entityOf(ctx, plural);
   const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
   const input = requireValid(validators.update, body);
+  await checkReferences(ctx, caller, model, [{ values: resolveMacros(input, caller, ctx.now()) }]);
   await rulesFor(ctx, plural)?.beforeUpdate?.(ctx, caller, current, input);
   const now = ctx.now();
   const updated = await storeWrite(model, () =>

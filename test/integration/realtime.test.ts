@@ -223,7 +223,10 @@ describe('realtime over Server-Sent Events', () => {
     const all = await subscribe('entities=comments&select=body', user.token);
     const archived = await subscribe('entities=comments&includeArchived=true', user.token);
     const article = (
-      await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title: 'A', body: 'b' } })
+      await server.call('POST', '/api/v1/articles', {
+        token: admin.token,
+        body: { title: 'A', body: 'b', status: 'published' },
+      })
     ).body.data;
     const comment = (
       await server.call('POST', '/api/v1/comments', { token: user.token, body: { article: article.id, body: 'hi' } })

@@ -101,7 +101,7 @@ describe('comparison filters, property', () => {
       }),
       { numRuns: 120, seed: 17 },
     );
-    random.forEach((p, i) => products.push({ ...p, sku: `P-${i}` }));
+    for (const [i, p] of random.entries()) products.push({ ...p, sku: `P-${i}` });
     const made = await server.call('POST', '/api/v1/products/bulk', { token: admin.token, body: { items: products } });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
   });

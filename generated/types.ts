@@ -572,6 +572,7 @@ export interface JobExecution {
   id: string;
   createdAt: string;
   updatedAt: string;
+  /** @pattern ^[0-9a-f]{24}$ */
   jobId: string;
   jobName: string;
   handler: string;
@@ -585,6 +586,7 @@ export interface JobExecution {
   triggeredByUserId: string | null;
 }
 export interface JobExecutionCreate {
+  /** @pattern ^[0-9a-f]{24}$ */
   jobId: string;
   jobName: string;
   handler: string;
@@ -598,6 +600,7 @@ export interface JobExecutionCreate {
   triggeredByUserId?: string | null;
 }
 export interface JobExecutionUpdate {
+  /** @pattern ^[0-9a-f]{24}$ */
   jobId?: string;
   jobName?: string;
   handler?: string;

@@ -78,6 +78,7 @@ export function buildModel(
     if (entry.valid) entities.push(result.entity);
   }
   checkTypeNames(entities, entitySources, diagnostics);
+  checkCascadeCycles(entities, entitySources, diagnostics);
 
   entities.sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0));
   const model: AppModel = {
@@ -137,4 +138,40 @@ function checkTypeNames(entities: EntityModel[], sources: EntitySource[], diagno
       owners.set(typeName, entity.plural);
     }
   }
+}
+
+/**
+ * Deleting a record cascades along `onDelete: cascade` references; a cycle of them (an entity
+ * that, through cascades, deletes its own kind) is a build error at the field that closes it.
+ */
+function checkCascadeCycles(entities: EntityModel[], sources: EntitySource[], diagnostics: Diagnostic[]): void {
+  // referenced entity -> [referencing entity, field]
+  const edges = new Map<string, [string, string][]>();
+  for (const entity of entities)
+    for (const field of entity.fields) {
+      if (field.onDelete !== 'cascade') continue;
+      const target = field.type === 'array' ? field.items?.ref : field.ref;
+      if (!target) continue;
+      edges.set(target, [...(edges.get(target) ?? []), [entity.plural, field.name]]);
+    }
+  const reported = new Set<string>();
+  const visit = (plural: string, path: string[]): void => {
+    for (const [next, field] of edges.get(plural) ?? []) {
+      const at = path.indexOf(next);
+      if (at >= 0) {
+        const key = `${next}.${field}`;
+        if (reported.has(key)) continue;
+        reported.add(key);
+        const source = sources.find((s) => (s.source.data as RawEntity).plural === next)?.source;
+        const cycle = [...path.slice(Math.max(at, 0)), next].join(' -> ');
+        if (source)
+          diagnostics.push(
+            source.diagnostic(['fields', field, 'onDelete'], `cascade makes a cycle of deletes: ${cycle}`),
+          );
+        continue;
+      }
+      if (path.length < 50) visit(next, [...path, next]);
+    }
+  };
+  for (const plural of edges.keys()) visit(plural, [plural]);
 }

@@ -197,6 +197,14 @@ function normalizeField(
     report([...path, 'unique'], `unique is not supported on ${field.type} fields`);
   if (field.search && !isSearchable(field))
     report([...path, 'search'], `search is only for string fields; this field is ${describeType(field)}`);
+  const isReference = field.type === 'objectId' || (field.type === 'array' && field.items?.type === 'objectId');
+  if (raw.onDelete !== undefined && !isReference)
+    report([...path, 'onDelete'], 'onDelete is only for references (objectId, or an array of them)');
+  else if (isReference && topLevel) {
+    field.onDelete = raw.onDelete ?? 'restrict';
+    if (field.onDelete === 'setNull' && field.required && field.type === 'objectId')
+      report([...path, 'onDelete'], 'setNull needs a field that is not required; use cascade or restrict');
+  }
   if (field.trackChanges && field.hidden)
     report([...path, 'trackChanges'], 'a hidden field cannot track changes: its values never leave the server');
   if (!topLevel) {

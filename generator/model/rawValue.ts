@@ -19,4 +19,6 @@ export interface RawField extends RawValue {
   trackChanges?: boolean;
   hidden?: boolean;
   readOnly?: boolean;
+  /** For references: what deleting the referenced record does to this one. */
+  onDelete?: 'restrict' | 'setNull' | 'cascade';
 }

@@ -2,9 +2,11 @@ import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { notFound } from '../errors/apiError.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
+import { nested, repositoryWriter } from '../hooks/repositoryWriter.js';
 import { runBeforeDelete, writeScope } from '../hooks/runHooks.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
+import { applyReferentialActions } from './referentialActions.js';
 import { findWritable } from './requireAccess.js';
 
 export interface RemoveInput {
@@ -29,7 +31,10 @@ export async function removeOperation({
   let removed = doc;
   const result = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
     const before = (await store.get(plural, id)) ?? doc;
-    await runBeforeDelete(writeScope({ ...ctx, store }, caller, ctx.now(), 'delete'), plural, id, before);
+    const scope = writeScope({ ...ctx, store }, caller, ctx.now(), 'delete');
+    await runBeforeDelete(scope, plural, id, before);
+    // Records that reference it are refused (409), cleared or deleted first, in this transaction.
+    await applyReferentialActions(scope, repositoryWriter(nested(scope, plural)), plural, id);
     removed = before;
     if (!(await store.remove(plural, id, where))) throw notFound(model.name);
     return { result: { id, deleted: true as const }, changes: [{ changeType: 'delete', before }] };

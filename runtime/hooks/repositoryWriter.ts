@@ -1,4 +1,5 @@
 import type { RepositoryScope } from '../context.js';
+import { applyReferentialActions } from '../entities/referentialActions.js';
 import { writeWithHistory } from '../history/writeWithHistory.js';
 import type { RepositoryWriter } from '../repository.js';
 import type { Doc } from '../store/types.js';
@@ -73,8 +74,15 @@ export function repositoryWriter(scopeOf: () => RepositoryScope): RepositoryWrit
         const before = await scope.ctx.store.get(plural, id);
         if (!before) return { result: false, changes: [] };
         await runBeforeDelete(scope, plural, id, before);
+        // Records that reference it are refused, cleared or deleted first, in this transaction.
+        await applyReferentialActions(scope, repositoryWriter(nested(scope, plural)), plural, id);
         const removed = await scope.ctx.store.remove(plural, id);
         return { result: removed, changes: removed ? [{ changeType: 'delete', before }] : [] };
       }),
   };
+}
+
+/** The scope of writes made on behalf of a write in `scope` (one level deeper, same transaction). */
+export function nested(scope: RepositoryScope, plural: string): () => RepositoryScope {
+  return () => ({ ...scope, depth: scope.depth + 1, path: [...scope.path, plural] });
 }

@@ -82,7 +82,15 @@ export interface FieldModel extends ValueModel {
   /** Comes from the base (id, ownerId, timestamps, tenantId); set by the server. */
   system: boolean;
   filterable: boolean;
+  /**
+   * References (objectId, or an array of them) only: deleting the referenced record is refused
+   * (restrict, the default), clears this field or removes the id from it (setNull), or deletes
+   * this record too (cascade), in the same transaction.
+   */
+  onDelete?: OnDelete;
 }
+
+export type OnDelete = 'restrict' | 'setNull' | 'cascade';
 
 export interface HistoryRetention {
   keep?: number;

@@ -231,7 +231,8 @@ export function entityOperation(entity: EntityModel, [method, path, name]: Route
             },
           },
         },
-        errors: byId,
+        // 409: records that reference it with onDelete: restrict.
+        errors: [...byId, 'CONFLICT'],
       };
     case 'increment':
       return {

@@ -468,6 +468,7 @@ export interface JobExecution {
   id: string;
   createdAt: string;
   updatedAt: string;
+  /** @pattern ^[0-9a-f]{24}$ */
   jobId: string;
   jobName: string;
   handler: string;
@@ -481,6 +482,7 @@ export interface JobExecution {
   triggeredByUserId: string | null;
 }
 export interface JobExecutionCreate {
+  /** @pattern ^[0-9a-f]{24}$ */
   jobId: string;
   jobName: string;
   handler: string;
@@ -494,6 +496,7 @@ export interface JobExecutionCreate {
   triggeredByUserId?: string | null;
 }
 export interface JobExecutionUpdate {
+  /** @pattern ^[0-9a-f]{24}$ */
   jobId?: string;
   jobName?: string;
   handler?: string;

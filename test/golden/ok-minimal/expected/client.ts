@@ -561,7 +561,7 @@ export type HookDeliveryClient = Pick<EntityClient<HookDelivery, HookDeliveryCre
 
 // Job executions (/jobExecutions)
 export interface JobExecutionFilters {
-  jobId?: NonNullable<JobExecution['jobId']> | Pick<FilterOperators<NonNullable<JobExecution['jobId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
+  jobId?: NonNullable<JobExecution['jobId']> | Pick<FilterOperators<NonNullable<JobExecution['jobId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
   status?: NonNullable<JobExecution['status']> | Pick<FilterOperators<NonNullable<JobExecution['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
   triggeredBy?: NonNullable<JobExecution['triggeredBy']> | Pick<FilterOperators<NonNullable<JobExecution['triggeredBy']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }

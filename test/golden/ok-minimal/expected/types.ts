@@ -258,6 +258,7 @@ export interface JobExecution {
   id: string;
   createdAt: string;
   updatedAt: string;
+  /** @pattern ^[0-9a-f]{24}$ */
   jobId: string;
   jobName: string;
   handler: string;
@@ -271,6 +272,7 @@ export interface JobExecution {
   triggeredByUserId: string | null;
 }
 export interface JobExecutionCreate {
+  /** @pattern ^[0-9a-f]{24}$ */
   jobId: string;
   jobName: string;
   handler: string;
@@ -284,6 +286,7 @@ export interface JobExecutionCreate {
   triggeredByUserId?: string | null;
 }
 export interface JobExecutionUpdate {
+  /** @pattern ^[0-9a-f]{24}$ */
   jobId?: string;
   jobName?: string;
   handler?: string;

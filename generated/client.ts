@@ -94,6 +94,56 @@ export interface FilterOperators<V> {
   startsWith?: string;
 }
 
+/** What an entity may group and aggregate by: filter fields, date fields, number fields. */
+export interface AggregateFields {
+  group: string;
+  date: string;
+  number: string;
+}
+
+export type DateBucket = 'day' | 'week' | 'month' | 'year';
+
+/**
+ * GET /{plural}/aggregate: `groupBy` up to 3 fields (a date field as `createdAt:month`), the
+ * values to aggregate per group, and the list's filters, `q`, date range and `includeArchived`.
+ */
+export interface AggregateParams<A extends AggregateFields> {
+  groupBy?: (A['group'] | A['date'] | `${A['date']}:${DateBucket}`)[];
+  /** IANA time zone of the date buckets (default UTC). */
+  timeZone?: string;
+  sum?: A['number'][];
+  avg?: A['number'][];
+  min?: (A['number'] | A['date'])[];
+  max?: (A['number'] | A['date'])[];
+  /** `count`, a groupBy field, or `sum.total` etc.; `-` first for descending. */
+  sort?: string[];
+  /** Groups per answer, 1 to 1000 (default 100). */
+  limit?: number;
+  skip?: number;
+  q?: string;
+  includeArchived?: boolean;
+  dateFrom?: string;
+  dateTo?: string;
+  dateMonth?: string;
+  dateField?: A['date'];
+}
+
+export interface AggregateGroup<Record_, A extends AggregateFields> {
+  /** Each groupBy field and its value (null: records without one); date buckets as their first day, YYYY-MM-DD. */
+  key: { [K in A['group']]?: K extends keyof Record_ ? Record_[K] : never } & { [K in A['date']]?: string | null };
+  count: number;
+  /** The sum of no values is 0. */
+  sum?: { [K in A['number']]?: number };
+  avg?: { [K in A['number']]?: number | null };
+  min?: { [K in A['number'] | A['date']]?: K extends A['date'] ? string | null : number | null };
+  max?: { [K in A['number'] | A['date']]?: K extends A['date'] ? string | null : number | null };
+}
+
+export interface AggregateResult<Record_, A extends AggregateFields> {
+  groups: AggregateGroup<Record_, A>[];
+  totalGroups: number;
+}
+
 export interface ListResult<T> {
   items: T[];
   totalCount: number;
@@ -424,7 +474,15 @@ export class Transport {
 const segment = (value: string | number) => encodeURIComponent(String(value));
 
 /** Every generic operation of one entity; the generated types pick those the entity has. */
-export class EntityClient<Record_, Create, Update, Filters, Field extends string, Numeric extends string> {
+export class EntityClient<
+  Record_,
+  Create,
+  Update,
+  Filters,
+  Field extends string,
+  Numeric extends string,
+  Aggregate extends AggregateFields = AggregateFields,
+> {
   constructor(
     private readonly transport: Transport,
     private readonly plural: string,
@@ -436,6 +494,13 @@ export class EntityClient<Record_, Create, Update, Filters, Field extends string
 
   list(params: ListParams<Field> & Filters = {} as ListParams<Field> & Filters): Promise<ListResult<Record_>> {
     return this.transport.data('GET', this.path(), { query: params as Query });
+  }
+
+  /** Count, sum, average, minimum and maximum per group, over the records you may see. */
+  aggregate(
+    params: AggregateParams<Aggregate> & Filters = {} as AggregateParams<Aggregate> & Filters,
+  ): Promise<AggregateResult<Record_, Aggregate>> {
+    return this.transport.data('GET', this.path('aggregate'), { query: params as Query });
   }
 
   get(id: string, params: { populate?: string[] | { paths: string[]; depth?: number } } = {}): Promise<Record_> {
@@ -562,7 +627,8 @@ export interface ArticleFilters {
   featured?: NonNullable<Article['featured']> | Pick<FilterOperators<NonNullable<Article['featured']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type ArticleField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'tags' | 'status' | 'publishedAt' | 'featuredImage' | 'body' | 'views' | 'rating' | 'kind' | 'level' | 'author' | 'related' | 'source' | 'meta' | 'extra' | 'price' | 'sku' | 'featured' | 'reviewedAt';
-export type ArticleClient = Pick<EntityClient<Article, ArticleCreate, ArticleUpdate, ArticleFilters, ArticleField, 'views' | 'rating' | 'price'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'versions' | 'compareVersions' | 'version' | 'revert' | 'fieldChanges' | 'decideFieldChange'>;
+export interface ArticleAggregateFields { group: 'ownerId' | 'status' | 'kind' | 'level' | 'author' | 'featured'; date: 'createdAt' | 'updatedAt' | 'archivedAt' | 'publishedAt' | 'reviewedAt'; number: 'views' | 'rating' | 'price' }
+export type ArticleClient = Pick<EntityClient<Article, ArticleCreate, ArticleUpdate, ArticleFilters, ArticleField, 'views' | 'rating' | 'price', ArticleAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'versions' | 'compareVersions' | 'version' | 'revert' | 'fieldChanges' | 'decideFieldChange'>;
 
 // Attributes (/attributes)
 export interface AttributeFilters {
@@ -571,7 +637,8 @@ export interface AttributeFilters {
   appliesTo?: NonNullable<Attribute['appliesTo']> | Pick<FilterOperators<NonNullable<Attribute['appliesTo']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type AttributeField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'key' | 'label' | 'dataType' | 'options' | 'appliesTo';
-export type AttributeClient = Pick<EntityClient<Attribute, AttributeCreate, AttributeUpdate, AttributeFilters, AttributeField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export interface AttributeAggregateFields { group: 'ownerId' | 'dataType' | 'appliesTo'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
+export type AttributeClient = Pick<EntityClient<Attribute, AttributeCreate, AttributeUpdate, AttributeFilters, AttributeField, never, AttributeAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Comments (/comments)
 export interface CommentFilters {
@@ -580,7 +647,8 @@ export interface CommentFilters {
   approved?: NonNullable<Comment['approved']> | Pick<FilterOperators<NonNullable<Comment['approved']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type CommentField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'article' | 'body' | 'author' | 'approved';
-export type CommentClient = Pick<EntityClient<Comment, CommentCreate, CommentUpdate, CommentFilters, CommentField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export interface CommentAggregateFields { group: 'ownerId' | 'article' | 'approved'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
+export type CommentClient = Pick<EntityClient<Comment, CommentCreate, CommentUpdate, CommentFilters, CommentField, never, CommentAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Content blocks (/contentBlocks)
 export interface ContentBlockFilters {
@@ -591,7 +659,8 @@ export interface ContentBlockFilters {
   locale?: NonNullable<ContentBlock['locale']> | Pick<FilterOperators<NonNullable<ContentBlock['locale']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type ContentBlockField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'tags' | 'status' | 'publishedAt' | 'featuredImage' | 'key' | 'blockType' | 'body' | 'data' | 'locale' | 'position';
-export type ContentBlockClient = Pick<EntityClient<ContentBlock, ContentBlockCreate, ContentBlockUpdate, ContentBlockFilters, ContentBlockField, 'position'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export interface ContentBlockAggregateFields { group: 'ownerId' | 'status' | 'blockType' | 'locale'; date: 'createdAt' | 'updatedAt' | 'archivedAt' | 'publishedAt'; number: 'position' }
+export type ContentBlockClient = Pick<EntityClient<ContentBlock, ContentBlockCreate, ContentBlockUpdate, ContentBlockFilters, ContentBlockField, 'position', ContentBlockAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Dataset definitions (/datasetDefinitions)
 export interface DatasetDefinitionFilters {
@@ -599,7 +668,8 @@ export interface DatasetDefinitionFilters {
   key?: NonNullable<DatasetDefinition['key']> | Pick<FilterOperators<NonNullable<DatasetDefinition['key']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type DatasetDefinitionField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'key' | 'description';
-export type DatasetDefinitionClient = Pick<EntityClient<DatasetDefinition, DatasetDefinitionCreate, DatasetDefinitionUpdate, DatasetDefinitionFilters, DatasetDefinitionField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export interface DatasetDefinitionAggregateFields { group: 'ownerId' | 'key'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
+export type DatasetDefinitionClient = Pick<EntityClient<DatasetDefinition, DatasetDefinitionCreate, DatasetDefinitionUpdate, DatasetDefinitionFilters, DatasetDefinitionField, never, DatasetDefinitionAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Dataset fields (/datasetFields)
 export interface DatasetFieldFilters {
@@ -608,7 +678,8 @@ export interface DatasetFieldFilters {
   dataType?: NonNullable<DatasetField['dataType']> | Pick<FilterOperators<NonNullable<DatasetField['dataType']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type DatasetFieldField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'datasetId' | 'name' | 'dataType' | 'required' | 'position';
-export type DatasetFieldClient = Pick<EntityClient<DatasetField, DatasetFieldCreate, DatasetFieldUpdate, DatasetFieldFilters, DatasetFieldField, 'position'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export interface DatasetFieldAggregateFields { group: 'ownerId' | 'datasetId' | 'dataType'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'position' }
+export type DatasetFieldClient = Pick<EntityClient<DatasetField, DatasetFieldCreate, DatasetFieldUpdate, DatasetFieldFilters, DatasetFieldField, 'position', DatasetFieldAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Dataset rows (/datasetRows)
 export interface DatasetRowFilters {
@@ -616,7 +687,8 @@ export interface DatasetRowFilters {
   datasetId?: NonNullable<DatasetRow['datasetId']> | Pick<FilterOperators<NonNullable<DatasetRow['datasetId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type DatasetRowField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'datasetId' | 'values';
-export type DatasetRowClient = Pick<EntityClient<DatasetRow, DatasetRowCreate, DatasetRowUpdate, DatasetRowFilters, DatasetRowField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export interface DatasetRowAggregateFields { group: 'ownerId' | 'datasetId'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
+export type DatasetRowClient = Pick<EntityClient<DatasetRow, DatasetRowCreate, DatasetRowUpdate, DatasetRowFilters, DatasetRowField, never, DatasetRowAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Form templates (/formTemplates)
 export interface FormTemplateFilters {
@@ -624,7 +696,8 @@ export interface FormTemplateFilters {
   active?: NonNullable<FormTemplate['active']> | Pick<FilterOperators<NonNullable<FormTemplate['active']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type FormTemplateField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'description' | 'formFields' | 'submitLabel' | 'active';
-export type FormTemplateClient = Pick<EntityClient<FormTemplate, FormTemplateCreate, FormTemplateUpdate, FormTemplateFilters, FormTemplateField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export interface FormTemplateAggregateFields { group: 'ownerId' | 'active'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
+export type FormTemplateClient = Pick<EntityClient<FormTemplate, FormTemplateCreate, FormTemplateUpdate, FormTemplateFilters, FormTemplateField, never, FormTemplateAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Grants (/grants)
 export interface GrantFilters {
@@ -634,7 +707,8 @@ export interface GrantFilters {
   grantedTo?: NonNullable<Grant['grantedTo']> | Pick<FilterOperators<NonNullable<Grant['grantedTo']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type GrantField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'entity' | 'entityId' | 'grantedTo' | 'permissions' | 'expiresAt';
-export type GrantClient = Pick<EntityClient<Grant, GrantCreate, GrantUpdate, GrantFilters, GrantField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export interface GrantAggregateFields { group: 'ownerId' | 'entity' | 'entityId' | 'grantedTo'; date: 'createdAt' | 'updatedAt' | 'archivedAt' | 'expiresAt'; number: never }
+export type GrantClient = Pick<EntityClient<Grant, GrantCreate, GrantUpdate, GrantFilters, GrantField, never, GrantAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Hook deliveries (/hookDeliveries)
 export interface HookDeliveryFilters {
@@ -642,7 +716,8 @@ export interface HookDeliveryFilters {
   status?: NonNullable<HookDelivery['status']> | Pick<FilterOperators<NonNullable<HookDelivery['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type HookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'eventSeq' | 'entity' | 'entityId' | 'event' | 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt';
-export type HookDeliveryClient = Pick<EntityClient<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, HookDeliveryFilters, HookDeliveryField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export interface HookDeliveryAggregateFields { group: 'entity' | 'status'; date: 'createdAt' | 'updatedAt' | 'nextAttemptAt' | 'deliveredAt'; number: 'eventSeq' | 'attempts' }
+export type HookDeliveryClient = Pick<EntityClient<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, HookDeliveryFilters, HookDeliveryField, never, HookDeliveryAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
 
 // Job executions (/jobExecutions)
 export interface JobExecutionFilters {
@@ -651,7 +726,8 @@ export interface JobExecutionFilters {
   triggeredBy?: NonNullable<JobExecution['triggeredBy']> | Pick<FilterOperators<NonNullable<JobExecution['triggeredBy']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type JobExecutionField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'jobName' | 'handler' | 'status' | 'startedAt' | 'completedAt' | 'duration' | 'output' | 'error' | 'triggeredBy' | 'triggeredByUserId';
-export type JobExecutionClient = Pick<EntityClient<JobExecution, JobExecutionCreate, JobExecutionUpdate, JobExecutionFilters, JobExecutionField, 'duration'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export interface JobExecutionAggregateFields { group: 'jobId' | 'status' | 'triggeredBy'; date: 'createdAt' | 'updatedAt' | 'startedAt' | 'completedAt'; number: 'duration' }
+export type JobExecutionClient = Pick<EntityClient<JobExecution, JobExecutionCreate, JobExecutionUpdate, JobExecutionFilters, JobExecutionField, 'duration', JobExecutionAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Job snapshots (/jobSnapshots)
 export interface JobSnapshotFilters {
@@ -662,7 +738,8 @@ export interface JobSnapshotFilters {
   bucket?: NonNullable<JobSnapshot['bucket']> | Pick<FilterOperators<NonNullable<JobSnapshot['bucket']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type JobSnapshotField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'executionId' | 'jobName' | 'metric' | 'value' | 'dimensions' | 'series' | 'bucket' | 'capturedAt';
-export type JobSnapshotClient = Pick<EntityClient<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, JobSnapshotFilters, JobSnapshotField, 'value'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export interface JobSnapshotAggregateFields { group: 'jobId' | 'executionId' | 'metric' | 'series' | 'bucket'; date: 'createdAt' | 'updatedAt' | 'capturedAt'; number: 'value' }
+export type JobSnapshotClient = Pick<EntityClient<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, JobSnapshotFilters, JobSnapshotField, 'value', JobSnapshotAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Media assets (/mediaAssets)
 export interface MediaAssetFilters {
@@ -670,7 +747,8 @@ export interface MediaAssetFilters {
   mimeType?: NonNullable<MediaAsset['mimeType']> | Pick<FilterOperators<NonNullable<MediaAsset['mimeType']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type MediaAssetField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'filename' | 'mimeType' | 'size' | 'url' | 'altText' | 'width' | 'height';
-export type MediaAssetClient = Pick<EntityClient<MediaAsset, MediaAssetCreate, MediaAssetUpdate, MediaAssetFilters, MediaAssetField, 'width' | 'height'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export interface MediaAssetAggregateFields { group: 'ownerId' | 'mimeType'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'size' | 'width' | 'height' }
+export type MediaAssetClient = Pick<EntityClient<MediaAsset, MediaAssetCreate, MediaAssetUpdate, MediaAssetFilters, MediaAssetField, 'width' | 'height', MediaAssetAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Orders (/orders)
 export interface OrderFilters {
@@ -680,7 +758,8 @@ export interface OrderFilters {
   status?: NonNullable<Order['status']> | Pick<FilterOperators<NonNullable<Order['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type OrderField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note';
-export type OrderClient = Pick<EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'> & OrderEndpointClient;
+export interface OrderAggregateFields { group: 'ownerId' | 'product' | 'quantity' | 'status'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'quantity' }
+export type OrderClient = Pick<EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity', OrderAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'> & OrderEndpointClient;
 /** The custom endpoints of orders. */
 export interface OrderEndpointClient {
   /** POST /api/v1/orders/{id}/approve */
@@ -696,7 +775,8 @@ export interface OrganizationFilters {
   plan?: NonNullable<Organization['plan']> | Pick<FilterOperators<NonNullable<Organization['plan']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type OrganizationField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'slug' | 'members' | 'plan';
-export type OrganizationClient = Pick<EntityClient<Organization, OrganizationCreate, OrganizationUpdate, OrganizationFilters, OrganizationField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export interface OrganizationAggregateFields { group: 'ownerId' | 'plan'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
+export type OrganizationClient = Pick<EntityClient<Organization, OrganizationCreate, OrganizationUpdate, OrganizationFilters, OrganizationField, never, OrganizationAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Products (/products)
 export interface ProductFilters {
@@ -709,7 +789,8 @@ export interface ProductFilters {
   tags?: NonNullable<Product['tags']>[number] | NonNullable<Product['tags']> | Pick<FilterOperators<NonNullable<Product['tags']>[number]>, 'eq' | 'in' | 'nin'>;
 }
 export type ProductField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail' | 'tags';
-export type ProductClient = Pick<EntityClient<Product, ProductCreate, ProductUpdate, ProductFilters, ProductField, 'price' | 'stock'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export interface ProductAggregateFields { group: 'ownerId' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'price' | 'stock' }
+export type ProductClient = Pick<EntityClient<Product, ProductCreate, ProductUpdate, ProductFilters, ProductField, 'price' | 'stock', ProductAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Projects (/projects)
 export interface ProjectFilters {
@@ -722,7 +803,8 @@ export interface ProjectFilters {
   labels?: NonNullable<Project['labels']>[number] | NonNullable<Project['labels']> | Pick<FilterOperators<NonNullable<Project['labels']>[number]>, 'eq' | 'in' | 'nin'>;
 }
 export type ProjectField = 'id' | 'ownerId' | 'tenantId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'code' | 'description' | 'budget' | 'hours' | 'active' | 'phase' | 'dueAt' | 'homepage' | 'deployToken' | 'settings' | 'lead' | 'labels';
-export type ProjectClient = Pick<EntityClient<Project, ProjectCreate, ProjectUpdate, ProjectFilters, ProjectField, 'budget' | 'hours'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'audit' | 'fieldChanges' | 'decideFieldChange'>;
+export interface ProjectAggregateFields { group: 'ownerId' | 'tenantId' | 'active' | 'phase' | 'lead'; date: 'createdAt' | 'updatedAt' | 'archivedAt' | 'dueAt'; number: 'budget' | 'hours' }
+export type ProjectClient = Pick<EntityClient<Project, ProjectCreate, ProjectUpdate, ProjectFilters, ProjectField, 'budget' | 'hours', ProjectAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'audit' | 'fieldChanges' | 'decideFieldChange'>;
 
 // Rules (/rules)
 export interface RuleFilters {
@@ -731,7 +813,8 @@ export interface RuleFilters {
   enabled?: NonNullable<Rule['enabled']> | Pick<FilterOperators<NonNullable<Rule['enabled']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type RuleField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'description' | 'appliesTo' | 'conditions' | 'actions' | 'priority' | 'enabled';
-export type RuleClient = Pick<EntityClient<Rule, RuleCreate, RuleUpdate, RuleFilters, RuleField, 'priority'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export interface RuleAggregateFields { group: 'ownerId' | 'appliesTo' | 'enabled'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'priority' }
+export type RuleClient = Pick<EntityClient<Rule, RuleCreate, RuleUpdate, RuleFilters, RuleField, 'priority', RuleAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Scheduled jobs (/scheduledJobs)
 export interface ScheduledJobFilters {
@@ -741,7 +824,8 @@ export interface ScheduledJobFilters {
   enabled?: NonNullable<ScheduledJob['enabled']> | Pick<FilterOperators<NonNullable<ScheduledJob['enabled']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type ScheduledJobField = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'handler' | 'scheduleType' | 'schedules' | 'timezone' | 'enabled' | 'timeout' | 'lastRunAt' | 'nextRunAt' | 'lastStatus' | 'failureCount' | 'lastError' | 'metadata';
-export type ScheduledJobClient = Pick<EntityClient<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, ScheduledJobFilters, ScheduledJobField, 'timeout' | 'failureCount'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export interface ScheduledJobAggregateFields { group: 'name' | 'handler' | 'scheduleType' | 'enabled'; date: 'createdAt' | 'updatedAt' | 'lastRunAt' | 'nextRunAt'; number: 'timeout' | 'failureCount' }
+export type ScheduledJobClient = Pick<EntityClient<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, ScheduledJobFilters, ScheduledJobField, 'timeout' | 'failureCount', ScheduledJobAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Search feedback (/searchFeedback)
 export interface SearchFeedbackFilters {
@@ -750,7 +834,8 @@ export interface SearchFeedbackFilters {
   helpful?: NonNullable<SearchFeedback['helpful']> | Pick<FilterOperators<NonNullable<SearchFeedback['helpful']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type SearchFeedbackField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'query' | 'resultEntity' | 'resultId' | 'helpful' | 'rating' | 'comment';
-export type SearchFeedbackClient = Pick<EntityClient<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, SearchFeedbackFilters, SearchFeedbackField, 'rating'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export interface SearchFeedbackAggregateFields { group: 'ownerId' | 'resultEntity' | 'helpful'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'rating' }
+export type SearchFeedbackClient = Pick<EntityClient<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, SearchFeedbackFilters, SearchFeedbackField, 'rating', SearchFeedbackAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 
 // Webhook deliveries (/webhookDeliveries)
 export interface WebhookDeliveryFilters {
@@ -759,14 +844,16 @@ export interface WebhookDeliveryFilters {
   status?: NonNullable<WebhookDelivery['status']> | Pick<FilterOperators<NonNullable<WebhookDelivery['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type WebhookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual';
-export type WebhookDeliveryClient = Pick<EntityClient<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, WebhookDeliveryFilters, WebhookDeliveryField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export interface WebhookDeliveryAggregateFields { group: 'webhookId' | 'eventSeq' | 'status'; date: 'createdAt' | 'updatedAt' | 'nextAttemptAt' | 'deliveredAt'; number: 'eventSeq' | 'attempts' | 'responseCode' | 'latencyMs' }
+export type WebhookDeliveryClient = Pick<EntityClient<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, WebhookDeliveryFilters, WebhookDeliveryField, never, WebhookDeliveryAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
 
 // Webhooks (/webhooks)
 export interface WebhookFilters {
   enabled?: NonNullable<Webhook['enabled']> | Pick<FilterOperators<NonNullable<Webhook['enabled']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type WebhookField = 'id' | 'createdAt' | 'updatedAt' | 'url' | 'description' | 'events' | 'entities' | 'secret' | 'enabled' | 'startAfter';
-export type WebhookClient = Pick<EntityClient<Webhook, WebhookCreate, WebhookUpdate, WebhookFilters, WebhookField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export interface WebhookAggregateFields { group: 'enabled'; date: 'createdAt' | 'updatedAt'; number: 'startAfter' }
+export type WebhookClient = Pick<EntityClient<Webhook, WebhookCreate, WebhookUpdate, WebhookFilters, WebhookField, never, WebhookAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
 
 /** The events of each entity a realtime subscription can name. */
 export interface RealtimeEvents {

@@ -11,6 +11,7 @@ export const articlesRoutes = defineEntityRoutes({
     ['GET', '/articles/metadata/type', 'metadataType'],
     ['GET', '/articles/metadata/fields', 'metadataFields'],
     ['GET', '/articles/metadata/field/:name', 'metadataField'],
+    ['GET', '/articles/aggregate', 'aggregate'],
     ['GET', '/articles', 'list'],
     ['POST', '/articles', 'create'],
     ['POST', '/articles/bulk', 'bulkCreate'],

@@ -11,6 +11,7 @@ export const commentsRoutes = defineEntityRoutes({
     ['GET', '/comments/metadata/type', 'metadataType'],
     ['GET', '/comments/metadata/fields', 'metadataFields'],
     ['GET', '/comments/metadata/field/:name', 'metadataField'],
+    ['GET', '/comments/aggregate', 'aggregate'],
     ['GET', '/comments', 'list'],
     ['POST', '/comments', 'create'],
     ['POST', '/comments/bulk', 'bulkCreate'],

@@ -11,6 +11,7 @@ export const contentBlocksRoutes = defineEntityRoutes({
     ['GET', '/contentBlocks/metadata/type', 'metadataType'],
     ['GET', '/contentBlocks/metadata/fields', 'metadataFields'],
     ['GET', '/contentBlocks/metadata/field/:name', 'metadataField'],
+    ['GET', '/contentBlocks/aggregate', 'aggregate'],
     ['GET', '/contentBlocks', 'list'],
     ['POST', '/contentBlocks', 'create'],
     ['POST', '/contentBlocks/bulk', 'bulkCreate'],

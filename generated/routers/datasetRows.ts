@@ -11,6 +11,7 @@ export const datasetRowsRoutes = defineEntityRoutes({
     ['GET', '/datasetRows/metadata/type', 'metadataType'],
     ['GET', '/datasetRows/metadata/fields', 'metadataFields'],
     ['GET', '/datasetRows/metadata/field/:name', 'metadataField'],
+    ['GET', '/datasetRows/aggregate', 'aggregate'],
     ['GET', '/datasetRows', 'list'],
     ['POST', '/datasetRows', 'create'],
     ['POST', '/datasetRows/bulk', 'bulkCreate'],

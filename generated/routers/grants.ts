@@ -11,6 +11,7 @@ export const grantsRoutes = defineEntityRoutes({
     ['GET', '/grants/metadata/type', 'metadataType'],
     ['GET', '/grants/metadata/fields', 'metadataFields'],
     ['GET', '/grants/metadata/field/:name', 'metadataField'],
+    ['GET', '/grants/aggregate', 'aggregate'],
     ['GET', '/grants', 'list'],
     ['POST', '/grants', 'create'],
     ['POST', '/grants/bulk', 'bulkCreate'],

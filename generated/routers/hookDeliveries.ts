@@ -11,6 +11,7 @@ export const hookDeliveriesRoutes = defineEntityRoutes({
     ['GET', '/hookDeliveries/metadata/type', 'metadataType'],
     ['GET', '/hookDeliveries/metadata/fields', 'metadataFields'],
     ['GET', '/hookDeliveries/metadata/field/:name', 'metadataField'],
+    ['GET', '/hookDeliveries/aggregate', 'aggregate'],
     ['GET', '/hookDeliveries', 'list'],
     ['POST', '/hookDeliveries', 'create'],
     ['POST', '/hookDeliveries/bulk', 'bulkCreate'],

@@ -13,6 +13,7 @@ export const ordersRoutes = defineEntityRoutes({
     ['GET', '/orders/metadata/type', 'metadataType'],
     ['GET', '/orders/metadata/fields', 'metadataFields'],
     ['GET', '/orders/metadata/field/:name', 'metadataField'],
+    ['GET', '/orders/aggregate', 'aggregate'],
     ['GET', '/orders', 'list'],
     ['POST', '/orders', 'create'],
     ['POST', '/orders/bulk', 'bulkCreate'],

@@ -11,6 +11,7 @@ export const organizationsRoutes = defineEntityRoutes({
     ['GET', '/organizations/metadata/type', 'metadataType'],
     ['GET', '/organizations/metadata/fields', 'metadataFields'],
     ['GET', '/organizations/metadata/field/:name', 'metadataField'],
+    ['GET', '/organizations/aggregate', 'aggregate'],
     ['GET', '/organizations', 'list'],
     ['POST', '/organizations', 'create'],
     ['POST', '/organizations/bulk', 'bulkCreate'],

@@ -11,6 +11,7 @@ export const productsRoutes = defineEntityRoutes({
     ['GET', '/products/metadata/type', 'metadataType'],
     ['GET', '/products/metadata/fields', 'metadataFields'],
     ['GET', '/products/metadata/field/:name', 'metadataField'],
+    ['GET', '/products/aggregate', 'aggregate'],
     ['GET', '/products', 'list'],
     ['POST', '/products', 'create'],
     ['POST', '/products/bulk', 'bulkCreate'],

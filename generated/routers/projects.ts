@@ -11,6 +11,7 @@ export const projectsRoutes = defineEntityRoutes({
     ['GET', '/projects/metadata/type', 'metadataType'],
     ['GET', '/projects/metadata/fields', 'metadataFields'],
     ['GET', '/projects/metadata/field/:name', 'metadataField'],
+    ['GET', '/projects/aggregate', 'aggregate'],
     ['GET', '/projects', 'list'],
     ['POST', '/projects', 'create'],
     ['POST', '/projects/bulk', 'bulkCreate'],

@@ -11,6 +11,7 @@ export const searchFeedbackRoutes = defineEntityRoutes({
     ['GET', '/searchFeedback/metadata/type', 'metadataType'],
     ['GET', '/searchFeedback/metadata/fields', 'metadataFields'],
     ['GET', '/searchFeedback/metadata/field/:name', 'metadataField'],
+    ['GET', '/searchFeedback/aggregate', 'aggregate'],
     ['GET', '/searchFeedback', 'list'],
     ['POST', '/searchFeedback', 'create'],
     ['POST', '/searchFeedback/bulk', 'bulkCreate'],

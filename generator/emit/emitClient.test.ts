@@ -16,7 +16,7 @@ describe('emitClient', () => {
 
   it('gives each entity the methods its routes have', () => {
     expect(client).toContain(
-      `export type NoteClient = Pick<EntityClient<Note, NoteCreate, NoteUpdate, NoteFilters, NoteField, 'score'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'audit'>;`,
+      `export type NoteClient = Pick<EntityClient<Note, NoteCreate, NoteUpdate, NoteFilters, NoteField, 'score', NoteAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'audit'>;`,
     );
     expect(client).not.toMatch(/NoteClient = .*'versions'/);
   });

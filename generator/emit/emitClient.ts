@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { groupableFields, measurableFields } from '../../runtime/model/aggregateFields.js';
 import { entityRouteTable, writableFields } from '../../runtime/model/entityRoutes.js';
 import { operatorsFor } from '../../runtime/model/filterOperators.js';
 import { packageRoot } from '../../runtime/model/packageRoot.js';
@@ -13,6 +14,7 @@ export const CLIENT_FILE = 'client.ts';
 /** Route names of the route table -> the EntityClient method that calls them. */
 const METHODS: Record<string, string> = {
   list: 'list',
+  aggregate: 'aggregate',
   get: 'get',
   create: 'create',
   bulkCreate: 'bulk',
@@ -128,8 +130,13 @@ function emitEntityTypes(writer: ReturnType<typeof newWriter>, entity: EntityMod
     .filter(Boolean)
     .map(quote);
   const endpoints = entity.endpoints ?? [];
+  const union = (names: string[]) => (names.length > 0 ? names.map(quote).join(' | ') : 'never');
+  const groupable = groupableFields(entity);
   writer.writeLine(
-    `export type ${entity.name}Client = Pick<EntityClient<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}>, ${methods.join(' | ')}>${endpoints.length > 0 ? ` & ${entity.name}EndpointClient` : ''};`,
+    `export interface ${entity.name}AggregateFields { group: ${union(groupable.filter((f) => f.type !== 'isoDate').map((f) => f.name))}; date: ${union(groupable.filter((f) => f.type === 'isoDate').map((f) => f.name))}; number: ${union(measurableFields(entity, 'sum').map((f) => f.name))} }`,
+  );
+  writer.writeLine(
+    `export type ${entity.name}Client = Pick<EntityClient<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}, ${entity.name}AggregateFields>, ${methods.join(' | ')}>${endpoints.length > 0 ? ` & ${entity.name}EndpointClient` : ''};`,
   );
   if (endpoints.length === 0) return;
   writer.writeLine(`/** The custom endpoints of ${entity.plural}. */`);

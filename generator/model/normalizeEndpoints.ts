@@ -18,6 +18,7 @@ type Report = (path: PathSegment[], message: string, at?: 'key' | 'value') => vo
 /** Names the typed client already uses on every entity, and names no object key should have. */
 const TAKEN_NAMES = new Set([
   'list',
+  'aggregate',
   'create',
   'bulk',
   'get',
@@ -106,7 +107,11 @@ export function checkEndpointPaths(entity: EntityModel, report: Report): void {
     if (holder)
       report(['endpoints', endpoint.name, 'path'], `${endpoint.method} ${endpoint.path} is taken by ${holder}`);
     else taken.set(key, `endpoint ${endpoint.name}`);
-    if (!endpoint.byId && endpoint.method === 'GET' && ['metadata', 'bulk'].includes(endpoint.path.slice(1))) {
+    if (
+      !endpoint.byId &&
+      endpoint.method === 'GET' &&
+      ['metadata', 'bulk', 'aggregate'].includes(endpoint.path.slice(1))
+    ) {
       report(['endpoints', endpoint.name, 'path'], `${endpoint.path} is taken by a built-in route`);
     }
   }

@@ -1,5 +1,5 @@
 import AjvModule from 'ajv';
-import { isListParameter } from '../../runtime/model/listParameters.js';
+import { isReservedParameter } from '../../runtime/model/listParameters.js';
 import type {
   Base,
   EntityModel,
@@ -344,7 +344,8 @@ function checkFilters(filters: string[], byName: Map<string, FieldModel>, report
   filters.forEach((name, i) => {
     const field = byName.get(name);
     // A filter named like a list parameter could never be addressed.
-    if (isListParameter(name)) report(['filters', i], `"${name}" is a list query parameter and cannot be a filter`);
+    if (isReservedParameter(name))
+      report(['filters', i], `"${name}" is a list or aggregate query parameter and cannot be a filter`);
     else if (!field) report(['filters', i], `unknown field "${name}"`);
     else if (field.hidden) report(['filters', i], `"${name}" is hidden and cannot be a filter`);
     else if (

@@ -1,6 +1,7 @@
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import type { RuntimeContext } from '../context.js';
 import { openSealedValue } from '../crypto/signedToken.js';
+import { aggregateOperation } from '../entities/aggregate.js';
 import { archiveOperation, restoreOperation } from '../entities/archive.js';
 import { bulkCreateOperation } from '../entities/bulkCreate.js';
 import { createOperation } from '../entities/create.js';
@@ -25,6 +26,7 @@ import {
 } from '../history/historyOperations.js';
 import type { CursorPosition } from '../query/listQuery.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/listQuery.js';
+import { parseAggregateQuery } from '../query/parseAggregateQuery.js';
 import { parseListQuery } from '../query/parseListQuery.js';
 import { parsePopulate } from '../query/parsePopulate.js';
 import { readBody } from './readBody.js';
@@ -42,6 +44,10 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
       entity: (name) => ctx.registry.entities.get(name)?.model,
     });
     send(res, 200, await listOperation({ ctx, plural, query, caller: req.caller }));
+  },
+  aggregate: (ctx, plural) => async (req, res) => {
+    const query = parseAggregateQuery(entityOf(ctx, plural).model, req.query as Record<string, unknown>);
+    send(res, 200, await aggregateOperation({ ctx, plural, query, caller: req.caller }));
   },
   get: (ctx, plural) => async (req, res) => {
     const { model } = entityOf(ctx, plural);

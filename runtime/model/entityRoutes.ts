@@ -4,6 +4,7 @@ import type { EntityModel, FieldModel } from './types.js';
 /** The operations an entity's routes name; the runtime maps each to its handler. */
 export type EntityRouteName =
   | 'list'
+  | 'aggregate'
   | 'create'
   | 'bulkCreate'
   | 'get'
@@ -80,6 +81,7 @@ export function entityRouteTable(entity: EntityModel): RouteSpec[] {
     ['GET', `${base}/metadata/type`, 'metadataType'],
     ['GET', `${base}/metadata/fields`, 'metadataFields'],
     ['GET', `${base}/metadata/field/:name`, 'metadataField'],
+    ['GET', `${base}/aggregate`, 'aggregate'],
     ['GET', base, 'list'],
     ['POST', base, 'create'],
     ['POST', `${base}/bulk`, 'bulkCreate'],

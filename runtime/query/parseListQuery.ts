@@ -37,8 +37,6 @@ export function parseListQuery(entity: EntityModel, raw: Raw, options: ParseOpti
   for (const key of Object.keys(raw)) {
     if (!isListParameter(key) && !entity.filters.includes(key)) fail(key, 'is not a known query parameter');
   }
-  const text = single(raw, 'q', fail);
-  if (text !== undefined && text.length > MAX_QUERY_TEXT) fail('q', `must be at most ${MAX_QUERY_TEXT} characters`);
   const limit = integer(raw, 'limit', 1, MAX_PAGE_SIZE, fail) ?? DEFAULT_PAGE_SIZE;
   const page = integer(raw, 'page', 1, Number.MAX_SAFE_INTEGER, fail);
   const skip = integer(raw, 'skip', 0, Number.MAX_SAFE_INTEGER, fail);
@@ -58,16 +56,13 @@ export function parseListQuery(entity: EntityModel, raw: Raw, options: ParseOpti
     if (!position) fail('cursor', 'is not a valid cursor');
   }
 
-  const where: Where[] = [];
-  parseDates(raw, fields, where, fail);
-  parseFilters(entity, raw, fields, where, fail);
+  const { text, where, includeArchived } = parseConditions(entity, raw, fields, fail);
   const select = parseSelect(raw, fields, fail);
-  const includeArchived = boolean(raw, 'includeArchived', fail) ?? false;
   const populate = raw.populate === undefined ? undefined : parsePopulate(entity, raw.populate, fail, options.entity);
 
   if (Object.keys(errors).length > 0) throw validationError(errors, 'Invalid query parameters');
   return {
-    ...(text !== undefined && text.trim() !== '' ? { text } : {}),
+    ...(text !== undefined ? { text } : {}),
     limit,
     skip: page !== undefined ? (page - 1) * limit : (skip ?? offset ?? 0),
     ...(position ? { after: position.after } : {}),
@@ -81,7 +76,27 @@ export function parseListQuery(entity: EntityModel, raw: Raw, options: ParseOpti
   };
 }
 
-type Fail = (key: string, message: string) => undefined;
+export type Fail = (key: string, message: string) => undefined;
+
+/** What selects the records of a list or an aggregation: date range, filters and their operators, archived or not. */
+export function parseConditions(
+  entity: EntityModel,
+  raw: Raw,
+  fields: Map<string, FieldModel>,
+  fail: Fail,
+): { text?: string; where: Where[]; includeArchived: boolean } {
+  let text = single(raw, 'q', fail);
+  if (text !== undefined && text.length > MAX_QUERY_TEXT) fail('q', `must be at most ${MAX_QUERY_TEXT} characters`);
+  if (text?.trim() === '') text = undefined;
+  const where: Where[] = [];
+  parseDates(raw, fields, where, fail);
+  parseFilters(entity, raw, fields, where, fail);
+  return {
+    ...(text !== undefined ? { text } : {}),
+    where,
+    includeArchived: boolean(raw, 'includeArchived', fail) ?? false,
+  };
+}
 
 /** One string value; repeated parameters and bracket objects are errors. */
 export function single(raw: Raw, key: string, fail: Fail): string | undefined {
@@ -91,7 +106,7 @@ export function single(raw: Raw, key: string, fail: Fail): string | undefined {
   return value;
 }
 
-function integer(raw: Raw, key: string, min: number, max: number, fail: Fail): number | undefined {
+export function integer(raw: Raw, key: string, min: number, max: number, fail: Fail): number | undefined {
   const value = single(raw, key, fail);
   if (value === undefined) return undefined;
   const number = Number(value);

@@ -1,5 +1,7 @@
 import type { AppModel } from '../model/types.js';
 import type {
+  AggregateQuery,
+  AggregateResult,
   CountQuery,
   Doc,
   FindQuery,
@@ -48,6 +50,10 @@ export class MeasuredStore implements Store {
   }
   count(collection: string, query: CountQuery): Promise<number> {
     return this.timed('count', () => this.inner.count(collection, query));
+  }
+
+  aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
+    return this.timed('aggregate', () => this.inner.aggregate(collection, query));
   }
   get(collection: string, id: string, where?: Where): Promise<Doc | null> {
     return this.timed('get', () => this.inner.get(collection, id, where));

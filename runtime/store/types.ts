@@ -65,6 +65,58 @@ export interface CountQuery {
   text?: string;
 }
 
+/** Calendar units a date field is grouped by; keys are the local date the unit starts on (weeks start on Monday). */
+export const DATE_BUCKETS = ['day', 'week', 'month', 'year'] as const;
+export type DateBucket = (typeof DATE_BUCKETS)[number];
+
+/** One grouping key: a field's value, or the start of the date bucket its value falls in. */
+export interface GroupKey {
+  field: string;
+  bucket?: DateBucket;
+}
+
+export type Accumulator = 'sum' | 'avg' | 'min' | 'max';
+
+/** One aggregated value per group: the sum of no values is 0; avg, min and max of none are null. */
+export interface Measure {
+  op: Accumulator;
+  field: string;
+}
+
+/** A result column: `count`, a key field's name (`key.<field>`), or a measure (`sum.<field>`). */
+export interface AggregateSort {
+  column: 'count' | `key.${string}` | `${Accumulator}.${string}`;
+  direction: Direction;
+}
+
+export interface AggregateQuery {
+  where?: Where;
+  text?: string;
+  /** At most three keys; none: one group of every matching record (when there is one). */
+  groupBy: GroupKey[];
+  /** IANA name the date buckets are computed in. */
+  timeZone: string;
+  measures: Measure[];
+  /** Nulls first ascending; ties are broken by the keys ascending, text in code-point order. */
+  sort: AggregateSort[];
+  limit: number;
+  skip: number;
+}
+
+export interface AggregateGroup {
+  /** Field name -> value (date buckets: `YYYY-MM-DD`); null for records without a value. */
+  key: Record<string, unknown>;
+  count: number;
+  /** Op -> field -> value, for each measure asked. */
+  values: Partial<Record<Accumulator, Record<string, number | string | null>>>;
+}
+
+export interface AggregateResult {
+  groups: AggregateGroup[];
+  /** Groups in all, before `skip` and `limit`. */
+  totalGroups: number;
+}
+
 export type InsertInput = Doc;
 /** Fields to set; `undefined` values are ignored, `null` clears. */
 export type UpdateSet = Record<string, unknown>;
@@ -76,6 +128,8 @@ export interface Store {
   init(model: AppModel): Promise<void>;
   find(collection: string, query: FindQuery): Promise<FindResult>;
   count(collection: string, query: CountQuery): Promise<number>;
+  /** Groups the matching records and aggregates each group, in the database. */
+  aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult>;
   get(collection: string, id: string, where?: Where): Promise<Doc | null>;
   insert(collection: string, doc: InsertInput): Promise<Doc>;
   /** All or nothing. */

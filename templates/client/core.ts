@@ -91,6 +91,56 @@ export interface FilterOperators<V> {
   startsWith?: string;
 }
 
+/** What an entity may group and aggregate by: filter fields, date fields, number fields. */
+export interface AggregateFields {
+  group: string;
+  date: string;
+  number: string;
+}
+
+export type DateBucket = 'day' | 'week' | 'month' | 'year';
+
+/**
+ * GET /{plural}/aggregate: `groupBy` up to 3 fields (a date field as `createdAt:month`), the
+ * values to aggregate per group, and the list's filters, `q`, date range and `includeArchived`.
+ */
+export interface AggregateParams<A extends AggregateFields> {
+  groupBy?: (A['group'] | A['date'] | `${A['date']}:${DateBucket}`)[];
+  /** IANA time zone of the date buckets (default UTC). */
+  timeZone?: string;
+  sum?: A['number'][];
+  avg?: A['number'][];
+  min?: (A['number'] | A['date'])[];
+  max?: (A['number'] | A['date'])[];
+  /** `count`, a groupBy field, or `sum.total` etc.; `-` first for descending. */
+  sort?: string[];
+  /** Groups per answer, 1 to 1000 (default 100). */
+  limit?: number;
+  skip?: number;
+  q?: string;
+  includeArchived?: boolean;
+  dateFrom?: string;
+  dateTo?: string;
+  dateMonth?: string;
+  dateField?: A['date'];
+}
+
+export interface AggregateGroup<Record_, A extends AggregateFields> {
+  /** Each groupBy field and its value (null: records without one); date buckets as their first day, YYYY-MM-DD. */
+  key: { [K in A['group']]?: K extends keyof Record_ ? Record_[K] : never } & { [K in A['date']]?: string | null };
+  count: number;
+  /** The sum of no values is 0. */
+  sum?: { [K in A['number']]?: number };
+  avg?: { [K in A['number']]?: number | null };
+  min?: { [K in A['number'] | A['date']]?: K extends A['date'] ? string | null : number | null };
+  max?: { [K in A['number'] | A['date']]?: K extends A['date'] ? string | null : number | null };
+}
+
+export interface AggregateResult<Record_, A extends AggregateFields> {
+  groups: AggregateGroup<Record_, A>[];
+  totalGroups: number;
+}
+
 export interface ListResult<T> {
   items: T[];
   totalCount: number;
@@ -421,7 +471,15 @@ export class Transport {
 const segment = (value: string | number) => encodeURIComponent(String(value));
 
 /** Every generic operation of one entity; the generated types pick those the entity has. */
-export class EntityClient<Record_, Create, Update, Filters, Field extends string, Numeric extends string> {
+export class EntityClient<
+  Record_,
+  Create,
+  Update,
+  Filters,
+  Field extends string,
+  Numeric extends string,
+  Aggregate extends AggregateFields = AggregateFields,
+> {
   constructor(
     private readonly transport: Transport,
     private readonly plural: string,
@@ -433,6 +491,13 @@ export class EntityClient<Record_, Create, Update, Filters, Field extends string
 
   list(params: ListParams<Field> & Filters = {} as ListParams<Field> & Filters): Promise<ListResult<Record_>> {
     return this.transport.data('GET', this.path(), { query: params as Query });
+  }
+
+  /** Count, sum, average, minimum and maximum per group, over the records you may see. */
+  aggregate(
+    params: AggregateParams<Aggregate> & Filters = {} as AggregateParams<Aggregate> & Filters,
+  ): Promise<AggregateResult<Record_, Aggregate>> {
+    return this.transport.data('GET', this.path('aggregate'), { query: params as Query });
   }
 
   get(id: string, params: { populate?: string[] | { paths: string[]; depth?: number } } = {}): Promise<Record_> {

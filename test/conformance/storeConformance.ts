@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelFromInputs } from '../../generator/build.js';
 import { newId } from '../../runtime/entities/prepareWrite.js';
-import type { Doc, Store, Where } from '../../runtime/store/types.js';
+import type { AggregateQuery, AggregateResult, DateBucket, Doc, Store, Where } from '../../runtime/store/types.js';
 import { UniqueConflict } from '../../runtime/store/types.js';
 
 const ENTITY = `
@@ -23,9 +23,33 @@ fields:
 filters: [kind, tags, flag, note]
 `;
 
+const HAPPENINGS = `
+version: 1
+name: Happening
+plural: happenings
+base: owned
+fields:
+  at: { type: isoDate }
+  amount: { type: float }
+  place: { type: string }
+filters: [place]
+`;
+
 export const conformanceModel = modelFromInputs({
-  entityFiles: [{ file: 'things.yaml', text: ENTITY, origin: 'app' }],
+  entityFiles: [
+    { file: 'things.yaml', text: ENTITY, origin: 'app' },
+    { file: 'happenings.yaml', text: HAPPENINGS, origin: 'app' },
+  ],
 });
+
+/** Dates around a daylight-saving change (Berlin: 2024-03-31 01:00 UTC) and the turn of a year. */
+export const happeningRows: Record<string, unknown>[] = [
+  { at: '2024-03-30T23:30:00.000Z', amount: 0.1, place: 'x' },
+  { at: '2024-03-31T22:30:00.000Z', amount: 0.2, place: 'x' },
+  { at: '2024-12-31T23:30:00.000Z', amount: 0.3, place: 'y' },
+  { at: '2024-01-01T00:00:00.000Z', amount: 0.001, place: 'y' },
+  { place: 'Z' },
+];
 
 export const conformanceRows: Record<string, unknown>[] = [
   {
@@ -138,6 +162,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       store = await open();
       await store.init(conformanceModel);
       for (const row of conformanceRows) docs.push(await store.insert('things', make(row)));
+      for (const row of happeningRows) await store.insert('happenings', make(row));
     });
     afterAll(() => store.close());
 
@@ -208,6 +233,189 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       expect(names(ascending)).toEqual(names(all.slice(0, 4).reverse()));
       const selected = await store.find('things', { select: ['name'], limit: 1 });
       expect(selected).toEqual([{ id: all[0].id, name: all[0].name }]);
+    });
+
+    const aggregate = (collection: string, query: Partial<AggregateQuery>) =>
+      store.aggregate(collection, {
+        groupBy: [],
+        timeZone: 'UTC',
+        measures: [],
+        sort: [],
+        limit: 100,
+        skip: 0,
+        ...query,
+      });
+    const keysOf = (result: AggregateResult, field: string) => result.groups.map((g) => [g.key[field], g.count]);
+
+    it('aggregates per group: count, sum, avg, min and max, keys in order', async () => {
+      const result = await aggregate('things', {
+        groupBy: [{ field: 'kind' }],
+        measures: [
+          { op: 'sum', field: 'n' },
+          { op: 'avg', field: 'n' },
+          { op: 'min', field: 'n' },
+          { op: 'max', field: 'n' },
+          { op: 'sum', field: 'x' },
+          { op: 'max', field: 'when' },
+        ],
+      });
+      expect(result.totalGroups).toBe(3);
+      expect(result.groups).toEqual([
+        {
+          key: { kind: 'a' },
+          count: 2,
+          values: {
+            sum: { n: 10, x: 1.5 },
+            avg: { n: 10 },
+            min: { n: 10 },
+            max: { n: 10, when: '2024-03-01T00:00:00.000Z' },
+          },
+        },
+        {
+          key: { kind: 'b' },
+          count: 2,
+          values: { sum: { n: 9, x: -1 }, avg: { n: 4.5 }, min: { n: 2 }, max: { n: 7, when: null } },
+        },
+        // A group without values: the sum of none is 0, the rest null.
+        {
+          key: { kind: 'c' },
+          count: 1,
+          values: { sum: { n: 2, x: 0 }, avg: { n: 2 }, min: { n: 2 }, max: { n: 2, when: null } },
+        },
+      ]);
+    });
+
+    it('groups records without a value under null, first ascending, and sorts by result columns', async () => {
+      const byFlag = await aggregate('things', { groupBy: [{ field: 'flag' }] });
+      expect(keysOf(byFlag, 'flag')).toEqual([
+        [null, 2],
+        [false, 1],
+        [true, 2],
+      ]);
+      // Ties in the asked order are broken by the keys ascending; skip and limit page the groups.
+      const sorted = await aggregate('things', {
+        groupBy: [{ field: 'flag' }],
+        sort: [{ column: 'count', direction: 'desc' }],
+      });
+      expect(keysOf(sorted, 'flag')).toEqual([
+        [null, 2],
+        [true, 2],
+        [false, 1],
+      ]);
+      const page = await aggregate('things', {
+        groupBy: [{ field: 'flag' }],
+        sort: [{ column: 'count', direction: 'desc' }],
+        skip: 1,
+        limit: 1,
+      });
+      expect(page).toEqual({ groups: [{ key: { flag: true }, count: 2, values: {} }], totalGroups: 3 });
+      expect(await aggregate('things', { groupBy: [{ field: 'flag' }], skip: 10 })).toEqual({
+        groups: [],
+        totalGroups: 3,
+      });
+      const bySum = await aggregate('things', {
+        groupBy: [{ field: 'kind' }, { field: 'flag' }],
+        measures: [{ op: 'sum', field: 'n' }],
+        sort: [{ column: 'sum.n', direction: 'desc' }],
+      });
+      expect(bySum.groups.map((g) => [g.key.kind, g.key.flag, g.values.sum!.n])).toEqual([
+        ['a', true, 10],
+        ['b', null, 7],
+        ['b', false, 2],
+        ['c', true, 2],
+        ['a', null, 0],
+      ]);
+    });
+
+    it('aggregates only what the where tree and the text search match', async () => {
+      const filtered = await aggregate('things', {
+        where: { field: 'n', op: 'gt', value: 2 },
+        groupBy: [{ field: 'kind' }],
+      });
+      expect(keysOf(filtered, 'kind')).toEqual([
+        ['a', 1],
+        ['b', 1],
+      ]);
+      const searched = await aggregate('things', { text: 'fruit', groupBy: [{ field: 'kind' }] });
+      expect(keysOf(searched, 'kind')).toEqual([
+        ['a', 1],
+        ['b', 1],
+      ]);
+      // No keys: one group, even of nothing.
+      const none = await aggregate('things', {
+        where: { field: 'kind', op: 'in', value: [] },
+        measures: [
+          { op: 'sum', field: 'n' },
+          { op: 'avg', field: 'n' },
+        ],
+      });
+      expect(none).toEqual({
+        groups: [{ key: {}, count: 0, values: { sum: { n: 0 }, avg: { n: null } } }],
+        totalGroups: 1,
+      });
+      const all = await aggregate('things', { measures: [{ op: 'sum', field: 'n' }] });
+      expect(all.groups).toEqual([{ key: {}, count: 5, values: { sum: { n: 21 } } }]);
+    });
+
+    it('buckets dates by day, week, month and year in a time zone', async () => {
+      const buckets = async (bucket: DateBucket, timeZone: string) =>
+        keysOf(await aggregate('happenings', { groupBy: [{ field: 'at', bucket }], timeZone }), 'at');
+      expect(await buckets('day', 'UTC')).toEqual([
+        [null, 1],
+        ['2024-01-01', 1],
+        ['2024-03-30', 1],
+        ['2024-03-31', 1],
+        ['2024-12-31', 1],
+      ]);
+      expect(await buckets('day', 'Europe/Berlin')).toEqual([
+        [null, 1],
+        ['2024-01-01', 1],
+        ['2024-03-31', 1],
+        ['2024-04-01', 1],
+        ['2025-01-01', 1],
+      ]);
+      // Weeks start on Monday; the daylight-saving change moves the second record into the next week.
+      expect(await buckets('week', 'UTC')).toEqual([
+        [null, 1],
+        ['2024-01-01', 1],
+        ['2024-03-25', 2],
+        ['2024-12-30', 1],
+      ]);
+      expect(await buckets('week', 'Europe/Berlin')).toEqual([
+        [null, 1],
+        ['2024-01-01', 1],
+        ['2024-03-25', 1],
+        ['2024-04-01', 1],
+        ['2024-12-30', 1],
+      ]);
+      expect(await buckets('month', 'Europe/Berlin')).toEqual([
+        [null, 1],
+        ['2024-01-01', 1],
+        ['2024-03-01', 1],
+        ['2024-04-01', 1],
+        ['2025-01-01', 1],
+      ]);
+      expect(await buckets('year', 'America/New_York')).toEqual([
+        [null, 1],
+        ['2023-01-01', 1],
+        ['2024-01-01', 3],
+      ]);
+    });
+
+    it('sums floats and orders text keys by code point', async () => {
+      const result = await aggregate('happenings', {
+        groupBy: [{ field: 'place' }],
+        measures: [
+          { op: 'sum', field: 'amount' },
+          { op: 'avg', field: 'amount' },
+          { op: 'min', field: 'at' },
+        ],
+      });
+      expect(result.groups.map((g) => g.key.place)).toEqual(['Z', 'x', 'y']);
+      expect(result.groups[1].values.sum!.amount).toBeCloseTo(0.3, 12);
+      expect(result.groups[2].values.avg!.amount).toBeCloseTo(0.1505, 12);
+      expect(result.groups[0].values).toEqual({ sum: { amount: 0 }, avg: { amount: null }, min: { at: null } });
+      expect(result.groups[2].values.min!.at).toBe('2024-01-01T00:00:00.000Z');
     });
 
     it('updates partially, clears with null, and refuses unique duplicates naming the field', async () => {

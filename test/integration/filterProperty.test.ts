@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
-// For random data and random combinations of comparison filters, the list's totalCount equals a
-// brute-force count over the records, computed here independently of the store's translation.
+// For random data and random combinations of comparison filters, the list's totalCount equals the
+// aggregation's count and a brute-force count over the records, computed here independently of
+// the store's translation; each group's count and sum equal brute force too.
 
 interface Product {
   name: string;
@@ -107,7 +108,7 @@ describe('comparison filters, property', () => {
   });
   afterAll(() => server.close());
 
-  it('counts what a brute-force filter over the records counts', async () => {
+  it('counts and sums what a brute-force filter over the records counts and sums', async () => {
     await fc.assert(
       fc.asyncProperty(
         // One value per field and operator (a repeated one is a 400 of its own).
@@ -116,8 +117,33 @@ describe('comparison filters, property', () => {
           const query = conditions.map((c) => c.query).join('&');
           const res = await server.call('GET', `/api/v1/products?${query}&limit=1`, { token: admin.token });
           expect(res.status, JSON.stringify(res.body)).toBe(200);
-          const expected = products.filter((p) => conditions.every((c) => c.holds(p))).length;
-          expect(res.body.data.totalCount, query).toBe(expected);
+          const matching = products.filter((p) => conditions.every((c) => c.holds(p)));
+          expect(res.body.data.totalCount, query).toBe(matching.length);
+
+          const grouped = await server.call('GET', `/api/v1/products/aggregate?${query}&groupBy=stock&sum=price`, {
+            token: admin.token,
+          });
+          expect(grouped.status, JSON.stringify(grouped.body)).toBe(200);
+          const groups = grouped.body.data.groups as {
+            key: { stock: number };
+            count: number;
+            sum: { price: number };
+          }[];
+          expect(
+            groups.reduce((n, g) => n + g.count, 0),
+            query,
+          ).toBe(matching.length);
+          const stocks = [...new Set(matching.map((p) => p.stock))].sort((a, b) => a - b);
+          expect(groups.map((g) => g.key.stock)).toEqual(stocks);
+          expect(grouped.body.data.totalGroups).toBe(stocks.length);
+          for (const group of groups) {
+            const members = matching.filter((p) => p.stock === group.key.stock);
+            expect(group.count).toBe(members.length);
+            expect(group.sum.price).toBeCloseTo(
+              members.reduce((sum, p) => sum + p.price, 0),
+              9,
+            );
+          }
         },
       ),
       { numRuns: 60, seed: 20261124 },

@@ -8,8 +8,14 @@ import { startTestServer, type TestServer } from '../support/testServer.js';
 const documentText = readFileSync(join(repoRoot, 'generated', 'openapi.json'), 'utf8');
 const document = JSON.parse(documentText) as {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, unknown>; operationId: string }>>;
-  components: Record<string, Record<string, unknown>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { responses: Record<string, unknown>; operationId: string; parameters?: { $ref?: string; name?: string }[] }
+    >
+  >;
+  components: Record<string, Record<string, unknown>> & { parameters: Record<string, { name: string }> };
 };
 
 let server: TestServer;
@@ -57,8 +63,14 @@ describe('generated/openapi.json', () => {
       parameters: { $ref?: string; name?: string }[];
       responses: Record<string, { $ref?: string }>;
     };
-    expect(list.parameters.map((p) => p.$ref?.split('/').pop() ?? p.name)).toEqual(
-      expect.arrayContaining(['q', 'limit', 'cursor', 'sort', 'populate', 'kind', 'tags']),
+    // Shared parameters and the entity's filters are components (the aggregation refers to the same ones).
+    const names = (parameters: { $ref?: string; name?: string }[]) =>
+      parameters.map((p) => (p.$ref ? document.components.parameters[p.$ref.split('/').pop()!].name : p.name));
+    expect(names(list.parameters)).toEqual(
+      expect.arrayContaining(['q', 'limit', 'cursor', 'sort', 'populate', 'kind', 'tags', 'kind[in]', 'tags[nin]']),
+    );
+    expect(names(document.paths['/api/v1/articles/aggregate'].get.parameters ?? [])).toEqual(
+      expect.arrayContaining(['groupBy', 'timeZone', 'sum', 'avg', 'min', 'max', 'q', 'dateFrom', 'kind', 'kind[ne]']),
     );
     expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429', '503']));
     expect(document.paths['/api/v1/articles'].post.responses['409']).toEqual({

@@ -20,6 +20,8 @@ export function runCli(args: string[], cwd: string, env: Record<string, string> 
     encoding: 'utf8',
     env: { ...process.env, ...env },
     timeout: 60_000,
+    // `entigen openapi` prints the whole document (over a megabyte, spawnSync's default).
+    maxBuffer: 64 * 1024 * 1024,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -1,4 +1,4 @@
-import { Query, updateOne } from 'mingo';
+import { Aggregator, Query, updateOne } from 'mingo';
 import { type MongoClient, MongoServerError, MongoTopologyClosedError } from 'mongodb';
 
 // An in-memory stand-in for the parts of the MongoDB driver MongoStore calls, with MongoDB's
@@ -111,6 +111,10 @@ class FakeCollection {
         });
       },
     };
+  }
+
+  aggregate(pipeline: Record<string, unknown>[]) {
+    return { toArray: async () => structuredClone(new Aggregator(pipeline).run(this.docs)) };
   }
 
   async countDocuments(filter: object): Promise<number> {

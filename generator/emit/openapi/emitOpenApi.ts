@@ -4,7 +4,7 @@ import type { AppModel } from '../../../runtime/model/types.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
 import { stableJson } from '../stableJson.js';
 import { errorResponses, json, listParameters, sharedSchemas } from './components.js';
-import { entityOperation, entitySchemas } from './entityOperations.js';
+import { entityOperation, entitySchemas, filterParameterComponents } from './entityOperations.js';
 import { fixedOperations, type Operation } from './fixedOperations.js';
 
 // generated/openapi.json: OpenAPI 3.1 from the same model and route tables the server uses.
@@ -25,6 +25,7 @@ export function emitOpenApi(model: AppModel): Map<string, string> {
 
 export function openApiDocument(model: AppModel): JsonSchema {
   const schemas: Record<string, JsonSchema> = { ...sharedSchemas() };
+  const parameters: Record<string, JsonSchema> = listParameters();
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const add = (method: string, path: string, operation: JsonSchema) => {
     paths[path] ??= {};
@@ -33,6 +34,7 @@ export function openApiDocument(model: AppModel): JsonSchema {
   for (const op of fixedOperations(model)) add(op.method, op.path, operationObject(op));
   for (const entity of model.entities.filter((e) => !e.internal)) {
     Object.assign(schemas, entitySchemas(entity));
+    Object.assign(parameters, filterParameterComponents(entity));
     for (const route of entityRouteTable(entity)) {
       const operation = entityOperation(entity, route);
       add(operation.method, operation.path, operationObject(operation));
@@ -70,7 +72,7 @@ export function openApiDocument(model: AppModel): JsonSchema {
     paths,
     components: {
       schemas,
-      parameters: listParameters(),
+      parameters,
       responses: errorResponses(),
       securitySchemes: {
         cookieAuth: {

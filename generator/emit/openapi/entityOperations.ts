@@ -1,7 +1,15 @@
 import type { ErrorCode } from '../../../runtime/errors/apiError.js';
+import {
+  ACCUMULATORS,
+  DEFAULT_GROUPS,
+  groupableFields,
+  MAX_GROUP_KEYS,
+  MAX_GROUPS,
+  measurableFields,
+} from '../../../runtime/model/aggregateFields.js';
 import type { RouteSpec } from '../../../runtime/model/entityRoutes.js';
 import { MAX_FILTER_VALUES, OPERATOR_MEANINGS, operatorsFor } from '../../../runtime/model/filterOperators.js';
-import { LIST_PARAMETERS } from '../../../runtime/model/listParameters.js';
+import { AGGREGATE_FILTER_PARAMETERS, LIST_PARAMETERS } from '../../../runtime/model/listParameters.js';
 import type { EntityModel, FieldModel, ValueModel } from '../../../runtime/model/types.js';
 import { type JsonSchema, objectSchema, valueSchema } from '../../model/valueSchema.js';
 import { bodySchemas } from '../emitValidators.js';
@@ -45,9 +53,88 @@ function responseValue(value: ValueModel, nullable: boolean): JsonSchema {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
+function aggregateGroupSchema(entity: EntityModel): JsonSchema {
+  const keys: Record<string, JsonSchema> = {};
+  for (const field of groupableFields(entity))
+    keys[field.name] = field.type === 'isoDate' ? { type: ['string', 'null'] } : responseValue(field, true);
+  const properties: Record<string, JsonSchema> = {
+    key: {
+      type: 'object',
+      description: 'The group: each groupBy field and its value (dates: the bucket start, YYYY-MM-DD)',
+      properties: keys,
+    },
+    count: { type: 'integer' },
+  };
+  for (const op of ACCUMULATORS) {
+    const values: Record<string, JsonSchema> = {};
+    for (const field of measurableFields(entity, op))
+      values[field.name] = { type: field.type === 'isoDate' ? ['string', 'null'] : ['number', 'null'] };
+    if (Object.keys(values).length > 0) properties[op] = { type: 'object', properties: values };
+  }
+  return { type: 'object', required: ['key', 'count'], properties };
+}
+
+function aggregateParameters(entity: EntityModel): JsonSchema[] {
+  const names = (fields: FieldModel[]) => fields.map((f) => f.name).join(', ') || 'none';
+  const dates = groupableFields(entity).filter((f) => f.type === 'isoDate');
+  const measure = (op: (typeof ACCUMULATORS)[number], meaning: string) => ({
+    name: op,
+    in: 'query',
+    description: `${meaning} of these fields per group, comma-separated (${names(measurableFields(entity, op))})`,
+    schema: { type: 'string' },
+  });
+  return [
+    {
+      name: 'groupBy',
+      in: 'query',
+      description: `Up to ${MAX_GROUP_KEYS} fields, comma-separated: ${names(groupableFields(entity).filter((f) => f.type !== 'isoDate'))}; a date field with a bucket: ${dates.map((f) => `${f.name}:day|week|month|year`).join(', ') || 'none'}. Without groupBy: one group of every record.`,
+      schema: { type: 'string' },
+      ...(dates.length > 0 ? { example: `${dates[0].name}:month` } : {}),
+    },
+    {
+      name: 'timeZone',
+      in: 'query',
+      description: 'IANA time zone the date buckets are computed in (default UTC)',
+      schema: { type: 'string', default: 'UTC' },
+    },
+    measure('sum', 'Sum (0 when no record has a value)'),
+    measure('avg', 'Average'),
+    measure('min', 'Minimum'),
+    measure('max', 'Maximum'),
+    {
+      name: 'sort',
+      in: 'query',
+      description:
+        'Result columns, comma-separated, `-` for descending: count, a groupBy field, or sum.<field>, avg.<field>, min.<field>, max.<field>. Default: the groupBy fields ascending.',
+      schema: { type: 'string' },
+    },
+    {
+      name: 'limit',
+      in: 'query',
+      description: 'Groups per answer',
+      schema: { type: 'integer', minimum: 1, maximum: MAX_GROUPS, default: DEFAULT_GROUPS },
+    },
+    { name: 'skip', in: 'query', description: 'Groups to skip', schema: { type: 'integer', minimum: 0 } },
+  ];
+}
+
 export function entitySchemas(entity: EntityModel): Record<string, JsonSchema> {
   const bodies = bodySchemas(entity);
   return {
+    [`${entity.name}Aggregate`]: {
+      type: 'object',
+      required: ['data'],
+      properties: {
+        data: {
+          type: 'object',
+          required: ['groups', 'totalGroups'],
+          properties: {
+            groups: { type: 'array', items: aggregateGroupSchema(entity) },
+            totalGroups: { type: 'integer' },
+          },
+        },
+      },
+    },
     [entity.name]: recordSchema(entity),
     [`${entity.name}Create`]: bodies.create,
     [`${entity.name}Update`]: bodies.update,
@@ -116,6 +203,25 @@ function filterParameter(field: FieldModel): JsonSchema {
   };
 }
 
+/**
+ * The entity's filter parameters (`kind`, `kind[in]`, ...) as reusable components, keyed
+ * `<plural>.<field>` and `<plural>.<field>.<op>`: the list and the aggregation both refer to them.
+ */
+export function filterParameterComponents(entity: EntityModel): Record<string, JsonSchema> {
+  const out: Record<string, JsonSchema> = {};
+  for (const name of entity.filters) {
+    const field = entity.fields.find((f) => f.name === name)!;
+    out[`${entity.plural}.${name}`] = filterParameter(field);
+    for (const parameter of operatorParameters(field))
+      out[`${entity.plural}.${name}.${(parameter.name as string).slice(name.length + 1, -1)}`] = parameter;
+  }
+  return out;
+}
+
+function filterReferences(entity: EntityModel): JsonSchema[] {
+  return Object.keys(filterParameterComponents(entity)).map((key) => ({ $ref: `#/components/parameters/${key}` }));
+}
+
 export function entityOperation(entity: EntityModel, [method, path, name]: RouteSpec): Operation {
   const record = ref(entity.name);
   const single = { type: 'object', properties: { data: record }, required: ['data'] };
@@ -129,7 +235,6 @@ export function entityOperation(entity: EntityModel, [method, path, name]: Route
   const label = entity.label;
   const byId = ['NOT_FOUND', 'UNAUTHORIZED', 'FORBIDDEN'] as ErrorCode[];
   const write = [...byId, 'VALIDATION_ERROR', 'CONFLICT', 'UNPROCESSABLE_ENTITY', 'PAYLOAD_TOO_LARGE'] as ErrorCode[];
-  const fields = new Map(entity.fields.map((f) => [f.name, f]));
   if (name.startsWith('endpoint:')) {
     const endpoint = entity.endpoints!.find((e) => `endpoint:${e.name}` === name)!;
     const reads = ['POST', 'PUT', 'PATCH'].includes(endpoint.method);
@@ -160,11 +265,20 @@ export function entityOperation(entity: EntityModel, [method, path, name]: Route
       return {
         ...base,
         summary: `List ${label}`,
-        query: [
-          ...LIST_PARAMETERS.map((p) => ({ $ref: `#/components/parameters/${p}` })),
-          ...entity.filters.flatMap((f) => [filterParameter(fields.get(f)!), ...operatorParameters(fields.get(f)!)]),
-        ],
+        query: [...LIST_PARAMETERS.map((p) => ({ $ref: `#/components/parameters/${p}` })), ...filterReferences(entity)],
         response: ref(`${entity.name}List`),
+        errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN'],
+      };
+    case 'aggregate':
+      return {
+        ...base,
+        summary: `Count, sum, average, minimum and maximum of ${label}, per group`,
+        query: [
+          ...aggregateParameters(entity),
+          ...AGGREGATE_FILTER_PARAMETERS.map((p) => ({ $ref: `#/components/parameters/${p}` })),
+          ...filterReferences(entity),
+        ],
+        response: ref(`${entity.name}Aggregate`),
         errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN'],
       };
     case 'get':

@@ -8,9 +8,13 @@ import {
   MongoServerError,
 } from 'mongodb';
 import type { AppModel } from '../../model/types.js';
+import { aggregateValues } from '../common/aggregateValues.js';
 import { foldText } from '../common/sortKey.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
 import {
+  type AggregateGroup,
+  type AggregateQuery,
+  type AggregateResult,
   type CountQuery,
   type Doc,
   type FindQuery,
@@ -25,6 +29,7 @@ import { fromMongoDoc, type MongoDoc, mongoLayout, searchWords, toMongoDoc, toMo
 import {
   type MongoFilter,
   SEARCH_FIELD,
+  toMongoAggregate,
   toMongoCollation,
   toMongoFilter,
   toMongoSort,
@@ -151,6 +156,27 @@ export class MongoStore implements Store {
   async count(collection: string, query: CountQuery): Promise<number> {
     const layout = this.layout(collection);
     return guard(() => this.collection(layout).countDocuments(this.filter(layout, query), { session: this.session }));
+  }
+
+  async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
+    const layout = this.layout(collection);
+    const pipeline = toMongoAggregate(query, this.filter(layout, query));
+    const [answer] = await guard(() =>
+      this.collection(layout).aggregate(pipeline, { session: this.session, allowDiskUse: true }).toArray(),
+    );
+    const rows = (answer?.page ?? []) as Document[];
+    const totalGroups = Number((answer?.total as Document[] | undefined)?.[0]?.n ?? 0);
+    // Without keys there is always one group, as SQL's aggregate of no rows gives one.
+    if (query.groupBy.length === 0 && totalGroups === 0) {
+      if (query.skip > 0) return { groups: [], totalGroups: 1 };
+      rows.push({
+        _id: null,
+        c: 0,
+        ...Object.fromEntries(query.measures.map((m, i) => [`m${i}`, m.op === 'sum' ? 0 : null])),
+      });
+      return { groups: rows.map((row) => aggregateGroup(layout, query, row)), totalGroups: 1 };
+    }
+    return { groups: rows.map((row) => aggregateGroup(layout, query, row)), totalGroups };
   }
 
   async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
@@ -288,6 +314,12 @@ export class MongoStore implements Store {
       throw error;
     }
   }
+}
+
+function aggregateGroup(layout: TableLayout, query: AggregateQuery, row: Document): AggregateGroup {
+  const key = Object.fromEntries(query.groupBy.map((k, i) => [k.field, row._id?.[`g${i}`] ?? null]));
+  const values = aggregateValues(layout, query.measures, (i) => row[`m${i}`]);
+  return { key, count: Number(row.c), values };
 }
 
 function withId(id: string, where: Where | undefined, layout: TableLayout): MongoFilter {

@@ -1,7 +1,8 @@
+import { sortTarget } from '../common/aggregateValues.js';
 import { normalizeSearch, searchTerms } from '../common/searchText.js';
 import { foldText } from '../common/sortKey.js';
 import { foldColumn, sortKeyColumn } from '../common/tableLayout.js';
-import type { Collation, Condition, FindQuery, Where } from '../types.js';
+import type { AggregateQuery, Collation, Condition, DateBucket, FindQuery, Where } from '../types.js';
 
 /** What the Mongo adapter needs to know of a collection's fields. */
 export interface MongoLayout {
@@ -173,4 +174,84 @@ export function toMongoCollation(
     strength: collation.strength ?? 3,
     numericOrdering: collation.numericOrdering ?? false,
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The start of a date bucket as `YYYY-MM-DD`, from the stored UTC timestamp text: the local
+ * calendar date first (`$dateToString` in the zone), then the unit's first day computed on that
+ * date alone, so a daylight-saving change inside a week cannot move its Monday.
+ */
+export function toMongoDateBucket(field: string, bucket: DateBucket, timeZone: string): unknown {
+  const local = {
+    $dateToString: {
+      date: { $dateFromString: { dateString: `$${field}` } },
+      format: '%Y-%m-%d',
+      // The Olson name: MongoDB knows both spellings, not every implementation of its language does.
+      timezone: timeZone === 'UTC' ? 'Etc/UTC' : timeZone,
+    },
+  };
+  const day = { $dateFromString: { dateString: '$$d', format: '%Y-%m-%d' } };
+  const start =
+    bucket === 'day'
+      ? '$$d'
+      : bucket === 'month'
+        ? { $concat: [{ $substrCP: ['$$d', 0, 8] }, '01'] }
+        : bucket === 'year'
+          ? { $concat: [{ $substrCP: ['$$d', 0, 5] }, '01-01'] }
+          : {
+              $dateToString: {
+                format: '%Y-%m-%d',
+                date: { $subtract: [day, { $multiply: [{ $subtract: [{ $isoDayOfWeek: day }, 1] }, DAY_MS] }] },
+              },
+            };
+  return {
+    $cond: [{ $eq: [{ $type: `$${field}` }, 'string'] }, { $let: { vars: { d: local }, in: start } }, null],
+  };
+}
+
+/**
+ * An aggregation as a pipeline: match, group (missing values grouped as null, like SQL's
+ * NULL), then one facet for the page in the asked order and one for the number of groups.
+ */
+export function toMongoAggregate(query: AggregateQuery, filter: MongoFilter): Record<string, unknown>[] {
+  const keys = query.groupBy.map((key, i) => [
+    `g${i}`,
+    key.bucket
+      ? toMongoDateBucket(mongoField(key.field), key.bucket, query.timeZone)
+      : { $ifNull: [`$${mongoField(key.field)}`, null] },
+  ]);
+  const group: Record<string, unknown> = {
+    _id: keys.length > 0 ? Object.fromEntries(keys) : null,
+    c: { $sum: 1 },
+  };
+  query.measures.forEach((measure, i) => {
+    group[`m${i}`] = { [`$${measure.op}`]: `$${mongoField(measure.field)}` };
+  });
+  const sort: Record<string, 1 | -1> = {};
+  for (const { column, direction } of query.sort) {
+    const order = direction === 'asc' ? 1 : -1;
+    const target = sortTarget(query, column);
+    const path = !target
+      ? undefined
+      : 'count' in target
+        ? 'c'
+        : 'key' in target
+          ? `_id.g${target.key}`
+          : `m${target.measure}`;
+    if (path && !(path in sort)) sort[path] = order;
+  }
+  query.groupBy.forEach((_, i) => {
+    if (!(`_id.g${i}` in sort)) sort[`_id.g${i}`] = 1;
+  });
+  const page: Record<string, unknown>[] = [];
+  if (Object.keys(sort).length > 0) page.push({ $sort: sort });
+  if (query.skip > 0) page.push({ $skip: query.skip });
+  page.push({ $limit: query.limit });
+  return [
+    ...(Object.keys(filter).length > 0 ? [{ $match: filter }] : []),
+    { $group: group },
+    { $facet: { page, total: [{ $count: 'n' }] } },
+  ];
 }

@@ -28,4 +28,11 @@ export const pgDialect: SqlDialect = {
     return sql;
   },
   countAll: 'COUNT(*)::int',
+  countOver: '(COUNT(*) OVER ())::int',
+  // Stored dates are UTC timestamps as text; date_trunc on the local time starts weeks on Monday.
+  dateBucket: (column, bucket, timeZone, params) =>
+    `to_char(date_trunc(${bind(params, bucket)}, (${column})::timestamptz AT TIME ZONE ${bind(params, timeZone)}), 'YYYY-MM-DD')`,
+  sum: (column) => `COALESCE(SUM(${column}), 0)::float8`,
+  avg: (column) => `AVG(${column})::float8`,
+  binaryText: (expression) => `${expression} COLLATE "C"`,
 };

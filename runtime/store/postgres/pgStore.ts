@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { AppModel } from '../../model/types.js';
 import { searchText, searchVocabulary } from '../common/searchText.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
+import { runAggregate } from '../sql/aggregateStatement.js';
 import { ident } from '../sql/ident.js';
 import { decodeRow, encodeFields } from '../sql/rowCodec.js';
 import {
@@ -15,6 +16,8 @@ import {
   updateStatement,
 } from '../sql/statements.js';
 import {
+  type AggregateQuery,
+  type AggregateResult,
   type CountQuery,
   type Doc,
   type FindQuery,
@@ -125,6 +128,10 @@ export class PgStore implements Store {
   async count(collection: string, query: CountQuery): Promise<number> {
     const { rows } = await this.run(countStatement(this.layout(collection), query, dialect));
     return rows[0].n as number;
+  }
+
+  async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
+    return runAggregate(this.layout(collection), query, dialect, async (statement) => (await this.run(statement)).rows);
   }
 
   async get(collection: string, id: string, where?: Where): Promise<Doc | null> {

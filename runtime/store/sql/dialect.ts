@@ -1,5 +1,5 @@
 import type { Column, TableLayout } from '../common/tableLayout.js';
-import type { Collation } from '../types.js';
+import type { Collation, DateBucket } from '../types.js';
 
 export type Direction = 'ASC' | 'DESC';
 
@@ -24,4 +24,14 @@ export interface SqlDialect {
   paging(limit: number | undefined, skip: number | undefined, params: unknown[]): string;
   /** The COUNT(*) expression, so that the driver returns a JavaScript number. */
   countAll: string;
+  /** COUNT(*) OVER (): the number of rows of the whole result, on every row of its page. */
+  countOver: string;
+  /** The local start date (`YYYY-MM-DD`) of the bucket a stored timestamp falls in, in a time zone. */
+  dateBucket(column: string, bucket: DateBucket, timeZone: string, params: unknown[]): string;
+  /** Sum of a numeric column as a float (0 for no values), never an overflow. */
+  sum(column: string): string;
+  /** Average of a numeric column as a float (null for no values). */
+  avg(column: string): string;
+  /** A text expression ordered by code points, whatever the database's collation. */
+  binaryText(expression: string): string;
 }

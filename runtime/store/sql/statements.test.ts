@@ -4,6 +4,7 @@ import { tableLayout } from '../common/tableLayout.js';
 import { pgDialect } from '../postgres/pgDialect.js';
 import { sqliteDialect } from '../sqlite/sqliteDialect.js';
 import type { Where } from '../types.js';
+import { aggregateStatement } from './aggregateStatement.js';
 import type { SqlDialect } from './dialect.js';
 import {
   countStatement,
@@ -71,6 +72,24 @@ function statements(dialect: SqlDialect): Record<string, Statement | undefined> 
       dialect,
     ),
     delete: deleteStatement(layout, id, owned, dialect),
+    aggregate: aggregateStatement(
+      layout,
+      {
+        where: owned,
+        text: 'café',
+        groupBy: [{ field: 'kind' }, { field: 'when', bucket: 'week' }],
+        timeZone: 'Europe/Berlin',
+        measures: [
+          { op: 'sum', field: 'n' },
+          { op: 'avg', field: 'x' },
+          { op: 'max', field: 'when' },
+        ],
+        sort: [{ column: 'sum.n', direction: 'desc' }],
+        limit: 10,
+        skip: 5,
+      },
+      dialect,
+    ),
   };
 }
 
@@ -102,6 +121,20 @@ describe('SQL statements', () => {
           countStatement(layout, { where }, dialect),
           getStatement(layout, secret, where, dialect),
           deleteStatement(layout, secret, where, dialect),
+          aggregateStatement(
+            layout,
+            {
+              where,
+              text: secret,
+              groupBy: [{ field: 'when', bucket: 'month' }],
+              timeZone: secret,
+              measures: [{ op: 'sum', field: 'n' }],
+              sort: [{ column: 'count', direction: 'desc' }],
+              limit: 1,
+              skip: 0,
+            },
+            dialect,
+          ),
         ]) {
           expect(sql).not.toContain('DROP');
           const placeholders =

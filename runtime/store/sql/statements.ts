@@ -127,7 +127,7 @@ function whereClause(conditions: string[]): string {
 }
 
 /** The where tree and the text search of a find or count. */
-function conditionsOf(layout: TableLayout, query: CountQuery, dialect: SqlDialect, params: unknown[]): string[] {
+export function conditionsOf(layout: TableLayout, query: CountQuery, dialect: SqlDialect, params: unknown[]): string[] {
   const conditions: string[] = [];
   if (query.where) conditions.push(compileWhere(query.where, layout, dialect, params));
   if (query.text !== undefined) {

@@ -29,4 +29,15 @@ export const sqliteDialect: SqlDialect = {
     return ' LIMIT ? OFFSET ?';
   },
   countAll: 'COUNT(*)',
+  countOver: 'COUNT(*) OVER ()',
+  dateBucket(column, bucket, timeZone, params) {
+    // entigen_bucket is registered on every connection by SqliteStore.open.
+    params.push(bucket, timeZone);
+    return `entigen_bucket(${column}, ?, ?)`;
+  },
+  // TOTAL: a float, 0.0 for no values, and no integer overflow (SUM would throw one).
+  sum: (column) => `TOTAL(${column})`,
+  avg: (column) => `AVG(${column})`,
+  // SQLite compares text with memcmp unless told otherwise.
+  binaryText: (expression) => expression,
 };

@@ -1,8 +1,10 @@
 import Database from 'better-sqlite3';
 import type { AppModel } from '../../model/types.js';
+import { dateBucket } from '../common/dateBucket.js';
 import { searchText } from '../common/searchText.js';
 import { collationKey } from '../common/sortKey.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
+import { runAggregate } from '../sql/aggregateStatement.js';
 import { ident } from '../sql/ident.js';
 import { decodeRow, encodeFields } from '../sql/rowCodec.js';
 import {
@@ -16,7 +18,10 @@ import {
   updateStatement,
 } from '../sql/statements.js';
 import {
+  type AggregateQuery,
+  type AggregateResult,
   type CountQuery,
+  type DateBucket,
   type Doc,
   type FindQuery,
   type IncrementInput,
@@ -59,6 +64,9 @@ export class SqliteStore implements Store {
         ? collationKey(value, { locale: '', strength: Number(strength) as 1 | 2 | 3, numericOrdering: numeric === 1 })
         : null,
     );
+    db.function('entigen_bucket', { deterministic: true }, (value: unknown, bucket: unknown, timeZone: unknown) =>
+      dateBucket(value, bucket as DateBucket, String(timeZone)),
+    );
     return new SqliteStore({ db, layouts: new Map(), statements: new Map() }, false);
   }
 
@@ -87,6 +95,16 @@ export class SqliteStore implements Store {
     await this.turn();
     const { sql, params } = countStatement(this.layout(collection), query, dialect);
     return (this.statement(sql).get(...params) as { n: number }).n;
+  }
+
+  async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
+    await this.turn();
+    return runAggregate(
+      this.layout(collection),
+      query,
+      dialect,
+      async ({ sql, params }) => this.statement(sql).all(...params) as Record<string, unknown>[],
+    );
   }
 
   async get(collection: string, id: string, where?: Where): Promise<Doc | null> {

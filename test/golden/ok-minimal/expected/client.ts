@@ -94,6 +94,56 @@ export interface FilterOperators<V> {
   startsWith?: string;
 }
 
+/** What an entity may group and aggregate by: filter fields, date fields, number fields. */
+export interface AggregateFields {
+  group: string;
+  date: string;
+  number: string;
+}
+
+export type DateBucket = 'day' | 'week' | 'month' | 'year';
+
+/**
+ * GET /{plural}/aggregate: `groupBy` up to 3 fields (a date field as `createdAt:month`), the
+ * values to aggregate per group, and the list's filters, `q`, date range and `includeArchived`.
+ */
+export interface AggregateParams<A extends AggregateFields> {
+  groupBy?: (A['group'] | A['date'] | `${A['date']}:${DateBucket}`)[];
+  /** IANA time zone of the date buckets (default UTC). */
+  timeZone?: string;
+  sum?: A['number'][];
+  avg?: A['number'][];
+  min?: (A['number'] | A['date'])[];
+  max?: (A['number'] | A['date'])[];
+  /** `count`, a groupBy field, or `sum.total` etc.; `-` first for descending. */
+  sort?: string[];
+  /** Groups per answer, 1 to 1000 (default 100). */
+  limit?: number;
+  skip?: number;
+  q?: string;
+  includeArchived?: boolean;
+  dateFrom?: string;
+  dateTo?: string;
+  dateMonth?: string;
+  dateField?: A['date'];
+}
+
+export interface AggregateGroup<Record_, A extends AggregateFields> {
+  /** Each groupBy field and its value (null: records without one); date buckets as their first day, YYYY-MM-DD. */
+  key: { [K in A['group']]?: K extends keyof Record_ ? Record_[K] : never } & { [K in A['date']]?: string | null };
+  count: number;
+  /** The sum of no values is 0. */
+  sum?: { [K in A['number']]?: number };
+  avg?: { [K in A['number']]?: number | null };
+  min?: { [K in A['number'] | A['date']]?: K extends A['date'] ? string | null : number | null };
+  max?: { [K in A['number'] | A['date']]?: K extends A['date'] ? string | null : number | null };
+}
+
+export interface AggregateResult<Record_, A extends AggregateFields> {
+  groups: AggregateGroup<Record_, A>[];
+  totalGroups: number;
+}
+
 export interface ListResult<T> {
   items: T[];
   totalCount: number;
@@ -424,7 +474,15 @@ export class Transport {
 const segment = (value: string | number) => encodeURIComponent(String(value));
 
 /** Every generic operation of one entity; the generated types pick those the entity has. */
-export class EntityClient<Record_, Create, Update, Filters, Field extends string, Numeric extends string> {
+export class EntityClient<
+  Record_,
+  Create,
+  Update,
+  Filters,
+  Field extends string,
+  Numeric extends string,
+  Aggregate extends AggregateFields = AggregateFields,
+> {
   constructor(
     private readonly transport: Transport,
     private readonly plural: string,
@@ -436,6 +494,13 @@ export class EntityClient<Record_, Create, Update, Filters, Field extends string
 
   list(params: ListParams<Field> & Filters = {} as ListParams<Field> & Filters): Promise<ListResult<Record_>> {
     return this.transport.data('GET', this.path(), { query: params as Query });
+  }
+
+  /** Count, sum, average, minimum and maximum per group, over the records you may see. */
+  aggregate(
+    params: AggregateParams<Aggregate> & Filters = {} as AggregateParams<Aggregate> & Filters,
+  ): Promise<AggregateResult<Record_, Aggregate>> {
+    return this.transport.data('GET', this.path('aggregate'), { query: params as Query });
   }
 
   get(id: string, params: { populate?: string[] | { paths: string[]; depth?: number } } = {}): Promise<Record_> {
@@ -557,7 +622,8 @@ export interface HookDeliveryFilters {
   status?: NonNullable<HookDelivery['status']> | Pick<FilterOperators<NonNullable<HookDelivery['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type HookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'eventSeq' | 'entity' | 'entityId' | 'event' | 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt';
-export type HookDeliveryClient = Pick<EntityClient<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, HookDeliveryFilters, HookDeliveryField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export interface HookDeliveryAggregateFields { group: 'entity' | 'status'; date: 'createdAt' | 'updatedAt' | 'nextAttemptAt' | 'deliveredAt'; number: 'eventSeq' | 'attempts' }
+export type HookDeliveryClient = Pick<EntityClient<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, HookDeliveryFilters, HookDeliveryField, never, HookDeliveryAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
 
 // Job executions (/jobExecutions)
 export interface JobExecutionFilters {
@@ -566,7 +632,8 @@ export interface JobExecutionFilters {
   triggeredBy?: NonNullable<JobExecution['triggeredBy']> | Pick<FilterOperators<NonNullable<JobExecution['triggeredBy']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type JobExecutionField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'jobName' | 'handler' | 'status' | 'startedAt' | 'completedAt' | 'duration' | 'output' | 'error' | 'triggeredBy' | 'triggeredByUserId';
-export type JobExecutionClient = Pick<EntityClient<JobExecution, JobExecutionCreate, JobExecutionUpdate, JobExecutionFilters, JobExecutionField, 'duration'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export interface JobExecutionAggregateFields { group: 'jobId' | 'status' | 'triggeredBy'; date: 'createdAt' | 'updatedAt' | 'startedAt' | 'completedAt'; number: 'duration' }
+export type JobExecutionClient = Pick<EntityClient<JobExecution, JobExecutionCreate, JobExecutionUpdate, JobExecutionFilters, JobExecutionField, 'duration', JobExecutionAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Job snapshots (/jobSnapshots)
 export interface JobSnapshotFilters {
@@ -577,7 +644,8 @@ export interface JobSnapshotFilters {
   bucket?: NonNullable<JobSnapshot['bucket']> | Pick<FilterOperators<NonNullable<JobSnapshot['bucket']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
 export type JobSnapshotField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'executionId' | 'jobName' | 'metric' | 'value' | 'dimensions' | 'series' | 'bucket' | 'capturedAt';
-export type JobSnapshotClient = Pick<EntityClient<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, JobSnapshotFilters, JobSnapshotField, 'value'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export interface JobSnapshotAggregateFields { group: 'jobId' | 'executionId' | 'metric' | 'series' | 'bucket'; date: 'createdAt' | 'updatedAt' | 'capturedAt'; number: 'value' }
+export type JobSnapshotClient = Pick<EntityClient<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, JobSnapshotFilters, JobSnapshotField, 'value', JobSnapshotAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Notes (/notes)
 export interface NoteFilters {
@@ -585,7 +653,8 @@ export interface NoteFilters {
   pinned?: NonNullable<Note['pinned']> | Pick<FilterOperators<NonNullable<Note['pinned']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type NoteField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'body' | 'pinned';
-export type NoteClient = Pick<EntityClient<Note, NoteCreate, NoteUpdate, NoteFilters, NoteField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export interface NoteAggregateFields { group: 'ownerId' | 'pinned'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
+export type NoteClient = Pick<EntityClient<Note, NoteCreate, NoteUpdate, NoteFilters, NoteField, never, NoteAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
 
 // Scheduled jobs (/scheduledJobs)
 export interface ScheduledJobFilters {
@@ -595,7 +664,8 @@ export interface ScheduledJobFilters {
   enabled?: NonNullable<ScheduledJob['enabled']> | Pick<FilterOperators<NonNullable<ScheduledJob['enabled']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type ScheduledJobField = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'handler' | 'scheduleType' | 'schedules' | 'timezone' | 'enabled' | 'timeout' | 'lastRunAt' | 'nextRunAt' | 'lastStatus' | 'failureCount' | 'lastError' | 'metadata';
-export type ScheduledJobClient = Pick<EntityClient<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, ScheduledJobFilters, ScheduledJobField, 'timeout' | 'failureCount'>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export interface ScheduledJobAggregateFields { group: 'name' | 'handler' | 'scheduleType' | 'enabled'; date: 'createdAt' | 'updatedAt' | 'lastRunAt' | 'nextRunAt'; number: 'timeout' | 'failureCount' }
+export type ScheduledJobClient = Pick<EntityClient<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, ScheduledJobFilters, ScheduledJobField, 'timeout' | 'failureCount', ScheduledJobAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Webhook deliveries (/webhookDeliveries)
 export interface WebhookDeliveryFilters {
@@ -604,14 +674,16 @@ export interface WebhookDeliveryFilters {
   status?: NonNullable<WebhookDelivery['status']> | Pick<FilterOperators<NonNullable<WebhookDelivery['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
 export type WebhookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual';
-export type WebhookDeliveryClient = Pick<EntityClient<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, WebhookDeliveryFilters, WebhookDeliveryField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export interface WebhookDeliveryAggregateFields { group: 'webhookId' | 'eventSeq' | 'status'; date: 'createdAt' | 'updatedAt' | 'nextAttemptAt' | 'deliveredAt'; number: 'eventSeq' | 'attempts' | 'responseCode' | 'latencyMs' }
+export type WebhookDeliveryClient = Pick<EntityClient<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, WebhookDeliveryFilters, WebhookDeliveryField, never, WebhookDeliveryAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
 
 // Webhooks (/webhooks)
 export interface WebhookFilters {
   enabled?: NonNullable<Webhook['enabled']> | Pick<FilterOperators<NonNullable<Webhook['enabled']>>, 'eq' | 'ne' | 'exists'>;
 }
 export type WebhookField = 'id' | 'createdAt' | 'updatedAt' | 'url' | 'description' | 'events' | 'entities' | 'secret' | 'enabled' | 'startAfter';
-export type WebhookClient = Pick<EntityClient<Webhook, WebhookCreate, WebhookUpdate, WebhookFilters, WebhookField, never>, 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export interface WebhookAggregateFields { group: 'enabled'; date: 'createdAt' | 'updatedAt'; number: 'startAfter' }
+export type WebhookClient = Pick<EntityClient<Webhook, WebhookCreate, WebhookUpdate, WebhookFilters, WebhookField, never, WebhookAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
 
 /** The events of each entity a realtime subscription can name. */
 export interface RealtimeEvents {

@@ -11,6 +11,7 @@ export const attributesRoutes = defineEntityRoutes({
     ['GET', '/attributes/metadata/type', 'metadataType'],
     ['GET', '/attributes/metadata/fields', 'metadataFields'],
     ['GET', '/attributes/metadata/field/:name', 'metadataField'],
+    ['GET', '/attributes/aggregate', 'aggregate'],
     ['GET', '/attributes', 'list'],
     ['POST', '/attributes', 'create'],
     ['POST', '/attributes/bulk', 'bulkCreate'],

@@ -11,6 +11,7 @@ export const datasetDefinitionsRoutes = defineEntityRoutes({
     ['GET', '/datasetDefinitions/metadata/type', 'metadataType'],
     ['GET', '/datasetDefinitions/metadata/fields', 'metadataFields'],
     ['GET', '/datasetDefinitions/metadata/field/:name', 'metadataField'],
+    ['GET', '/datasetDefinitions/aggregate', 'aggregate'],
     ['GET', '/datasetDefinitions', 'list'],
     ['POST', '/datasetDefinitions', 'create'],
     ['POST', '/datasetDefinitions/bulk', 'bulkCreate'],

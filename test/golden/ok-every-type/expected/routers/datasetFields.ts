@@ -11,6 +11,7 @@ export const datasetFieldsRoutes = defineEntityRoutes({
     ['GET', '/datasetFields/metadata/type', 'metadataType'],
     ['GET', '/datasetFields/metadata/fields', 'metadataFields'],
     ['GET', '/datasetFields/metadata/field/:name', 'metadataField'],
+    ['GET', '/datasetFields/aggregate', 'aggregate'],
     ['GET', '/datasetFields', 'list'],
     ['POST', '/datasetFields', 'create'],
     ['POST', '/datasetFields/bulk', 'bulkCreate'],

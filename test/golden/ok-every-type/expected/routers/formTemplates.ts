@@ -11,6 +11,7 @@ export const formTemplatesRoutes = defineEntityRoutes({
     ['GET', '/formTemplates/metadata/type', 'metadataType'],
     ['GET', '/formTemplates/metadata/fields', 'metadataFields'],
     ['GET', '/formTemplates/metadata/field/:name', 'metadataField'],
+    ['GET', '/formTemplates/aggregate', 'aggregate'],
     ['GET', '/formTemplates', 'list'],
     ['POST', '/formTemplates', 'create'],
     ['POST', '/formTemplates/bulk', 'bulkCreate'],

@@ -11,6 +11,7 @@ export const jobExecutionsRoutes = defineEntityRoutes({
     ['GET', '/jobExecutions/metadata/type', 'metadataType'],
     ['GET', '/jobExecutions/metadata/fields', 'metadataFields'],
     ['GET', '/jobExecutions/metadata/field/:name', 'metadataField'],
+    ['GET', '/jobExecutions/aggregate', 'aggregate'],
     ['GET', '/jobExecutions', 'list'],
     ['POST', '/jobExecutions', 'create'],
     ['POST', '/jobExecutions/bulk', 'bulkCreate'],

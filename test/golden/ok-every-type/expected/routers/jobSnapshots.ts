@@ -11,6 +11,7 @@ export const jobSnapshotsRoutes = defineEntityRoutes({
     ['GET', '/jobSnapshots/metadata/type', 'metadataType'],
     ['GET', '/jobSnapshots/metadata/fields', 'metadataFields'],
     ['GET', '/jobSnapshots/metadata/field/:name', 'metadataField'],
+    ['GET', '/jobSnapshots/aggregate', 'aggregate'],
     ['GET', '/jobSnapshots', 'list'],
     ['POST', '/jobSnapshots', 'create'],
     ['POST', '/jobSnapshots/bulk', 'bulkCreate'],

@@ -11,6 +11,7 @@ export const mediaAssetsRoutes = defineEntityRoutes({
     ['GET', '/mediaAssets/metadata/type', 'metadataType'],
     ['GET', '/mediaAssets/metadata/fields', 'metadataFields'],
     ['GET', '/mediaAssets/metadata/field/:name', 'metadataField'],
+    ['GET', '/mediaAssets/aggregate', 'aggregate'],
     ['GET', '/mediaAssets', 'list'],
     ['POST', '/mediaAssets', 'create'],
     ['POST', '/mediaAssets/bulk', 'bulkCreate'],

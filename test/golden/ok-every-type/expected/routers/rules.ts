@@ -11,6 +11,7 @@ export const rulesRoutes = defineEntityRoutes({
     ['GET', '/rules/metadata/type', 'metadataType'],
     ['GET', '/rules/metadata/fields', 'metadataFields'],
     ['GET', '/rules/metadata/field/:name', 'metadataField'],
+    ['GET', '/rules/aggregate', 'aggregate'],
     ['GET', '/rules', 'list'],
     ['POST', '/rules', 'create'],
     ['POST', '/rules/bulk', 'bulkCreate'],

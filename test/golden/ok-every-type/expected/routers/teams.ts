@@ -11,6 +11,7 @@ export const teamsRoutes = defineEntityRoutes({
     ['GET', '/teams/metadata/type', 'metadataType'],
     ['GET', '/teams/metadata/fields', 'metadataFields'],
     ['GET', '/teams/metadata/field/:name', 'metadataField'],
+    ['GET', '/teams/aggregate', 'aggregate'],
     ['GET', '/teams', 'list'],
     ['POST', '/teams', 'create'],
     ['POST', '/teams/bulk', 'bulkCreate'],

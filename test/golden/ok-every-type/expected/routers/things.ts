@@ -11,6 +11,7 @@ export const thingsRoutes = defineEntityRoutes({
     ['GET', '/things/metadata/type', 'metadataType'],
     ['GET', '/things/metadata/fields', 'metadataFields'],
     ['GET', '/things/metadata/field/:name', 'metadataField'],
+    ['GET', '/things/aggregate', 'aggregate'],
     ['GET', '/things', 'list'],
     ['POST', '/things', 'create'],
     ['POST', '/things/bulk', 'bulkCreate'],

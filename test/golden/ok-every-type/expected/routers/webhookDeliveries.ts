@@ -11,6 +11,7 @@ export const webhookDeliveriesRoutes = defineEntityRoutes({
     ['GET', '/webhookDeliveries/metadata/type', 'metadataType'],
     ['GET', '/webhookDeliveries/metadata/fields', 'metadataFields'],
     ['GET', '/webhookDeliveries/metadata/field/:name', 'metadataField'],
+    ['GET', '/webhookDeliveries/aggregate', 'aggregate'],
     ['GET', '/webhookDeliveries', 'list'],
     ['POST', '/webhookDeliveries', 'create'],
     ['POST', '/webhookDeliveries/bulk', 'bulkCreate'],

@@ -11,6 +11,7 @@ export const webhooksRoutes = defineEntityRoutes({
     ['GET', '/webhooks/metadata/type', 'metadataType'],
     ['GET', '/webhooks/metadata/fields', 'metadataFields'],
     ['GET', '/webhooks/metadata/field/:name', 'metadataField'],
+    ['GET', '/webhooks/aggregate', 'aggregate'],
     ['GET', '/webhooks', 'list'],
     ['POST', '/webhooks', 'create'],
     ['POST', '/webhooks/bulk', 'bulkCreate'],

@@ -11,6 +11,7 @@ export const notesRoutes = defineEntityRoutes({
     ['GET', '/notes/metadata/type', 'metadataType'],
     ['GET', '/notes/metadata/fields', 'metadataFields'],
     ['GET', '/notes/metadata/field/:name', 'metadataField'],
+    ['GET', '/notes/aggregate', 'aggregate'],
     ['GET', '/notes', 'list'],
     ['POST', '/notes', 'create'],
     ['POST', '/notes/bulk', 'bulkCreate'],

@@ -11,6 +11,7 @@ export const scheduledJobsRoutes = defineEntityRoutes({
     ['GET', '/scheduledJobs/metadata/type', 'metadataType'],
     ['GET', '/scheduledJobs/metadata/fields', 'metadataFields'],
     ['GET', '/scheduledJobs/metadata/field/:name', 'metadataField'],
+    ['GET', '/scheduledJobs/aggregate', 'aggregate'],
     ['GET', '/scheduledJobs', 'list'],
     ['POST', '/scheduledJobs', 'create'],
     ['POST', '/scheduledJobs/bulk', 'bulkCreate'],

@@ -628,7 +628,14 @@ export interface ArticleFilters {
 }
 export type ArticleField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'tags' | 'status' | 'publishedAt' | 'featuredImage' | 'body' | 'views' | 'rating' | 'kind' | 'level' | 'author' | 'related' | 'source' | 'meta' | 'extra' | 'price' | 'sku' | 'featured' | 'reviewedAt';
 export interface ArticleAggregateFields { group: 'ownerId' | 'status' | 'kind' | 'level' | 'author' | 'featured'; date: 'createdAt' | 'updatedAt' | 'archivedAt' | 'publishedAt' | 'reviewedAt'; number: 'views' | 'rating' | 'price' }
-export type ArticleClient = Pick<EntityClient<Article, ArticleCreate, ArticleUpdate, ArticleFilters, ArticleField, 'views' | 'rating' | 'price', ArticleAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'versions' | 'compareVersions' | 'version' | 'revert' | 'fieldChanges' | 'decideFieldChange'>;
+export type ArticleClient = Pick<EntityClient<Article, ArticleCreate, ArticleUpdate, ArticleFilters, ArticleField, 'views' | 'rating' | 'price', ArticleAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'versions' | 'compareVersions' | 'version' | 'revert' | 'fieldChanges' | 'decideFieldChange'> & ArticleRelationClient;
+/** The reverse relations of articles: the related entity's list, narrowed to one record. */
+export interface ArticleRelationClient {
+  /** GET /api/v1/articles/{id}/comments */
+  comments(id: string, params?: ListParams<CommentField> & CommentFilters): Promise<ListResult<Comment>>;
+  /** GET /api/v1/articles/{id}/citedBy */
+  citedBy(id: string, params?: ListParams<ArticleField> & ArticleFilters): Promise<ListResult<Article>>;
+}
 
 // Attributes (/attributes)
 export interface AttributeFilters {
@@ -790,7 +797,12 @@ export interface ProductFilters {
 }
 export type ProductField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail' | 'tags';
 export interface ProductAggregateFields { group: 'ownerId' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'price' | 'stock' }
-export type ProductClient = Pick<EntityClient<Product, ProductCreate, ProductUpdate, ProductFilters, ProductField, 'price' | 'stock', ProductAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export type ProductClient = Pick<EntityClient<Product, ProductCreate, ProductUpdate, ProductFilters, ProductField, 'price' | 'stock', ProductAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'> & ProductRelationClient;
+/** The reverse relations of products: the related entity's list, narrowed to one record. */
+export interface ProductRelationClient {
+  /** GET /api/v1/products/{id}/orders */
+  orders(id: string, params?: ListParams<OrderField> & OrderFilters): Promise<ListResult<Order>>;
+}
 
 // Projects (/projects)
 export interface ProjectFilters {
@@ -923,7 +935,7 @@ export function createClient(options: ClientOptions): Client {
     search: (q, limit) => transport.data('GET', '/api/v1/search', { query: { q, limit } }),
     subscribe: (entities, onEvent, options) => subscribeRealtime(transport, entities, onEvent, options),
     setCredential: (credential) => transport.setCredential(credential),
-    articles: new EntityClient(transport, 'articles'),
+    articles: Object.assign(new EntityClient<Article, ArticleCreate, ArticleUpdate, ArticleFilters, ArticleField, 'views' | 'rating' | 'price'>(transport, 'articles'), { comments: (id: string, params: object = {}) => transport.data<never>('GET', `/api/v1/articles/${encodeURIComponent(id)}/comments`, { query: params as Query }), citedBy: (id: string, params: object = {}) => transport.data<never>('GET', `/api/v1/articles/${encodeURIComponent(id)}/citedBy`, { query: params as Query }) }),
     attributes: new EntityClient(transport, 'attributes'),
     comments: new EntityClient(transport, 'comments'),
     contentBlocks: new EntityClient(transport, 'contentBlocks'),
@@ -938,7 +950,7 @@ export function createClient(options: ClientOptions): Client {
     mediaAssets: new EntityClient(transport, 'mediaAssets'),
     orders: Object.assign(new EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity'>(transport, 'orders'), { approve: (id: string, body?: unknown, options?: RequestOptions) => transport.data<Order>('POST', `/api/v1/orders/${encodeURIComponent(id)}/approve`, { body: body ?? {}, options }), summary: (options?: RequestOptions) => transport.data<unknown>('GET', '/api/v1/orders/summary', { options }) }),
     organizations: new EntityClient(transport, 'organizations'),
-    products: new EntityClient(transport, 'products'),
+    products: Object.assign(new EntityClient<Product, ProductCreate, ProductUpdate, ProductFilters, ProductField, 'price' | 'stock'>(transport, 'products'), { orders: (id: string, params: object = {}) => transport.data<never>('GET', `/api/v1/products/${encodeURIComponent(id)}/orders`, { query: params as Query }) }),
     projects: new EntityClient(transport, 'projects'),
     rules: new EntityClient(transport, 'rules'),
     scheduledJobs: new EntityClient(transport, 'scheduledJobs'),

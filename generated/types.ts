@@ -56,6 +56,10 @@ export interface Article {
   sku: string | null;
   featured: boolean | null;
   reviewedAt: string | null;
+  /** Comments: present with populate=comments (at most 100, newest first). */
+  comments?: { items: Comment[]; totalCount: number };
+  /** Cited by: present with populate=citedBy (at most 100, newest first). */
+  citedBy?: { items: Article[]; totalCount: number };
 }
 export interface ArticleCreate {
   title: string;
@@ -779,6 +783,8 @@ export interface Product {
   supplierEmail: string | null;
   /** @maxItems 10 @items.maxLength 30 */
   tags: string[] | null;
+  /** Orders: present with populate=orders (at most 100, newest first). */
+  orders?: { items: Order[]; totalCount: number };
 }
 export interface ProductCreate {
   /** @minLength 1 @maxLength 200 */

@@ -25,6 +25,8 @@ export const articlesRoutes = defineEntityRoutes({
     ['GET', '/articles/:id/versions/compare', 'compareVersions'],
     ['GET', '/articles/:id/versions/:version', 'version'],
     ['POST', '/articles/:id/revert/:version', 'revert'],
+    ['GET', '/articles/:id/comments', 'relation:comments'],
+    ['GET', '/articles/:id/citedBy', 'relation:citedBy'],
     ['GET', '/articles/:id/field-changes', 'fieldChanges'],
     ['PUT', '/articles/:id/field-changes/:changeId', 'decideFieldChange'],
   ],

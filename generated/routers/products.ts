@@ -21,5 +21,6 @@ export const productsRoutes = defineEntityRoutes({
     ['PATCH', '/products/:id/increment', 'increment'],
     ['POST', '/products/:id/archive', 'archive'],
     ['POST', '/products/:id/restore', 'restore'],
+    ['GET', '/products/:id/orders', 'relation:orders'],
   ],
 });

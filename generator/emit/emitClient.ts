@@ -55,7 +55,8 @@ export function emitClient(model: AppModel): Map<string, string> {
   );
   writer.blankLine();
   writer.write(clientCore().trimEnd()).newLine();
-  for (const entity of entities) emitEntityTypes(writer, entity);
+  const byPlural = new Map(model.entities.map((e) => [e.plural, e]));
+  for (const entity of entities) emitEntityTypes(writer, entity, byPlural);
   const subscribable = entities.filter((e) => entityRouteTable(e).some(([, , route]) => route === 'list'));
   writer.blankLine();
   writer.writeLine('/** The events of each entity a realtime subscription can name. */');
@@ -104,7 +105,11 @@ export function emitClient(model: AppModel): Map<string, string> {
   return new Map([[CLIENT_FILE, writer.toString()]]);
 }
 
-function emitEntityTypes(writer: ReturnType<typeof newWriter>, entity: EntityModel): void {
+function emitEntityTypes(
+  writer: ReturnType<typeof newWriter>,
+  entity: EntityModel,
+  byPlural: ReadonlyMap<string, EntityModel>,
+): void {
   const names = typeNamesOf(entity);
   const fields = new Map(entity.fields.map((f) => [f.name, f]));
   writer.blankLine();
@@ -130,14 +135,29 @@ function emitEntityTypes(writer: ReturnType<typeof newWriter>, entity: EntityMod
     .filter(Boolean)
     .map(quote);
   const endpoints = entity.endpoints ?? [];
+  const relations = entity.relations ?? [];
   const union = (names: string[]) => (names.length > 0 ? names.map(quote).join(' | ') : 'never');
   const groupable = groupableFields(entity);
   writer.writeLine(
     `export interface ${entity.name}AggregateFields { group: ${union(groupable.filter((f) => f.type !== 'isoDate').map((f) => f.name))}; date: ${union(groupable.filter((f) => f.type === 'isoDate').map((f) => f.name))}; number: ${union(measurableFields(entity, 'sum').map((f) => f.name))} }`,
   );
   writer.writeLine(
-    `export type ${entity.name}Client = Pick<EntityClient<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}, ${entity.name}AggregateFields>, ${methods.join(' | ')}>${endpoints.length > 0 ? ` & ${entity.name}EndpointClient` : ''};`,
+    `export type ${entity.name}Client = Pick<EntityClient<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}, ${entity.name}AggregateFields>, ${methods.join(' | ')}>${endpoints.length > 0 ? ` & ${entity.name}EndpointClient` : ''}${relations.length > 0 ? ` & ${entity.name}RelationClient` : ''};`,
   );
+  if (relations.length > 0) {
+    writer.writeLine(
+      `/** The reverse relations of ${entity.plural}: the related entity's list, narrowed to one record. */`,
+    );
+    writer.write(`export interface ${entity.name}RelationClient`).block(() => {
+      for (const relation of relations) {
+        const related = byPlural.get(relation.entity)!;
+        writer.writeLine(`/** GET /api/v1/${entity.plural}/{id}/${relation.name} */`);
+        writer.writeLine(
+          `${relation.name}(id: string, params?: ListParams<${related.name}Field> & ${related.name}Filters): Promise<ListResult<${typeNamesOf(related).record}>>;`,
+        );
+      }
+    });
+  }
   if (endpoints.length === 0) return;
   writer.writeLine(`/** The custom endpoints of ${entity.plural}. */`);
   writer.write(`export interface ${entity.name}EndpointClient`).block(() => {
@@ -165,7 +185,8 @@ const readsBody = (method: string) => ['POST', 'PUT', 'PATCH'].includes(method);
 /** `new EntityClient(...)`, with the entity's custom endpoints as methods when it has some. */
 function entityClientExpression(entity: EntityModel): string {
   const endpoints = entity.endpoints ?? [];
-  if (endpoints.length === 0) return `new EntityClient(transport, ${quote(entity.plural)})`;
+  const relations = entity.relations ?? [];
+  if (endpoints.length === 0 && relations.length === 0) return `new EntityClient(transport, ${quote(entity.plural)})`;
   const names = typeNamesOf(entity);
   const numeric = writableFields(entity)
     .filter((f) => f.type === 'int' || f.type === 'float')
@@ -185,5 +206,10 @@ function entityClientExpression(entity: EntityModel): string {
     const answer = endpoint.response === 'record' ? names.record : 'unknown';
     return `${endpoint.name}: (${params.join(', ')}) => transport.data<${answer}>(${quote(endpoint.method)}, ${path}, ${init})`;
   });
+  for (const relation of relations) {
+    methods.push(
+      `${relation.name}: (id: string, params: object = {}) => transport.data<never>('GET', \`/api/v1/${entity.plural}/\${encodeURIComponent(id)}/${relation.name}\`, { query: params as Query })`,
+    );
+  }
   return `Object.assign(${client}, { ${methods.join(', ')} })`;
 }

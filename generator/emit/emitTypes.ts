@@ -27,6 +27,13 @@ export function emitTypes(model: AppModel): Map<string, string> {
       for (const field of entity.fields.filter((f) => !f.hidden)) {
         documented(field, `${field.name}: ${typeOf(field)};`);
       }
+      for (const relation of entity.relations ?? []) {
+        const related = model.entities.find((e) => e.plural === relation.entity)!;
+        writer.writeLine(
+          `/** ${relation.label}: present with populate=${relation.name} (at most 100, newest first). */`,
+        );
+        writer.writeLine(`${relation.name}?: { items: ${typeNamesOf(related).record}[]; totalCount: number };`);
+      }
     });
     const writable = writableFields(entity);
     writer.write(`export interface ${names.create}`).block(() => {

@@ -79,6 +79,7 @@ export function buildModel(
   }
   checkTypeNames(entities, entitySources, diagnostics);
   checkCascadeCycles(entities, entitySources, diagnostics);
+  checkRelations(entities, entitySources, diagnostics);
 
   entities.sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0));
   const model: AppModel = {
@@ -174,4 +175,36 @@ function checkCascadeCycles(entities: EntityModel[], sources: EntitySource[], di
     }
   };
   for (const plural of edges.keys()) visit(plural, [plural]);
+}
+
+/** Each relation names an entity with routes and its visible reference field to this entity. */
+function checkRelations(entities: EntityModel[], sources: EntitySource[], diagnostics: Diagnostic[]): void {
+  const byPlural = new Map(entities.map((e) => [e.plural, e]));
+  for (const entity of entities) {
+    for (const relation of entity.relations ?? []) {
+      const source = sources.find((s) => (s.source.data as RawEntity).plural === entity.plural)!.source;
+      const report = (key: 'entity' | 'field', message: string) =>
+        diagnostics.push(source.diagnostic(['relations', relation.name, key], message));
+      const target = byPlural.get(relation.entity);
+      if (!target) continue; // reported as unknown already
+      if (target.internal) {
+        report('entity', `${target.plural} is internal: it has no routes to list its records`);
+        continue;
+      }
+      const field = target.fields.find((f) => f.name === relation.field && !f.hidden);
+      const ref = field?.type === 'objectId' ? field.ref : field?.type === 'array' ? field.items?.ref : undefined;
+      if (ref !== entity.plural || (field?.type === 'array' && field.items?.type !== 'objectId')) {
+        const candidates = target.fields
+          .filter(
+            (f) => (f.type === 'objectId' ? f.ref : f.items?.type === 'objectId' ? f.items.ref : '') === entity.plural,
+          )
+          .map((f) => f.name);
+        report(
+          'field',
+          `${target.plural}.${relation.field} is not a reference to ${entity.plural}` +
+            (candidates.length > 0 ? `; its references to ${entity.plural}: ${candidates.join(', ')}` : ''),
+        );
+      }
+    }
+  }
 }

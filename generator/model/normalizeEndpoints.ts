@@ -43,6 +43,11 @@ const TAKEN_NAMES = new Set([
 ]);
 const BODY_METHODS: readonly EndpointMethod[] = ['POST', 'PUT', 'PATCH'];
 
+/** Whether the typed client already uses `name` on every entity (or no object key should have it). */
+export function isTakenClientName(name: string): boolean {
+  return TAKEN_NAMES.has(name);
+}
+
 /**
  * The entity file's `endpoints`, checked: a body only where the method carries one, a known or
  * custom action, no name the typed client uses, no path a built-in route or another endpoint

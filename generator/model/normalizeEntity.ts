@@ -7,6 +7,7 @@ import type {
   FieldModel,
   FieldType,
   Ownership,
+  RelationModel,
   ValueConstraints,
   ValueModel,
   Versioning,
@@ -16,7 +17,7 @@ import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
 import { baseFields, reservedBaseNames } from './baseFields.js';
 import { checkRolePermissions, defaultRolePermissions, enumeratePermissions } from './entityPermissions.js';
 import { humanize } from './naming.js';
-import { checkEndpointPaths, normalizeEndpoints, type RawEndpoint } from './normalizeEndpoints.js';
+import { checkEndpointPaths, isTakenClientName, normalizeEndpoints, type RawEndpoint } from './normalizeEndpoints.js';
 import type { RawField, RawValue } from './rawValue.js';
 import { valueSchema } from './valueSchema.js';
 
@@ -40,6 +41,14 @@ export interface RawEntity {
   search?: string[];
   permissions?: Record<string, string[]>;
   endpoints?: Record<string, RawEndpoint>;
+  relations?: Record<string, RawRelation>;
+}
+
+export interface RawRelation {
+  entity: string;
+  field: string;
+  label?: string;
+  description?: string;
 }
 
 export interface EntityContext {
@@ -145,8 +154,48 @@ export function normalizeEntity(
     ...(endpoints ? { endpoints } : {}),
     ...(customActions ? { customActions } : {}),
   };
+  const relations = normalizeRelations(raw.relations, entity, context, report);
+  if (relations.length > 0) entity.relations = relations;
   checkEndpointPaths(entity, report);
   return { entity, diagnostics };
+}
+
+/**
+ * The entity file's `relations`, checked on their own: a name no field, endpoint or client method
+ * has, and a known entity. Whether that entity's field references this one is checked once every
+ * entity is known (buildModel).
+ */
+function normalizeRelations(
+  raw: Record<string, RawRelation> | undefined,
+  entity: EntityModel,
+  context: EntityContext,
+  report: (path: PathSegment[], message: string, at?: 'key' | 'value') => void,
+): RelationModel[] {
+  const relations: RelationModel[] = [];
+  for (const [name, declared] of Object.entries(raw ?? {})) {
+    const path: PathSegment[] = ['relations', name];
+    if (entity.internal) {
+      report(['relations'], 'an internal entity has no routes, so no relations');
+      break;
+    }
+    if (entity.fields.some((f) => f.name === name))
+      report(path, `"${name}" is a field of ${entity.plural}; a relation needs a name of its own`, 'key');
+    else if (isTakenClientName(name) || entity.endpoints?.some((e) => e.name === name))
+      report(path, `"${name}" is taken by the typed client or an endpoint; choose another name`, 'key');
+    const plural = context.resolveEntity(declared.entity);
+    if (!plural) {
+      report([...path, 'entity'], `unknown entity "${declared.entity}"; known: ${context.knownEntities.join(', ')}`);
+      continue;
+    }
+    relations.push({
+      name,
+      entity: plural,
+      field: declared.field,
+      label: declared.label ?? humanize(name),
+      ...(declared.description ? { description: declared.description } : {}),
+    });
+  }
+  return relations;
 }
 
 function resolveBase(

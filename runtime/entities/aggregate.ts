@@ -4,7 +4,7 @@ import type { RuntimeContext } from '../context.js';
 import type { AggregateRequest } from '../query/parseAggregateQuery.js';
 import type { Accumulator } from '../store/types.js';
 import { entityOf } from './entityOf.js';
-import { listConstraint } from './list.js';
+import { listConstraint } from './listConstraint.js';
 
 export interface AggregateInput {
   ctx: RuntimeContext;

@@ -2,13 +2,12 @@ import { andWhere } from '../access/accessFor.js';
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { sealValue } from '../crypto/signedToken.js';
-import type { EntityModel } from '../model/types.js';
 import type { ListQuery } from '../query/listQuery.js';
-import type { Doc, FindQuery, Where } from '../store/types.js';
+import type { Doc, FindQuery } from '../store/types.js';
 import { entityOf } from './entityOf.js';
+import { listConstraint } from './listConstraint.js';
 import { populateRecords } from './populate.js';
 import { presentRecord } from './presentRecord.js';
-import { scopeFor } from './requireAccess.js';
 
 export interface ListInput {
   ctx: RuntimeContext;
@@ -22,24 +21,6 @@ export interface ListResult {
   totalCount: number;
   totalPages: number;
   nextCursor?: string;
-}
-
-/**
- * The records a list shows the caller before its own filters: the view constraint (roles,
- * ownership, grants, tenancy) with archived records left out unless asked for. Lists and
- * realtime subscriptions both ask this, so a stream shows exactly what a list would.
- * Throws 401/403 when the caller may not view the entity at all.
- */
-export async function listConstraint(
-  ctx: RuntimeContext,
-  caller: Caller,
-  model: EntityModel,
-  includeArchived: boolean,
-): Promise<Where | undefined> {
-  const viewable = await scopeFor(ctx, caller, model, 'view');
-  const archived: Where | undefined =
-    model.ownership === 'owned' && !includeArchived ? { field: 'archivedAt', op: 'exists', value: false } : undefined;
-  return andWhere(viewable, archived);
 }
 
 /** GET /{plural}: the caller's view constraint, archived records left out, filters, text, order, page. */

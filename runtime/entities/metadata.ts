@@ -49,6 +49,14 @@ export function entityMetadata(entity: EntityModel) {
     tenantScoped: entity.tenantScoped,
     filters: entity.filters,
     searchFields: entity.searchFields,
+    // Reverse relations: populate=<name>, GET /{plural}/{id}/<name>.
+    relations: (entity.relations ?? []).map((r) => ({
+      name: r.name,
+      label: r.label,
+      entity: r.entity,
+      field: r.field,
+      description: r.description ?? null,
+    })),
   };
 }
 

@@ -8,6 +8,7 @@ import type { PopulateSpec } from '../query/listQuery.js';
 import { refOf } from '../query/parsePopulate.js';
 import type { Doc, Where } from '../store/types.js';
 import { presentRecord } from './presentRecord.js';
+import { populateRelations, relationOf } from './relatedRecords.js';
 import { scopeFor } from './requireAccess.js';
 
 export type { PopulateSpec };
@@ -47,17 +48,36 @@ export async function populateRecords(
   spec: PopulateSpec,
   caller: Caller,
 ): Promise<Doc[]> {
+  const relations = spec.paths.flatMap((path) => {
+    const relation = path.length === 1 ? relationOf(entity, path[0]) : undefined;
+    return relation ? [relation] : [];
+  });
+  let relatedCount = 0;
+  const related =
+    relations.length === 0
+      ? undefined
+      : await populateRelations(ctx, docs, relations, caller, (records) => {
+          relatedCount += records;
+          if (relatedCount > MAX_POPULATED_RECORDS) throw tooMuch(`${relatedCount} related records`);
+        });
   const tree = pathTree(ctx, entity, spec.paths);
   const fetched: Fetched = new Map();
   await fetchLevel(ctx, docs, tree, caller, fetched);
-  const total = sumWeights(docs.map((doc) => placements(doc, tree, fetched, new Map())));
+  const relatedWeight: Weight = {
+    records: relatedCount,
+    bytes: related ? JSON.stringify(related.map((map) => Object.fromEntries(map))).length : 0,
+  };
+  const total = sumWeights([relatedWeight, ...docs.map((doc) => placements(doc, tree, fetched, new Map()))]);
   if (total.records > MAX_POPULATED_RECORDS || total.bytes > MAX_POPULATED_BYTES)
     throw tooMuch(
       total.records > MAX_POPULATED_RECORDS
         ? `${total.records} records`
         : `about ${Math.ceil(total.bytes / 1024 / 1024)} MB`,
     );
-  return docs.map((doc) => expand(doc, tree, fetched));
+  return docs.map((doc, i) => {
+    const expanded = expand(doc, tree, fetched);
+    return related ? { ...expanded, ...Object.fromEntries(related[i]) } : expanded;
+  });
 }
 
 function pathTree(ctx: RuntimeContext, entity: EntityModel, paths: string[][]): PathNode[] {

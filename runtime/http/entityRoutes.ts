@@ -11,6 +11,7 @@ import { getOperation } from '../entities/get.js';
 import { incrementOperation } from '../entities/increment.js';
 import { listOperation } from '../entities/list.js';
 import { entityMetadata, fieldMetadata, fieldsMetadata, typeMetadata } from '../entities/metadata.js';
+import { relationListOperation } from '../entities/relations.js';
 import { removeOperation } from '../entities/remove.js';
 import { updateOperation } from '../entities/update.js';
 import { notFound, validationError } from '../errors/apiError.js';
@@ -218,6 +219,18 @@ const endpointHandler =
     send(res, 200, await endpointOperation({ ctx, plural, name, id, body: req.body, caller: req.caller }));
   };
 
+/** GET /{plural}/{id}/{relation}: the related entity's list query language, narrowed to the records referencing this one. */
+const relationHandler =
+  (ctx: RuntimeContext, plural: string, relation: string): RequestHandler =>
+  async (req, res) => {
+    const declared = entityOf(ctx, plural).model.relations!.find((r) => r.name === relation)!;
+    const query = parseListQuery(entityOf(ctx, declared.entity).model, req.query as Record<string, unknown>, {
+      openCursor: (cursor) => openCursor(ctx, cursor),
+      entity: (name) => ctx.registry.entities.get(name)?.model,
+    });
+    send(res, 200, await relationListOperation({ ctx, plural, id: idParam(req), relation, query, caller: req.caller }));
+  };
+
 /** The Express router of one entity, to mount at `/{plural}`, from the route table its generated router declares. */
 export function buildEntityRouter(ctx: RuntimeContext, definition: EntityDefinition): Router {
   const router = Router();
@@ -226,7 +239,9 @@ export function buildEntityRouter(ctx: RuntimeContext, definition: EntityDefinit
     const verb = method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
     const handler = name.startsWith('endpoint:')
       ? endpointHandler(ctx, definition.plural, name.slice('endpoint:'.length))
-      : HANDLERS[name as EntityRouteName](ctx, definition.plural);
+      : name.startsWith('relation:')
+        ? relationHandler(ctx, definition.plural, name.slice('relation:'.length))
+        : HANDLERS[name as EntityRouteName](ctx, definition.plural);
     router[verb](path.slice(prefix.length) || '/', handler);
   }
   return router;

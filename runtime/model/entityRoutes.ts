@@ -30,8 +30,15 @@ export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 /** A custom endpoint's route: `endpoint:<name>`, served by the handler in the entity's hook module. */
 export type EndpointRouteName = `endpoint:${string}`;
 
+/** A reverse relation's list: `relation:<name>` (GET /{plural}/{id}/<name>). */
+export type RelationRouteName = `relation:${string}`;
+
 /** One route of an entity: method, path under /api/v1, and the operation that serves it. */
-export type RouteSpec = readonly [method: RouteMethod, path: string, handler: EntityRouteName | EndpointRouteName];
+export type RouteSpec = readonly [
+  method: RouteMethod,
+  path: string,
+  handler: EntityRouteName | EndpointRouteName | RelationRouteName,
+];
 
 /** The export name of an endpoint's body validator in generated/validators/<plural>.js. */
 export function endpointValidatorName(endpoint: string): `endpoint_${string}` {
@@ -102,6 +109,8 @@ export function entityRouteTable(entity: EntityModel): RouteSpec[] {
     );
   }
   if (entity.versioning === 'simple') routes.push(['GET', `${base}/:id/audit`, 'audit']);
+  for (const relation of entity.relations ?? [])
+    routes.push(['GET', `${base}/:id/${relation.name}`, `relation:${relation.name}`]);
   if (entity.fields.some((f) => f.trackChanges)) {
     routes.push(
       ['GET', `${base}/:id/field-changes`, 'fieldChanges'],

@@ -118,6 +118,21 @@ export interface EndpointModel {
   response: 'record' | 'json';
 }
 
+/**
+ * A reverse relation: the records of another entity whose reference field names this record
+ * (`comments` of an article: comments whose `article` is its id). Served by `populate=<name>`
+ * and `GET /{plural}/{id}/<name>`.
+ */
+export interface RelationModel {
+  name: string;
+  /** Plural of the referencing entity. */
+  entity: string;
+  /** Its objectId field (or array of objectId) that references this entity. */
+  field: string;
+  label: string;
+  description?: string;
+}
+
 export interface EntityModel {
   name: string;
   plural: string;
@@ -141,6 +156,8 @@ export interface EntityModel {
   availablePermissions: string[];
   /** Custom endpoints (present only when the entity file declares some). */
   endpoints?: EndpointModel[];
+  /** Reverse relations (present only when the entity file declares some). */
+  relations?: RelationModel[];
   /** Actions beyond view, create, edit, delete that its endpoints need (present only when there are some). */
   customActions?: string[];
 }

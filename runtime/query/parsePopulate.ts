@@ -51,16 +51,26 @@ export function parsePopulate(
       .filter(Boolean)) {
       const segments = text.split('.');
       if (segments.length > depth) return fail('populate', `"${text}" is deeper than ${depth}`);
+      const relation = entity.relations?.find((r) => r.name === segments[0]);
+      if (relation) {
+        if (segments.length > 1)
+          return fail(
+            'populate',
+            `"${text}": relations are populated one level deep; use GET /${entity.plural}/{id}/${relation.name}?populate=${segments.slice(1).join('.')}`,
+          );
+        paths.push(segments);
+        continue;
+      }
       let current: EntityModel | undefined = entity;
       for (const segment of segments) {
         const ref: string | undefined = current ? refOf(current, segment) : undefined;
-        if (!ref) return fail('populate', `"${text}": ${segment} is not a reference field`);
+        if (!ref) return fail('populate', `"${text}": ${segment} is not a reference field or a relation`);
         current = lookup(ref);
       }
       paths.push(segments);
     }
   }
-  if (paths.length === 0) return fail('populate', 'must name at least one reference field');
+  if (paths.length === 0) return fail('populate', 'must name at least one reference field or relation');
   if (paths.length > MAX_POPULATE_PATHS) return fail('populate', `must name at most ${MAX_POPULATE_PATHS} paths`);
   return { paths };
 }

@@ -113,6 +113,7 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         'tenantScoped',
         'filters',
         'searchFields',
+        'relations',
       ],
       properties: {
         name: { type: 'string' },
@@ -125,6 +126,21 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         tenantScoped: { type: 'boolean' },
         filters: { type: 'array', items: { type: 'string' } },
         searchFields: { type: 'array', items: { type: 'string' } },
+        relations: {
+          type: 'array',
+          description: 'Reverse relations: populate=<name> and GET /{plural}/{id}/<name>',
+          items: {
+            type: 'object',
+            required: ['name', 'label', 'entity', 'field'],
+            properties: {
+              name: { type: 'string' },
+              label: { type: 'string' },
+              entity: { type: 'string' },
+              field: { type: 'string' },
+              description: { type: ['string', 'null'] },
+            },
+          },
+        },
         fields: { type: 'array', items: { $ref: '#/components/schemas/FieldMetadata' } },
       },
     },

@@ -32,11 +32,12 @@ export function openApiDocument(model: AppModel): JsonSchema {
     paths[path][method.toLowerCase()] = operation;
   };
   for (const op of fixedOperations(model)) add(op.method, op.path, operationObject(op));
+  const byPlural = new Map(model.entities.map((e) => [e.plural, e]));
   for (const entity of model.entities.filter((e) => !e.internal)) {
-    Object.assign(schemas, entitySchemas(entity));
+    Object.assign(schemas, entitySchemas(entity, byPlural));
     Object.assign(parameters, filterParameterComponents(entity));
     for (const route of entityRouteTable(entity)) {
-      const operation = entityOperation(entity, route);
+      const operation = entityOperation(entity, route, byPlural);
       add(operation.method, operation.path, operationObject(operation));
     }
   }

@@ -26,10 +26,21 @@ export function openApiPath(expressPath: string): string {
 }
 
 /** A record as the server answers it: every visible field, unset ones null, references possibly populated. */
-function recordSchema(entity: EntityModel): JsonSchema {
+function recordSchema(entity: EntityModel, relatedEntities: ReadonlyMap<string, EntityModel>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const field of entity.fields.filter((f) => !f.hidden))
     properties[field.name] = responseValue(field, !field.required || !field.system);
+  // populate=<relation>: the newest referencing records the caller may see, and how many there are.
+  for (const relation of entity.relations ?? []) {
+    const related = relatedEntities.get(relation.entity);
+    if (!related) continue;
+    properties[relation.name] = {
+      type: 'object',
+      description: `${relation.label} (only with populate=${relation.name}): at most 100, newest first`,
+      required: ['items', 'totalCount'],
+      properties: { items: { type: 'array', items: ref(related.name) }, totalCount: { type: 'integer' } },
+    };
+  }
   return { type: 'object', description: entity.description ?? entity.label, properties, required: ['id'] };
 }
 
@@ -118,7 +129,10 @@ function aggregateParameters(entity: EntityModel): JsonSchema[] {
   ];
 }
 
-export function entitySchemas(entity: EntityModel): Record<string, JsonSchema> {
+export function entitySchemas(
+  entity: EntityModel,
+  relatedEntities: ReadonlyMap<string, EntityModel>,
+): Record<string, JsonSchema> {
   const bodies = bodySchemas(entity);
   return {
     [`${entity.name}Aggregate`]: {
@@ -135,7 +149,7 @@ export function entitySchemas(entity: EntityModel): Record<string, JsonSchema> {
         },
       },
     },
-    [entity.name]: recordSchema(entity),
+    [entity.name]: recordSchema(entity, relatedEntities),
     [`${entity.name}Create`]: bodies.create,
     [`${entity.name}Update`]: bodies.update,
     [`${entity.name}Increment`]: bodies.increment,
@@ -222,7 +236,11 @@ function filterReferences(entity: EntityModel): JsonSchema[] {
   return Object.keys(filterParameterComponents(entity)).map((key) => ({ $ref: `#/components/parameters/${key}` }));
 }
 
-export function entityOperation(entity: EntityModel, [method, path, name]: RouteSpec): Operation {
+export function entityOperation(
+  entity: EntityModel,
+  [method, path, name]: RouteSpec,
+  relatedEntities: ReadonlyMap<string, EntityModel>,
+): Operation {
   const record = ref(entity.name);
   const single = { type: 'object', properties: { data: record }, required: ['data'] };
   const base: Pick<Operation, 'method' | 'path' | 'tag' | 'operationId' | 'tenantScoped'> = {
@@ -235,6 +253,20 @@ export function entityOperation(entity: EntityModel, [method, path, name]: Route
   const label = entity.label;
   const byId = ['NOT_FOUND', 'UNAUTHORIZED', 'FORBIDDEN'] as ErrorCode[];
   const write = [...byId, 'VALIDATION_ERROR', 'CONFLICT', 'UNPROCESSABLE_ENTITY', 'PAYLOAD_TOO_LARGE'] as ErrorCode[];
+  if (name.startsWith('relation:')) {
+    const relation = entity.relations!.find((r) => `relation:${r.name}` === name)!;
+    const related = relatedEntities.get(relation.entity)!;
+    return {
+      ...base,
+      operationId: `${entity.plural}_${relation.name}`,
+      summary:
+        relation.description ??
+        `${relation.label}: the ${related.label} whose ${relation.field} references this ${entity.name}, with the list's query parameters`,
+      query: [...LIST_PARAMETERS.map((p) => ({ $ref: `#/components/parameters/${p}` })), ...filterReferences(related)],
+      response: ref(`${related.name}List`),
+      errors: [...byId, 'VALIDATION_ERROR'],
+    };
+  }
   if (name.startsWith('endpoint:')) {
     const endpoint = entity.endpoints!.find((e) => `endpoint:${e.name}` === name)!;
     const reads = ['POST', 'PUT', 'PATCH'].includes(endpoint.method);

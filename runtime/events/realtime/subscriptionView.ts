@@ -1,7 +1,7 @@
 import type { Caller } from '../../access/caller.js';
 import { matchesWhere } from '../../access/matchesWhere.js';
 import type { RuntimeContext } from '../../context.js';
-import { listConstraint } from '../../entities/list.js';
+import { listConstraint } from '../../entities/listConstraint.js';
 import { presentRecord } from '../../entities/presentRecord.js';
 import type { EntityModel } from '../../model/types.js';
 import type { Where } from '../../store/types.js';

@@ -17,6 +17,15 @@ const listArticles = db.prepare(
   'SELECT * FROM articles WHERE "archivedAt" IS NULL AND "kind" = ? ORDER BY "views" DESC, "id" DESC LIMIT ? OFFSET 0',
 );
 const countArticles = db.prepare('SELECT COUNT(*) AS n FROM articles WHERE "archivedAt" IS NULL AND "kind" = ?');
+const rangeArticles = db.prepare(
+  'SELECT * FROM articles WHERE "archivedAt" IS NULL AND "createdAt" >= ? AND "createdAt" <= ? ORDER BY "views" DESC, "id" DESC LIMIT ? OFFSET 0',
+);
+const countRange = db.prepare(
+  'SELECT COUNT(*) AS n FROM articles WHERE "archivedAt" IS NULL AND "createdAt" >= ? AND "createdAt" <= ?',
+);
+const aggregateArticles = db.prepare(
+  'SELECT "kind", COUNT(*) AS c, TOTAL("views") AS s FROM articles WHERE "archivedAt" IS NULL AND "status" = ? GROUP BY "kind" ORDER BY "kind"',
+);
 const insertArticle = db.prepare(
   'INSERT INTO articles (id, ownerId, createdAt, updatedAt, archivedAt, title, _sk_title, body, _sk_body, status, _sk_status, tags, views, kind, _sk_kind, featured, related) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, ?)',
 );
@@ -68,12 +77,25 @@ app.use((_req, res, next) => {
   next();
 });
 app.use(authenticate);
+app.get('/api/v1/articles/aggregate', (req, res) => {
+  const rows = aggregateArticles.all(String(req.query.status)) as { kind: string; c: number; s: number }[];
+  const groups = rows.map((r) => ({ key: { kind: r.kind }, count: r.c, sum: { views: r.s } }));
+  res.json({ data: { groups, totalGroups: groups.length } });
+});
 app.get('/api/v1/articles/:id', (req, res) => {
   const row = getArticle.get(req.params.id) as Record<string, unknown> | undefined;
   if (!row) return void res.status(404).json({ error: { code: 'NOT_FOUND', message: 'no' } });
   res.json({ data: decode(row) });
 });
 app.get('/api/v1/articles', (req, res) => {
+  if (req.query.dateFrom !== undefined) {
+    const from = new Date(String(req.query.dateFrom)).toISOString();
+    const to = `${String(req.query.dateTo)}T23:59:59.999Z`;
+    const limit = Number(req.query.limit ?? 25);
+    const items = (rangeArticles.all(from, to, limit) as Record<string, unknown>[]).map(decode);
+    const totalCount = (countRange.get(from, to) as { n: number }).n;
+    return void res.json({ data: { items, totalCount, totalPages: Math.ceil(totalCount / limit) } });
+  }
   const kind = String(req.query.kind);
   const limit = Number(req.query.limit ?? 25);
   const items = (listArticles.all(kind, limit) as Record<string, unknown>[]).map(decode);

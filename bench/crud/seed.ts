@@ -4,6 +4,8 @@ import { openStore } from '../../runtime/store/openStore.js';
 
 export const RECORDS = 100_000;
 const KINDS = ['news', 'opinion', 'guide'];
+/** Article n was created n minutes before this instant, so date ranges select slices of the data. */
+export const SEED_EPOCH = Date.parse('2026-01-01T00:00:00.000Z');
 
 /** A database (DATABASE_URL form) with the example app's schema, an admin user and RECORDS articles. */
 export async function seed(
@@ -33,7 +35,7 @@ export async function seed(
       return {
         id,
         ownerId: adminId,
-        createdAt: now,
+        createdAt: new Date(SEED_EPOCH - n * 60_000).toISOString(),
         updatedAt: now,
         archivedAt: null,
         title: `Article ${n}`,

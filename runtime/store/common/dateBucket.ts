@@ -8,10 +8,12 @@ const MAX_CACHED = 50_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 const localDates = new Map<string, Map<number, string>>();
 
-/** Whether `name` is a time zone the runtime (and so the stores) knows: `UTC` or an IANA name. */
+let zones: ReadonlySet<string> | undefined;
+
+/** Whether `name` is a time zone the runtime (and so the stores) knows: `UTC` or a canonical IANA name. */
 export function isTimeZone(name: string): boolean {
-  if (name.length > 64 || !/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return false;
-  return name === 'UTC' || Intl.supportedValuesOf('timeZone').includes(name);
+  zones ??= new Set(['UTC', ...Intl.supportedValuesOf('timeZone')]);
+  return zones.has(name);
 }
 
 function formatter(timeZone: string): Intl.DateTimeFormat {

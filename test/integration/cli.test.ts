@@ -90,7 +90,7 @@ describe('entigen build', () => {
     rmSync(join(app, 'entities', 'comments.yaml'));
     // Articles name comments in a relation: it goes with them.
     const articles = join(app, 'entities', 'articles.yaml');
-    writeFileSync(articles, readFileSync(articles, 'utf8').replace(/\n  comments: \{ entity: comments.*\}/, ''));
+    writeFileSync(articles, readFileSync(articles, 'utf8').replace(/\n {2}comments: \{ entity: comments.*\}/, ''));
     // Removing an entity is a breaking change: refused until a migration covers it.
     expect(runCli(['build'], app).stderr).toContain('"comments: removed"');
     mkdirSync(join(app, 'migrations'));

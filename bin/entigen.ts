@@ -6,6 +6,7 @@ import { packageRoot } from '../runtime/model/packageRoot.js';
 import { buildCommand } from './commands/buildCommand.js';
 import { checkCommand } from './commands/checkCommand.js';
 import { devCommand } from './commands/devCommand.js';
+import { indexesCommand } from './commands/indexesCommand.js';
 import { initCommand } from './commands/initCommand.js';
 import { migrateCommand } from './commands/migrateCommand.js';
 import { openapiCommand } from './commands/openapiCommand.js';
@@ -51,6 +52,13 @@ withPaths(
 withPaths(program.command('openapi').description('print the OpenAPI 3.1 document of the entities (JSON)')).action(
   openapiCommand,
 );
+
+withPaths(
+  program
+    .command('indexes')
+    .description('print the indexes every store keeps for the entities, with the list query each serves')
+    .argument('[entity]', 'one entity (plural)'),
+).action(indexesCommand);
 
 withPaths(
   program

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { build } from '../../generator/build.js';
 import { writeOutput } from '../../generator/writeOutput.js';
+import { indexPlanSummary } from './indexesCommand.js';
 import { reportFailure } from './reportFailure.js';
 
 export interface PathOptions {
@@ -14,7 +15,7 @@ export async function buildCommand(options: PathOptions): Promise<void> {
   const started = performance.now();
   try {
     const root = process.cwd();
-    // Large models show each stage as it ends (on stderr, so stdout stays one summary line).
+    // Large models show each stage as it ends (on stderr, so stdout stays the summary and the index plan).
     let large = false;
     const { model, files } = await build({
       root,
@@ -32,6 +33,7 @@ export async function buildCommand(options: PathOptions): Promise<void> {
     process.stdout.write(
       `entigen: ${model.entities.length} entities -> ${options.out}/ (${summary.written.length} written, ${summary.unchanged} unchanged${removed}) in ${ms} ms\n`,
     );
+    process.stdout.write(indexPlanSummary(model));
   } catch (error) {
     reportFailure(error);
   }

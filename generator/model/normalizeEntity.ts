@@ -39,6 +39,8 @@ export interface RawEntity {
   fields: Record<string, RawField>;
   filters?: string[];
   search?: string[];
+  sortable?: string[];
+  indexes?: string[][];
   permissions?: Record<string, string[]>;
   endpoints?: Record<string, RawEndpoint>;
   relations?: Record<string, RawRelation>;
@@ -145,6 +147,10 @@ export function normalizeEntity(
     fields,
     filters: fields.filter((f) => f.filterable).map((f) => f.name),
     searchFields: searchFields.filter((name) => byName.get(name)?.search),
+    sortable: checkIndexFields(raw.sortable ?? [], ['sortable'], byName, report),
+    ...(raw.indexes?.length
+      ? { indexes: raw.indexes.map((fields, i) => checkIndexFields(fields, ['indexes', i], byName, report)) }
+      : {}),
     rolePermissions: mergeRolePermissions(
       internal ? {} : defaultRolePermissions(plural, ownership),
       raw.permissions ?? {},
@@ -403,6 +409,28 @@ function checkFilters(filters: string[], byName: Map<string, FieldModel>, report
     ) {
       report(['filters', i], `cannot filter on ${describeType(field)} field "${name}"`);
     } else valid.push(name);
+  });
+  return valid;
+}
+
+/** Types an index can order and compare (the list's sortable types). */
+const INDEXABLE_TYPES: FieldType[] = ['string', 'url', 'enum', 'int', 'float', 'boolean', 'isoDate', 'objectId'];
+
+/** `sortable` and `indexes` entries: visible fields of a type an index orders. */
+function checkIndexFields(
+  names: string[],
+  path: PathSegment[],
+  byName: Map<string, FieldModel>,
+  report: Report,
+): string[] {
+  const valid: string[] = [];
+  names.forEach((name, i) => {
+    const field = byName.get(name);
+    if (!field) report([...path, i], `unknown field "${name}"`);
+    else if (field.hidden) report([...path, i], `"${name}" is hidden: lists neither filter nor sort by it`);
+    else if (!INDEXABLE_TYPES.includes(field.type))
+      report([...path, i], `an index cannot order ${describeType(field)} field "${name}"`);
+    else valid.push(name);
   });
   return valid;
 }

@@ -150,6 +150,10 @@ export interface EntityModel {
   fields: FieldModel[];
   filters: string[];
   searchFields: string[];
+  /** Fields declared `sortable`: each has an index for its order (others sort by scan). */
+  sortable: string[];
+  /** Declared composite indexes: equality fields, then the order field last. */
+  indexes?: string[][];
   /** Extra permissions per role key, full strings (`articles:view:status:published`). */
   rolePermissions: Record<string, string[]>;
   /** Every permission string this entity understands, for the role editor. */

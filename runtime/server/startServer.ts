@@ -28,11 +28,24 @@ import { type LimiterStore, memoryLimiterStore, redisLimiterStore } from '../htt
 import { type JobHandler, Scheduler } from '../jobs/scheduler.js';
 import { checkMigrations } from '../migrations/applyMigrations.js';
 import type { RepositoryWriter } from '../repository.js';
+import { CountCache, CountCachingStore } from '../store/countCache.js';
 import { MeasuredStore } from '../store/measuredStore.js';
 import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/types.js';
 import { featureRules } from './featureRules.js';
 import { RedisBus } from './redisBus.js';
+
+/**
+ * Counts are cached (store/countCache.ts) where every write can be heard: the embedded store
+ * (other processes' commits show in PRAGMA data_version), or any store with REDIS_URL, over
+ * which instances tell each other what they wrote. ENTIGEN_COUNT_CACHE=on|off decides otherwise
+ * (on: a single instance on PostgreSQL or MongoDB without Redis).
+ */
+function countCacheEnabled(env: NodeJS.ProcessEnv, kind: string): boolean {
+  if (env.ENTIGEN_COUNT_CACHE === 'on') return true;
+  if (env.ENTIGEN_COUNT_CACHE === 'off') return false;
+  return kind === 'sqlite' || Boolean(env.REDIS_URL);
+}
 
 export interface StartOptions {
   registry: Registry;
@@ -174,10 +187,20 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   });
   const operator = new OperatorMetrics();
   const opened = options.store ?? (await openStore(env.DATABASE_URL, options.root));
-  const store = new MeasuredStore(opened, (kind, operation, outcome, seconds) =>
-    operator.storeCall(kind, operation, outcome, seconds),
+  const countCache = countCacheEnabled(env, opened.kind) ? new CountCache() : undefined;
+  const store = new MeasuredStore(
+    countCache ? new CountCachingStore(opened, countCache) : opened,
+    (kind, operation, outcome, seconds) => operator.storeCall(kind, operation, outcome, seconds),
   );
-  await store.init(options.registry.model);
+  const schema = await store.init(options.registry.model);
+  // Index changes are worth a line: building one on a large table takes a while.
+  if (schema.added.length > 0)
+    logger.info({ indexes: schema.added }, `schema sync: added ${schema.added.length} index(es)`);
+  if (schema.dropped.length > 0)
+    logger.info(
+      { indexes: schema.dropped },
+      `schema sync: dropped ${schema.dropped.length} index(es) no longer planned`,
+    );
   try {
     await checkMigrations(store, options.root, options.registry.model, options.now ?? (() => new Date()));
   } catch (error) {
@@ -258,6 +281,10 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     await bus.on('events', (seq) => feed.heard(Number(seq)));
     await bus.on('credentials', () => realtime.recheckAll());
     await bus.on('roles', () => auth.roles.invalidate(false));
+    if (countCache) {
+      countCache.onInvalidate = (collection) => bus.publish('counts', collection);
+      await bus.on('counts', (collection) => countCache.invalidate(collection, true));
+    }
     auth.roles.onChange = () => bus.publish('roles');
   }
   const drain: DrainState = { draining: false };

@@ -8,6 +8,7 @@ import type {
   FindResult,
   IncrementInput,
   InsertInput,
+  SchemaChanges,
   Store,
   UpdateSet,
   Where,
@@ -42,7 +43,7 @@ export class MeasuredStore implements Store {
     }
   }
 
-  init(model: AppModel): Promise<void> {
+  init(model: AppModel): Promise<SchemaChanges> {
     return this.inner.init(model);
   }
   find(collection: string, query: FindQuery): Promise<FindResult> {

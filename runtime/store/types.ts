@@ -122,10 +122,19 @@ export type InsertInput = Doc;
 export type UpdateSet = Record<string, unknown>;
 export type IncrementInput = Record<string, number>;
 
+/** Index names a schema sync added and dropped. */
+export interface SchemaChanges {
+  added: string[];
+  dropped: string[];
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres' | 'mongo';
-  /** Creates or extends collections, indexes and search indexes for the model. */
-  init(model: AppModel): Promise<void>;
+  /**
+   * Creates or extends collections, indexes and search indexes for the model, and drops the
+   * indexes the plan no longer has; answers those changes (the server logs them).
+   */
+  init(model: AppModel): Promise<SchemaChanges>;
   find(collection: string, query: FindQuery): Promise<FindResult>;
   count(collection: string, query: CountQuery): Promise<number>;
   /** Groups the matching records and aggregates each group, in the database. */
@@ -143,6 +152,11 @@ export interface Store {
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** Cheap round trip for health checks. */
   ping(): Promise<void>;
+  /**
+   * Whether another connection committed since the last call, when the store can tell cheaply
+   * (SQLite: PRAGMA data_version); caches of this process then forget what they hold.
+   */
+  changedElsewhere?(): boolean;
   close(): Promise<void>;
 }
 

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../runtime/entities/prepareWrite.js';
+import { tableLayout } from '../../runtime/store/common/tableLayout.js';
+import { pgDialect } from '../../runtime/store/postgres/pgDialect.js';
 import { PgStore } from '../../runtime/store/postgres/pgStore.js';
-import { UniqueConflict } from '../../runtime/store/types.js';
+import { countStatement, selectStatement } from '../../runtime/store/sql/statements.js';
+import { type FindQuery, UniqueConflict, type Where } from '../../runtime/store/types.js';
 import { conformanceModel, storeConformance } from './storeConformance.js';
 
 // Runs under `npm run test:postgres` (CI runs it); it needs a PostgreSQL server at POSTGRES_URL.
@@ -109,6 +112,130 @@ describe('postgres transactions', () => {
       expect(stored.map((d) => d.n)).toEqual(ids.map(() => 2));
     } finally {
       process.off('warning', onWarning);
+      await store.close();
+    }
+  });
+});
+
+describe('postgres index plan', () => {
+  it('serves every declared filter, sortable field and composite index of the example app from an index', async () => {
+    const { registry } = await import('../../generated/index.js');
+    const schema = `conformance_${randomUUID().replace(/-/g, '')}`;
+    const store = PgStore.open(POSTGRES_URL, { schema });
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      const first = await store.init(registry.model);
+      expect(first.added.length).toBeGreaterThan(50);
+      expect(await store.init(registry.model)).toEqual({ added: [], dropped: [] });
+      await client.query(`SET search_path TO ${schema}`);
+      // The tables are empty, so the planner would rightly read them whole and sort. The question is
+      // whether an index can serve the query: with scans and sorts discouraged, it picks one that
+      // does, and a Sort left in the plan means no index gives the order.
+      await client.query('SET enable_seqscan = off');
+      await client.query('SET enable_sort = off');
+      const nodes = async ({ sql, params }: { sql: string; params: unknown[] }) => {
+        const { rows } = await client.query(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+        const out: { type: string; index?: string }[] = [];
+        const walk = (node: Record<string, unknown>) => {
+          out.push({ type: node['Node Type'] as string, index: node['Index Name'] as string | undefined });
+          for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) walk(child);
+        };
+        walk(rows[0]['QUERY PLAN'][0].Plan);
+        return out;
+      };
+      // 5,000 rows per entity, 50 distinct values per column, a tenth archived: the planner has statistics to go by.
+      const valueSql: Record<string, string> = {
+        text: `'v' || (i % 50)`,
+        int: 'i % 50',
+        real: '(i % 50)::float8',
+        bool: '(i % 2 = 0)',
+        json: `jsonb_build_array('v' || (i % 50))`,
+      };
+      for (const entity of registry.model.entities.filter((e) => e.origin === 'app')) {
+        const layout = tableLayout(entity);
+        const columns: [string, string][] = [['id', `lpad(to_hex(i), 24, '0')`]];
+        for (const column of layout.columns.values()) {
+          if (column.field === 'id' || layout.unique.includes(column.field)) continue;
+          columns.push([
+            column.field,
+            column.field === 'archivedAt'
+              ? `CASE WHEN i % 10 = 0 THEN '2024-01-01T00:00:00.000Z' END`
+              : valueSql[column.kind],
+          ]);
+          if (column.sortKey) columns.push([column.sortKey, valueSql.text]);
+          if (column.fold) columns.push([column.fold, valueSql.text]);
+        }
+        await client.query(
+          `INSERT INTO "${entity.plural}" (${columns.map(([c]) => `"${c}"`).join(', ')}) SELECT ${columns.map(([, v]) => v).join(', ')} FROM generate_series(1, 5000) AS i`,
+        );
+        await client.query(`ANALYZE "${entity.plural}"`);
+      }
+      const sample: Record<string, unknown> = {
+        string: 'v1',
+        url: 'v1',
+        int: 1,
+        float: 1,
+        boolean: true,
+        objectId: 'v1',
+        isoDate: 'v1',
+      };
+      let checked = 0;
+      for (const entity of registry.model.entities.filter((e) => e.origin === 'app')) {
+        const layout = tableLayout(entity);
+        const archived: Where[] =
+          entity.ownership === 'owned' ? [{ field: 'archivedAt', op: 'exists', value: false }] : [];
+        const eq = (field: string): Where => {
+          const model = entity.fields.find((f) => f.name === field)!;
+          return { field, op: 'eq', value: model.type === 'enum' ? 'v1' : sample[model.type] };
+        };
+        const served = async (label: string, query: FindQuery) => {
+          const plan = await nodes(selectStatement(layout, { limit: 25, ...query }, pgDialect));
+          const indexes = plan.filter((n) => n.index?.startsWith('ix_')).map((n) => n.index);
+          expect(indexes.length, `${label}: ${JSON.stringify(plan)}`).toBeGreaterThan(0);
+          expect(
+            plan.map((n) => n.type),
+            `${label}: sorted after reading`,
+          ).not.toContain('Sort');
+          const count = await nodes(countStatement(layout, { where: query.where }, pgDialect));
+          expect(
+            count.some((n) => n.index?.startsWith('ix_')),
+            `${label} count: ${JSON.stringify(count)}`,
+          ).toBe(true);
+          checked++;
+        };
+        for (const filter of entity.filters) {
+          const field = entity.fields.find((f) => f.name === filter)!;
+          if (field.type === 'array' || field.unique || layout.columns.get(filter)?.longText) continue;
+          await served(`${entity.plural}?${filter}=`, {
+            where: { and: [...archived, eq(filter)] },
+            sort: [{ field: 'id', direction: 'desc' }],
+          });
+        }
+        for (const field of entity.sortable) {
+          for (const direction of ['asc', 'desc'] as const)
+            await served(`${entity.plural}?sort=${direction === 'desc' ? '-' : ''}${field}`, {
+              where: { and: archived },
+              sort: [
+                { field, direction },
+                { field: 'id', direction },
+              ],
+            });
+        }
+        for (const fields of entity.indexes ?? []) {
+          await served(`${entity.plural} index ${fields.join(',')}`, {
+            where: { and: [...archived, ...fields.slice(0, -1).map(eq)] },
+            sort: [
+              { field: fields.at(-1)!, direction: 'desc' },
+              { field: 'id', direction: 'desc' },
+            ],
+          });
+        }
+      }
+      expect(checked).toBeGreaterThan(15);
+    } finally {
+      await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+      await client.end();
       await store.close();
     }
   });

@@ -4,7 +4,8 @@ import { newId } from '../../runtime/entities/prepareWrite.js';
 import type { AggregateQuery, AggregateResult, DateBucket, Doc, Store, Where } from '../../runtime/store/types.js';
 import { UniqueConflict } from '../../runtime/store/types.js';
 
-const ENTITY = `
+/** The entity file of `things`, for tests that vary it. */
+export const THINGS_ENTITY = `
 version: 1
 name: Thing
 plural: things
@@ -21,6 +22,7 @@ fields:
   meta: { type: object }
   when: { type: isoDate }
 filters: [kind, tags, flag, note]
+sortable: [name]
 `;
 
 const HAPPENINGS = `
@@ -37,7 +39,7 @@ filters: [place]
 
 export const conformanceModel = modelFromInputs({
   entityFiles: [
-    { file: 'things.yaml', text: ENTITY, origin: 'app' },
+    { file: 'things.yaml', text: THINGS_ENTITY, origin: 'app' },
     { file: 'happenings.yaml', text: HAPPENINGS, origin: 'app' },
   ],
 });
@@ -462,7 +464,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
         entityFiles: [
           {
             file: 'things.yaml',
-            text: ENTITY.replace('filters: [kind, tags, flag, note]', 'filters: [kind, tags, flag, note, name]'),
+            text: THINGS_ENTITY.replace('filters: [kind, tags, flag, note]', 'filters: [kind, tags, flag, note, name]'),
             origin: 'app',
           },
         ],

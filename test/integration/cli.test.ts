@@ -127,6 +127,28 @@ describe('entigen build', () => {
   });
 });
 
+describe('entigen indexes', () => {
+  it('prints the index plan with the query each index serves; build prints its summary', () => {
+    const app = copyExampleApp();
+    const built = runCli(['build'], app);
+    expect(built.stdout).toMatch(/entigen: index plan: \d+ indexes \(articles \d+, /);
+    const plan = runCli(['indexes', 'articles'], app);
+    expect(plan.status).toBe(0);
+    expect(plan.stdout.split('\n')).toEqual(
+      expect.arrayContaining([
+        'articles:',
+        '  (kind, id) where not archived  filter kind',
+        '  (_sk_title, id) where not archived  sort title',
+        '  (kind, views, id) where not archived  declared: kind then views',
+        '  (tags) gin [postgres]  filter tags (array items)',
+      ]),
+    );
+    const unknown = runCli(['indexes', 'nothing'], app);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toBe('entigen: unknown entity "nothing"\n');
+  });
+});
+
 describe('entigen check', () => {
   it('lists stale, missing and extra files and exits 1', () => {
     const app = copyExampleApp();

@@ -60,12 +60,23 @@ function comparator(sort: Sort, collation: FindOptions['collation']) {
 class FakeCollection {
   docs: Doc[] = [];
   readonly unique = new Set<string>();
+  readonly indexNames = new Set<string>(['_id_']);
 
   constructor(private readonly name: string) {}
 
-  async createIndex(keys: Record<string, unknown>, options: { unique?: boolean } = {}): Promise<string> {
+  async createIndex(keys: Record<string, unknown>, options: { unique?: boolean; name?: string } = {}): Promise<string> {
     if (options.unique) for (const field of Object.keys(keys)) this.unique.add(field);
-    return Object.keys(keys).join('_');
+    const name = options.name ?? Object.keys(keys).join('_');
+    this.indexNames.add(name);
+    return name;
+  }
+
+  listIndexes() {
+    return { toArray: async () => [...this.indexNames].map((name) => ({ name })) };
+  }
+
+  async dropIndex(name: string): Promise<void> {
+    this.indexNames.delete(name);
   }
 
   private checkUnique(doc: Doc): void {

@@ -1,4 +1,5 @@
 import type { EntityModel, FieldModel } from '../../model/types.js';
+import { type PlannedIndex, planIndexes } from './indexPlan.js';
 
 export type ColumnKind = 'text' | 'int' | 'real' | 'bool' | 'json';
 
@@ -19,8 +20,8 @@ export interface TableLayout {
   columns: Map<string, Column>;
   searchFields: string[];
   unique: string[];
-  /** Fields worth an index: filters, ownership, tenancy, timestamps. */
-  indexed: string[];
+  /** The indexes the entity's lists need (planIndexes); sync adds what is missing and drops what is not planned. */
+  indexes: PlannedIndex[];
 }
 
 const TEXT_TYPES = new Set(['string', 'url', 'enum', 'objectId', 'isoDate', 'encryptedKey']);
@@ -56,13 +57,11 @@ export function tableLayout(entity: EntityModel): TableLayout {
       ...(FOLD_TYPES.has(field.type) && field.filterable && !field.hidden ? { fold: foldColumn(field.name) } : {}),
     });
   }
-  const indexed = new Set(entity.fields.filter((f) => f.filterable && !f.unique).map((f) => f.name));
-  for (const name of ['ownerId', 'tenantId', 'createdAt', 'updatedAt']) if (columns.has(name)) indexed.add(name);
   return {
     table: entity.plural,
     columns,
     searchFields: entity.searchFields,
     unique: entity.fields.filter((f) => f.unique && f.name !== 'id').map((f) => f.name),
-    indexed: [...indexed],
+    indexes: planIndexes(entity, columns),
   };
 }

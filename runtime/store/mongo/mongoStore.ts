@@ -9,6 +9,7 @@ import {
 } from 'mongodb';
 import type { AppModel } from '../../model/types.js';
 import { aggregateValues } from '../common/aggregateValues.js';
+import { indexesFor } from '../common/indexPlan.js';
 import { foldText } from '../common/sortKey.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
 import {
@@ -19,6 +20,7 @@ import {
   type Doc,
   type FindQuery,
   type IncrementInput,
+  type SchemaChanges,
   type Store,
   StoreUnavailable,
   UniqueConflict,
@@ -37,6 +39,7 @@ import {
 } from './translate.js';
 
 const DUPLICATE_KEY = 11000;
+const SEARCH_INDEX = 'ix_search_words';
 const NAMESPACE_EXISTS = 48;
 /** Driver errors that mean the server cannot be reached, by class name. */
 const UNAVAILABLE = new Set([
@@ -85,7 +88,8 @@ export class MongoStore implements Store {
     private readonly session: ClientSession | undefined,
   ) {}
 
-  async init(model: AppModel): Promise<void> {
+  async init(model: AppModel): Promise<SchemaChanges> {
+    const changes: SchemaChanges = { added: [], dropped: [] };
     await guard(async () => {
       for (const entity of model.entities) {
         const layout = tableLayout(entity);
@@ -101,9 +105,25 @@ export class MongoStore implements Store {
             { name: `ux_${field}`, unique: true, partialFilterExpression: { [field]: { $exists: true } } },
           );
         }
-        for (const field of layout.indexed) await collection.createIndex({ [field]: 1 }, { name: `ix_${field}` });
-        if (layout.searchFields.length > 0)
-          await collection.createIndex({ [SEARCH_FIELD]: 1 }, { name: 'ix_search_words' });
+        const existing = (await collection.listIndexes().toArray()).map((index) => String(index.name));
+        const indexes = indexesFor(layout.indexes, 'mongo');
+        for (const index of indexes) {
+          if (existing.includes(index.name)) continue;
+          // Arrays are multikey indexes; every key ascending (MongoDB walks them either way). Not being
+          // archived is an equality on a missing field here: it leads the keys instead of a partial filter.
+          const columns = index.live ? ['archivedAt', ...index.columns] : index.columns;
+          const keys = Object.fromEntries(columns.map((column) => [column === 'id' ? '_id' : column, 1]));
+          await collection.createIndex(keys, { name: index.name });
+          changes.added.push(index.name);
+        }
+        const planned = new Set(indexes.map((index) => index.name));
+        for (const name of existing) {
+          // ix_: planned now, or one index per filter under the earlier plan.
+          if (!name.startsWith('ix_') || name === SEARCH_INDEX || planned.has(name)) continue;
+          await collection.dropIndex(name);
+          changes.dropped.push(name);
+        }
+        if (layout.searchFields.length > 0) await collection.createIndex({ [SEARCH_FIELD]: 1 }, { name: SEARCH_INDEX });
         // A field that became a filter: its stored values get their folded text (contains, startsWith).
         for (const column of layout.columns.values()) {
           if (!column.fold) continue;
@@ -125,6 +145,7 @@ export class MongoStore implements Store {
         }
       }
     });
+    return changes;
   }
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {

@@ -22,6 +22,7 @@ import {
   type Doc,
   type FindQuery,
   type IncrementInput,
+  type SchemaChanges,
   type Store,
   StoreUnavailable,
   UniqueConflict,
@@ -97,7 +98,8 @@ export class PgStore implements Store {
     private readonly client: Queryable | undefined,
   ) {}
 
-  async init(model: AppModel): Promise<void> {
+  async init(model: AppModel): Promise<SchemaChanges> {
+    const changes: SchemaChanges = { added: [], dropped: [] };
     await this.withTransaction(async (client) => {
       // One instance at a time prepares the schema.
       await client.query('SELECT pg_advisory_xact_lock(7349001)');
@@ -112,10 +114,13 @@ export class PgStore implements Store {
       }
       for (const entity of model.entities) {
         const layout = tableLayout(entity);
-        await syncPgSchema(client, layout);
+        const { added, dropped } = await syncPgSchema(client, layout);
+        changes.added.push(...added);
+        changes.dropped.push(...dropped);
         this.shared.layouts.set(entity.plural, layout);
       }
     });
+    return changes;
   }
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {

@@ -1,7 +1,9 @@
 import type pg from 'pg';
+import { indexesFor } from '../common/indexPlan.js';
 import { foldText } from '../common/sortKey.js';
 import type { TableLayout } from '../common/tableLayout.js';
 import { ident } from '../sql/ident.js';
+import type { SchemaChanges } from '../types.js';
 
 /** What the store needs of a connection: one query at a time. */
 export interface Queryable {
@@ -26,7 +28,7 @@ export const COLLATIONS = [1, 2, 3].flatMap((strength) =>
 );
 
 /** Creates what is missing, as the SQLite adapter does: tables, added columns, indexes, the search index. Never drops data. */
-export async function syncPgSchema(client: Queryable, layout: TableLayout): Promise<void> {
+export async function syncPgSchema(client: Queryable, layout: TableLayout): Promise<SchemaChanges> {
   const table = ident(layout.table);
   const definitions: string[] = [];
   for (const column of layout.columns.values()) {
@@ -59,26 +61,50 @@ export async function syncPgSchema(client: Queryable, layout: TableLayout): Prom
       await ensure(`hx_${layout.table}_${field}`, false, `USING hash (${ident(field)})`, 'USING hash');
     } else await ensure(`ux_${layout.table}_${field}`, true, `(${ident(field)})`, 'USING btree');
   }
-  for (const field of layout.indexed) {
-    const column = layout.columns.get(field)!;
-    if (column.kind === 'json')
-      await ensure(`fx_${layout.table}_${field}`, false, `USING GIN (${ident(field)})`, 'USING gin');
-    else if (column.longText)
-      await ensure(`fx_${layout.table}_${field}`, false, `USING hash (${ident(field)})`, 'USING hash');
-    else await ensure(`fx_${layout.table}_${field}`, false, `(${ident(field)}, "id")`, 'USING btree');
-  }
-  for (const column of layout.columns.values()) {
-    if (column.sortKey)
-      await client.query(
-        `CREATE INDEX IF NOT EXISTS ${ident(`sk_${layout.table}_${column.field}`)} ON ${table} (${ident(column.sortKey)}, "id")`,
-      );
-  }
+  const changes = await syncIndexes(client, layout, existing);
   if (layout.searchFields.length > 0) {
     await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS "${SEARCH_COLUMN}" TEXT`);
     await client.query(
       `CREATE INDEX IF NOT EXISTS ${ident(`ts_${layout.table}`)} ON ${table} USING GIN (to_tsvector('simple', coalesce("${SEARCH_COLUMN}", '')))`,
     );
   }
+  return changes;
+}
+
+/** Names of indexes entigen made under earlier plans (`fx_`, `sk_`) or this one (`ix_`); unplanned ones are dropped. */
+const MANAGED_PREFIXES = ['ix_', 'fx_', 'sk_'];
+
+/**
+ * The planned indexes. Btree columns are NULLS FIRST, so that a scan either way gives the
+ * list's order (nulls first ascending, last descending) without a sort; the id, never null and
+ * ordered without a NULLS clause, keeps the default.
+ */
+async function syncIndexes(
+  client: Queryable,
+  layout: TableLayout,
+  existing: Map<string, string>,
+): Promise<SchemaChanges> {
+  const table = ident(layout.table);
+  const changes: SchemaChanges = { added: [], dropped: [] };
+  const planned = indexesFor(layout.indexes, 'postgres');
+  for (const index of planned) {
+    if (existing.has(index.name)) continue;
+    const definition =
+      index.method === 'btree'
+        ? `(${index.columns.map((c) => (c === 'id' ? '"id"' : `${ident(c)} NULLS FIRST`)).join(', ')})`
+        : `USING ${index.method} (${index.columns.map(ident).join(', ')})`;
+    await client.query(
+      `CREATE INDEX ${ident(index.name)} ON ${table} ${definition}${index.live ? ' WHERE "archivedAt" IS NULL' : ''}`,
+    );
+    changes.added.push(index.name);
+  }
+  const keep = new Set(planned.map((index) => index.name));
+  for (const name of existing.keys()) {
+    if (keep.has(name) || !MANAGED_PREFIXES.some((prefix) => name.startsWith(`${prefix}${layout.table}_`))) continue;
+    await client.query(`DROP INDEX IF EXISTS ${ident(name)}`);
+    changes.dropped.push(name);
+  }
+  return changes;
 }
 
 /** Index name -> definition, for the table in the current schema. */

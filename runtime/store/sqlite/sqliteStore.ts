@@ -25,12 +25,14 @@ import {
   type Doc,
   type FindQuery,
   type IncrementInput,
+  type SchemaChanges,
   type Store,
   StoreUnavailable,
   UniqueConflict,
   type UpdateSet,
   type Where,
 } from '../types.js';
+import { GroupCommit } from './groupCommit.js';
 import { sqliteDialect as dialect } from './sqliteDialect.js';
 import { ftsTable, syncSqliteSchema } from './syncSqliteSchema.js';
 
@@ -43,6 +45,9 @@ interface Shared {
   statements: Map<string, Database.Statement>;
   /** Settles when the open transaction ends; other callers wait on it. */
   transactionDone?: Promise<void>;
+  /** PRAGMA data_version when last asked: it moves when another connection commits. */
+  dataVersion?: number;
+  group: GroupCommit;
 }
 
 /** The embedded store: better-sqlite3, WAL, synchronous=FULL, FTS5 for text search. */
@@ -67,7 +72,15 @@ export class SqliteStore implements Store {
     db.function('entigen_bucket', { deterministic: true }, (value: unknown, bucket: unknown, timeZone: unknown) =>
       dateBucket(value, bucket as DateBucket, String(timeZone)),
     );
-    return new SqliteStore({ db, layouts: new Map(), statements: new Map() }, false);
+    const shared: Shared = {
+      db,
+      layouts: new Map(),
+      statements: new Map(),
+      group: new GroupCommit(db, (done) => {
+        shared.transactionDone = done;
+      }),
+    };
+    return new SqliteStore(shared, false);
   }
 
   private constructor(
@@ -75,12 +88,16 @@ export class SqliteStore implements Store {
     private readonly inTransaction: boolean,
   ) {}
 
-  async init(model: AppModel): Promise<void> {
+  async init(model: AppModel): Promise<SchemaChanges> {
+    const changes: SchemaChanges = { added: [], dropped: [] };
     for (const entity of model.entities) {
       const layout = tableLayout(entity);
-      this.shared.db.transaction(() => syncSqliteSchema(this.shared.db, layout))();
+      const { added, dropped } = this.shared.db.transaction(() => syncSqliteSchema(this.shared.db, layout))();
+      changes.added.push(...added);
+      changes.dropped.push(...dropped);
       this.shared.layouts.set(entity.plural, layout);
     }
+    return changes;
   }
 
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
@@ -95,6 +112,16 @@ export class SqliteStore implements Store {
     await this.turn();
     const { sql, params } = countStatement(this.layout(collection), query, dialect);
     return (this.statement(sql).get(...params) as { n: number }).n;
+  }
+
+  /** Whether another connection (a script, a second process) committed since the last call. */
+  changedElsewhere(): boolean {
+    // A closed database answers its own error (503) to the query that follows.
+    if (!this.shared.db.open) return false;
+    const version = this.shared.db.pragma('data_version', { simple: true }) as number;
+    const changed = this.shared.dataVersion !== undefined && version !== this.shared.dataVersion;
+    this.shared.dataVersion = version;
+    return changed;
   }
 
   async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
@@ -173,24 +200,11 @@ export class SqliteStore implements Store {
     })();
   }
 
+  /** Concurrent transactions share one commit (groupCommit.ts), each in its own savepoint. */
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn(this);
-    await this.turn();
-    let finish!: () => void;
-    this.shared.transactionDone = new Promise<void>((resolve) => (finish = resolve));
-    const { db } = this.shared;
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = await fn(new SqliteStore(this.shared, true));
-      db.exec('COMMIT');
-      return result;
-    } catch (error) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      throw error;
-    } finally {
-      this.shared.transactionDone = undefined;
-      finish();
-    }
+    // No turn(): a transaction that arrives while a group runs joins it.
+    return this.shared.group.run(() => fn(new SqliteStore(this.shared, true)));
   }
 
   async ping(): Promise<void> {

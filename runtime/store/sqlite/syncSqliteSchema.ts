@@ -1,9 +1,11 @@
 import type Database from 'better-sqlite3';
+import { indexesFor } from '../common/indexPlan.js';
 import { searchText } from '../common/searchText.js';
 import { foldText } from '../common/sortKey.js';
 import type { TableLayout } from '../common/tableLayout.js';
 import { ident } from '../sql/ident.js';
 import { decodeValue } from '../sql/rowCodec.js';
+import type { SchemaChanges } from '../types.js';
 
 const SQL_TYPES = { text: 'TEXT', int: 'INTEGER', real: 'REAL', bool: 'INTEGER', json: 'TEXT' } as const;
 
@@ -12,10 +14,11 @@ export function ftsTable(layout: TableLayout): string {
 }
 
 /**
- * Creates what is missing: tables, columns of fields added since, unique and filter indexes,
- * and the FTS5 search table (rebuilt when the searchable fields change). Never drops data.
+ * Creates what is missing: tables, columns of fields added since, unique indexes, the planned
+ * indexes (dropping those no longer planned), and the FTS5 search table (rebuilt when the
+ * searchable fields change). Never drops data. Answers the indexes it added and dropped.
  */
-export function syncSqliteSchema(db: Database.Database, layout: TableLayout): void {
+export function syncSqliteSchema(db: Database.Database, layout: TableLayout): SchemaChanges {
   const table = ident(layout.table);
   const definitions: string[] = [];
   for (const column of layout.columns.values()) {
@@ -49,17 +52,46 @@ export function syncSqliteSchema(db: Database.Database, layout: TableLayout): vo
   for (const field of layout.unique) {
     db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${ident(`ux_${layout.table}_${field}`)} ON ${table} (${ident(field)})`);
   }
-  // Filters compare the stored value; ordering uses the natural-order key: each gets its own index.
-  for (const field of layout.indexed) {
-    db.exec(`CREATE INDEX IF NOT EXISTS ${ident(`fx_${layout.table}_${field}`)} ON ${table} (${ident(field)}, "id")`);
-  }
-  for (const column of layout.columns.values()) {
-    if (column.sortKey)
-      db.exec(
-        `CREATE INDEX IF NOT EXISTS ${ident(`sk_${layout.table}_${column.field}`)} ON ${table} (${ident(column.sortKey)}, "id")`,
-      );
-  }
+  const indexes = syncIndexes(db, layout);
   syncSearchTable(db, layout);
+  return indexes;
+}
+
+/**
+ * Names of indexes entigen made under earlier plans (`fx_`: one per filter, `sk_`: one per text
+ * field's sort key) or this one (`ix_`): those the plan no longer has are dropped.
+ */
+const MANAGED_PREFIXES = ['ix_', 'fx_', 'sk_'];
+
+/** The planned indexes SQLite keeps, added and dropped to match. */
+function syncIndexes(db: Database.Database, layout: TableLayout): SchemaChanges {
+  const table = ident(layout.table);
+  const existing = new Set(
+    (
+      db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?`).all(layout.table) as {
+        name: string;
+      }[]
+    ).map((row) => row.name),
+  );
+  const planned = indexesFor(layout.indexes, 'sqlite');
+  const changes: SchemaChanges = { added: [], dropped: [] };
+  for (const index of planned) {
+    if (existing.has(index.name)) continue;
+    // SQLite checks a partial index's condition again unless its column is in the index: the
+    // archived flag goes last, so counts read the index alone.
+    const columns = index.live ? [...index.columns, 'archivedAt'] : index.columns;
+    db.exec(
+      `CREATE INDEX ${ident(index.name)} ON ${table} (${columns.map(ident).join(', ')})${index.live ? ' WHERE "archivedAt" IS NULL' : ''}`,
+    );
+    changes.added.push(index.name);
+  }
+  const keep = new Set(planned.map((index) => index.name));
+  for (const name of existing) {
+    if (keep.has(name) || !MANAGED_PREFIXES.some((prefix) => name.startsWith(`${prefix}${layout.table}_`))) continue;
+    db.exec(`DROP INDEX ${ident(name)}`);
+    changes.dropped.push(name);
+  }
+  return changes;
 }
 
 function syncSearchTable(db: Database.Database, layout: TableLayout): void {

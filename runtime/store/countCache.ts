@@ -1,0 +1,176 @@
+import type { AppModel } from '../model/types.js';
+import type {
+  AggregateQuery,
+  AggregateResult,
+  CountQuery,
+  Doc,
+  FindQuery,
+  FindResult,
+  IncrementInput,
+  InsertInput,
+  SchemaChanges,
+  Store,
+  UpdateSet,
+  Where,
+} from './types.js';
+
+/** Counts remembered at most, over every collection (least recently used go first). */
+export const MAX_CACHED_COUNTS = 10_000;
+
+/**
+ * Exact counts, remembered per collection and query (the caller's access constraint is part of
+ * the query) until the next write to that collection. Each collection has a generation, raised
+ * after every write commits; a count is kept only under the generation it was read in, so a
+ * count that raced a commit is never kept. `onInvalidate` tells the other instances (Redis),
+ * which raise theirs through `invalidate(collection, true)`.
+ */
+export class CountCache {
+  private readonly generations = new Map<string, number>();
+  private readonly entries = new Map<string, { generation: number; count: number }>();
+  onInvalidate?: (collection: string) => void;
+  hits = 0;
+  misses = 0;
+
+  constructor(private readonly maxEntries = MAX_CACHED_COUNTS) {}
+
+  generation(collection: string): number {
+    return this.generations.get(collection) ?? 0;
+  }
+
+  get(key: string, collection: string): number | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || entry.generation !== this.generation(collection)) {
+      this.misses++;
+      return undefined;
+    }
+    // Most recently used last.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.hits++;
+    return entry.count;
+  }
+
+  set(key: string, collection: string, generation: number, count: number): void {
+    if (generation !== this.generation(collection)) return;
+    this.entries.delete(key);
+    this.entries.set(key, { generation, count });
+    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  invalidate(collection: string, fromElsewhere = false): void {
+    this.generations.set(collection, this.generation(collection) + 1);
+    if (!fromElsewhere) this.onInvalidate?.(collection);
+  }
+
+  /** Everything: another process wrote to the database (SQLite tells). */
+  clear(): void {
+    for (const collection of this.generations.keys()) this.invalidate(collection, true);
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/**
+ * A store whose `count` answers from the CountCache when it can; every write (and every
+ * transaction, once it ends) raises the written collections' generations. Counts inside a
+ * transaction see its own writes and always go to the store.
+ */
+export class CountCachingStore implements Store {
+  constructor(
+    readonly inner: Store,
+    private readonly cache: CountCache,
+    /** Inside a transaction: the collections it wrote, raised when it ends. */
+    private readonly touched?: Set<string>,
+  ) {}
+
+  get kind(): Store['kind'] {
+    return this.inner.kind;
+  }
+
+  init(model: AppModel): Promise<SchemaChanges> {
+    return this.inner.init(model);
+  }
+
+  find(collection: string, query: FindQuery): Promise<FindResult> {
+    return this.inner.find(collection, query);
+  }
+
+  async count(collection: string, query: CountQuery): Promise<number> {
+    if (this.touched) return this.inner.count(collection, query);
+    if (this.inner.changedElsewhere?.()) this.cache.clear();
+    const key = `${collection}\u0000${JSON.stringify(query)}`;
+    const cached = this.cache.get(key, collection);
+    if (cached !== undefined) return cached;
+    const generation = this.cache.generation(collection);
+    const count = await this.inner.count(collection, query);
+    this.cache.set(key, collection, generation, count);
+    return count;
+  }
+
+  aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
+    return this.inner.aggregate(collection, query);
+  }
+
+  get(collection: string, id: string, where?: Where): Promise<Doc | null> {
+    return this.inner.get(collection, id, where);
+  }
+
+  insert(collection: string, doc: InsertInput): Promise<Doc> {
+    return this.written(collection, () => this.inner.insert(collection, doc));
+  }
+
+  insertMany(collection: string, docs: InsertInput[]): Promise<Doc[]> {
+    return this.written(collection, () => this.inner.insertMany(collection, docs));
+  }
+
+  update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
+    return this.written(collection, () => this.inner.update(collection, id, set, where));
+  }
+
+  increment(collection: string, id: string, by: IncrementInput, set?: UpdateSet, where?: Where): Promise<Doc | null> {
+    return this.written(collection, () => this.inner.increment(collection, id, by, set, where));
+  }
+
+  remove(collection: string, id: string, where?: Where): Promise<boolean> {
+    return this.written(collection, () => this.inner.remove(collection, id, where));
+  }
+
+  async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    if (this.touched) return this.inner.transaction((tx) => fn(new CountCachingStore(tx, this.cache, this.touched)));
+    const touched = new Set<string>();
+    try {
+      return await this.inner.transaction((tx) => fn(new CountCachingStore(tx, this.cache, touched)));
+    } finally {
+      // After the commit (or the rollback, which changed nothing: raising costs only a recount).
+      for (const collection of touched) this.cache.invalidate(collection);
+    }
+  }
+
+  ping(): Promise<void> {
+    return this.inner.ping();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  changedElsewhere(): boolean {
+    return this.inner.changedElsewhere?.() ?? false;
+  }
+
+  /** Outside a transaction the write has committed when it returns; inside, the transaction raises it at its end. */
+  private async written<T>(collection: string, write: () => Promise<T>): Promise<T> {
+    if (this.touched) {
+      this.touched.add(collection);
+      return write();
+    }
+    try {
+      return await write();
+    } finally {
+      this.cache.invalidate(collection);
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { conformanceModel } from '../../../test/conformance/storeConformance.js';
+import { newId } from '../../entities/prepareWrite.js';
+import { UniqueConflict } from '../types.js';
+import type { GroupCommit } from './groupCommit.js';
+import { SqliteStore } from './sqliteStore.js';
+
+const thing = (name: string, code?: string) => ({
+  id: newId(),
+  ownerId: '0'.repeat(24),
+  createdAt: '2024-01-01T00:00:00.000Z',
+  updatedAt: '2024-01-01T00:00:00.000Z',
+  name,
+  ...(code ? { code } : {}),
+});
+const groupOf = (store: SqliteStore) => (store as unknown as { shared: { group: GroupCommit } }).shared.group;
+const pause = () => new Promise((resolve) => setTimeout(resolve, 2));
+
+async function open() {
+  const path = join(mkdtempSync(join(tmpdir(), 'entigen-group-')), 'g.db');
+  const store = SqliteStore.open(path);
+  await store.init(conformanceModel);
+  return { store, path };
+}
+
+describe('group commit', () => {
+  it('commits concurrent transactions together, each after its own work, and all are durable', async () => {
+    const { store, path } = await open();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.transaction(async (tx) => {
+          await pause();
+          await tx.insert('things', thing(`t${i}`));
+          await tx.insert('happenings', { ...thing(`h${i}`), place: 'x' });
+          return i;
+        }),
+      ),
+    );
+    expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    const group = groupOf(store);
+    expect(group.members).toBe(20);
+    expect(group.groups).toBeLessThan(20);
+    // Another connection sees every committed row.
+    const other = SqliteStore.open(path);
+    await other.init(conformanceModel);
+    expect(await other.count('things', {})).toBe(20);
+    expect(await other.count('happenings', {})).toBe(20);
+    await other.close();
+    await store.close();
+  });
+
+  it('rolls back only the member that failed', async () => {
+    const { store } = await open();
+    await store.insert('things', thing('taken', 'C-1'));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) =>
+        store.transaction(async (tx) => {
+          await tx.insert('things', thing(`m${i}`));
+          await pause();
+          if (i === 2) await tx.insert('things', thing('dup', 'C-1'));
+          if (i === 4) throw new Error('refused by a hook');
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(UniqueConflict);
+    const names = (await store.find('things', { sort: [{ field: 'name', direction: 'asc' }] })).map((d) => d.name);
+    expect(names).toEqual(['m0', 'm1', 'm3', 'm5', 'taken']);
+    await store.close();
+  });
+
+  it('lets readers in between groups while writes keep coming', async () => {
+    const { store } = await open();
+    let writing = true;
+    const writers = Array.from({ length: 4 }, async () => {
+      while (writing)
+        await store.transaction(async (tx) => {
+          await tx.insert('things', thing('w'));
+          await pause();
+        });
+    });
+    await pause();
+    const read = await Promise.race([
+      store.count('things', {}).then((n) => ({ n })),
+      new Promise<'starved'>((resolve) => setTimeout(() => resolve('starved'), 2000)),
+    ]);
+    writing = false;
+    await Promise.all(writers);
+    expect(read).not.toBe('starved');
+    await store.close();
+  });
+
+  it('runs a nested transaction inside its member', async () => {
+    const { store } = await open();
+    await store.transaction(async (tx) => {
+      await tx.transaction(async (inner) => {
+        await inner.insert('things', thing('nested'));
+      });
+    });
+    expect(await store.count('things', {})).toBe(1);
+    await store.close();
+  });
+});

@@ -1,0 +1,103 @@
+import type Database from 'better-sqlite3';
+
+/** Transactions one commit carries at most, so readers waiting for it are not held long. */
+export const MAX_GROUP = 32;
+
+interface Member {
+  run(): Promise<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Group commit on the one SQLite connection: transactions that arrive while others run share one
+ * `BEGIN IMMEDIATE ... COMMIT`, and so one fsync under synchronous=FULL. Each runs in its own
+ * savepoint, one after another: a failure rolls back to its savepoint only, and the others go
+ * on. No caller hears of its transaction before the group's COMMIT has returned; if the COMMIT
+ * fails (or SQLite rolled the whole transaction back), every member of the group fails with it.
+ * `hold` is called with a promise that settles when the group ends, for readers to wait on.
+ */
+export class GroupCommit {
+  private readonly queue: Member[] = [];
+  private running = false;
+  /** Groups committed and the transactions they carried, for the operator metrics and tests. */
+  groups = 0;
+  members = 0;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly hold: (done: Promise<void> | undefined) => void,
+  ) {}
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run: fn, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        await this.group();
+        // Readers waiting for the group run before the next one starts.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async group(): Promise<void> {
+    const { db } = this;
+    let finish!: () => void;
+    this.hold(new Promise<void>((resolve) => (finish = resolve)));
+    const done: { member: Member; value: unknown }[] = [];
+    try {
+      db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      // No transaction could start (the database is busy or gone): this group's first caller hears it.
+      this.queue.shift()!.reject(error);
+      this.hold(undefined);
+      finish();
+      return;
+    }
+    try {
+      while (this.queue.length > 0 && done.length < MAX_GROUP) {
+        const member = this.queue.shift()!;
+        db.exec('SAVEPOINT entigen_member');
+        try {
+          const value = await member.run();
+          db.exec('RELEASE entigen_member');
+          done.push({ member, value });
+        } catch (error) {
+          if (!db.inTransaction) {
+            // SQLite ended the whole transaction (a full disk, an I/O error): nobody in it committed.
+            member.reject(error);
+            for (const earlier of done.splice(0)) earlier.member.reject(error);
+            return;
+          }
+          db.exec('ROLLBACK TO entigen_member');
+          db.exec('RELEASE entigen_member');
+          member.reject(error);
+        }
+        // Callers whose transaction began while this one ran join the group.
+        if (this.queue.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+      try {
+        db.exec('COMMIT');
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        for (const { member } of done) member.reject(error);
+        return;
+      }
+      this.groups++;
+      this.members += done.length;
+      for (const { member, value } of done) member.resolve(value);
+    } finally {
+      this.hold(undefined);
+      finish();
+    }
+  }
+}

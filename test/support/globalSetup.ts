@@ -1,11 +1,20 @@
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-/** Integration tests run the real CLI from dist/, so compile it once before any test. */
-export default function setup(): void {
+/**
+ * Integration tests run the real CLI from dist/, so compile it once before any test. The compile
+ * runs beside vitest's main process, not inside it: a synchronous one would block that process,
+ * and workers of other projects already running would time out reporting to it ("Timeout calling
+ * onTaskUpdate").
+ */
+export default async function setup(): Promise<void> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
-  execFileSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    stdio: 'inherit',
+  await new Promise<void>((resolve, reject) => {
+    const tsc = spawn(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    tsc.on('error', reject);
+    tsc.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tsc -p tsconfig.build.json exited ${code}`))));
   });
 }

@@ -240,3 +240,32 @@ describe('postgres index plan', () => {
     }
   });
 });
+
+describe('postgres prepared statements', () => {
+  it('runs a statement again, unprepared, when another instance changed the table under it', async () => {
+    const schema = `conformance_${randomUUID().replace(/-/g, '')}`;
+    const store = PgStore.open(POSTGRES_URL, { schema, max: 1 });
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    try {
+      await store.init(conformanceModel);
+      const doc = {
+        id: newId(),
+        ownerId: '0'.repeat(24),
+        name: 'n',
+        createdAt: '2024-01-01T00:00:00.000Z',
+        updatedAt: '2024-01-01T00:00:00.000Z',
+      };
+      await store.insert('things', doc);
+      // Prepared on the pool's one connection: SELECT * with the columns of now.
+      expect((await store.get('things', doc.id))?.name).toBe('n');
+      await client.query(`ALTER TABLE ${schema}.things ADD COLUMN "later" TEXT`);
+      expect((await store.get('things', doc.id))?.name).toBe('n');
+      expect((await store.get('things', doc.id))?.name).toBe('n');
+    } finally {
+      await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+      await client.end();
+      await store.close();
+    }
+  });
+});

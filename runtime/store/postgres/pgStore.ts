@@ -59,6 +59,43 @@ const isSerializationFailure = (error: unknown) => RETRYABLE_CODES.has((error as
 
 export type { Queryable };
 
+/** Statement texts PgStore names, so each connection parses and plans them once; beyond, they run unnamed. */
+const MAX_PREPARED = 500;
+/** "cached plan must not change result type": a prepared SELECT * met a table another instance changed. */
+const CACHED_PLAN_CHANGED = '0A000';
+
+/** Names for statement texts, so that pg prepares each once per connection. */
+class PreparedNames {
+  private readonly names = new Map<string, string>();
+  private generation = 0;
+
+  config({ sql, params }: Statement): pg.QueryConfig {
+    let name = this.names.get(sql);
+    if (name === undefined && this.names.size < MAX_PREPARED) {
+      name = `entigen_${this.generation}_${this.names.size}`;
+      this.names.set(sql, name);
+    }
+    return name === undefined ? { text: sql, values: params } : { name, text: sql, values: params };
+  }
+
+  /** After a schema change: what was prepared may return other columns now; new names from here on. */
+  reset(): void {
+    this.generation++;
+    this.names.clear();
+  }
+}
+
+/** Runs a statement prepared; once more unprepared (and with new names) when the table changed under it. */
+async function runPrepared(client: Queryable, prepared: PreparedNames, statement: Statement): Promise<pg.QueryResult> {
+  try {
+    return await client.query(prepared.config(statement));
+  } catch (error) {
+    if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
+    prepared.reset();
+    return client.query(statement.sql, statement.params);
+  }
+}
+
 /**
  * A pooled client whose queries run one after another. pg deprecates overlapping queries on one
  * client, and code inside a transaction (history writes beside the record's own) may overlap them.
@@ -67,7 +104,7 @@ function queued(client: pg.PoolClient): Queryable {
   let tail: Promise<unknown> = Promise.resolve();
   return {
     query(sql, params) {
-      const result = tail.then(() => client.query(sql, params));
+      const result = tail.then(() => (typeof sql === 'string' ? client.query(sql, params) : client.query(sql)));
       tail = result.catch(() => undefined);
       return result;
     },
@@ -90,11 +127,16 @@ export class PgStore implements Store {
       ...searchPath,
     });
     pool.on('error', () => undefined);
-    return new PgStore({ pool, layouts: new Map(), schema: options.schema }, undefined);
+    return new PgStore({ pool, layouts: new Map(), schema: options.schema, prepared: new PreparedNames() }, undefined);
   }
 
   private constructor(
-    private readonly shared: { pool: pg.Pool; layouts: Map<string, TableLayout>; schema?: string },
+    private readonly shared: {
+      pool: pg.Pool;
+      layouts: Map<string, TableLayout>;
+      schema?: string;
+      prepared: PreparedNames;
+    },
     private readonly client: Queryable | undefined,
   ) {}
 
@@ -120,6 +162,8 @@ export class PgStore implements Store {
         this.shared.layouts.set(entity.plural, layout);
       }
     });
+    // Tables may have changed: statements prepared before could return other columns.
+    this.shared.prepared.reset();
     return changes;
   }
 
@@ -248,17 +292,17 @@ export class PgStore implements Store {
     }
   }
 
-  private async run({ sql, params }: Statement): Promise<pg.QueryResult> {
+  private async run(statement: Statement): Promise<pg.QueryResult> {
     try {
-      return await (this.client ?? this.shared.pool).query(sql, params);
+      return await runPrepared(this.client ?? this.shared.pool, this.shared.prepared, statement);
     } catch (error) {
       throw translate(error);
     }
   }
 
-  private async guard(layout: TableLayout, client: Queryable, { sql, params }: Statement): Promise<pg.QueryResult> {
+  private async guard(layout: TableLayout, client: Queryable, statement: Statement): Promise<pg.QueryResult> {
     try {
-      return await client.query(sql, params);
+      return await runPrepared(client, this.shared.prepared, statement);
     } catch (error) {
       const { code, constraint } = error as { code?: string; constraint?: string };
       if (code === '23505')

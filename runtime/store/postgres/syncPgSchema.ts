@@ -7,7 +7,7 @@ import type { SchemaChanges } from '../types.js';
 
 /** What the store needs of a connection: one query at a time. */
 export interface Queryable {
-  query(sql: string, params?: unknown[]): Promise<pg.QueryResult>;
+  query(sql: string | pg.QueryConfig, params?: unknown[]): Promise<pg.QueryResult>;
 }
 
 const PG_TYPES = {

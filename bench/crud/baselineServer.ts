@@ -17,6 +17,10 @@ const listArticles = db.prepare(
   'SELECT * FROM articles WHERE "archivedAt" IS NULL AND "kind" = ? ORDER BY "views" DESC, "id" DESC LIMIT ? OFFSET 0',
 );
 const countArticles = db.prepare('SELECT COUNT(*) AS n FROM articles WHERE "archivedAt" IS NULL AND "kind" = ?');
+const pageAfter = db.prepare(
+  'SELECT * FROM articles WHERE "archivedAt" IS NULL AND "id" < ? ORDER BY "id" DESC LIMIT ?',
+);
+const countLive = db.prepare('SELECT COUNT(*) AS n FROM articles WHERE "archivedAt" IS NULL');
 const rangeArticles = db.prepare(
   'SELECT * FROM articles WHERE "archivedAt" IS NULL AND "createdAt" >= ? AND "createdAt" <= ? ORDER BY "views" DESC, "id" DESC LIMIT ? OFFSET 0',
 );
@@ -88,6 +92,15 @@ app.get('/api/v1/articles/:id', (req, res) => {
   res.json({ data: decode(row) });
 });
 app.get('/api/v1/articles', (req, res) => {
+  if (req.query.cursor !== undefined) {
+    // Keyset on id, one more than asked to tell whether a next page exists; the total as entigen gives it.
+    const limit = Number(req.query.limit ?? 25);
+    const rows = (pageAfter.all(String(req.query.cursor), limit + 1) as Record<string, unknown>[]).map(decode);
+    const totalCount = (countLive.get() as { n: number }).n;
+    const items = rows.slice(0, limit);
+    const nextCursor = rows.length > limit ? String(items.at(-1)!.id) : undefined;
+    return void res.json({ data: { items, totalCount, totalPages: Math.ceil(totalCount / limit), nextCursor } });
+  }
   if (req.query.dateFrom !== undefined) {
     const from = new Date(String(req.query.dateFrom)).toISOString();
     const to = `${String(req.query.dateTo)}T23:59:59.999Z`;

@@ -1,7 +1,7 @@
 // CRUD throughput of the full entigen pipeline against a hand-written Express 5 + better-sqlite3
 // baseline (and Soul, a REST-over-SQLite peer, when installed), on the same seeded data.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ const root = join(here, '..', '..', '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RUNS = 3;
 /** BENCH_CASES=get,list,create picks cases; BENCH_TARGETS=entigen,baseline,soul picks servers. */
-const CASES = ['get by id', 'list', 'range list', 'aggregate', 'create'].filter(
+const CASES = ['get by id', 'list', 'cursor page', 'range list', 'aggregate', 'create'].filter(
   (name) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').some((c) => name.startsWith(c)),
 );
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
@@ -32,7 +32,16 @@ const PG_URL =
 interface Target {
   name: 'entigen' | 'baseline' | 'soul';
   start(db: string, port: number): ChildProcess;
-  paths: { get: string; list: string; create: string; createBody: string; rangeList?: string; aggregate?: string };
+  paths: {
+    get: string;
+    list: string;
+    create: string;
+    createBody: string;
+    rangeList?: string;
+    aggregate?: string;
+    /** `{cursor}`: replaced by the target's own cursor past the first page. */
+    cursorPage?: string;
+  };
 }
 
 const ENTIGEN_PATHS = {
@@ -42,6 +51,8 @@ const ENTIGEN_PATHS = {
   rangeList: '/api/v1/articles?dateFrom=2025-12-01&dateTo=2025-12-07&sort=-views&limit=25',
   // Published articles per kind, with the sum of their views.
   aggregate: '/api/v1/articles/aggregate?groupBy=kind&sum=views&status=published',
+  // 50 records after a cursor, with the total: its cost must not grow with the table.
+  cursorPage: '/api/v1/articles?limit=50&cursor={cursor}',
   create: '/api/v1/articles',
   createBody: JSON.stringify({ title: 'New article', body: 'Some body text' }),
 };
@@ -157,10 +168,25 @@ async function main() {
     running.push({ target, url, child });
   }
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  // Each server's cursor after the first page of 50: entigen's own signed one, the baseline's the
+  // last id of that page (ids grow with creation, so the 50th newest).
+  const cursors = new Map<string, string>([['baseline', [...articleIds].sort().reverse()[49]]]);
+  for (const { target, url } of running) {
+    if (target.name !== 'entigen') continue;
+    const first = (await (await fetch(`${url}/api/v1/articles?limit=50`, { headers })).json()) as {
+      data: { nextCursor?: string };
+    };
+    cursors.set('entigen', encodeURIComponent(first.data.nextCursor ?? ''));
+  }
   const casesOf = (target: Target) =>
     [
       { name: 'get by id', method: 'GET', path: target.paths.get, idsFile },
       { name: 'list', method: 'GET', path: target.paths.list },
+      {
+        name: 'cursor page',
+        method: 'GET',
+        path: target.paths.cursorPage?.replace('{cursor}', cursors.get(target.name) ?? ''),
+      },
       { name: 'range list', method: 'GET', path: target.paths.rangeList },
       { name: 'aggregate', method: 'GET', path: target.paths.aggregate },
       { name: 'create', method: 'POST', path: target.paths.create, body: target.paths.createBody },
@@ -192,6 +218,14 @@ async function main() {
           `${name.padEnd(9)} ${caseName.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p99 ${String(result.p99).padStart(4)} ms  failures ${result.failures}\n`,
         );
       }
+    }
+    for (const { target, child } of running) {
+      const status = existsSync(`/proc/${child.pid}/status`) ? readFileSync(`/proc/${child.pid}/status`, 'utf8') : '';
+      const rss = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+      if (rss)
+        process.stdout.write(
+          `${target.name.padEnd(9)} server RSS after the run: ${Math.round(Number(rss) / 1024)} MB (${RECORDS} records)\n`,
+        );
     }
   } finally {
     await Promise.all(

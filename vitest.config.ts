@@ -23,7 +23,8 @@ const SQLITE_ONLY = [
 const BUILD_DIST = ['test/support/globalSetup.ts'];
 
 // One configuration, four projects; the npm scripts pick them:
-//   npm test                -> unit + integration (SQLite)
+//   npm test                -> unit, then integration (SQLite), in two runs: the unit workers do not
+//                              wait on a main process busy with the integration suite
 //   npm run test:unit       -> unit: beside the code + architecture, from the sources, no build
 //   npm run test:postgres   -> stores with TEST_STORE=postgres (+ the PostgreSQL conformance suite)
 //   npm run test:mongo-fake -> stores with TEST_STORE=mongo-fake

@@ -22,7 +22,7 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const SECRET = 'bench-secret';
 const SOUL = join(root, '.bench-tmp', 'soul', 'node_modules', 'soul-cli', 'src', 'server.js');
-/** BENCH_PROFILE=DIR writes a V8 CPU profile of the entigen server to DIR (open it in Chrome DevTools). */
+/** BENCH_PROFILE=DIR writes V8 CPU profiles of the entigen and baseline servers to DIR (open it in Chrome DevTools). */
 const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 const PG_URL =
   process.env.BENCH_STORE === 'postgres'
@@ -69,7 +69,7 @@ const TARGETS: Target[] = [
   },
   {
     name: 'baseline',
-    start: (db, port) => pinned(0, [join(here, 'baselineServer.js'), db, String(port), SECRET]),
+    start: (db, port) => pinned(0, [...PROFILE, join(here, 'baselineServer.js'), db, String(port), SECRET]),
     paths: ENTIGEN_PATHS,
   },
   {

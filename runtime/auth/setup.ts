@@ -90,6 +90,11 @@ export class SetupState {
   private done = false;
   constructor(private readonly store: Store) {}
 
+  /** True once an administrator is known to exist (it never goes back). */
+  get known(): boolean {
+    return this.done;
+  }
+
   async isDone(): Promise<boolean> {
     if (!this.done) this.done = await hasAdmin(this.store);
     return this.done;

@@ -17,6 +17,8 @@ export interface AuthenticateOptions {
   cookieName: string;
   sessionTtlMs: number;
   now(): Date;
+  /** Remembers what a session token resolved to until users or revocations change (store/countCache.ts). */
+  remember?: <T>(key: string, collections: readonly string[], load: () => Promise<T>) => Promise<T>;
 }
 
 /** lastUsedAt of an API key is written at most this often. */
@@ -36,14 +38,18 @@ export function authenticate(options: AuthenticateOptions) {
     const claims = verifySession(options.secret, token, now, options.sessionTtlMs);
     if (!claims) return undefined;
     // Both reads at once: on a networked store that is one round trip instead of two.
-    const [user, [revoked]] = await Promise.all([
-      options.store.get(USERS, claims.userId),
-      options.store.find(REVOKED_SESSIONS, {
-        where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) },
-        limit: 1,
-        select: ['id'],
-      }),
-    ]);
+    const read = () =>
+      Promise.all([
+        options.store.get(USERS, claims.userId),
+        options.store.find(REVOKED_SESSIONS, {
+          where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) },
+          limit: 1,
+          select: ['id'],
+        }),
+      ]);
+    const [user, [revoked]] = options.remember
+      ? await options.remember(`session\u0000${token}`, [USERS, REVOKED_SESSIONS], read)
+      : await read();
     if (!user || user.disabled === true || revoked) return undefined;
     const validAfter = typeof user.sessionsValidAfter === 'string' ? Date.parse(user.sessionsValidAfter) : 0;
     if (claims.issuedAt < validAfter) return undefined;

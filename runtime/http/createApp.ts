@@ -11,9 +11,11 @@ import { METRICS_PATH, metricsRoute } from '../health/metricsRoute.js';
 import type { OperatorMetrics } from '../health/operatorMetrics.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import { MEDIA_ASSETS, SCHEDULED_JOBS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
+import type { CountCache } from '../store/countCache.js';
 import { apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
 import { authRoutes } from './authRoutes.js';
+import { compose, MountTable } from './compose.js';
 import { correlationId } from './correlationId.js';
 import { corsPolicy } from './corsPolicy.js';
 import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
@@ -57,6 +59,8 @@ export interface AppOptions {
   realtime: RealtimeHub;
   /** Webhook delivery (woken by replays and redeliveries). */
   webhooks: WebhookDispatcher;
+  /** The count cache, when counts are cached: it also remembers what session tokens resolve to. */
+  counts?: CountCache;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -78,6 +82,7 @@ export function createApp({
   operator,
   realtime,
   webhooks,
+  counts,
 }: AppOptions): { app: Express; routes: RouteTable } {
   const { ctx, config } = auth;
   const app = express();
@@ -89,12 +94,6 @@ export function createApp({
   app.set('query parser', 'extended');
   app.set('trust proxy', config.server.trustProxy);
 
-  app.use(correlationId());
-  app.use(requestLog(ctx.logger, metrics, operator, (method, path) => routes.routeOf(method, path)));
-  app.use(securityHeaders());
-  const crossOrigin = corsPolicy(config.cors);
-  if (crossOrigin) app.use(crossOrigin);
-  app.use(refuseWhileDraining(drain));
   const identity = {
     store: ctx.store,
     secret: ctx.secrets.signing,
@@ -102,16 +101,24 @@ export function createApp({
     sessionTtlMs: config.sessionTtlMs,
     clock,
   };
+  // One layer for what every request passes through first (compose.ts: fewer layers to match).
   app.use(
-    rateLimit({
-      tiers: config.rateLimit,
-      store: limiter,
-      clock,
-      identify: identifyCaller(identity),
-      logger: ctx.logger,
-      exempt: [HEALTH_PATH, METRICS_PATH],
-      onRefused: (tier) => operator.rateLimited(tier),
-    }),
+    compose(
+      correlationId(),
+      requestLog(ctx.logger, metrics, operator, (method, path) => routes.routeOf(method, path)),
+      securityHeaders(),
+      corsPolicy(config.cors),
+      refuseWhileDraining(drain),
+      rateLimit({
+        tiers: config.rateLimit,
+        store: limiter,
+        clock,
+        identify: identifyCaller(identity),
+        logger: ctx.logger,
+        exempt: [HEALTH_PATH, METRICS_PATH],
+        onRefused: (tier) => operator.rateLimited(tier),
+      }),
+    ),
   );
   const authenticateCaller = authenticate({
     store: ctx.store,
@@ -120,6 +127,7 @@ export function createApp({
     cookieName: auth.cookieName,
     sessionTtlMs: config.sessionTtlMs,
     now: ctx.now,
+    remember: counts && ((key, collections, load) => counts.remember(key, collections, load)),
   });
   // Health answers even while the database or setup would stop everything else.
   app.get(
@@ -135,35 +143,39 @@ export function createApp({
   routes.add('GET', HEALTH_PATH);
   app.get(METRICS_PATH, metricsRoute({ operator, token: config.metrics.token, authenticate: authenticateCaller }));
   routes.add('GET', METRICS_PATH);
-  app.use(setupGate(setup));
   const setupRouter = setupRoutes(auth, setup);
   routes.addRouter('', setupRouter);
-  app.use(setupRouter);
+  // The setup router is entered only for its own paths (compared as Express does: any case, one trailing slash).
+  const setupPaths = new Set(routerPaths(setupRouter).map(comparablePath));
+  app.use(setupGate(setup), (req: Request, res: Response, next: NextFunction) =>
+    setupPaths.has(comparablePath(req.path)) ? setupRouter(req, res, next) : next(),
+  );
   if (ctx.registry.openapi) {
     const docs = docsRoutes(ctx.registry.openapi, ctx.registry.model.app.name);
     routes.addRouter(DOCS_PATH, docs);
     app.use(DOCS_PATH, docs);
   }
   const media = ctx.registry.entities.has(MEDIA_ASSETS);
-  app.use(jsonBody(undefined, (req) => media && req.method === 'POST' && req.path === UPLOAD_PATH));
-  app.use(refusePrototypeKeys());
   app.use(
-    refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }),
+    compose(
+      jsonBody(undefined, (req) => media && req.method === 'POST' && req.path === UPLOAD_PATH),
+      refusePrototypeKeys(),
+      refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }),
+      authenticateCaller,
+      // After authentication: a stored answer is replayed only to the caller who made it (README, departures).
+      idempotency({
+        store: ctx.store,
+        clock,
+        logger: ctx.logger,
+        cipher: new FieldCipher(`idempotency:${ctx.secrets.encryption ?? ctx.secrets.signing}`),
+        onReplay: () => operator.idempotencyReplayed(),
+      }),
+    ),
   );
-  app.use(authenticateCaller);
-  // After authentication: a stored answer is replayed only to the caller who made it (README, departures).
-  app.use(
-    idempotency({
-      store: ctx.store,
-      clock,
-      logger: ctx.logger,
-      cipher: new FieldCipher(`idempotency:${ctx.secrets.encryption ?? ctx.secrets.signing}`),
-      onReplay: () => operator.idempotencyReplayed(),
-    }),
-  );
+  const mounts = new MountTable(API_PREFIX);
   const mount = (prefix: string, router: Router) => {
     routes.addRouter(prefix, router);
-    app.use(prefix, rememberMount(prefix), router);
+    mounts.add(prefix, rememberMount(prefix), router);
   };
   mount(`${API_PREFIX}/auth`, authRoutes(auth));
   mount(`${API_PREFIX}/users`, userRoutes(auth));
@@ -184,6 +196,7 @@ export function createApp({
       buildEntityRouter(ctx, { plural: entity.model.plural, validators: entity.validators, routes: entity.routes }),
     );
   }
+  app.use(mounts.handler());
   app.use(methodNotAllowed(routes));
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.logger));
@@ -197,3 +210,10 @@ function rememberMount(prefix: string) {
     next();
   };
 }
+
+function routerPaths(router: Router): string[] {
+  return (router.stack as { route?: { path: string } }[]).flatMap((layer) => (layer.route ? [layer.route.path] : []));
+}
+
+const comparablePath = (path: string) =>
+  (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();

@@ -17,7 +17,8 @@ const EXEMPT = new Set([SETUP_PATH, '/api/health']);
 /** While no admin exists: GET/HEAD go 302 to /setup, other methods 503; /setup and health stay open. */
 export function setupGate(state: SetupState) {
   return async function setupGate(req: Request, res: Response, next: NextFunction): Promise<void> {
-    if (EXEMPT.has(req.path) || (await state.isDone())) return next();
+    // Once done, answered without awaiting (no turn of the event loop per request).
+    if (state.known || EXEMPT.has(req.path) || (await state.isDone())) return next();
     if (req.method === 'GET' || req.method === 'HEAD') return void res.redirect(302, SETUP_PATH);
     next(new ApiError('SERVICE_UNAVAILABLE', 'Setup is not done: create the administrator at /setup'));
   };

@@ -308,6 +308,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     operator,
     realtime,
     webhooks,
+    counts: countCache,
   });
 
   /** The log keeps what afterCommit hooks and enabled webhooks have not settled, whatever its age. */

@@ -109,4 +109,33 @@ describe('count cache', () => {
     expect(cache.misses).toBe(2);
     await store.close();
   });
+
+  it('remembers a read over several collections until any of them is written, here or in another process', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'entigen-remember-')), 'r.db');
+    const { store, inner, cache } = await open(path);
+    let loads = 0;
+    const read = () => cache.remember('k', ['things', 'happenings'], async () => ++loads);
+    expect(await read()).toBe(1);
+    expect(await read()).toBe(1);
+    await store.insert('happenings', { ...thing('a'), place: 'x' });
+    expect(await read()).toBe(2);
+    // A write to a collection it did not read leaves it.
+    expect(await cache.remember('h', ['happenings'], async () => 'kept')).toBe('kept');
+    await store.insert('things', thing('a'));
+    expect(await cache.remember('h', ['happenings'], async () => 'reloaded')).toBe('kept');
+    expect(await read()).toBe(3);
+    const other = SqliteStore.open(path);
+    await other.init(conformanceModel);
+    await other.insert('things', thing('b'));
+    expect(await read()).toBe(4);
+    // A load that raced a write is answered but not kept.
+    const raced = cache.remember('r', ['things'], async () => {
+      cache.invalidate('things');
+      return 'stale';
+    });
+    expect(await raced).toBe('stale');
+    expect(await cache.remember('r', ['things'], async () => 'fresh')).toBe('fresh');
+    await other.close();
+    await inner.close();
+  });
 });

@@ -27,7 +27,10 @@ export const MAX_CACHED_COUNTS = 10_000;
 export class CountCache {
   private readonly generations = new Map<string, number>();
   private readonly entries = new Map<string, { generation: number; count: number }>();
+  private readonly remembered = new Map<string, { generation: number; value: unknown }>();
   onInvalidate?: (collection: string) => void;
+  /** Whether another process wrote to the database since the last call (the embedded store tells). */
+  changedElsewhere?: () => boolean;
   hits = 0;
   misses = 0;
 
@@ -35,6 +38,33 @@ export class CountCache {
 
   generation(collection: string): number {
     return this.generations.get(collection) ?? 0;
+  }
+
+  /** Forgets everything when another process wrote; call before reading the cache. */
+  sync(): void {
+    if (this.changedElsewhere?.()) this.clear();
+  }
+
+  /**
+   * A value read from `collections` (the caller of a session token: its user and the revocation
+   * list), loaded once and kept until the next write to any of them, like a count.
+   */
+  async remember<T>(key: string, collections: readonly string[], load: () => Promise<T>): Promise<T> {
+    this.sync();
+    // Generations only rise, so their sum moves whenever one of them does.
+    let generation = 0;
+    for (const collection of collections) generation += this.generation(collection);
+    const entry = this.remembered.get(key);
+    if (entry && entry.generation === generation) return entry.value as T;
+    const value = await load();
+    let now = 0;
+    for (const collection of collections) now += this.generation(collection);
+    if (now === generation) {
+      this.remembered.delete(key);
+      this.remembered.set(key, { generation, value });
+      if (this.remembered.size > this.maxEntries) this.remembered.delete(this.remembered.keys().next().value!);
+    }
+    return value;
   }
 
   get(key: string, collection: string): number | undefined {
@@ -66,6 +96,7 @@ export class CountCache {
   clear(): void {
     for (const collection of this.generations.keys()) this.invalidate(collection, true);
     this.entries.clear();
+    this.remembered.clear();
   }
 
   get size(): number {
@@ -84,7 +115,9 @@ export class CountCachingStore implements Store {
     private readonly cache: CountCache,
     /** Inside a transaction: the collections it wrote, raised when it ends. */
     private readonly touched?: Set<string>,
-  ) {}
+  ) {
+    if (!touched) cache.changedElsewhere ??= () => inner.changedElsewhere?.() ?? false;
+  }
 
   get kind(): Store['kind'] {
     return this.inner.kind;
@@ -100,7 +133,7 @@ export class CountCachingStore implements Store {
 
   async count(collection: string, query: CountQuery): Promise<number> {
     if (this.touched) return this.inner.count(collection, query);
-    if (this.inner.changedElsewhere?.()) this.cache.clear();
+    this.cache.sync();
     const key = `${collection}\u0000${JSON.stringify(query)}`;
     const cached = this.cache.get(key, collection);
     if (cached !== undefined) return cached;

@@ -47,6 +47,7 @@ interface Shared {
   transactionDone?: Promise<void>;
   /** PRAGMA data_version when last asked: it moves when another connection commits. */
   dataVersion?: number;
+  dataVersionStatement?: Database.Statement;
   group: GroupCommit;
 }
 
@@ -118,7 +119,9 @@ export class SqliteStore implements Store {
   changedElsewhere(): boolean {
     // A closed database answers its own error (503) to the query that follows.
     if (!this.shared.db.open) return false;
-    const version = this.shared.db.pragma('data_version', { simple: true }) as number;
+    // Prepared once: db.pragma() would prepare it again on every call.
+    this.shared.dataVersionStatement ??= this.shared.db.prepare('PRAGMA data_version').pluck();
+    const version = this.shared.dataVersionStatement.get() as number;
     const changed = this.shared.dataVersion !== undefined && version !== this.shared.dataVersion;
     this.shared.dataVersion = version;
     return changed;
@@ -144,7 +147,7 @@ export class SqliteStore implements Store {
   async insert(collection: string, doc: Doc): Promise<Doc> {
     await this.turn();
     const layout = this.layout(collection);
-    this.guard(layout, () => this.shared.db.transaction(() => this.insertRow(layout, doc))());
+    this.guard(layout, () => this.atomic(() => this.insertRow(layout, doc)));
     return this.normalized(layout, doc);
   }
 
@@ -152,9 +155,9 @@ export class SqliteStore implements Store {
     await this.turn();
     const layout = this.layout(collection);
     this.guard(layout, () =>
-      this.shared.db.transaction(() => {
+      this.atomic(() => {
         for (const doc of docs) this.insertRow(layout, doc);
-      })(),
+      }),
     );
     return docs.map((doc) => this.normalized(layout, doc));
   }
@@ -165,13 +168,13 @@ export class SqliteStore implements Store {
     const statement = updateStatement(layout, id, encodeFields(layout, set, true), where, dialect);
     if (!statement) return this.get(collection, id, where);
     return this.guard(layout, () =>
-      this.shared.db.transaction(() => {
+      this.atomic(() => {
         const row = this.one(statement);
         if (!row) return null;
         const doc = decodeRow(layout, row);
         if (layout.searchFields.some((f) => f in set)) this.indexText(layout, doc, true);
         return doc;
-      })(),
+      }),
     );
   }
 
@@ -192,12 +195,12 @@ export class SqliteStore implements Store {
     await this.turn();
     const layout = this.layout(collection);
     const { sql, params } = deleteStatement(layout, id, where, dialect);
-    return this.shared.db.transaction(() => {
+    return this.atomic(() => {
       const { changes } = this.statement(sql).run(...params);
       if (changes > 0 && layout.searchFields.length > 0)
         this.statement(`DELETE FROM ${ident(ftsTable(layout))} WHERE id = ?`).run(id);
       return changes > 0;
-    })();
+    });
   }
 
   /** Concurrent transactions share one commit (groupCommit.ts), each in its own savepoint. */
@@ -217,6 +220,16 @@ export class SqliteStore implements Store {
   }
 
   /** Waits while another caller's transaction is open: its statements share this connection. */
+  /**
+   * Statements that stand or fall together (a row and its text index). Inside a transaction the
+   * member's savepoint (groupCommit.ts) already undoes them on failure, and where a statement
+   * fails it is the first, before anything changed: a nested savepoint would only copy every
+   * page it touches to the statement journal once more.
+   */
+  private atomic<T>(statements: () => T): T {
+    return this.inTransaction ? statements() : this.shared.db.transaction(statements)();
+  }
+
   private turn(): Promise<void> | undefined {
     if (this.inTransaction || !this.shared.transactionDone) return undefined;
     return (async () => {

@@ -1,0 +1,64 @@
+import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
+
+/**
+ * Middlewares run in order as one layer of the app: the router matches one layer instead of
+ * several on every request. Each keeps the middleware contract: `next()` goes on, `next(error)`
+ * skips the rest with the error, a throw or a rejected promise is an error.
+ */
+export function compose(...handlers: (RequestHandler | undefined)[]): RequestHandler {
+  const chain = handlers.filter((handler): handler is RequestHandler => handler !== undefined);
+  return function composed(req: Request, res: Response, next: NextFunction): void {
+    let index = 0;
+    const step = (error?: unknown): void => {
+      if (error !== undefined && error !== null) return next(error);
+      const handler = chain[index++];
+      if (!handler) return next();
+      try {
+        const result = handler(req, res, step) as unknown;
+        if (result instanceof Promise)
+          result.then(undefined, (rejected) => next(rejected ?? new Error('Rejected promise')));
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    step();
+  };
+}
+
+/**
+ * Routers mounted under `/api/v1/<name>` found by their first path segment, instead of the app
+ * trying each mount point in turn. Each router still runs inside its own one-layer mount, so
+ * req.baseUrl, req.url and their restoring on next() are Express's own. Segments compare without
+ * case, as Express matches mount paths.
+ */
+export class MountTable {
+  private readonly mounts = new Map<string, Router>();
+
+  constructor(private readonly base: string) {}
+
+  /**
+   * `prefix` must be `<base>/<one segment>`; `before` runs first (it may record the mount point).
+   * Routers on the same prefix are tried in the order they were added.
+   */
+  add(prefix: string, before: RequestHandler, router: RequestHandler): void {
+    const segment = prefix.slice(this.base.length + 1);
+    if (!prefix.startsWith(`${this.base}/`) || segment === '' || segment.includes('/'))
+      throw new Error(`mount point ${prefix} is not one segment under ${this.base}`);
+    const key = segment.toLowerCase();
+    const mounted = this.mounts.get(key) ?? Router();
+    this.mounts.set(key, mounted.use(prefix, before, router));
+  }
+
+  handler(): RequestHandler {
+    const start = this.base.length + 1;
+    const base = `${this.base}/`.toLowerCase();
+    return (req, res, next) => {
+      const path = req.path;
+      if (path.length <= start || path.slice(0, start).toLowerCase() !== base) return next();
+      const end = path.indexOf('/', start);
+      const mounted = this.mounts.get(path.slice(start, end < 0 ? undefined : end).toLowerCase());
+      if (!mounted) return next();
+      mounted(req, res, next);
+    };
+  }
+}

@@ -65,7 +65,10 @@ export async function bulkCreateOperation({
         docs.push(buildNewRecord(model, values, caller, ctx, now, tenantId));
       }
       const inserted = await store.insertMany(plural, docs);
-      return { result: inserted, changes: inserted.map((after) => ({ changeType: 'create' as const, after })) };
+      return {
+        result: inserted,
+        changes: inserted.map((after) => ({ changeType: 'create' as const, after, fresh: true })),
+      };
     }),
   );
   return { items: created.map((doc) => presentRecord(model, doc)), count: created.length };

@@ -49,7 +49,7 @@ export async function createOperation({
       const doc = buildNewRecord(model, values, caller, ctx, now, tenantId);
       if (serverFields) Object.assign(doc, serverFields(doc));
       const after = await store.insert(plural, doc);
-      return { result: after, changes: [{ changeType: 'create', after }] };
+      return { result: after, changes: [{ changeType: 'create', after, fresh: true }] };
     }),
   );
   return presentRecord(model, created);

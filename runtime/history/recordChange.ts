@@ -15,6 +15,8 @@ export interface Change {
   after?: Doc;
   /** The event-log name when it is not the change type's own (incremented, reverted). */
   event?: ChangeEventName;
+  /** A create under an id this write minted: no history exists yet, so nothing is looked up or pruned. */
+  fresh?: boolean;
 }
 
 const EVENT_OF: Record<ChangeType, ChangeEventName> = {
@@ -78,17 +80,19 @@ export async function recordChange(
   const fields = change.changeType === 'delete' ? [] : changedFields(entity, change.before, change.after);
 
   if (entity.versioning === 'full') {
-    const [latest] = await tx.find(ENTITY_VERSIONS, {
-      where: {
-        and: [
-          { field: 'entity', op: 'eq', value: entity.plural },
-          { field: 'entityId', op: 'eq', value: record.id },
-        ],
-      },
-      sort: [{ field: 'version', direction: 'desc' }],
-      limit: 1,
-      select: ['version'],
-    });
+    const [latest] = change.fresh
+      ? []
+      : await tx.find(ENTITY_VERSIONS, {
+          where: {
+            and: [
+              { field: 'entity', op: 'eq', value: entity.plural },
+              { field: 'entityId', op: 'eq', value: record.id },
+            ],
+          },
+          sort: [{ field: 'version', direction: 'desc' }],
+          limit: 1,
+          select: ['version'],
+        });
     const version = ((latest?.version as number | undefined) ?? 0) + 1;
     await tx.insert(ENTITY_VERSIONS, {
       id: newId(),
@@ -136,5 +140,6 @@ export async function recordChange(
       });
     }
   }
-  if (entity.history) await pruneHistory(tx, entity, record.id, ctx.now());
+  // A fresh record has its one version, which retention always keeps.
+  if (entity.history && !change.fresh) await pruneHistory(tx, entity, record.id, ctx.now());
 }

@@ -55,10 +55,15 @@ export class GroupCommit {
     this.hold(new Promise<void>((resolve) => (finish = resolve)));
     const done: { member: Member; value: unknown }[] = [];
     try {
+      // The savepoints keep the pages they touch in the statement journal: in memory during the
+      // group (its size is bounded by MAX_GROUP members), back to files for the reads in between,
+      // whose sorts could be as large as a table. It cannot change inside a transaction.
+      db.exec('PRAGMA temp_store = MEMORY');
       db.exec('BEGIN IMMEDIATE');
     } catch (error) {
       // No transaction could start (the database is busy or gone): this group's first caller hears it.
       this.queue.shift()!.reject(error);
+      if (db.open) db.exec('PRAGMA temp_store = DEFAULT');
       this.hold(undefined);
       finish();
       return;
@@ -96,6 +101,7 @@ export class GroupCommit {
       this.members += done.length;
       for (const { member, value } of done) member.resolve(value);
     } finally {
+      if (db.open && !db.inTransaction) db.exec('PRAGMA temp_store = DEFAULT');
       this.hold(undefined);
       finish();
     }

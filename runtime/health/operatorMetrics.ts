@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Seconds: from a fast cached read to a slow list or upload. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -53,6 +53,18 @@ export class OperatorMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'entigen_' });
+  }
+
+  /** A number read when the metrics are asked for (a cache's hits, a store's group commits). */
+  watch(name: string, help: string, read: () => number): void {
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   request(method: string, route: string, status: number, seconds: number): void {

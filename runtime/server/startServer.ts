@@ -31,20 +31,21 @@ import type { RepositoryWriter } from '../repository.js';
 import { CountCache, CountCachingStore } from '../store/countCache.js';
 import { MeasuredStore } from '../store/measuredStore.js';
 import { openStore } from '../store/openStore.js';
+import type { PgStore } from '../store/postgres/pgStore.js';
 import type { Store } from '../store/types.js';
 import { featureRules } from './featureRules.js';
-import { RedisBus } from './redisBus.js';
+import { type Bus, RedisBus } from './redisBus.js';
 
 /**
  * Counts are cached (store/countCache.ts) where every write can be heard: the embedded store
- * (other processes' commits show in PRAGMA data_version), or any store with REDIS_URL, over
- * which instances tell each other what they wrote. ENTIGEN_COUNT_CACHE=on|off decides otherwise
- * (on: a single instance on PostgreSQL or MongoDB without Redis).
+ * (other processes' commits show in PRAGMA data_version), PostgreSQL (instances tell each other
+ * what they wrote through LISTEN/NOTIFY), or any store with REDIS_URL. ENTIGEN_COUNT_CACHE=on|off
+ * decides otherwise (on: a single instance on MongoDB without Redis).
  */
 function countCacheEnabled(env: NodeJS.ProcessEnv, kind: string): boolean {
   if (env.ENTIGEN_COUNT_CACHE === 'on') return true;
   if (env.ENTIGEN_COUNT_CACHE === 'off') return false;
-  return kind === 'sqlite' || Boolean(env.REDIS_URL);
+  return kind === 'sqlite' || kind === 'postgres' || Boolean(env.REDIS_URL);
 }
 
 export interface StartOptions {
@@ -252,7 +253,28 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   const prefix = env.ENTIGEN_REDIS_PREFIX ?? 'entigen';
   const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${prefix}:rl`)) : memoryLimiterStore();
   const services: Record<string, () => Promise<void>> = redis ? { redis: async () => void (await redis.ping()) } : {};
-  const bus = redis ? await RedisBus.connect(redis, prefix, logger) : undefined;
+  // Without Redis, instances on one PostgreSQL database hear each other through LISTEN/NOTIFY.
+  const bus: Bus | undefined = redis
+    ? await RedisBus.connect(redis, prefix, logger)
+    : opened.kind === 'postgres'
+      ? await (await import('./pgBus.js')).PgBus.connect(opened as PgStore, prefix, logger)
+      : undefined;
+  if (countCache) {
+    operator.watch('entigen_read_cache_hits', 'Counts and session callers answered from memory', () => countCache.hits);
+    operator.watch(
+      'entigen_read_cache_misses',
+      'Counts and session callers read from the store',
+      () => countCache.misses,
+    );
+  }
+  if (countCache && bus) {
+    // While notices could be missed, nothing cached is trusted.
+    const local = countCache.changedElsewhere;
+    countCache.changedElsewhere = () => {
+      const changed = local?.() ?? false;
+      return changed || !bus.connected;
+    };
+  }
 
   const dispatcher = new HookDispatcher(ctx, { ...config.hooks, repositories: systemRepositories });
   // One reader of the event log for realtime streams; other instances' commits arrive through
@@ -286,6 +308,12 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
       await bus.on('counts', (collection) => countCache.invalidate(collection, true));
     }
     auth.roles.onChange = () => bus.publish('roles');
+    bus.onResume = () => {
+      countCache?.clear();
+      auth.roles.invalidate(false);
+      realtime.recheckAll();
+      feed.notify();
+    };
   }
   const drain: DrainState = { draining: false };
   const scheduler = new Scheduler({

@@ -31,6 +31,7 @@ export class CountCache {
   onInvalidate?: (collection: string) => void;
   /** Whether another process wrote to the database since the last call (the embedded store tells). */
   changedElsewhere?: () => boolean;
+  /** Answers from memory and reads that went to the store (counts and remembered values). */
   hits = 0;
   misses = 0;
 
@@ -55,7 +56,11 @@ export class CountCache {
     let generation = 0;
     for (const collection of collections) generation += this.generation(collection);
     const entry = this.remembered.get(key);
-    if (entry && entry.generation === generation) return entry.value as T;
+    if (entry && entry.generation === generation) {
+      this.hits++;
+      return entry.value as T;
+    }
+    this.misses++;
     const value = await load();
     let now = 0;
     for (const collection of collections) now += this.generation(collection);

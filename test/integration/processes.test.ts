@@ -222,3 +222,81 @@ describe('three instances on one PostgreSQL and one Redis', () => {
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(6);
   }, 60_000);
 });
+
+describe('two instances on one PostgreSQL without Redis', () => {
+  /** Retries `read` until it gives `expected` (a notice takes milliseconds), at most 3 s. */
+  const eventually = async <T>(read: () => Promise<T>, expected: T) => {
+    let last: T | undefined;
+    for (let i = 0; i < 60; i++) {
+      last = await read();
+      if (last === expected) return last;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return last;
+  };
+
+  it('hear each other through LISTEN/NOTIFY: cached counts, ended sessions, and a lost listener', async () => {
+    const schema = `notices_${randomUUID().replace(/-/g, '')}`;
+    const env = { DATABASE_URL: `postgres://postgres@127.0.0.1:5432/test?schema=${schema}` };
+    const a = await start(env);
+    const b = await start(env);
+    const admin = await adminToken(a.url);
+    const headers = { authorization: `Bearer ${admin}`, 'content-type': 'application/json' };
+    const total = async () => {
+      const answer = await fetch(`${b.url}/api/v1/articles?kind=news`, { headers });
+      return ((await answer.json()) as { data: { totalCount: number } }).data.totalCount;
+    };
+    const create = (server: SpawnedServer) =>
+      fetch(`${server.url}/api/v1/articles`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ title: 'Heard', body: 'b', kind: 'news' }),
+      });
+    const hits = async () => {
+      const text = await (await fetch(`${b.url}/api/metrics`, { headers })).text();
+      return Number(/^entigen_read_cache_hits (\d+)/m.exec(text)?.[1]);
+    };
+    // B counts (and remembers: the second count is a hit), A writes: B's next count is the new one once A's notice lands.
+    expect(await total()).toBe(0);
+    const before = await hits();
+    expect(await total()).toBe(0);
+    expect(await hits()).toBeGreaterThan(before);
+    expect((await create(a)).status).toBe(201);
+    expect(await eventually(total, 1)).toBe(1);
+
+    // A session B has used and remembered ends on A: B refuses it.
+    const registered = (await (
+      await fetch(`${a.url}/api/v1/auth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'n@example.test', password: 'correct horse battery staple!', displayName: 'N' }),
+      })
+    ).json()) as { token: string };
+    const me = async () =>
+      (await fetch(`${b.url}/api/v1/auth/me`, { headers: { authorization: `Bearer ${registered.token}` } })).status;
+    expect(await me()).toBe(200);
+    expect(await me()).toBe(200);
+    const out = await fetch(`${a.url}/api/v1/auth/logout`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${registered.token}` },
+    });
+    expect(out.status).toBe(200);
+    expect(await eventually(me, 401)).toBe(401);
+
+    // B's listening connection is cut: until it listens again, B trusts nothing it cached.
+    const pg = (await import('pg')).default;
+    const admin2 = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/test' });
+    await admin2.connect();
+    const { rowCount } = await admin2.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN "entigen:${schema}"%'`,
+    );
+    await admin2.end();
+    expect(rowCount).toBe(2);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await create(a)).status).toBe(201);
+    expect(await total()).toBe(2);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await create(a)).status).toBe(201);
+    expect(await eventually(total, 3)).toBe(3);
+  }, 30_000);
+});

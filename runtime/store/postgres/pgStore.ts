@@ -140,6 +140,22 @@ export class PgStore implements Store {
     private readonly client: Queryable | undefined,
   ) {}
 
+  /** A connection of its own (not from the pool), for LISTEN: it stays open as long as the caller keeps it. */
+  listener(): pg.Client {
+    const { options } = this.shared.pool;
+    return new pg.Client({ connectionString: options.connectionString, connectionTimeoutMillis: 5000, types });
+  }
+
+  /** NOTIFY on `channel` (pg_notify: the name is a value, not an identifier; delivered after commit). */
+  async notify(channel: string, payload: string): Promise<void> {
+    await this.shared.pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+  }
+
+  /** The schema the tables live in: notices are database-wide, so a bus names it. */
+  get schemaName(): string {
+    return this.shared.schema ?? 'public';
+  }
+
   async init(model: AppModel): Promise<SchemaChanges> {
     const changes: SchemaChanges = { added: [], dropped: [] };
     await this.withTransaction(async (client) => {

@@ -1,0 +1,115 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { PgStore } from '../store/postgres/pgStore.js';
+import type { Bus } from './redisBus.js';
+
+/** How long a lost listening connection waits before it tries again. */
+const RECONNECT_MS = 1000;
+/** A notification's payload must stay under 8000 bytes; notices of one moment share one. */
+const MAX_PAYLOAD_BYTES = 7000;
+
+/**
+ * The instances' notices over PostgreSQL's LISTEN/NOTIFY, for deployments on PostgreSQL without
+ * Redis: the same topics as RedisBus, on one channel per app (prefix) and schema, since
+ * notifications reach every session of the database. One connection of its own listens; a lost
+ * one is opened again, and while it is down `connected` is false (the count cache then forgets
+ * what it knows on every read, since another instance's writes would go unheard).
+ */
+export class PgBus implements Bus {
+  private readonly instance = randomUUID();
+  private readonly handlers = new Map<string, (message: string) => void>();
+  private client?: pg.Client;
+  private closed = false;
+  private listenedBefore = false;
+  private pending: string[] = [];
+  connected = false;
+  onResume?: () => void;
+
+  private constructor(
+    private readonly store: PgStore,
+    private readonly channel: string,
+    private readonly logger: Logger,
+  ) {}
+
+  static async connect(store: PgStore, prefix: string, logger: Logger): Promise<PgBus> {
+    const name = `${prefix}:${store.schemaName}`;
+    // Channel names are identifiers: at most 63 bytes.
+    const channel =
+      Buffer.byteLength(name) <= 63 ? name : `entigen:${createHash('sha256').update(name).digest('hex').slice(0, 40)}`;
+    const bus = new PgBus(store, channel, logger);
+    await bus.listen();
+    return bus;
+  }
+
+  async on(topic: string, handler: (message: string) => void): Promise<void> {
+    this.handlers.set(topic, handler);
+  }
+
+  /** Notices published in one turn of the event loop go out as one NOTIFY, a line each. */
+  publish(topic: string, message = ''): void {
+    if (this.pending.length === 0) setImmediate(() => this.flush());
+    this.pending.push(`${topic} ${message.replaceAll('\n', ' ')}`);
+  }
+
+  private flush(): void {
+    const lines = this.pending;
+    this.pending = [];
+    let payload = this.instance;
+    const send = (text: string) =>
+      this.store
+        .notify(this.channel, text)
+        .catch((error) => this.logger.warn({ err: error }, 'cannot publish a notice through postgres'));
+    for (const line of lines) {
+      if (Buffer.byteLength(payload) + Buffer.byteLength(line) + 1 > MAX_PAYLOAD_BYTES) {
+        void send(payload);
+        payload = this.instance;
+      }
+      payload += `\n${line}`;
+    }
+    if (payload !== this.instance) void send(payload);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.connected = false;
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    const client = this.store.listener();
+    this.client = client;
+    const lost = (error?: Error) => {
+      if (this.client !== client) return;
+      this.connected = false;
+      this.client = undefined;
+      if (this.closed) return;
+      if (error) this.logger.warn({ err: error }, 'postgres notice listener lost; reconnecting');
+      client.end().catch(() => undefined);
+      setTimeout(() => void this.listen(), RECONNECT_MS).unref();
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', ({ payload }) => this.deliver(payload ?? ''));
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${this.channel.replaceAll('"', '""')}"`);
+      this.connected = true;
+      // Notices sent while no connection listened are lost: whoever caches must start over.
+      if (this.listenedBefore) this.onResume?.();
+      this.listenedBefore = true;
+    } catch (error) {
+      lost(error as Error);
+    }
+  }
+
+  private deliver(text: string): void {
+    const [sender, ...lines] = text.split('\n');
+    if (sender === this.instance) return;
+    for (const line of lines) {
+      const space = line.indexOf(' ');
+      if (space > 0) this.handlers.get(line.slice(0, space))?.(line.slice(space + 1));
+    }
+  }
+}

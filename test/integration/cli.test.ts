@@ -7,10 +7,10 @@ import { listFiles } from '../../generator/compareOutput.js';
 import { copyExampleApp, repoRoot, runCli } from '../support/cli.js';
 
 describe('entigen build', () => {
-  it('writes byte-identical output on every run', () => {
+  it('writes byte-identical output on every run', async () => {
     const app = copyExampleApp();
-    expect(runCli(['build', '--out', 'first'], app).status).toBe(0);
-    expect(runCli(['build', '--out', 'second'], app).status).toBe(0);
+    expect((await runCli(['build', '--out', 'first'], app)).status).toBe(0);
+    expect((await runCli(['build', '--out', 'second'], app)).status).toBe(0);
     const first = listFiles(join(app, 'first'));
     expect(first).toEqual(listFiles(join(app, 'second')));
     expect(first).toContain('types.ts');
@@ -30,7 +30,7 @@ describe('entigen build', () => {
         `version: 1\nname: Thing${i}\nplural: things${i}\nfields:\n  n: { type: int, default: ${i} }\n  next: { type: objectId, ref: things${(i + 1) % 70} }\n`,
       );
     }
-    const built = runCli(['build'], app);
+    const built = await runCli(['build'], app);
     expect(built.status).toBe(0);
     // A large model reports each stage on stderr as it ends.
     expect(
@@ -50,15 +50,15 @@ describe('entigen build', () => {
     for (const [path, text] of files) expect(readFileSync(join(app, 'generated', path), 'utf8'), path).toBe(text);
   });
 
-  it('produces what is committed in generated/', () => {
-    const result = runCli(['check'], repoRoot);
+  it('produces what is committed in generated/', async () => {
+    const result = await runCli(['check'], repoRoot);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   });
 
-  it('marks every generated source file', () => {
+  it('marks every generated source file', async () => {
     const app = copyExampleApp();
-    runCli(['build'], app);
+    await runCli(['build'], app);
     for (const path of listFiles(join(app, 'generated'))) {
       const text = readFileSync(join(app, 'generated', path), 'utf8');
       if (path.endsWith('.json'))
@@ -69,13 +69,13 @@ describe('entigen build', () => {
     }
   });
 
-  it('reports every problem with file:line:col, writes nothing and exits 1', () => {
+  it('reports every problem with file:line:col, writes nothing and exits 1', async () => {
     const app = copyExampleApp();
     writeFileSync(
       join(app, 'entities', 'broken.yaml'),
       'version: 1\nname: Broken\nplural: brokens\nfields:\n  a: { type: texte }\n  b: { type: objectId, ref: ghosts }\n',
     );
-    const result = runCli(['build'], app);
+    const result = await runCli(['build'], app);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('entities/broken.yaml:5:14 fields.a.type: must be one of string, int');
     expect(result.stderr).toContain('entities/broken.yaml:6:29 fields.b.ref: unknown entity "ghosts"');
@@ -84,21 +84,21 @@ describe('entigen build', () => {
     expect(existsSync(join(app, 'generated'))).toBe(false);
   });
 
-  it('removes files that the entities no longer produce', () => {
+  it('removes files that the entities no longer produce', async () => {
     const app = copyExampleApp();
-    runCli(['build'], app);
+    await runCli(['build'], app);
     rmSync(join(app, 'entities', 'comments.yaml'));
     // Articles name comments in a relation: it goes with them.
     const articles = join(app, 'entities', 'articles.yaml');
     writeFileSync(articles, readFileSync(articles, 'utf8').replace(/\n {2}comments: \{ entity: comments.*\}/, ''));
     // Removing an entity is a breaking change: refused until a migration covers it.
-    expect(runCli(['build'], app).stderr).toContain('"comments: removed"');
+    expect((await runCli(['build'], app)).stderr).toContain('"comments: removed"');
     mkdirSync(join(app, 'migrations'));
     writeFileSync(
       join(app, 'migrations', '001_drop-comments.yaml'),
       'version: 1\nname: drop-comments\ncovers: ["comments: removed"]\n',
     );
-    const result = runCli(['build'], app);
+    const result = await runCli(['build'], app);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('4 removed');
     for (const path of [
@@ -111,28 +111,28 @@ describe('entigen build', () => {
     }
   });
 
-  it('refuses to write into a folder it did not create', () => {
+  it('refuses to write into a folder it did not create', async () => {
     const app = copyExampleApp();
     writeFileSync(join(app, 'notes.txt'), 'mine');
-    const result = runCli(['build', '--out', '.'], app);
+    const result = await runCli(['build', '--out', '.'], app);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('not an entigen output folder');
     expect(readFileSync(join(app, 'notes.txt'), 'utf8')).toBe('mine');
   });
 
-  it('says so when the entities folder is missing', () => {
-    const result = runCli(['build', '--entities', 'nowhere'], mkdtempSync(join(tmpdir(), 'entigen-empty-')));
+  it('says so when the entities folder is missing', async () => {
+    const result = await runCli(['build', '--entities', 'nowhere'], mkdtempSync(join(tmpdir(), 'entigen-empty-')));
     expect(result.status).toBe(1);
     expect(result.stderr).toBe('entigen: entities folder not found: nowhere\n');
   });
 });
 
 describe('entigen indexes', () => {
-  it('prints the index plan with the query each index serves; build prints its summary', () => {
+  it('prints the index plan with the query each index serves; build prints its summary', async () => {
     const app = copyExampleApp();
-    const built = runCli(['build'], app);
+    const built = await runCli(['build'], app);
     expect(built.stdout).toMatch(/entigen: index plan: \d+ indexes \(articles \d+, /);
-    const plan = runCli(['indexes', 'articles'], app);
+    const plan = await runCli(['indexes', 'articles'], app);
     expect(plan.status).toBe(0);
     expect(plan.stdout.split('\n')).toEqual(
       expect.arrayContaining([
@@ -143,17 +143,17 @@ describe('entigen indexes', () => {
         '  (tags) gin [postgres]  filter tags (array items)',
       ]),
     );
-    const unknown = runCli(['indexes', 'nothing'], app);
+    const unknown = await runCli(['indexes', 'nothing'], app);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toBe('entigen: unknown entity "nothing"\n');
   });
 });
 
 describe('entigen check', () => {
-  it('lists stale, missing and extra files and exits 1', () => {
+  it('lists stale, missing and extra files and exits 1', async () => {
     const app = copyExampleApp();
-    expect(runCli(['build'], app).status).toBe(0);
-    expect(runCli(['check'], app).status).toBe(0);
+    expect((await runCli(['build'], app)).status).toBe(0);
+    expect((await runCli(['check'], app)).status).toBe(0);
 
     writeFileSync(
       join(app, 'entities', 'projects.yaml'),
@@ -164,7 +164,7 @@ describe('entigen check', () => {
     );
     rmSync(join(app, 'generated', 'validators', 'comments.d.ts'));
     writeFileSync(join(app, 'generated', 'leftover.ts'), '// old\n');
-    const result = runCli(['check'], app);
+    const result = await runCli(['check'], app);
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('stale:   generated/metadata.json');
     expect(result.stderr).toContain('stale:   generated/types.ts');
@@ -173,27 +173,29 @@ describe('entigen check', () => {
     expect(result.stderr).toContain('extra:   generated/leftover.ts');
     expect(result.stderr).not.toContain('validators/articles.js');
 
-    expect(runCli(['build'], app).status).toBe(0);
-    expect(runCli(['check'], app).status).toBe(0);
+    expect((await runCli(['build'], app)).status).toBe(0);
+    expect((await runCli(['check'], app)).status).toBe(0);
   });
 
-  it('honours --entities and --out', () => {
+  it('honours --entities and --out', async () => {
     const app = copyExampleApp();
-    expect(runCli(['build', '--entities', 'entities', '--out', 'gen'], app).status).toBe(0);
-    expect(runCli(['check', '--out', 'gen'], app).status).toBe(0);
-    expect(runCli(['check', '--out', 'elsewhere'], app).status).toBe(1);
+    expect((await runCli(['build', '--entities', 'entities', '--out', 'gen'], app)).status).toBe(0);
+    expect((await runCli(['check', '--out', 'gen'], app)).status).toBe(0);
+    expect((await runCli(['check', '--out', 'elsewhere'], app)).status).toBe(1);
   });
 
-  it('takes absolute and relative paths for --entities and --out alike, from any folder', () => {
+  it('takes absolute and relative paths for --entities and --out alike, from any folder', async () => {
     const app = copyExampleApp();
-    const absolute = runCli(['build', '--entities', join(app, 'entities'), '--out', join(app, 'abs-gen')], app);
+    const absolute = await runCli(['build', '--entities', join(app, 'entities'), '--out', join(app, 'abs-gen')], app);
     expect(absolute.stderr).toBe('');
     expect(absolute.status).toBe(0);
     expect(existsSync(join(app, 'abs-gen', 'metadata.json'))).toBe(true);
-    expect(runCli(['check', '--entities', join(app, 'entities'), '--out', join(app, 'abs-gen')], app).status).toBe(0);
+    expect(
+      (await runCli(['check', '--entities', join(app, 'entities'), '--out', join(app, 'abs-gen')], app)).status,
+    ).toBe(0);
     // The relative spelling of the same folders gives the same files.
-    expect(runCli(['check', '--entities', './entities', '--out', 'abs-gen'], app).status).toBe(0);
-    const missing = runCli(['build', '--entities', join(app, 'nowhere')], app);
+    expect((await runCli(['check', '--entities', './entities', '--out', 'abs-gen'], app)).status).toBe(0);
+    const missing = await runCli(['build', '--entities', join(app, 'nowhere')], app);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('entities folder not found: nowhere');
     // An absolute --out is where the breaking-change check finds the previous build.
@@ -201,16 +203,16 @@ describe('entigen check', () => {
       join(app, 'entities', 'articles.yaml'),
       readFileSync(join(app, 'entities', 'articles.yaml'), 'utf8').replace(/^ {2}rating: .*\n/m, ''),
     );
-    const breaking = runCli(['build', '--entities', join(app, 'entities'), '--out', join(app, 'abs-gen')], app);
+    const breaking = await runCli(['build', '--entities', join(app, 'entities'), '--out', join(app, 'abs-gen')], app);
     expect(breaking.status).toBe(1);
     expect(breaking.stderr).toContain('rating');
   });
 });
 
 describe('entigen init and help', () => {
-  it('scaffolds a project that builds at once', () => {
+  it('scaffolds a project that builds at once', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'entigen-init-')), 'my-shop');
-    const result = runCli(['init', dir], repoRoot);
+    const result = await runCli(['init', dir], repoRoot);
     expect(result.status).toBe(0);
     expect(readdirSync(dir).sort()).toEqual([
       '.gitignore',
@@ -224,7 +226,7 @@ describe('entigen init and help', () => {
     expect(manifest.type).toBeUndefined();
     expect(manifest.dependencies.entigen).toBeDefined();
     expect(readFileSync(join(dir, 'entigen.config.yaml'), 'utf8')).toContain('name: my-shop');
-    expect(runCli(['build'], dir).status).toBe(0);
+    expect((await runCli(['build'], dir)).status).toBe(0);
     expect(existsSync(join(dir, 'generated', 'validators', 'notes.js'))).toBe(true);
     // The scaffolded hook module is wired into the registry and typed by generated/hooks.ts.
     expect(readFileSync(join(dir, 'generated', 'index.ts'), 'utf8')).toContain(
@@ -233,17 +235,17 @@ describe('entigen init and help', () => {
     expect(readFileSync(join(dir, 'generated', 'hooks.ts'), 'utf8')).toContain(
       'notes: EntityHooks<Note, NoteCreate, NoteUpdate',
     );
-    expect(runCli(['init', dir], repoRoot).status).toBe(1);
+    expect((await runCli(['init', dir], repoRoot)).status).toBe(1);
   });
 
-  it.each(['build', 'check', 'init'])('explains %s with --help', (command) => {
-    const result = runCli([command, '--help'], repoRoot);
+  it.each(['build', 'check', 'init'])('explains %s with --help', async (command) => {
+    const result = await runCli([command, '--help'], repoRoot);
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(`Usage: entigen ${command}`);
   });
 
-  it('lists the commands with --help', () => {
-    const result = runCli(['--help'], repoRoot);
+  it('lists the commands with --help', async () => {
+    const result = await runCli(['--help'], repoRoot);
     expect(result.status).toBe(0);
     for (const command of ['init', 'build', 'check']) expect(result.stdout).toContain(command);
   });
@@ -252,11 +254,11 @@ describe('entigen init and help', () => {
 describe('breaking changes and migrations', () => {
   it('refuses a removed or retyped field or a new required field until a migration covers it; additive changes pass', async () => {
     const app = copyExampleApp();
-    expect(runCli(['build'], app).status).toBe(0);
+    expect((await runCli(['build'], app)).status).toBe(0);
     const file = join(app, 'entities', 'articles.yaml');
     const original = readFileSync(file, 'utf8');
     writeFileSync(file, original.replace('fields:\n', 'fields:\n  subtitle: { type: string }\n'));
-    expect(runCli(['build'], app).status).toBe(0);
+    expect((await runCli(['build'], app)).status).toBe(0);
 
     writeFileSync(
       file,
@@ -265,7 +267,7 @@ describe('breaking changes and migrations', () => {
         .replace('views: { type: int, default: 0 }', 'views: { type: float, default: 0 }')
         .replace('fields:\n', 'fields:\n  subtitle: { type: string }\n  isbn: { type: string, required: true }\n'),
     );
-    const refused = runCli(['build'], app);
+    const refused = await runCli(['build'], app);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain(
       'entities/articles.yaml:1:1 fields.rating: field rating (float) was removed or renamed',
@@ -275,14 +277,14 @@ describe('breaking changes and migrations', () => {
     expect(refused.stderr).toContain('"articles.isbn: required field added"');
     expect(readFileSync(join(app, 'generated', 'metadata.json'), 'utf8')).toContain('"rating"');
 
-    const created = runCli(['migrate', '--create', 'reshape-articles'], app);
+    const created = await runCli(['migrate', '--create', 'reshape-articles'], app);
     expect(created.status).toBe(0);
     expect(created.stdout).toContain('covering 3 change(s)');
     const migrations = readdirSync(join(app, 'migrations'));
     expect(migrations).toHaveLength(1);
     expect(migrations[0]).toMatch(/^\d{14}_reshape-articles\.yaml$/);
-    expect(runCli(['build'], app).status).toBe(0);
-    expect(runCli(['check'], app).status).toBe(0);
-    expect(runCli(['migrate', '--create', 'again'], app).stdout).toContain('no migration needed');
+    expect((await runCli(['build'], app)).status).toBe(0);
+    expect((await runCli(['check'], app)).status).toBe(0);
+    expect((await runCli(['migrate', '--create', 'again'], app)).stdout).toContain('no migration needed');
   });
 });

@@ -37,7 +37,7 @@ describe('entigen migrate', () => {
 
   beforeAll(async () => {
     app = servableApp();
-    expect(runCli(['build'], app).status).toBe(0);
+    expect((await runCli(['build'], app)).status).toBe(0);
     mkdirSync(join(app, 'data'), { recursive: true });
     await withStore(app, 'app.db', async (store) => {
       for (const title of ['One', 'Two', 'Three']) await store.insert('articles', article(title));
@@ -51,8 +51,8 @@ describe('entigen migrate', () => {
       file,
       readFileSync(file, 'utf8').replace('fields:\n', 'fields:\n  isbn: { type: string, required: true }\n'),
     );
-    expect(runCli(['build'], app).status).toBe(1);
-    const created = runCli(['migrate', '--create', 'add-isbn'], app);
+    expect((await runCli(['build'], app)).status).toBe(1);
+    const created = await runCli(['migrate', '--create', 'add-isbn'], app);
     expect(created.status).toBe(0);
     const [migrationFile] = readdirSync(join(app, 'migrations'));
     expect(readFileSync(join(app, 'migrations', migrationFile), 'utf8')).toContain(
@@ -78,15 +78,15 @@ describe('entigen migrate', () => {
       ].join('\n'),
     );
     writeFileSync(join(app, 'migrations', '99999999999999_later.yaml'), 'version: 1\nname: later\n');
-    expect(runCli(['build'], app).status).toBe(0);
+    expect((await runCli(['build'], app)).status).toBe(0);
 
-    const refused = runCli(['serve', '--port', '0', '--host', '127.0.0.1'], app, env);
+    const refused = await runCli(['serve', '--port', '0', '--host', '127.0.0.1'], app, env);
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain(
       `2 pending migration(s): ${migrationFile.replace('.yaml', '')}, 99999999999999_later; run \`entigen migrate\` first`,
     );
 
-    const migrated = runCli(['migrate'], app, env);
+    const migrated = await runCli(['migrate'], app, env);
     expect(migrated.stderr).toBe('');
     expect(migrated.status).toBe(0);
     const lines = migrated.stdout.trim().split('\n');
@@ -111,7 +111,7 @@ describe('entigen migrate', () => {
         ['99999999999999_later', 0],
       ]);
     });
-    expect(runCli(['migrate'], app, env).stdout).toBe('entigen: no pending migrations\n');
+    expect((await runCli(['migrate'], app, env)).stdout).toBe('entigen: no pending migrations\n');
 
     server = await spawnServer(env, app);
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
@@ -134,7 +134,7 @@ describe('entigen migrate', () => {
       join(app, 'migrations', '99999999999999_zz-bad.yaml'),
       'steps:\n  - fill: { entity: articles, field: views, value: lots }\n',
     );
-    const bad = runCli(['migrate'], app, env);
+    const bad = await runCli(['migrate'], app, env);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain(
       'migrations/99999999999999_zz-bad.yaml steps.0.fill.value: must be integer or null for articles.views',
@@ -143,11 +143,11 @@ describe('entigen migrate', () => {
       join(app, 'migrations', '99999999999999_zz-bad.yaml'),
       'steps:\n  - fill: { entity: nothing, field: x, value: 1 }\n',
     );
-    expect(runCli(['migrate'], app, env).stderr).toContain(
+    expect((await runCli(['migrate'], app, env)).stderr).toContain(
       'migrations/99999999999999_zz-bad.yaml steps.0.fill.entity: unknown entity nothing',
     );
     writeFileSync(join(app, 'migrations', '99999999999999_zz-bad.yaml'), 'steps: [ { drop: everything } ]\n');
-    expect(runCli(['migrate'], app, env).stderr).toContain(
+    expect((await runCli(['migrate'], app, env)).stderr).toContain(
       'steps.0: a step is one of { fill: { entity, field, value } } or { script: PATH }',
     );
     await withStore(app, 'app.db', async (store) => expect(await store.count('schemaMigrations', {})).toBe(2));

@@ -32,7 +32,7 @@ describe('generated/openapi.json', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('holds every route the server registers, and nothing the server does not have', () => {
+  it('holds every route the server registers, and nothing the server does not have', async () => {
     const served = new Set(server.routes.list().map((r) => `${r.method} ${r.path.replace(/:([A-Za-z]+)/g, '{$1}')}`));
     const documented = new Set(
       Object.entries(document.paths).flatMap(([path, item]) =>
@@ -58,7 +58,7 @@ describe('generated/openapi.json', () => {
     }
   });
 
-  it('describes list parameters, filters, error codes and both credentials', () => {
+  it('describes list parameters, filters, error codes and both credentials', async () => {
     const list = document.paths['/api/v1/articles'].get as unknown as {
       parameters: { $ref?: string; name?: string }[];
       responses: Record<string, { $ref?: string }>;
@@ -115,8 +115,8 @@ describe('generated/openapi.json', () => {
     expect((await fetch(`${server.url}/api/docs/assets/..%2Fpackage.json`)).status).toBe(404);
   });
 
-  it('is what `entigen openapi` prints', () => {
-    const printed = runCli(['openapi'], repoRoot);
+  it('is what `entigen openapi` prints', async () => {
+    const printed = await runCli(['openapi'], repoRoot);
     expect(printed.status).toBe(0);
     expect(printed.stdout).toBe(documentText);
   });

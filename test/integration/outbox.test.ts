@@ -19,16 +19,16 @@ export default defineHooks('articles', {
 `;
 
 let app: string;
-beforeAll(() => {
+beforeAll(async () => {
   app = servableApp();
   mkdirSync(join(app, 'hooks'), { recursive: true });
   writeFileSync(join(app, 'hooks', 'articles.ts'), HOOK);
-  const built = runCli(['build'], app);
+  const built = await runCli(['build'], app);
   expect(built.status, built.stderr).toBe(0);
 });
 
 const running: SpawnedServer[] = [];
-afterEach(() => {
+afterEach(async () => {
   for (const s of running.splice(0)) s.child.kill('SIGKILL');
 });
 const start = async (env: Record<string, string>) => {

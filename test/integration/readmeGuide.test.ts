@@ -23,7 +23,7 @@ describe('README guide', () => {
       `export ENTIGEN_ADMIN_EMAIL=${ADMIN.ENTIGEN_ADMIN_EMAIL} ENTIGEN_ADMIN_PASSWORD='${ADMIN.ENTIGEN_ADMIN_PASSWORD}'`,
     );
     const project = join(mkdtempSync(join(tmpdir(), 'entigen-guide-')), 'shop');
-    expect(runCli(['init', project], repoRoot).status).toBe(0);
+    expect((await runCli(['init', project], repoRoot)).status).toBe(0);
     mkdirSync(join(project, 'node_modules'));
     symlinkSync(repoRoot, join(project, 'node_modules', 'entigen'), 'dir');
     const files = blockAfter('guide-file');
@@ -33,7 +33,7 @@ describe('README guide', () => {
       mkdirSync(dirname(join(project, path)), { recursive: true });
       writeFileSync(join(project, path), lines.join('\n'));
     }
-    const built = runCli(['build'], project);
+    const built = await runCli(['build'], project);
     expect(built.stderr).toBe('');
     server = await spawnServer({ ...ADMIN, DATABASE_URL: 'sqlite:data/app.db' }, project);
 

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,17 +13,24 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the compiled CLI in `cwd`. */
-export function runCli(args: string[], cwd: string, env: Record<string, string> = {}): CliResult {
-  const result = spawnSync(process.execPath, [cliPath, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-    timeout: 60_000,
-    // `entigen openapi` prints the whole document (over a megabyte, spawnSync's default).
-    maxBuffer: 64 * 1024 * 1024,
+/**
+ * Runs the compiled CLI in `cwd`. Asynchronous on purpose: a test worker blocked in spawnSync for
+ * long misses vitest's own messages ("Timeout calling onTaskUpdate").
+ */
+export function runCli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { cwd, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
   });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** A temporary copy of the example app (entities and config), without its generated files. */

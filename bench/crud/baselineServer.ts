@@ -35,9 +35,6 @@ const insertArticle = db.prepare(
 );
 const insertText = db.prepare('INSERT INTO articles__fts (id, body, title, summary) VALUES (?, ?, ?, ?)');
 // articles keeps full versions: entigen writes version 1 with every create, so the baseline does too.
-const latestVersion = db.prepare(
-  'SELECT "version" FROM "entityVersions" WHERE "entity" = ? AND "entityId" = ? ORDER BY "version" DESC LIMIT 1',
-);
 const insertVersion = db.prepare(
   'INSERT INTO "entityVersions" (id, entity, _sk_entity, entityId, _sk_entityId, version, versionKey, snapshot, changedBy, _sk_changedBy, changeType, _sk_changeType, changedFields, createdAt, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
 );
@@ -155,7 +152,8 @@ app.post('/api/v1/articles', (req, res) => {
       '[]',
     );
     insertText.run(id, body, title, '');
-    const version = ((latestVersion.get('articles', id) as { version: number } | undefined)?.version ?? 0) + 1;
+    // A record created under a new id has no history yet: its first version is 1.
+    const version = 1;
     insertVersion.run(
       randomBytes(12).toString('hex'),
       'articles',

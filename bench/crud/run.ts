@@ -30,13 +30,13 @@ const PG_URL =
     : undefined;
 
 interface Target {
-  name: 'entigen' | 'baseline' | 'soul';
+  name: 'entigen' | 'baseline' | 'bare' | 'soul';
   start(db: string, port: number): ChildProcess;
   paths: {
     get: string;
-    list: string;
-    create: string;
-    createBody: string;
+    list?: string;
+    create?: string;
+    createBody?: string;
     rangeList?: string;
     aggregate?: string;
     /** `{cursor}`: replaced by the target's own cursor past the first page. */
@@ -71,6 +71,12 @@ const TARGETS: Target[] = [
     name: 'baseline',
     start: (db, port) => pinned(0, [...PROFILE, join(here, 'baselineServer.js'), db, String(port), SECRET]),
     paths: ENTIGEN_PATHS,
+  },
+  {
+    // Only GET by id: the floor of node:http itself (bareServer.ts), for issue 18's adapter target.
+    name: 'bare',
+    start: (db, port) => pinned(0, [...PROFILE, join(here, 'bareServer.js'), db, String(port), SECRET]),
+    paths: { get: ENTIGEN_PATHS.get },
   },
   {
     name: 'soul',
@@ -247,7 +253,7 @@ async function main() {
     const b = results.get(`baseline/${item}`);
     if (!e || !b) continue;
     const s = results.get(`soul/${item}`);
-    const target = item === 'create' ? 0.7 : 0.8;
+    const target = item === 'create' ? 0.7 : item === 'get by id' ? 0.9 : 0.8;
     const line = [
       `${item.padEnd(10)} throughput ${(e.rps / b.rps).toFixed(2)}x baseline (target >= ${target})`,
       `p99 ${(e.p99 / Math.max(b.p99, 1)).toFixed(2)}x baseline (target <= 1.5)`,
@@ -257,6 +263,12 @@ async function main() {
     ];
     process.stdout.write(`  ${line.join(', ')}\n`);
   }
+  const bare = results.get('bare/get by id');
+  const baseline = results.get('baseline/get by id');
+  if (bare && baseline)
+    process.stdout.write(
+      `  floor: bare node:http answers GET by id at ${(bare.rps / baseline.rps).toFixed(2)}x the Express baseline (no adapter on node:http can pass it)\n`,
+    );
 }
 
 await main();

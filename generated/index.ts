@@ -47,6 +47,8 @@ import { OrderRepository } from './repositories/orders.js';
 import { ordersRoutes } from './routers/orders.js';
 import { OrganizationRepository } from './repositories/organizations.js';
 import { organizationsRoutes } from './routers/organizations.js';
+import { OutgoingMailRepository } from './repositories/outgoingMails.js';
+import { outgoingMailsRoutes } from './routers/outgoingMails.js';
 import { PasswordResetRepository } from './repositories/passwordResets.js';
 import { passwordResetsRoutes } from './routers/passwordResets.js';
 import { ProductRepository } from './repositories/products.js';
@@ -99,6 +101,7 @@ export { JobSnapshotRepository } from './repositories/jobSnapshots.js';
 export { MediaAssetRepository } from './repositories/mediaAssets.js';
 export { OrderRepository } from './repositories/orders.js';
 export { OrganizationRepository } from './repositories/organizations.js';
+export { OutgoingMailRepository } from './repositories/outgoingMails.js';
 export { PasswordResetRepository } from './repositories/passwordResets.js';
 export { ProductRepository } from './repositories/products.js';
 export { ProjectRepository } from './repositories/projects.js';
@@ -137,6 +140,7 @@ export const registry = defineRegistry(metadata, {
   mediaAssets: mediaAssetsRoutes,
   orders: ordersRoutes,
   organizations: organizationsRoutes,
+  outgoingMails: outgoingMailsRoutes,
   passwordResets: passwordResetsRoutes,
   products: productsRoutes,
   projects: projectsRoutes,
@@ -182,6 +186,7 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     mediaAssets: new MediaAssetRepository(store, writer),
     orders: new OrderRepository(store, writer),
     organizations: new OrganizationRepository(store, writer),
+    outgoingMails: new OutgoingMailRepository(store, writer),
     passwordResets: new PasswordResetRepository(store, writer),
     products: new ProductRepository(store, writer),
     projects: new ProjectRepository(store, writer),

@@ -744,6 +744,32 @@ export interface OrganizationUpdate {
   plan?: OrganizationPlan | null;
 }
 
+// Outgoing mail (/outgoingMails)
+export type OutgoingMailStatus = 'pending' | 'sending' | 'sent' | 'failed';
+export interface OutgoingMail {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  /** @maxLength 320 */
+  to: string;
+  /** @maxLength 300 */
+  subject: string;
+  /** @maxLength 100 */
+  template: string | null;
+  status: OutgoingMailStatus | null;
+  attempts: number | null;
+  nextAttemptAt: string | null;
+  leaseUntil: string | null;
+  lastError: string | null;
+  sentAt: string | null;
+}
+export interface OutgoingMailCreate {
+  status?: OutgoingMailStatus | null;
+}
+export interface OutgoingMailUpdate {
+  status?: OutgoingMailStatus | null;
+}
+
 // Password resets (/passwordResets)
 export interface PasswordReset {
   id: string;
@@ -1201,6 +1227,7 @@ export interface Entities {
   mediaAssets: { record: MediaAsset; create: MediaAssetCreate; update: MediaAssetUpdate };
   orders: { record: Order; create: OrderCreate; update: OrderUpdate };
   organizations: { record: Organization; create: OrganizationCreate; update: OrganizationUpdate };
+  outgoingMails: { record: OutgoingMail; create: OutgoingMailCreate; update: OutgoingMailUpdate };
   passwordResets: { record: PasswordReset; create: PasswordResetCreate; update: PasswordResetUpdate };
   products: { record: Product; create: ProductCreate; update: ProductUpdate };
   projects: { record: Project; create: ProjectCreate; update: ProjectUpdate };

@@ -149,11 +149,10 @@ export async function requestPasswordReset(auth: AuthContext, email: string): Pr
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
   });
-  await auth.mailer.send({
-    to: user.email as string,
-    subject: 'Reset your password',
-    text: `Use this token within one hour to choose a new password: ${token}`,
-  });
+  const { linkBase } = auth.config.mail;
+  const link = `${linkBase ?? `http://localhost:${auth.config.server.port}`}/reset-password?token=${token}`;
+  const mail = auth.templates.render('passwordReset', { appName: auth.ctx.registry.model.app.name, link, token });
+  await auth.mailer.send({ to: user.email as string, ...mail, template: 'passwordReset' });
 }
 
 export async function resetPassword(auth: AuthContext, token: string, newPassword: string): Promise<void> {

@@ -1,14 +1,12 @@
 import type { RoleTable } from '../access/roleTable.js';
 import type { RuntimeConfig } from '../config/runtimeConfig.js';
 import type { RuntimeContext } from '../context.js';
+import type { OutgoingMail } from '../mail/mailOutbox.js';
+import type { MailTemplates } from '../mail/mailTemplates.js';
 
-export interface MailMessage {
-  to: string;
-  subject: string;
-  text: string;
-}
+export type MailMessage = OutgoingMail;
 
-/** Sends password-reset mail; the default writes it to the log. */
+/** Takes a mail to send; the server's queues it in the outbox (runtime/mail/mailOutbox.ts). */
 export interface Mailer {
   send(message: MailMessage): Promise<void>;
 }
@@ -20,13 +18,6 @@ export interface AuthContext {
   roles: RoleTable;
   cookieName: string;
   mailer: Mailer;
+  templates: MailTemplates;
   env: NodeJS.ProcessEnv;
-}
-
-export function logMailer(ctx: RuntimeContext): Mailer {
-  return {
-    async send(message) {
-      ctx.logger.info({ mail: message }, 'mail (no mailer configured: logged instead of sent)');
-    },
-  };
 }

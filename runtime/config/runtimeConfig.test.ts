@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +27,27 @@ describe('runtime config', () => {
       /RATE_LIMIT_AUTH must look like 100\/60/,
     );
     expect(() => loadRuntimeConfig(empty(), { PORT: 'x' })).toThrow(/PORT/);
+  });
+
+  it('reads mail from the config and the environment, refusing what is not an SMTP or web URL', () => {
+    const dir = empty();
+    writeFileSync(
+      join(dir, 'entigen.config.yaml'),
+      'version: 1\nmail: { url: smtp://mail.example.test:587, from: App <a@example.test>, linkBase: https://app.example.test/, attempts: 3 }\n',
+    );
+    expect(loadRuntimeConfig(dir, {}).mail).toMatchObject({
+      url: 'smtp://mail.example.test:587',
+      from: 'App <a@example.test>',
+      linkBase: 'https://app.example.test',
+      attempts: 3,
+      tls: { rejectUnauthorized: true, requireTLS: false },
+    });
+    const overridden = loadRuntimeConfig(dir, { MAIL_URL: 'smtps://u:p@other.test:465', MAIL_FROM: 'x@y.test' }).mail;
+    expect(overridden).toMatchObject({ url: 'smtps://u:p@other.test:465', from: 'x@y.test' });
+    expect(loadRuntimeConfig(empty(), {}).mail.url).toBeUndefined();
+    expect(() => loadRuntimeConfig(empty(), { MAIL_URL: 'http://mail.test' })).toThrow(/MAIL_URL/);
+    expect(() => loadRuntimeConfig(empty(), { MAIL_LINK_BASE: 'javascript:alert(1)' })).toThrow(/MAIL_LINK_BASE/);
+    expect(() => loadRuntimeConfig(empty(), { MAIL_LINK_BASE: 'https://a.test/?x=1' })).toThrow(/MAIL_LINK_BASE/);
   });
 
   it('parses durations', () => {

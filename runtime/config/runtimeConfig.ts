@@ -27,6 +27,22 @@ export interface RuntimeConfig {
   realtime: RealtimeConfig;
   /** Outgoing webhooks (the built-in webhooks entity). */
   webhooks: WebhooksConfig;
+  /** Outgoing mail (runtime/mail/). */
+  mail: MailConfig;
+}
+
+export interface MailConfig {
+  /** SMTP server (smtp:// or smtps://, credentials in the URL); none: mail is written to the log. */
+  url?: string;
+  from: string;
+  /** Base of the links mails carry (`<linkBase>/reset-password?token=...`); none: the token alone. */
+  linkBase?: string;
+  /** Attempts before a mail is failed; the first retry waits backoffMs, doubling. */
+  attempts: number;
+  backoffMs: number;
+  /** How often the queue is read when nothing told it of a mail (other instances, retries). */
+  pollMs: number;
+  tls: { rejectUnauthorized: boolean; requireTLS: boolean };
 }
 
 export interface RealtimeConfig {
@@ -164,6 +180,36 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
         false,
       leaseMs: parseDuration(raw.webhooks?.lease ?? '30s'),
     },
+    mail: mailConfig(raw.mail, env),
+  };
+}
+
+/** MAIL_URL, MAIL_FROM and MAIL_LINK_BASE override the config's `mail`. */
+interface RawMail {
+  url?: string;
+  from?: string;
+  linkBase?: string;
+  attempts?: number;
+  backoff?: string;
+  poll?: string;
+  tls?: { rejectUnauthorized?: boolean; requireTLS?: boolean };
+}
+
+function mailConfig(raw: RawMail | undefined, env: NodeJS.ProcessEnv): MailConfig {
+  const url = env.MAIL_URL || raw?.url || undefined;
+  if (url !== undefined && !/^smtps?:\/\/./.test(url))
+    throw new Error('MAIL_URL (mail.url) must be an smtp:// or smtps:// URL');
+  const linkBase = (env.MAIL_LINK_BASE || raw?.linkBase || undefined)?.replace(/\/+$/, '');
+  if (linkBase !== undefined && !/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(linkBase))
+    throw new Error('MAIL_LINK_BASE (mail.linkBase) must be an http:// or https:// URL without query or fragment');
+  return {
+    url,
+    from: env.MAIL_FROM || raw?.from || 'entigen <no-reply@localhost>',
+    linkBase,
+    attempts: raw?.attempts ?? 8,
+    backoffMs: parseDuration(raw?.backoff ?? '30s'),
+    pollMs: parseDuration(raw?.poll ?? '5s'),
+    tls: { rejectUnauthorized: raw?.tls?.rejectUnauthorized ?? true, requireTLS: raw?.tls?.requireTLS ?? false },
   };
 }
 

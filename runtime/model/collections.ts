@@ -25,6 +25,7 @@ export const EVENT_CURSORS = 'eventCursors';
 export const HOOK_DELIVERIES = 'hookDeliveries';
 export const WEBHOOKS = 'webhooks';
 export const WEBHOOK_DELIVERIES = 'webhookDeliveries';
+export const OUTGOING_MAILS = 'outgoingMails';
 
 /** A scheduled job's run time limit when its record sets none (also the entity file's default). */
 export const DEFAULT_JOB_TIMEOUT_MS = 300_000;

@@ -4,7 +4,7 @@ import type { Express, RequestHandler } from 'express';
 import { type Logger, pino } from 'pino';
 import { SYSTEM_CALLER } from '../access/caller.js';
 import { RoleTable } from '../access/roleTable.js';
-import { type AuthContext, logMailer, type Mailer } from '../auth/authContext.js';
+import type { AuthContext, Mailer } from '../auth/authContext.js';
 import { createFirstAdmin, hasAdmin, SetupState } from '../auth/setup.js';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/runtimeConfig.js';
 import type { RuntimeContext } from '../context.js';
@@ -26,6 +26,9 @@ import { sweepIdempotencyRecords } from '../http/idempotency.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
 import { type LimiterStore, memoryLimiterStore, redisLimiterStore } from '../http/rateLimit/limiterStore.js';
 import { type JobHandler, Scheduler } from '../jobs/scheduler.js';
+import { MailOutbox } from '../mail/mailOutbox.js';
+import { MailTemplates } from '../mail/mailTemplates.js';
+import { logTransport, smtpTransport } from '../mail/mailTransports.js';
 import { checkMigrations } from '../migrations/applyMigrations.js';
 import type { RepositoryWriter } from '../repository.js';
 import { CountCache, CountCachingStore } from '../store/countCache.js';
@@ -218,12 +221,24 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     logger,
     now: options.now ?? (() => new Date()),
   };
+  // Mail goes out through a durable queue (runtime/mail/mailOutbox.ts); without a server, to the log.
+  const { url: mailUrl } = config.mail;
+  if (!mailUrl) logger.info('mail is not configured (MAIL_URL or mail.url): mails are written to the log');
+  const outbox = new MailOutbox(
+    ctx,
+    config.mail,
+    mailUrl ? smtpTransport({ ...config.mail, url: mailUrl }) : logTransport(logger),
+    new FieldCipher(`mail:${secrets.encryption ?? secrets.signing}`),
+    logger,
+    config.mail.pollMs,
+  );
   const auth: AuthContext = {
     ctx,
     config,
     roles: new RoleTable(options.registry.model, store),
     cookieName: `${options.registry.model.app.name}_uid`,
-    mailer: options.mailer ?? logMailer(ctx),
+    mailer: options.mailer ?? { send: (mail) => outbox.enqueue(mail) },
+    templates: new MailTemplates(options.root),
     env,
   };
   await bootstrapAdmin(auth, env);
@@ -299,6 +314,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   };
   await dispatcher.start();
   webhooks.start();
+  outbox.start();
   if (bus) {
     await bus.on('events', (seq) => feed.heard(Number(seq)));
     await bus.on('credentials', () => realtime.recheckAll());
@@ -371,7 +387,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
       realtime.closeAll();
       feed.stop();
       await scheduler.stop(config.server.shutdownGraceMs);
-      await Promise.all([dispatcher.stop(), webhooks.stop()]);
+      await Promise.all([dispatcher.stop(), webhooks.stop(), outbox.stop()]);
     })();
     return stopping;
   };

@@ -141,6 +141,9 @@ describe('session tokens', () => {
   });
 });
 
+/** The reset code in the text of the password-reset mail (templates/mail/passwordReset.txt). */
+const resetCode = (text: string) => /asks for it: (\S+)/.exec(text)![1];
+
 describe('password reset', () => {
   it('issues a single-use token through the mailer and answers 202 for anyone', async () => {
     await register('reset@example.test');
@@ -154,7 +157,7 @@ describe('password reset', () => {
     expect(res.status).toBe(202);
     // The mail is sent after the answer.
     await vi.waitFor(() => expect(sent).toHaveLength(1));
-    const token = /: (\S+)$/.exec(sent[0])![1];
+    const token = resetCode(sent[0]);
     const stored = await server.ctx.store.find('passwordResets', {});
     expect(JSON.stringify(stored)).not.toContain(token);
     const done = await server.call('POST', '/api/v1/auth/reset-password', {
@@ -183,7 +186,7 @@ describe('password reset tokens', () => {
     const before = sent.length;
     await server.call('POST', '/api/v1/auth/forgot-password', { body: { email } });
     await vi.waitFor(() => expect(sent.length).toBe(before + 1));
-    return /: (\S+)$/.exec(sent.at(-1)!)![1];
+    return resetCode(sent.at(-1)!);
   };
   const reset = (token: string, newPassword: string) =>
     server.call('POST', '/api/v1/auth/reset-password', { body: { token, newPassword } });

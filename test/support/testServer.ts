@@ -53,7 +53,10 @@ export async function startTestServer(
     now,
     handlers,
     registry: app = registry,
+    logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
   }: {
+    /** A logger of the test's own (to read what the server logs). */
+    logger?: StartOptions['logger'];
     withAdmin?: boolean;
     overrides?: StartOptions['overrides'];
     now?: () => Date;
@@ -67,7 +70,7 @@ export async function startTestServer(
     root: repoRoot,
     port: 0,
     host: '127.0.0.1',
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    logger,
     overrides,
     now,
     handlers,

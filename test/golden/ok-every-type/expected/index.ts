@@ -39,6 +39,8 @@ import { JobSnapshotRepository } from './repositories/jobSnapshots.js';
 import { jobSnapshotsRoutes } from './routers/jobSnapshots.js';
 import { MediaAssetRepository } from './repositories/mediaAssets.js';
 import { mediaAssetsRoutes } from './routers/mediaAssets.js';
+import { OutgoingMailRepository } from './repositories/outgoingMails.js';
+import { outgoingMailsRoutes } from './routers/outgoingMails.js';
 import { PasswordResetRepository } from './repositories/passwordResets.js';
 import { passwordResetsRoutes } from './routers/passwordResets.js';
 import { RevokedSessionRepository } from './repositories/revokedSessions.js';
@@ -87,6 +89,7 @@ export { IdempotencyRecordRepository } from './repositories/idempotencyRecords.j
 export { JobExecutionRepository } from './repositories/jobExecutions.js';
 export { JobSnapshotRepository } from './repositories/jobSnapshots.js';
 export { MediaAssetRepository } from './repositories/mediaAssets.js';
+export { OutgoingMailRepository } from './repositories/outgoingMails.js';
 export { PasswordResetRepository } from './repositories/passwordResets.js';
 export { RevokedSessionRepository } from './repositories/revokedSessions.js';
 export { RoleRepository } from './repositories/roles.js';
@@ -121,6 +124,7 @@ export const registry = defineRegistry(metadata, {
   jobExecutions: jobExecutionsRoutes,
   jobSnapshots: jobSnapshotsRoutes,
   mediaAssets: mediaAssetsRoutes,
+  outgoingMails: outgoingMailsRoutes,
   passwordResets: passwordResetsRoutes,
   revokedSessions: revokedSessionsRoutes,
   roles: rolesRoutes,
@@ -162,6 +166,7 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     jobExecutions: new JobExecutionRepository(store, writer),
     jobSnapshots: new JobSnapshotRepository(store, writer),
     mediaAssets: new MediaAssetRepository(store, writer),
+    outgoingMails: new OutgoingMailRepository(store, writer),
     passwordResets: new PasswordResetRepository(store, writer),
     revokedSessions: new RevokedSessionRepository(store, writer),
     roles: new RoleRepository(store, writer),

@@ -578,6 +578,32 @@ export interface MediaAssetUpdate {
   height?: number | null;
 }
 
+// Outgoing mail (/outgoingMails)
+export type OutgoingMailStatus = 'pending' | 'sending' | 'sent' | 'failed';
+export interface OutgoingMail {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  /** @maxLength 320 */
+  to: string;
+  /** @maxLength 300 */
+  subject: string;
+  /** @maxLength 100 */
+  template: string | null;
+  status: OutgoingMailStatus | null;
+  attempts: number | null;
+  nextAttemptAt: string | null;
+  leaseUntil: string | null;
+  lastError: string | null;
+  sentAt: string | null;
+}
+export interface OutgoingMailCreate {
+  status?: OutgoingMailStatus | null;
+}
+export interface OutgoingMailUpdate {
+  status?: OutgoingMailStatus | null;
+}
+
 // Password resets (/passwordResets)
 export interface PasswordReset {
   id: string;
@@ -1048,6 +1074,7 @@ export interface Entities {
   jobExecutions: { record: JobExecution; create: JobExecutionCreate; update: JobExecutionUpdate };
   jobSnapshots: { record: JobSnapshot; create: JobSnapshotCreate; update: JobSnapshotUpdate };
   mediaAssets: { record: MediaAsset; create: MediaAssetCreate; update: MediaAssetUpdate };
+  outgoingMails: { record: OutgoingMail; create: OutgoingMailCreate; update: OutgoingMailUpdate };
   passwordResets: { record: PasswordReset; create: PasswordResetCreate; update: PasswordResetUpdate };
   revokedSessions: { record: RevokedSession; create: RevokedSessionCreate; update: RevokedSessionUpdate };
   roles: { record: Role; create: RoleCreate; update: RoleUpdate };

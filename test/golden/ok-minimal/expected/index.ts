@@ -24,6 +24,8 @@ import { JobSnapshotRepository } from './repositories/jobSnapshots.js';
 import { jobSnapshotsRoutes } from './routers/jobSnapshots.js';
 import { NoteRepository } from './repositories/notes.js';
 import { notesRoutes } from './routers/notes.js';
+import { OutgoingMailRepository } from './repositories/outgoingMails.js';
+import { outgoingMailsRoutes } from './routers/outgoingMails.js';
 import { PasswordResetRepository } from './repositories/passwordResets.js';
 import { passwordResetsRoutes } from './routers/passwordResets.js';
 import { RevokedSessionRepository } from './repositories/revokedSessions.js';
@@ -57,6 +59,7 @@ export { IdempotencyRecordRepository } from './repositories/idempotencyRecords.j
 export { JobExecutionRepository } from './repositories/jobExecutions.js';
 export { JobSnapshotRepository } from './repositories/jobSnapshots.js';
 export { NoteRepository } from './repositories/notes.js';
+export { OutgoingMailRepository } from './repositories/outgoingMails.js';
 export { PasswordResetRepository } from './repositories/passwordResets.js';
 export { RevokedSessionRepository } from './repositories/revokedSessions.js';
 export { RoleRepository } from './repositories/roles.js';
@@ -80,6 +83,7 @@ export const registry = defineRegistry(metadata, {
   jobExecutions: jobExecutionsRoutes,
   jobSnapshots: jobSnapshotsRoutes,
   notes: notesRoutes,
+  outgoingMails: outgoingMailsRoutes,
   passwordResets: passwordResetsRoutes,
   revokedSessions: revokedSessionsRoutes,
   roles: rolesRoutes,
@@ -110,6 +114,7 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     jobExecutions: new JobExecutionRepository(store, writer),
     jobSnapshots: new JobSnapshotRepository(store, writer),
     notes: new NoteRepository(store, writer),
+    outgoingMails: new OutgoingMailRepository(store, writer),
     passwordResets: new PasswordResetRepository(store, writer),
     revokedSessions: new RevokedSessionRepository(store, writer),
     roles: new RoleRepository(store, writer),

@@ -1,0 +1,42 @@
+import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+import type { MailConfig } from '../config/runtimeConfig.js';
+import type { MailTransport, OutgoingMail } from './mailOutbox.js';
+
+/** A server that has not answered in this time fails the attempt (it is retried later). */
+const TIMEOUT_MS = 20_000;
+
+/** SMTP through nodemailer: the URL's host, port, credentials and smtps:, with the config's TLS options. */
+export function smtpTransport(config: MailConfig & { url: string }): MailTransport {
+  const transporter = nodemailer.createTransport({
+    url: config.url,
+    requireTLS: config.tls.requireTLS,
+    tls: { rejectUnauthorized: config.tls.rejectUnauthorized },
+    connectionTimeout: TIMEOUT_MS,
+    greetingTimeout: TIMEOUT_MS,
+    socketTimeout: TIMEOUT_MS,
+    // Messages come from templates: nothing in them may make nodemailer read files or URLs.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  return {
+    kind: 'smtp',
+    async send(from: string, mail: OutgoingMail) {
+      await transporter.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    },
+    close: () => transporter.close(),
+  };
+}
+
+/** No mail server configured: the mail is written to the log, where a developer reads it. */
+export function logTransport(logger: Logger): MailTransport {
+  return {
+    kind: 'log',
+    async send(from: string, mail: OutgoingMail) {
+      logger.info(
+        { mail: { from, to: mail.to, subject: mail.subject, text: mail.text } },
+        'mail (no mail server configured: logged instead of sent)',
+      );
+    },
+  };
+}

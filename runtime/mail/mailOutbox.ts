@@ -49,6 +49,9 @@ export class MailOutbox {
   private running?: Promise<void>;
   private again = false;
   private stopped = false;
+  /** Mails this instance sent, and attempts that failed (operator metrics). */
+  sent = 0;
+  failedAttempts = 0;
 
   constructor(
     private readonly ctx: RuntimeContext,
@@ -176,6 +179,7 @@ export class MailOutbox {
         text: body.text,
         ...(body.html ? { html: body.html } : {}),
       });
+      this.sent++;
       const at = this.ctx.now().toISOString();
       await this.ctx.store.update(OUTGOING_MAILS, mail.id, {
         status: 'sent',
@@ -187,6 +191,7 @@ export class MailOutbox {
         updatedAt: at,
       });
     } catch (error) {
+      this.failedAttempts++;
       const failed = attempts >= this.config.attempts;
       const delay = Math.min(this.config.backoffMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
       const now = this.ctx.now();

@@ -35,6 +35,7 @@ import { CountCache, CountCachingStore } from '../store/countCache.js';
 import { MeasuredStore } from '../store/measuredStore.js';
 import { openStore } from '../store/openStore.js';
 import type { PgStore } from '../store/postgres/pgStore.js';
+import { SqliteStore } from '../store/sqlite/sqliteStore.js';
 import type { Store } from '../store/types.js';
 import { featureRules } from './featureRules.js';
 import { type Bus, RedisBus } from './redisBus.js';
@@ -232,6 +233,17 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     logger,
     config.mail.pollMs,
   );
+  operator.watch('entigen_mails_sent', 'Mails this instance delivered to the mail server', () => outbox.sent);
+  operator.watch(
+    'entigen_mail_attempts_failed',
+    'Mail attempts that failed (retried or failed)',
+    () => outbox.failedAttempts,
+  );
+  if (opened instanceof SqliteStore) {
+    const commits = () => opened.commitStatistics();
+    operator.watch('entigen_group_commits', 'Commits of the embedded store (each one fsync)', () => commits().groups);
+    operator.watch('entigen_group_commit_transactions', 'Transactions those commits carried', () => commits().members);
+  }
   const auth: AuthContext = {
     ctx,
     config,

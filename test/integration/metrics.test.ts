@@ -99,6 +99,15 @@ describe('GET /api/metrics', () => {
     expect(sample(text, 'entigen_job_runs_total', { handler: 'tidy', status: 'completed' })).toBe(1);
     expect(sample(text, 'entigen_job_runs_total', { handler: 'broken', status: 'failed' })).toBe(1);
     expect(sample(text, 'entigen_process_cpu_seconds_total')).toBeGreaterThan(0);
+    expect(sample(text, 'entigen_read_cache_hits')).toBeGreaterThan(0);
+    expect(sample(text, 'entigen_mails_sent')).toBe(0);
+    if (server.ctx.store.kind === 'sqlite') {
+      // Every write above committed, some of them together.
+      expect(sample(text, 'entigen_group_commits')).toBeGreaterThan(0);
+      expect(sample(text, 'entigen_group_commit_transactions')).toBeGreaterThanOrEqual(
+        sample(text, 'entigen_group_commits') ?? Number.POSITIVE_INFINITY,
+      );
+    }
     expect(sample(text, 'entigen_nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
     // Labels come from the route table, never from the request: an unknown path is one series.
     await server.call('GET', '/api/v1/nowhere-abc');

@@ -115,6 +115,11 @@ export class SqliteStore implements Store {
     return (this.statement(sql).get(...params) as { n: number }).n;
   }
 
+  /** Group commits so far and the transactions they carried (operator metrics). */
+  commitStatistics(): { groups: number; members: number } {
+    return { groups: this.shared.group.groups, members: this.shared.group.members };
+  }
+
   /** Whether another connection (a script, a second process) committed since the last call. */
   changedElsewhere(): boolean {
     // A closed database answers its own error (503) to the query that follows.

@@ -23,6 +23,8 @@ import { DatasetFieldRepository } from './repositories/datasetFields.js';
 import { datasetFieldsRoutes } from './routers/datasetFields.js';
 import { DatasetRowRepository } from './repositories/datasetRows.js';
 import { datasetRowsRoutes } from './routers/datasetRows.js';
+import { EmailTokenRepository } from './repositories/emailTokens.js';
+import { emailTokensRoutes } from './routers/emailTokens.js';
 import { EntityVersionRepository } from './repositories/entityVersions.js';
 import { entityVersionsRoutes } from './routers/entityVersions.js';
 import { EventCursorRepository } from './repositories/eventCursors.js';
@@ -89,6 +91,7 @@ export { ContentBlockRepository } from './repositories/contentBlocks.js';
 export { DatasetDefinitionRepository } from './repositories/datasetDefinitions.js';
 export { DatasetFieldRepository } from './repositories/datasetFields.js';
 export { DatasetRowRepository } from './repositories/datasetRows.js';
+export { EmailTokenRepository } from './repositories/emailTokens.js';
 export { EntityVersionRepository } from './repositories/entityVersions.js';
 export { EventCursorRepository } from './repositories/eventCursors.js';
 export { FieldChangeRepository } from './repositories/fieldChanges.js';
@@ -128,6 +131,7 @@ export const registry = defineRegistry(metadata, {
   datasetDefinitions: datasetDefinitionsRoutes,
   datasetFields: datasetFieldsRoutes,
   datasetRows: datasetRowsRoutes,
+  emailTokens: emailTokensRoutes,
   entityVersions: entityVersionsRoutes,
   eventCursors: eventCursorsRoutes,
   fieldChanges: fieldChangesRoutes,
@@ -174,6 +178,7 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     datasetDefinitions: new DatasetDefinitionRepository(store, writer),
     datasetFields: new DatasetFieldRepository(store, writer),
     datasetRows: new DatasetRowRepository(store, writer),
+    emailTokens: new EmailTokenRepository(store, writer),
     entityVersions: new EntityVersionRepository(store, writer),
     eventCursors: new EventCursorRepository(store, writer),
     fieldChanges: new FieldChangeRepository(store, writer),

@@ -10,7 +10,7 @@ export interface UserFilter {
   authSource?: UserAuthSource | UserAuthSource[];
   disabled?: boolean | boolean[];
 }
-export type UserSortKey = 'id' | 'createdAt' | 'updatedAt' | 'email' | 'displayName' | 'authSource' | 'lastLoginAt' | 'disabled';
+export type UserSortKey = 'id' | 'createdAt' | 'updatedAt' | 'email' | 'displayName' | 'authSource' | 'lastLoginAt' | 'disabled' | 'emailVerified';
 
 /** Typed access to users: no access checks or request validation; hooks and history through a writer. */
 export class UserRepository extends Repository<User, UserCreate, UserUpdate, UserFilter, UserSortKey> {

@@ -3,6 +3,8 @@ export interface PublicUser {
   id: string;
   email: string;
   displayName: string;
+  /** false while a registered user has not confirmed the address; true once confirmed; absent where it was never asked. */
+  emailVerified?: boolean;
 }
 
 /** Who is asking: every operation takes one. Anonymous callers have no user. */

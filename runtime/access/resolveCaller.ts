@@ -1,3 +1,4 @@
+import { publicUser } from '../auth/users.js';
 import type { Doc } from '../store/types.js';
 import { ACCOUNT_PERMISSIONS } from './accountPermissions.js';
 import type { Caller } from './caller.js';
@@ -9,7 +10,7 @@ export async function callerForUser(user: Doc, roles: RoleTable): Promise<Caller
   const keys = Array.isArray(user.roles) ? (user.roles as string[]) : [];
   const permissions = withAccountPermissions(await roles.permissionsOf(keys));
   return {
-    user: { id: user.id, email: user.email as string, displayName: user.displayName as string },
+    user: publicUser(user),
     roles: keys,
     permissions,
     isAdmin: permissions.has(SYSTEM_ADMIN),

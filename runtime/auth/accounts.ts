@@ -21,6 +21,8 @@ export interface NewUser {
   roles?: string[];
   authSource?: 'local' | 'ldap';
   ldapDn?: string;
+  /** false for a self-registered user while address verification is on. */
+  emailVerified?: boolean;
 }
 
 /** Stores a new user; 400 for a bad email or a password the policy refuses, 409 for a taken email. */
@@ -44,6 +46,7 @@ export async function createUser(auth: AuthContext, input: NewUser): Promise<Doc
     roles: input.roles ?? ['USER'],
     authSource: input.authSource ?? 'local',
     ldapDn: input.ldapDn ?? null,
+    emailVerified: input.emailVerified ?? null,
     disabled: false,
     createdAt: now,
     updatedAt: now,

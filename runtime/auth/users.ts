@@ -11,7 +11,12 @@ export function normalizeEmail(email: string): string {
 export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 export function publicUser(doc: Doc): PublicUser {
-  return { id: doc.id, email: doc.email as string, displayName: doc.displayName as string };
+  return {
+    id: doc.id,
+    email: doc.email as string,
+    displayName: doc.displayName as string,
+    ...(typeof doc.emailVerified === 'boolean' ? { emailVerified: doc.emailVerified } : {}),
+  };
 }
 
 export async function findUserByEmail(store: Store, email: string): Promise<Doc | null> {

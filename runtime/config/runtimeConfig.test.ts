@@ -50,6 +50,15 @@ describe('runtime config', () => {
     expect(() => loadRuntimeConfig(empty(), { MAIL_LINK_BASE: 'https://a.test/?x=1' })).toThrow(/MAIL_LINK_BASE/);
   });
 
+  it('reads auth.emailVerification, off by default, and refuses other words', () => {
+    expect(loadRuntimeConfig(empty(), {}).emailVerification).toBe('off');
+    const dir = empty();
+    writeFileSync(join(dir, 'entigen.config.yaml'), 'version: 1\nauth: { emailVerification: required }\n');
+    expect(loadRuntimeConfig(dir, {}).emailVerification).toBe('required');
+    expect(loadRuntimeConfig(dir, { EMAIL_VERIFICATION: 'optional' }).emailVerification).toBe('optional');
+    expect(() => loadRuntimeConfig(empty(), { EMAIL_VERIFICATION: 'yes' })).toThrow(/EMAIL_VERIFICATION/);
+  });
+
   it('parses durations', () => {
     expect(parseDuration('45s')).toBe(45_000);
     expect(() => parseDuration('7 days')).toThrow(/invalid duration/);

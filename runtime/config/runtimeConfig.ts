@@ -7,6 +7,12 @@ import { type CorsConfig, checkCorsConfig } from './corsConfig.js';
 /** Settings read at start from entigen.config.yaml; environment variables override them. */
 export interface RuntimeConfig {
   sessionTtlMs: number;
+  /**
+   * Address verification: off (nothing sent), optional (registration mails a link; nothing
+   * waits for it), required (an unverified user may sign in, but every call outside /auth
+   * answers 403 EMAIL_NOT_VERIFIED until the link is used).
+   */
+  emailVerification: 'off' | 'optional' | 'required';
   passwordPolicy: { minLength: number; requireSpecial: boolean };
   ldap?: LdapServerConfig;
   rateLimit: Record<'auth' | 'api' | 'public', { limit: number; window: number }>;
@@ -131,6 +137,7 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
     throw new Error(`PORT must be an integer from 0 to 65535, not ${env.PORT}`);
   return {
     sessionTtlMs: parseDuration(env.SESSION_TTL ?? raw.auth?.sessionTtl ?? '7d'),
+    emailVerification: emailVerification(env.EMAIL_VERIFICATION ?? raw.auth?.emailVerification),
     passwordPolicy: {
       minLength: raw.auth?.passwordPolicy?.minLength ?? 8,
       requireSpecial: raw.auth?.passwordPolicy?.requireSpecial ?? false,
@@ -182,6 +189,13 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
     },
     mail: mailConfig(raw.mail, env),
   };
+}
+
+function emailVerification(value: string | undefined): RuntimeConfig['emailVerification'] {
+  if (value === undefined || value === '') return 'off';
+  if (value !== 'off' && value !== 'optional' && value !== 'required')
+    throw new Error(`EMAIL_VERIFICATION (auth.emailVerification) must be off, optional or required, not "${value}"`);
+  return value;
 }
 
 /** MAIL_URL, MAIL_FROM and MAIL_LINK_BASE override the config's `mail`. */

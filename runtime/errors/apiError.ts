@@ -3,6 +3,7 @@ export const ERROR_CODES = {
   VALIDATION_ERROR: { status: 400, message: 'Request validation failed' },
   UNAUTHORIZED: { status: 401, message: 'Authentication required' },
   FORBIDDEN: { status: 403, message: 'You do not have permission to do this' },
+  EMAIL_NOT_VERIFIED: { status: 403, message: 'Confirm your email address first' },
   NOT_FOUND: { status: 404, message: 'Resource not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   CONFLICT: { status: 409, message: 'Resource conflicts with an existing one' },

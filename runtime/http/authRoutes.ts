@@ -10,6 +10,7 @@ import {
   revokeSession,
 } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
+import { requestEmailChange, resendVerification, sendVerification, verifyEmail } from '../auth/emailVerification.js';
 import { ldapAuthenticate, ldapSettings, testLdap } from '../auth/ldap.js';
 import { ldapAccount } from '../auth/ldapAccount.js';
 import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
@@ -20,7 +21,7 @@ import type { Doc } from '../store/types.js';
 import { markSecretAnswer } from './idempotency.js';
 import { readBody } from './readBody.js';
 
-/** /api/v1/auth: register, login (password and LDAP), logout, change-password, me, test-ldap, password reset. Bare bodies. */
+/** /api/v1/auth: register, login (password and LDAP), logout, change-password, me, test-ldap, password reset, address verification and change. Bare bodies. */
 export function authRoutes(auth: AuthContext): Router {
   const router = Router();
   const signIn = (res: import('express').Response, user: Doc, status: number) => {
@@ -36,12 +37,41 @@ export function authRoutes(auth: AuthContext): Router {
       password: { type: 'string', required: true, max: 1024 },
       displayName: { type: 'string', required: true, min: 1, max: 200 },
     });
+    const verifying = auth.config.emailVerification !== 'off';
     const user = await createUser(auth, {
       email: body.email as string,
       password: body.password as string,
       displayName: body.displayName as string,
+      ...(verifying ? { emailVerified: false } : {}),
     });
+    // Queued in the outbox: the mail server's state never holds up or fails the registration.
+    if (verifying) await sendVerification(auth, user);
     signIn(res, user, 201);
+  });
+
+  router.post('/verify-email', async (req, res) => {
+    const body = readBody(req.body, { token: { type: 'string', required: true, max: 200 } });
+    const user = await verifyEmail(auth, body.token as string);
+    res.json({ success: true, user: publicUser(user) });
+  });
+
+  router.post('/resend-verification', async (req, res) => {
+    const body = readBody(req.body, { email: { type: 'string', required: true, max: 320 } });
+    // Like forgot-password: answered before any lookup, the same for every address.
+    resendVerification(auth, body.email as string).catch((error) =>
+      auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'verification mail request failed'),
+    );
+    res.status(202).json({ success: true, message: 'If the address waits for confirmation, a new link is on its way' });
+  });
+
+  router.post('/change-email', async (req, res) => {
+    requireUser(req.caller);
+    const body = readBody(req.body, {
+      newEmail: { type: 'string', required: true, max: 320 },
+      currentPassword: { type: 'string', required: true, max: 1024 },
+    });
+    await requestEmailChange(auth, req.caller, body.newEmail as string, body.currentPassword as string);
+    res.status(202).json({ success: true, message: 'A link that makes the change is on its way to the new address' });
   });
 
   router.post('/login', async (req, res) => {

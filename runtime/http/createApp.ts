@@ -34,6 +34,7 @@ import { REALTIME_PATH, realtimeRoutes } from './realtimeRoutes.js';
 import { refusePrototypeKeys } from './refusePrototypeKeys.js';
 import { refuseUnstorableInput } from './refuseUnstorableInput.js';
 import { requestLog } from './requestLog.js';
+import { requireVerifiedEmail } from './requireVerifiedEmail.js';
 import { roleRoutes } from './roleRoutes.js';
 import { schemaRoutes } from './schemaRoutes.js';
 import { searchRoutes } from './searchRoutes.js';
@@ -162,6 +163,7 @@ export function createApp({
       refusePrototypeKeys(),
       refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }),
       authenticateCaller,
+      requireVerifiedEmail(config.emailVerification, `${API_PREFIX}/auth`),
       // After authentication: a stored answer is replayed only to the caller who made it (README, departures).
       idempotency({
         store: ctx.store,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../model/packageRoot.js';
 
 /** The mails the runtime sends; each is `templates/mail/<name>.txt` (first line `Subject: ...`) and `.html`. */
-export type MailTemplate = 'passwordReset';
+export type MailTemplate = 'passwordReset' | 'verifyEmail' | 'confirmEmailChange' | 'emailChangeNotice';
 
 export interface RenderedMail {
   subject: string;

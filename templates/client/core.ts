@@ -206,6 +206,8 @@ export interface SessionUser {
   id: string;
   email: string;
   displayName: string;
+  /** false until a registered user confirms the address (auth.emailVerification on). */
+  emailVerified?: boolean;
 }
 
 export interface ApiKeyInfo {
@@ -593,6 +595,29 @@ export class AuthClient {
 
   me(): Promise<{ user: SessionUser & Record<string, unknown>; roles: string[]; permissions: string[] }> {
     return this.transport.request('GET', '/api/v1/auth/me');
+  }
+
+  /** Mails a reset token to a local account, if there is one (the answer is the same either way). */
+  forgotPassword(body: { email: string }): Promise<{ success: boolean; message: string }> {
+    return this.transport.request('POST', '/api/v1/auth/forgot-password', { body });
+  }
+
+  resetPassword(body: { token: string; newPassword: string }): Promise<{ success: boolean }> {
+    return this.transport.request('POST', '/api/v1/auth/reset-password', { body });
+  }
+
+  /** Confirms an address with a token from a verification or change-of-address mail. */
+  verifyEmail(body: { token: string }): Promise<{ success: boolean; user: SessionUser }> {
+    return this.transport.request('POST', '/api/v1/auth/verify-email', { body });
+  }
+
+  resendVerification(body: { email: string }): Promise<{ success: boolean; message: string }> {
+    return this.transport.request('POST', '/api/v1/auth/resend-verification', { body });
+  }
+
+  /** The address changes once the link mailed to newEmail is used; the old address gets a notice. */
+  changeEmail(body: { newEmail: string; currentPassword: string }): Promise<{ success: boolean; message: string }> {
+    return this.transport.request('POST', '/api/v1/auth/change-email', { body });
   }
 }
 

@@ -103,6 +103,8 @@ function pipelineErrors(op: Operation): ErrorCode[] {
   if (op.method !== 'GET') codes.push('PAYLOAD_TOO_LARGE');
   // Idempotency-Key: too long, the same key still in flight, or reused with another body.
   if (op.method === 'POST') codes.push('CONFLICT', 'UNPROCESSABLE_ENTITY');
+  // auth.emailVerification required: a signed-in user with an unconfirmed address, outside /auth.
+  if (!op.path.startsWith('/api/v1/auth/')) codes.push('EMAIL_NOT_VERIFIED');
   return codes;
 }
 
@@ -141,8 +143,9 @@ function operationObject(op: Operation): JsonSchema {
                       : json(op.response),
           },
   };
+  // Two codes of one status (FORBIDDEN, EMAIL_NOT_VERIFIED) share the status; the operation's own names it.
   for (const code of new Set<ErrorCode>([...op.errors, ...pipelineErrors(op)])) {
-    responses[String(ERROR_CODES[code].status)] = { $ref: `#/components/responses/${code}` };
+    responses[String(ERROR_CODES[code].status)] ??= { $ref: `#/components/responses/${code}` };
   }
   if (op.method === 'GET' && op.security !== 'none' && op.path !== '/api/health') {
     responses['302'] = { description: 'Redirect to /setup while no administrator exists' };

@@ -43,7 +43,11 @@ const object = (
 });
 const body = (properties: Record<string, JsonSchema>, required: string[]) =>
   object(properties, required, { additionalProperties: false });
-const publicUser = object({ id: str, email: str, displayName: str });
+const publicUser = object({ id: str, email: str, displayName: str, emailVerified: { type: 'boolean' } }, [
+  'id',
+  'email',
+  'displayName',
+]);
 const session = object({ user: publicUser, token: str });
 const success = object({ success: { type: 'boolean' } });
 const userView = object(
@@ -235,6 +239,41 @@ export function fixedOperations(model: AppModel): Operation[] {
       status: 202,
       response: object({ success: { type: 'boolean' }, message: str }),
       errors: INPUT,
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/auth/verify-email',
+      operationId: 'auth_verifyEmail',
+      tag: 'auth',
+      security: 'none',
+      summary: 'Confirm an address with the token mailed at registration or for a change of address',
+      body: body({ token: str }, ['token']),
+      response: object({ success: { type: 'boolean' }, user: publicUser }),
+      errors: [...INPUT, 'CONFLICT'],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/auth/resend-verification',
+      operationId: 'auth_resendVerification',
+      tag: 'auth',
+      security: 'none',
+      summary: 'Mail a new verification link (the answer does not reveal whether the address is registered)',
+      body: body({ email: str }, ['email']),
+      status: 202,
+      response: object({ success: { type: 'boolean' }, message: str }),
+      errors: INPUT,
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/auth/change-email',
+      operationId: 'auth_changeEmail',
+      tag: 'auth',
+      security: 'required',
+      summary: 'Ask to move the account to a new address: it changes once the link mailed there is used',
+      body: body({ newEmail: str, currentPassword: str }, ['newEmail', 'currentPassword']),
+      status: 202,
+      response: object({ success: { type: 'boolean' }, message: str }),
+      errors: [...INPUT, 'UNAUTHORIZED', 'FORBIDDEN', 'UNPROCESSABLE_ENTITY'],
     },
     {
       method: 'POST',

@@ -19,6 +19,8 @@ import { DatasetFieldRepository } from './repositories/datasetFields.js';
 import { datasetFieldsRoutes } from './routers/datasetFields.js';
 import { DatasetRowRepository } from './repositories/datasetRows.js';
 import { datasetRowsRoutes } from './routers/datasetRows.js';
+import { EmailTokenRepository } from './repositories/emailTokens.js';
+import { emailTokensRoutes } from './routers/emailTokens.js';
 import { EntityVersionRepository } from './repositories/entityVersions.js';
 import { entityVersionsRoutes } from './routers/entityVersions.js';
 import { EventCursorRepository } from './repositories/eventCursors.js';
@@ -79,6 +81,7 @@ export { ContentBlockRepository } from './repositories/contentBlocks.js';
 export { DatasetDefinitionRepository } from './repositories/datasetDefinitions.js';
 export { DatasetFieldRepository } from './repositories/datasetFields.js';
 export { DatasetRowRepository } from './repositories/datasetRows.js';
+export { EmailTokenRepository } from './repositories/emailTokens.js';
 export { EntityVersionRepository } from './repositories/entityVersions.js';
 export { EventCursorRepository } from './repositories/eventCursors.js';
 export { FieldChangeRepository } from './repositories/fieldChanges.js';
@@ -114,6 +117,7 @@ export const registry = defineRegistry(metadata, {
   datasetDefinitions: datasetDefinitionsRoutes,
   datasetFields: datasetFieldsRoutes,
   datasetRows: datasetRowsRoutes,
+  emailTokens: emailTokensRoutes,
   entityVersions: entityVersionsRoutes,
   eventCursors: eventCursorsRoutes,
   fieldChanges: fieldChangesRoutes,
@@ -156,6 +160,7 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     datasetDefinitions: new DatasetDefinitionRepository(store, writer),
     datasetFields: new DatasetFieldRepository(store, writer),
     datasetRows: new DatasetRowRepository(store, writer),
+    emailTokens: new EmailTokenRepository(store, writer),
     entityVersions: new EntityVersionRepository(store, writer),
     eventCursors: new EventCursorRepository(store, writer),
     fieldChanges: new FieldChangeRepository(store, writer),

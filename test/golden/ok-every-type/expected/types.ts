@@ -247,6 +247,30 @@ export interface DatasetRowUpdate {
   values?: Record<string, unknown>;
 }
 
+// Email tokens (/emailTokens)
+export type EmailTokenPurpose = 'verify' | 'change';
+export interface EmailToken {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  userId: string;
+  purpose: EmailTokenPurpose;
+  expiresAt: string;
+  usedAt: string | null;
+}
+export interface EmailTokenCreate {
+  userId: string;
+  purpose: EmailTokenPurpose;
+  expiresAt: string;
+  usedAt?: string | null;
+}
+export interface EmailTokenUpdate {
+  userId?: string;
+  purpose?: EmailTokenPurpose;
+  expiresAt?: string;
+  usedAt?: string | null;
+}
+
 // Entity versions (/entityVersions)
 export type EntityVersionChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
 export interface EntityVersion {
@@ -975,6 +999,7 @@ export interface User {
   authSource: UserAuthSource | null;
   lastLoginAt: string | null;
   disabled: boolean | null;
+  emailVerified: boolean | null;
 }
 export interface UserCreate {
   email: string;
@@ -1064,6 +1089,7 @@ export interface Entities {
   datasetDefinitions: { record: DatasetDefinition; create: DatasetDefinitionCreate; update: DatasetDefinitionUpdate };
   datasetFields: { record: DatasetField; create: DatasetFieldCreate; update: DatasetFieldUpdate };
   datasetRows: { record: DatasetRow; create: DatasetRowCreate; update: DatasetRowUpdate };
+  emailTokens: { record: EmailToken; create: EmailTokenCreate; update: EmailTokenUpdate };
   entityVersions: { record: EntityVersion; create: EntityVersionCreate; update: EntityVersionUpdate };
   eventCursors: { record: EventCursor; create: EventCursorCreate; update: EventCursorUpdate };
   fieldChanges: { record: FieldChange; create: FieldChangeCreate; update: FieldChangeUpdate };

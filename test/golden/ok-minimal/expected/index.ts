@@ -8,6 +8,8 @@ import { AuditLogRepository } from './repositories/auditLogs.js';
 import { auditLogsRoutes } from './routers/auditLogs.js';
 import { ChangeEventRepository } from './repositories/changeEvents.js';
 import { changeEventsRoutes } from './routers/changeEvents.js';
+import { EmailTokenRepository } from './repositories/emailTokens.js';
+import { emailTokensRoutes } from './routers/emailTokens.js';
 import { EntityVersionRepository } from './repositories/entityVersions.js';
 import { entityVersionsRoutes } from './routers/entityVersions.js';
 import { EventCursorRepository } from './repositories/eventCursors.js';
@@ -51,6 +53,7 @@ export type * from './types.js';
 export { ApiKeyRepository } from './repositories/apiKeys.js';
 export { AuditLogRepository } from './repositories/auditLogs.js';
 export { ChangeEventRepository } from './repositories/changeEvents.js';
+export { EmailTokenRepository } from './repositories/emailTokens.js';
 export { EntityVersionRepository } from './repositories/entityVersions.js';
 export { EventCursorRepository } from './repositories/eventCursors.js';
 export { FieldChangeRepository } from './repositories/fieldChanges.js';
@@ -75,6 +78,7 @@ export const registry = defineRegistry(metadata, {
   apiKeys: apiKeysRoutes,
   auditLogs: auditLogsRoutes,
   changeEvents: changeEventsRoutes,
+  emailTokens: emailTokensRoutes,
   entityVersions: entityVersionsRoutes,
   eventCursors: eventCursorsRoutes,
   fieldChanges: fieldChangesRoutes,
@@ -106,6 +110,7 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     apiKeys: new ApiKeyRepository(store, writer),
     auditLogs: new AuditLogRepository(store, writer),
     changeEvents: new ChangeEventRepository(store, writer),
+    emailTokens: new EmailTokenRepository(store, writer),
     entityVersions: new EntityVersionRepository(store, writer),
     eventCursors: new EventCursorRepository(store, writer),
     fieldChanges: new FieldChangeRepository(store, writer),

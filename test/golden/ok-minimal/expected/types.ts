@@ -94,6 +94,30 @@ export interface ChangeEventUpdate {
   at?: string;
 }
 
+// Email tokens (/emailTokens)
+export type EmailTokenPurpose = 'verify' | 'change';
+export interface EmailToken {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  userId: string;
+  purpose: EmailTokenPurpose;
+  expiresAt: string;
+  usedAt: string | null;
+}
+export interface EmailTokenCreate {
+  userId: string;
+  purpose: EmailTokenPurpose;
+  expiresAt: string;
+  usedAt?: string | null;
+}
+export interface EmailTokenUpdate {
+  userId?: string;
+  purpose?: EmailTokenPurpose;
+  expiresAt?: string;
+  usedAt?: string | null;
+}
+
 // Entity versions (/entityVersions)
 export type EntityVersionChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
 export interface EntityVersion {
@@ -567,6 +591,7 @@ export interface User {
   authSource: UserAuthSource | null;
   lastLoginAt: string | null;
   disabled: boolean | null;
+  emailVerified: boolean | null;
 }
 export interface UserCreate {
   email: string;
@@ -651,6 +676,7 @@ export interface Entities {
   apiKeys: { record: ApiKey; create: ApiKeyCreate; update: ApiKeyUpdate };
   auditLogs: { record: AuditLog; create: AuditLogCreate; update: AuditLogUpdate };
   changeEvents: { record: ChangeEvent; create: ChangeEventCreate; update: ChangeEventUpdate };
+  emailTokens: { record: EmailToken; create: EmailTokenCreate; update: EmailTokenUpdate };
   entityVersions: { record: EntityVersion; create: EntityVersionCreate; update: EntityVersionUpdate };
   eventCursors: { record: EventCursor; create: EventCursorCreate; update: EventCursorUpdate };
   fieldChanges: { record: FieldChange; create: FieldChangeCreate; update: FieldChangeUpdate };

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import type { Caller } from '../access/caller.js';
+import { newId } from '../entities/prepareWrite.js';
+import { ApiError, validationError } from '../errors/apiError.js';
+import type { MailTemplate } from '../mail/mailTemplates.js';
+import { EMAIL_TOKENS, USERS } from '../model/collections.js';
+import type { Doc } from '../store/types.js';
+import { UniqueConflict } from '../store/types.js';
+import { tokenHash } from './apiKeyToken.js';
+import type { AuthContext } from './authContext.js';
+import { verifyPassword } from './passwords.js';
+import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
+
+export const EMAIL_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
+/** A new verification mail for an address at most this often, whoever asks (no mail bombing through resend). */
+export const RESEND_INTERVAL_MS = 60_000;
+const INVALID_TOKEN = 'is invalid, used or expired';
+
+/** A link in a mail: `<mail.linkBase><path>?token=...` (the front end's page posts the token). */
+function linkTo(auth: AuthContext, path: string, token: string): string {
+  return `${auth.config.mail.linkBase ?? `http://localhost:${auth.config.server.port}`}${path}?token=${token}`;
+}
+
+async function mail(auth: AuthContext, to: string, template: MailTemplate, values: Record<string, string>) {
+  const rendered = auth.templates.render(template, { appName: auth.ctx.registry.model.app.name, ...values });
+  await auth.mailer.send({ to, ...rendered, template });
+}
+
+/** A new single-use token of this purpose; earlier unused ones of the same purpose end. */
+async function issueToken(auth: AuthContext, userId: string, purpose: 'verify' | 'change', newEmail?: string) {
+  const now = auth.ctx.now();
+  await endTokens(auth, userId, purpose, now.toISOString());
+  const token = randomBytes(32).toString('base64url');
+  await auth.ctx.store.insert(EMAIL_TOKENS, {
+    id: newId(),
+    userId,
+    purpose,
+    newEmail: newEmail ?? null,
+    tokenHash: tokenHash(token),
+    expiresAt: new Date(now.getTime() + EMAIL_TOKEN_TTL_MS).toISOString(),
+    usedAt: null,
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+  });
+  return token;
+}
+
+async function endTokens(auth: AuthContext, userId: string, purpose: string, now: string): Promise<void> {
+  const outstanding = await auth.ctx.store.find(EMAIL_TOKENS, {
+    where: {
+      and: [
+        { field: 'userId', op: 'eq', value: userId },
+        { field: 'purpose', op: 'eq', value: purpose },
+        { field: 'usedAt', op: 'exists', value: false },
+      ],
+    },
+    select: ['id'],
+    limit: 1000,
+  });
+  for (const { id } of outstanding) await auth.ctx.store.update(EMAIL_TOKENS, id, { usedAt: now, updatedAt: now });
+}
+
+/** After registration (emailVerification optional or required): the link that confirms the address. */
+export async function sendVerification(auth: AuthContext, user: Doc): Promise<void> {
+  if (auth.config.emailVerification === 'off') return;
+  const token = await issueToken(auth, user.id, 'verify');
+  await mail(auth, user.email as string, 'verifyEmail', { link: linkTo(auth, '/verify-email', token), token });
+}
+
+/** POST /auth/resend-verification: a new link for a registered, unconfirmed address; silent otherwise. */
+export async function resendVerification(auth: AuthContext, email: string): Promise<void> {
+  if (auth.config.emailVerification === 'off') return;
+  const user = await findUserByEmail(auth.ctx.store, email);
+  if (!user || user.disabled === true || user.emailVerified !== false) return;
+  const since = new Date(auth.ctx.now().getTime() - RESEND_INTERVAL_MS).toISOString();
+  const recent = await auth.ctx.store.count(EMAIL_TOKENS, {
+    where: {
+      and: [
+        { field: 'userId', op: 'eq', value: user.id },
+        { field: 'purpose', op: 'eq', value: 'verify' },
+        { field: 'createdAt', op: 'gt', value: since },
+      ],
+    },
+  });
+  if (recent > 0) return;
+  await sendVerification(auth, user);
+}
+
+/**
+ * POST /auth/verify-email: uses a token once. A verification token marks the address confirmed;
+ * an email-change token moves the account to the new address (409 if another account took it
+ * meanwhile), which is confirmed by the same act. Returns the user.
+ */
+export async function verifyEmail(auth: AuthContext, token: string): Promise<Doc> {
+  const now = auth.ctx.now();
+  const [found] = await auth.ctx.store.find(EMAIL_TOKENS, {
+    where: { field: 'tokenHash', op: 'eq', value: tokenHash(token) },
+    limit: 1,
+  });
+  if (!found || found.usedAt || Date.parse(found.expiresAt as string) <= now.getTime())
+    throw validationError({ token: INVALID_TOKEN }, 'Token is invalid, used or expired');
+  const user = await auth.ctx.store.get(USERS, found.userId as string);
+  if (!user || user.disabled === true)
+    throw validationError({ token: INVALID_TOKEN }, 'Token is invalid, used or expired');
+  const changes: Doc = { id: user.id, emailVerified: true, updatedAt: now.toISOString() };
+  if (found.purpose === 'change') {
+    const taken = await findUserByEmail(auth.ctx.store, found.newEmail as string);
+    if (taken && taken.id !== user.id)
+      throw new ApiError('CONFLICT', 'An account with this email already exists', { email: 'is already registered' });
+    changes.email = found.newEmail;
+  }
+  // Used only if still unused: single-use even under concurrent calls.
+  const claimed = await auth.ctx.store.update(
+    EMAIL_TOKENS,
+    found.id,
+    { usedAt: now.toISOString(), updatedAt: now.toISOString() },
+    { field: 'usedAt', op: 'exists', value: false },
+  );
+  if (!claimed) throw validationError({ token: INVALID_TOKEN }, 'Token is invalid, used or expired');
+  const { id, ...set } = changes;
+  try {
+    const updated = await auth.ctx.store.update(USERS, id, set);
+    return updated ?? user;
+  } catch (error) {
+    if (error instanceof UniqueConflict)
+      throw new ApiError('CONFLICT', 'An account with this email already exists', { email: 'is already registered' });
+    throw error;
+  }
+}
+
+/**
+ * POST /auth/change-email: the current password proves the owner; the new address gets a link
+ * that makes the change, the old one a notice. Nothing changes until the link is used. The
+ * answer is the same whether or not the new address is taken (that shows at confirmation).
+ */
+export async function requestEmailChange(
+  auth: AuthContext,
+  caller: Caller,
+  newEmail: string,
+  currentPassword: string,
+): Promise<void> {
+  if (!caller.user) throw new ApiError('UNAUTHORIZED');
+  if (caller.credential?.kind !== 'session')
+    throw new ApiError('FORBIDDEN', 'Sign in with a session to change the email address; API keys cannot');
+  const user = await auth.ctx.store.get(USERS, caller.user.id);
+  if (!user) throw new ApiError('UNAUTHORIZED');
+  if (user.authSource !== 'local')
+    throw new ApiError('UNPROCESSABLE_ENTITY', 'This account signs in through LDAP; its address comes from there');
+  if (!(await verifyPassword(user.passwordHash as string | undefined, currentPassword)))
+    throw validationError({ currentPassword: 'is not the current password' });
+  const email = normalizeEmail(newEmail);
+  if (!EMAIL_PATTERN.test(email)) throw validationError({ newEmail: 'must be an email address' });
+  if (email === user.email) throw validationError({ newEmail: 'is the current address' });
+  const token = await issueToken(auth, user.id, 'change', email);
+  await mail(auth, email, 'confirmEmailChange', { link: linkTo(auth, '/verify-email', token), token, newEmail: email });
+  await mail(auth, user.email as string, 'emailChangeNotice', { newEmail: email });
+}

@@ -17,6 +17,8 @@ const SQLITE_ONLY = [
   'readmeGuide',
   'outbox',
   'realtimeInstances',
+  // The browser walks the same routes as oidc.test.ts, which runs on every store.
+  'oidcBrowser',
 ].map((name) => `test/integration/${name}.test.ts`);
 
 /** The CLI and servers the integration tests start run from dist/: compiled once per run. */

@@ -211,6 +211,33 @@ export interface SessionUser {
   displayName: string;
   /** false until a registered user confirms the address (auth.emailVerification on). */
   emailVerified?: boolean;
+  /** Two-factor authentication is on: password and LDAP sign-ins need a second step. */
+  mfaEnabled?: boolean;
+}
+
+/** A finished sign-in: the user and the session token (the cookie is set too). */
+export interface Session {
+  user: SessionUser;
+  token: string;
+  mfaRequired?: undefined;
+}
+
+/** Login of an account with two-factor authentication (202): call auth.verifyMfa with the token and a code. */
+export interface MfaChallenge {
+  mfaRequired: true;
+  mfaToken: string;
+  expiresAt: string;
+  methods: string[];
+  user?: undefined;
+  token?: undefined;
+}
+
+/** What a mail-settings test reports. */
+export interface MailTestResult {
+  ok: boolean;
+  transport: 'smtp' | 'log';
+  to: string;
+  message: string;
 }
 
 export interface ApiKeyInfo {
@@ -578,10 +605,42 @@ export class AuthClient {
     return session;
   }
 
-  async login(body: { email: string; password: string; authType?: 'password' | 'ldap'; ldapConfig?: { url?: string; baseDN?: string; userFilter?: string } }): Promise<{ user: SessionUser; token: string }> {
-    const session = await this.transport.request<{ user: SessionUser; token: string }>('POST', '/api/v1/auth/login', { body });
+  /** A session, or for an account with two-factor authentication the challenge verifyMfa completes. */
+  async login(body: { email: string; password: string; authType?: 'password' | 'ldap'; ldapConfig?: { url?: string; baseDN?: string; userFilter?: string } }): Promise<Session | MfaChallenge> {
+    const answer = await this.transport.request<Session | MfaChallenge>('POST', '/api/v1/auth/login', { body });
+    if (!answer.mfaRequired) this.transport.useSession(answer.token);
+    return answer;
+  }
+
+  /** The second step of a sign-in: the challenge's mfaToken and a code from the authenticator (or a recovery code). */
+  async verifyMfa(body: { mfaToken: string; code: string }): Promise<Session> {
+    const session = await this.transport.request<Session>('POST', '/api/v1/auth/mfa/verify', { body });
     this.transport.useSession(session.token);
     return session;
+  }
+
+  /** Starts two-factor authentication: the secret (shown only here), its otpauth:// URI and a QR code (SVG data URL). */
+  mfaEnroll(body: { currentPassword?: string } = {}): Promise<{ secret: string; otpauthUri: string; qrCode: string; expiresAt: string }> {
+    return this.transport.request('POST', '/api/v1/auth/mfa/enroll', { body });
+  }
+
+  /** Turns it on with a current code; the ten recovery codes are in this answer only. */
+  mfaConfirm(body: { code: string }): Promise<{ success: boolean; recoveryCodes: string[] }> {
+    return this.transport.request('POST', '/api/v1/auth/mfa/confirm', { body });
+  }
+
+  mfaDisable(body: { code: string }): Promise<{ success: boolean }> {
+    return this.transport.request('POST', '/api/v1/auth/mfa/disable', { body });
+  }
+
+  /** The OpenID Connect providers; a browser signs in by opening a provider's startUrl (add ?returnTo=/path). */
+  oidcProviders(): Promise<{ items: { name: string; label: string; startUrl: string }[] }> {
+    return this.transport.request('GET', '/api/v1/auth/oidc');
+  }
+
+  /** Administrators: send a test mail now (to yourself unless `to` is given) and see the mail server's answer. */
+  testMail(body: { to?: string } = {}): Promise<MailTestResult> {
+    return this.transport.request('POST', '/api/v1/auth/test-mail', { body });
   }
 
   async logout(): Promise<{ success: boolean }> {
@@ -596,7 +655,7 @@ export class AuthClient {
     return result;
   }
 
-  me(): Promise<{ user: SessionUser & Record<string, unknown>; roles: string[]; permissions: string[] }> {
+  me(): Promise<{ user: SessionUser & Record<string, unknown>; roles: string[]; permissions: string[]; mfaEnrollmentRequired?: boolean }> {
     return this.transport.request('GET', '/api/v1/auth/me');
   }
 

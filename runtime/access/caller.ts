@@ -5,6 +5,8 @@ export interface PublicUser {
   displayName: string;
   /** false while a registered user has not confirmed the address; true once confirmed; absent where it was never asked. */
   emailVerified?: boolean;
+  /** Two-factor authentication is on: password and LDAP sign-ins ask for a code. */
+  mfaEnabled?: boolean;
 }
 
 /** Who is asking: every operation takes one. Anonymous callers have no user. */

@@ -19,8 +19,10 @@ export interface NewUser {
   password?: string;
   displayName: string;
   roles?: string[];
-  authSource?: 'local' | 'ldap';
+  authSource?: 'local' | 'ldap' | 'oidc';
   ldapDn?: string;
+  /** `<provider>|<subject>` of the OpenID identity that created the account. */
+  oidcSubject?: string;
   /** false for a self-registered user while address verification is on. */
   emailVerified?: boolean;
 }
@@ -46,6 +48,7 @@ export async function createUser(auth: AuthContext, input: NewUser): Promise<Doc
     roles: input.roles ?? ['USER'],
     authSource: input.authSource ?? 'local',
     ldapDn: input.ldapDn ?? null,
+    ...(input.oidcSubject ? { oidcSubjects: [input.oidcSubject] } : {}),
     emailVerified: input.emailVerified ?? null,
     disabled: false,
     createdAt: now,
@@ -65,8 +68,13 @@ export async function loginWithPassword(auth: AuthContext, email: string, passwo
   const user = await findUserByEmail(auth.ctx.store, email);
   const ok = await verifyPassword(user?.passwordHash as string | undefined, password);
   if (!user || !ok || user.disabled === true) throw new ApiError('UNAUTHORIZED', INVALID_LOGIN);
-  await auth.ctx.store.update(USERS, user.id, { lastLoginAt: auth.ctx.now().toISOString() });
   return user;
+}
+
+/** A finished sign-in (every factor passed): the last sign-in time, then a session. */
+export async function signInSession(auth: AuthContext, user: Doc): Promise<string> {
+  await auth.ctx.store.update(USERS, user.id, { lastLoginAt: auth.ctx.now().toISOString() });
+  return issueSession(auth, user.id);
 }
 
 export function issueSession(auth: AuthContext, userId: string): string {

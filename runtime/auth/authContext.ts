@@ -3,6 +3,7 @@ import type { RuntimeConfig } from '../config/runtimeConfig.js';
 import type { RuntimeContext } from '../context.js';
 import type { OutgoingMail } from '../mail/mailOutbox.js';
 import type { MailTemplates } from '../mail/mailTemplates.js';
+import type { MailTestResult } from '../mail/testMail.js';
 
 export type MailMessage = OutgoingMail;
 
@@ -20,4 +21,10 @@ export interface AuthContext {
   mailer: Mailer;
   templates: MailTemplates;
   env: NodeJS.ProcessEnv;
+  /** Where browsers reach the server (server.publicUrl, else the address it listens on): OIDC redirects. */
+  publicUrl(): string;
+  /** The address the server listens on, once it does (startServer). */
+  listeningUrl?: string;
+  /** Sends a test mail now, past the outbox, and reports the server's answer. */
+  testMail(to: string): Promise<MailTestResult>;
 }

@@ -38,6 +38,7 @@ export function userView(user: Doc) {
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
     lastLoginAt: user.lastLoginAt ?? null,
+    mfaEnabled: typeof user.mfaEnabledAt === 'string',
   };
 }
 

@@ -16,6 +16,8 @@ export function publicUser(doc: Doc): PublicUser {
     email: doc.email as string,
     displayName: doc.displayName as string,
     ...(typeof doc.emailVerified === 'boolean' ? { emailVerified: doc.emailVerified } : {}),
+    // Only when on: register and login answer the spec's { id, email, displayName } otherwise.
+    ...(typeof doc.mfaEnabledAt === 'string' ? { mfaEnabled: true } : {}),
   };
 }
 

@@ -15,8 +15,19 @@ export interface RuntimeConfig {
   emailVerification: 'off' | 'optional' | 'required';
   passwordPolicy: { minLength: number; requireSpecial: boolean };
   ldap?: LdapServerConfig;
+  /** OpenID Connect providers users may sign in with (GET /api/v1/auth/oidc/{name}/start). */
+  oidc: OidcProviderConfig[];
+  /** Two-factor authentication (TOTP): the issuer authenticator apps show, roles that must enroll. */
+  mfa: { issuer?: string; requiredFor: string[] };
   rateLimit: Record<'auth' | 'api' | 'public', { limit: number; window: number }>;
-  server: { port: number; host: string; trustProxy: boolean | number | string; shutdownGraceMs: number };
+  server: {
+    port: number;
+    host: string;
+    trustProxy: boolean | number | string;
+    shutdownGraceMs: number;
+    /** Where browsers reach this server (OIDC redirect URIs); none: the address it listens on. */
+    publicUrl?: string;
+  };
   jobs: { handlers?: string; maxSeriesPerJob: number };
   uploads: { dir: string; maxBytes: number };
   cors: CorsConfig;
@@ -35,6 +46,21 @@ export interface RuntimeConfig {
   webhooks: WebhooksConfig;
   /** Outgoing mail (runtime/mail/). */
   mail: MailConfig;
+}
+
+export interface OidcProviderConfig {
+  /** Names the routes: /api/v1/auth/oidc/<name>/start and .../callback. */
+  name: string;
+  label: string;
+  issuer: string;
+  clientId: string;
+  /** From OIDC_<NAME>_CLIENT_SECRET or the variable `clientSecretEnv` names; none: a public client (PKCE only). */
+  clientSecret?: string;
+  scopes: string[];
+  /** Email domains that may sign in (none: any); compared in lower case. */
+  allowedDomains?: string[];
+  /** Roles of an account this provider creates. */
+  roles: string[];
 }
 
 export interface MailConfig {
@@ -143,6 +169,8 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
       requireSpecial: raw.auth?.passwordPolicy?.requireSpecial ?? false,
     },
     ldap: ldapConfig(raw.auth?.ldap, env),
+    oidc: oidcProviders(raw.auth?.oidc, env),
+    mfa: { issuer: raw.auth?.mfa?.issuer, requiredFor: raw.auth?.mfa?.requiredFor ?? [] },
     rateLimit: {
       auth: tierFromEnv(env.RATE_LIMIT_AUTH, 'RATE_LIMIT_AUTH') ?? raw.rateLimit?.auth ?? { limit: 20, window: 60 },
       api: tierFromEnv(env.RATE_LIMIT_API, 'RATE_LIMIT_API') ?? raw.rateLimit?.api ?? { limit: 100, window: 60 },
@@ -154,6 +182,7 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
       host: env.HOST ?? raw.server?.host ?? '0.0.0.0',
       trustProxy: env.TRUST_PROXY ?? raw.server?.trustProxy ?? false,
       shutdownGraceMs: raw.server?.shutdownGraceMs ?? 10_000,
+      publicUrl: publicUrl(env.PUBLIC_URL || raw.server?.publicUrl || undefined),
     },
     jobs: { handlers: raw.jobs?.handlers, maxSeriesPerJob: raw.jobs?.maxSeriesPerJob ?? 100 },
     uploads: { dir: raw.uploads?.dir ?? 'data/uploads', maxBytes: raw.uploads?.maxBytes ?? 10 * 1024 * 1024 },
@@ -225,6 +254,43 @@ function mailConfig(raw: RawMail | undefined, env: NodeJS.ProcessEnv): MailConfi
     pollMs: parseDuration(raw?.poll ?? '5s'),
     tls: { rejectUnauthorized: raw?.tls?.rejectUnauthorized ?? true, requireTLS: raw?.tls?.requireTLS ?? false },
   };
+}
+
+function publicUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(url))
+    throw new Error('PUBLIC_URL (server.publicUrl) must be an http:// or https:// URL without query or fragment');
+  return url.replace(/\/+$/, '');
+}
+
+type RawOidc = Partial<Omit<OidcProviderConfig, 'roles' | 'scopes'>> & {
+  clientSecretEnv?: string;
+  roles?: string[];
+  scopes?: string[];
+};
+
+/** The secret comes from the environment: `clientSecretEnv`, else OIDC_<NAME>_CLIENT_SECRET, else the file. */
+function oidcProviders(raw: RawOidc[] | undefined, env: NodeJS.ProcessEnv): OidcProviderConfig[] {
+  const seen = new Set<string>();
+  return (raw ?? []).map((provider) => {
+    const name = String(provider.name);
+    if (seen.has(name)) throw new Error(`auth.oidc: the provider name "${name}" is used twice`);
+    seen.add(name);
+    const variable = provider.clientSecretEnv ?? `OIDC_${name.toUpperCase().replace(/-/g, '_')}_CLIENT_SECRET`;
+    const scopes = provider.scopes ?? ['openid', 'email', 'profile'];
+    return {
+      name,
+      label: provider.label ?? name,
+      // Exactly as the provider names itself (some issuers end in /): discovery compares it.
+      issuer: String(provider.issuer),
+      clientId: String(provider.clientId),
+      clientSecret: env[variable] || provider.clientSecret || undefined,
+      // The ID token and its email are what sign-in rests on.
+      scopes: [...new Set(['openid', 'email', ...scopes])],
+      allowedDomains: provider.allowedDomains?.map((domain) => domain.toLowerCase()),
+      roles: provider.roles ?? ['USER'],
+    };
+  });
 }
 
 function booleanFromEnv(value: string | undefined, name: string): boolean | undefined {

@@ -4,6 +4,7 @@ export const ERROR_CODES = {
   UNAUTHORIZED: { status: 401, message: 'Authentication required' },
   FORBIDDEN: { status: 403, message: 'You do not have permission to do this' },
   EMAIL_NOT_VERIFIED: { status: 403, message: 'Confirm your email address first' },
+  MFA_ENROLLMENT_REQUIRED: { status: 403, message: 'Turn on two-factor authentication first' },
   NOT_FOUND: { status: 404, message: 'Resource not found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed' },
   CONFLICT: { status: 409, message: 'Resource conflicts with an existing one' },
@@ -26,6 +27,8 @@ const API_ERROR = Symbol.for('entigen.ApiError');
 export class ApiError extends Error {
   readonly status: number;
   readonly [API_ERROR] = true;
+  /** Sent as Retry-After (429 from a lockout rather than the rate limiter). */
+  retryAfterSeconds?: number;
 
   /** `instanceof ApiError` holds for an ApiError of any copy of this module. */
   static override [Symbol.hasInstance](value: unknown): boolean {

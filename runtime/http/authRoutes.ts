@@ -3,7 +3,6 @@ import { requireAdmin, requireUser } from '../access/guards.js';
 import {
   changePassword,
   createUser,
-  issueSession,
   loginWithPassword,
   requestPasswordReset,
   resetPassword,
@@ -13,22 +12,30 @@ import type { AuthContext } from '../auth/authContext.js';
 import { requestEmailChange, resendVerification, sendVerification, verifyEmail } from '../auth/emailVerification.js';
 import { ldapAuthenticate, ldapSettings, testLdap } from '../auth/ldap.js';
 import { ldapAccount } from '../auth/ldapAccount.js';
+import { mfaRequiredFor } from '../auth/mfa.js';
+import { issueMfaChallenge } from '../auth/mfaChallenge.js';
 import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
 import { publicUser } from '../auth/users.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { metrics } from '../health/metrics.js';
 import type { Doc } from '../store/types.js';
 import { markSecretAnswer } from './idempotency.js';
+import { answerSignIn } from './mfaRoutes.js';
 import { readBody } from './readBody.js';
 
-/** /api/v1/auth: register, login (password and LDAP), logout, change-password, me, test-ldap, password reset, address verification and change. Bare bodies. */
+/**
+ * /api/v1/auth: register, login (password and LDAP), logout, change-password, me, test-ldap,
+ * test-mail, password reset, address verification and change. Bare bodies. (Two-factor steps:
+ * mfaRoutes.ts; OpenID Connect: oidcRoutes.ts.)
+ */
 export function authRoutes(auth: AuthContext): Router {
   const router = Router();
-  const signIn = (res: import('express').Response, user: Doc, status: number) => {
-    const token = issueSession(auth, user.id);
-    setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
+  const signIn = (res: import('express').Response, user: Doc, status: number) => answerSignIn(auth, res, user, status);
+  /** The first factor passed: a session, or for an account with two-factor authentication, the second step (202). */
+  const firstFactorPassed = async (res: import('express').Response, user: Doc) => {
+    if (!user.mfaEnabledAt) return signIn(res, user, 200);
     markSecretAnswer(res);
-    res.status(status).json({ user: publicUser(user), token });
+    res.status(202).json(issueMfaChallenge(auth, user));
   };
 
   router.post('/register', async (req, res) => {
@@ -85,7 +92,7 @@ export function authRoutes(auth: AuthContext): Router {
     const password = body.password as string;
     if ((body.authType ?? 'password') === 'password') {
       if (body.ldapConfig !== undefined) throw validationError({ ldapConfig: 'is only for authType ldap' });
-      return signIn(res, await loginWithPassword(auth, email, password), 200);
+      return firstFactorPassed(res, await loginWithPassword(auth, email, password));
     }
     const requested =
       body.ldapConfig === undefined
@@ -101,7 +108,7 @@ export function authRoutes(auth: AuthContext): Router {
     if (!identity) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
     const user = await ldapAccount(auth, identity, email);
     if (user.disabled === true) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
-    signIn(res, user, 200);
+    await firstFactorPassed(res, user);
   });
 
   router.post('/logout', async (req, res) => {
@@ -127,7 +134,20 @@ export function authRoutes(auth: AuthContext): Router {
 
   router.get('/me', (req, res) => {
     const user = requireUser(req.caller);
-    res.json({ user, roles: req.caller.roles, permissions: [...req.caller.permissions].sort() });
+    res.json({
+      user: { ...user, mfaEnabled: user.mfaEnabled === true },
+      roles: req.caller.roles,
+      permissions: [...req.caller.permissions].sort(),
+      // auth.mfa.requiredFor names one of the roles and the account has not enrolled yet.
+      mfaEnrollmentRequired: !user.mfaEnabled && mfaRequiredFor(auth, req.caller.roles),
+    });
+  });
+
+  router.post('/test-mail', async (req, res) => {
+    const admin = requireUser(req.caller);
+    requireAdmin(req.caller);
+    const body = readBody(req.body ?? {}, { to: { type: 'string', max: 320 } });
+    res.json(await auth.testMail((body.to as string | undefined) ?? admin.email));
   });
 
   router.get('/test-ldap', async (req, res) => {

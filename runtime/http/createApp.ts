@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AuthContext } from '../auth/authContext.js';
+import { OidcClients } from '../auth/oidc.js';
 import type { SetupState } from '../auth/setup.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { eventStatistics } from '../events/eventStats.js';
@@ -27,6 +28,8 @@ import { jobRoutes } from './jobRoutes.js';
 import { jsonBody } from './jsonBody.js';
 import { mediaRoutes, UPLOAD_PATH } from './mediaRoutes.js';
 import { methodNotAllowed, RouteTable } from './methodNotAllowed.js';
+import { mfaRoutes } from './mfaRoutes.js';
+import { OIDC_MFA_FORM_PATH, oidcRoutes } from './oidcRoutes.js';
 import { identifyCaller } from './rateLimit/identifyCaller.js';
 import type { LimiterStore } from './rateLimit/limiterStore.js';
 import { rateLimit } from './rateLimit/rateLimit.js';
@@ -34,6 +37,7 @@ import { REALTIME_PATH, realtimeRoutes } from './realtimeRoutes.js';
 import { refusePrototypeKeys } from './refusePrototypeKeys.js';
 import { refuseUnstorableInput } from './refuseUnstorableInput.js';
 import { requestLog } from './requestLog.js';
+import { requireMfaEnrollment } from './requireMfaEnrollment.js';
 import { requireVerifiedEmail } from './requireVerifiedEmail.js';
 import { roleRoutes } from './roleRoutes.js';
 import { schemaRoutes } from './schemaRoutes.js';
@@ -159,11 +163,16 @@ export function createApp({
   const media = ctx.registry.entities.has(MEDIA_ASSETS);
   app.use(
     compose(
-      jsonBody(undefined, (req) => media && req.method === 'POST' && req.path === UPLOAD_PATH),
+      // Uploads and the OpenID code form read their own bodies.
+      jsonBody(
+        undefined,
+        (req) => req.method === 'POST' && ((media && req.path === UPLOAD_PATH) || req.path === OIDC_MFA_FORM_PATH),
+      ),
       refusePrototypeKeys(),
       refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }),
       authenticateCaller,
       requireVerifiedEmail(config.emailVerification, `${API_PREFIX}/auth`),
+      requireMfaEnrollment(config.mfa.requiredFor, `${API_PREFIX}/auth`),
       // After authentication: a stored answer is replayed only to the caller who made it (README, departures).
       idempotency({
         store: ctx.store,
@@ -180,6 +189,8 @@ export function createApp({
     mounts.add(prefix, rememberMount(prefix), router);
   };
   mount(`${API_PREFIX}/auth`, authRoutes(auth));
+  mount(`${API_PREFIX}/auth`, mfaRoutes(auth));
+  mount(`${API_PREFIX}/auth`, oidcRoutes(auth, new OidcClients(config.oidc)));
   mount(`${API_PREFIX}/users`, userRoutes(auth));
   mount(`${API_PREFIX}/roles`, roleRoutes(auth));
   mount(`${API_PREFIX}/apikeys`, apiKeyRoutes(auth));

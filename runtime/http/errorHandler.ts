@@ -35,6 +35,7 @@ export function errorHandler(logger: Logger) {
       apiError = new ApiError('INTERNAL_ERROR');
     }
     if (res.headersSent) return void res.end();
+    if (apiError.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(apiError.retryAfterSeconds));
     res.status(apiError.status).json(apiError.toBody());
   };
 }

@@ -7,12 +7,16 @@ import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
 import { createFirstAdmin, type SetupState } from '../auth/setup.js';
 import { publicUser } from '../auth/users.js';
 import { ApiError } from '../errors/apiError.js';
+import type { MailTestResult } from '../mail/testMail.js';
+import { escapeHtml } from '../model/escapeHtml.js';
 import { packageRoot } from '../model/packageRoot.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 
 export const SETUP_PATH = '/setup';
+/** The setup page's "send a test mail" button: checks the mail settings before anything depends on them. */
+export const SETUP_TEST_MAIL_PATH = '/setup/test-mail';
 export const HOME_PATH = '/';
-const EXEMPT = new Set([SETUP_PATH, '/api/health']);
+const EXEMPT = new Set([SETUP_PATH, SETUP_TEST_MAIL_PATH, '/api/health']);
 
 /** While no admin exists: GET/HEAD go 302 to /setup, other methods 503; /setup and health stay open. */
 export function setupGate(state: SetupState) {
@@ -23,8 +27,6 @@ export function setupGate(state: SetupState) {
     next(new ApiError('SERVICE_UNAVAILABLE', 'Setup is not done: create the administrator at /setup'));
   };
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 /** GET /setup: the form; POST /setup: form or JSON; 404 once an admin exists. GET /: the page a finished setup lands on. */
 export function setupRoutes(auth: AuthContext, state: SetupState): Router {
@@ -38,7 +40,7 @@ export function setupRoutes(auth: AuthContext, state: SetupState): Router {
   const tenantLabel = tenancy ? auth.ctx.registry.entities.get(tenancy.entity)!.model.name : '';
   const policy = auth.config.passwordPolicy;
 
-  const page = (values: Record<string, string>, errors: Record<string, string>) => {
+  const page = (values: Record<string, string>, errors: Record<string, string>, notice?: MailTestResult) => {
     const error = (key: string) =>
       errors[key] ? `<div class="error" role="alert">${escapeHtml(errors[key])}</div>` : '';
     const fields: Record<string, string> = {
@@ -47,6 +49,9 @@ export function setupRoutes(auth: AuthContext, state: SetupState): Router {
       email: escapeHtml(values.email ?? ''),
       passwordRule: `At least ${policy.minLength} characters${policy.requireSpecial ? ', with a special character' : ''}.`,
       formError: error('form'),
+      mailNotice: notice
+        ? `<div class="${notice.ok ? 'note' : 'error'}" role="status">${escapeHtml(notice.message)}</div>`
+        : '',
       nameError: error('name'),
       emailError: error('email'),
       passwordError: error('password'),
@@ -96,6 +101,35 @@ export function setupRoutes(auth: AuthContext, state: SetupState): Router {
           .status(error.status)
           .type('html')
           .send(page(values, error.details ?? { form: error.message }));
+      }
+    },
+  );
+  // Before an administrator exists, like /setup itself; it mails only the address typed into the form.
+  router.post(
+    SETUP_TEST_MAIL_PATH,
+    express.urlencoded({ extended: false, limit: '16kb' }),
+    express.json({ limit: '16kb' }),
+    async (req, res) => {
+      if (await state.isDone()) throw new ApiError('NOT_FOUND', 'Setup is done');
+      const fromForm = req.is('application/x-www-form-urlencoded') !== false;
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const values = {
+        name: String(body.name ?? ''),
+        email: String(body.email ?? ''),
+        tenantName: String(body.tenantName ?? ''),
+      };
+      try {
+        const unstorable = unstorableInput(values);
+        if (unstorable) throw unstorable;
+        const result = await auth.testMail(values.email);
+        if (!fromForm) return void res.json(result);
+        res.type('html').send(page(values, {}, result));
+      } catch (error) {
+        if (!fromForm || !(error instanceof ApiError)) throw error;
+        res
+          .status(error.status)
+          .type('html')
+          .send(page(values, error.details?.to ? { email: error.details.to } : { form: error.message }));
       }
     },
   );

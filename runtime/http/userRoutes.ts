@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { requireAdmin, requireUser } from '../access/guards.js';
 import type { AuthContext } from '../auth/authContext.js';
-import { listUsers, type UserChange, updateUser } from '../auth/userOperations.js';
+import { resetMfa } from '../auth/mfa.js';
+import { listUsers, type UserChange, updateUser, userView } from '../auth/userOperations.js';
 import { validationError } from '../errors/apiError.js';
 import { readBody } from './readBody.js';
 
@@ -27,6 +28,11 @@ export function userRoutes(auth: AuthContext): Router {
       ldapDn: { type: 'string', min: 1, max: 1000 },
     });
     res.json(await updateUser(auth, req.caller, String(req.params.id), body as UserChange));
+  });
+  // Admins: the account signs in with its password alone again; its owner is told by mail.
+  router.post('/:id/mfa/reset', async (req, res) => {
+    const user = await resetMfa(auth, req.caller, String(req.params.id));
+    res.json(userView(user));
   });
   return router;
 }

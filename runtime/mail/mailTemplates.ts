@@ -1,17 +1,22 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { escapeHtml } from '../model/escapeHtml.js';
 import { packageRoot } from '../model/packageRoot.js';
 
 /** The mails the runtime sends; each is `templates/mail/<name>.txt` (first line `Subject: ...`) and `.html`. */
-export type MailTemplate = 'passwordReset' | 'verifyEmail' | 'confirmEmailChange' | 'emailChangeNotice';
+export type MailTemplate =
+  | 'passwordReset'
+  | 'verifyEmail'
+  | 'confirmEmailChange'
+  | 'emailChangeNotice'
+  | 'mfaReset'
+  | 'testMail';
 
 export interface RenderedMail {
   subject: string;
   text: string;
   html: string;
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 /**
  * Mail templates: the project's `templates/mail/<name>.{txt,html}` where it has them, else the

@@ -29,6 +29,7 @@ import { type JobHandler, Scheduler } from '../jobs/scheduler.js';
 import { MailOutbox } from '../mail/mailOutbox.js';
 import { MailTemplates } from '../mail/mailTemplates.js';
 import { logTransport, smtpTransport } from '../mail/mailTransports.js';
+import { sendTestMail } from '../mail/testMail.js';
 import { checkMigrations } from '../migrations/applyMigrations.js';
 import type { RepositoryWriter } from '../repository.js';
 import { CountCache, CountCachingStore } from '../store/countCache.js';
@@ -139,6 +140,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${boundPort}`;
+  entigen.auth.listeningUrl = url;
   const pending = !(await hasAdmin(ctx.store));
   const next = pending ? `open ${url}/setup to create the administrator` : `API reference at ${url}/api/docs`;
   logger.info(
@@ -225,10 +227,11 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   // Mail goes out through a durable queue (runtime/mail/mailOutbox.ts); without a server, to the log.
   const { url: mailUrl } = config.mail;
   if (!mailUrl) logger.info('mail is not configured (MAIL_URL or mail.url): mails are written to the log');
+  const transport = mailUrl ? smtpTransport({ ...config.mail, url: mailUrl }) : logTransport(logger);
   const outbox = new MailOutbox(
     ctx,
     config.mail,
-    mailUrl ? smtpTransport({ ...config.mail, url: mailUrl }) : logTransport(logger),
+    transport,
     new FieldCipher(`mail:${secrets.encryption ?? secrets.signing}`),
     logger,
     config.mail.pollMs,
@@ -244,14 +247,17 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     operator.watch('entigen_group_commits', 'Commits of the embedded store (each one fsync)', () => commits().groups);
     operator.watch('entigen_group_commit_transactions', 'Transactions those commits carried', () => commits().members);
   }
+  const templates = new MailTemplates(options.root);
   const auth: AuthContext = {
     ctx,
     config,
     roles: new RoleTable(options.registry.model, store),
     cookieName: `${options.registry.model.app.name}_uid`,
     mailer: options.mailer ?? { send: (mail) => outbox.enqueue(mail) },
-    templates: new MailTemplates(options.root),
+    templates,
     env,
+    publicUrl: () => config.server.publicUrl ?? auth.listeningUrl ?? `http://localhost:${config.server.port}`,
+    testMail: (to) => sendTestMail(transport, config.mail.from, templates, options.registry.model.app.name, to),
   };
   await bootstrapAdmin(auth, env);
   await ensureEventSequence(store);

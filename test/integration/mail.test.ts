@@ -140,4 +140,50 @@ describe('mail through a real SMTP server', () => {
     await server.call('POST', '/api/v1/auth/forgot-password', { body: { email: 'tls@example.test' } });
     await vi.waitFor(() => expect(smtp.received).toHaveLength(1), { timeout: 5000 });
   });
+
+  it('tests the mail settings on demand: the admin route and the setup page button report the server’s answer', async () => {
+    const smtp = await smtpServer();
+    closers.push(smtp.close);
+    server = await startTestServer(
+      {},
+      { withAdmin: false, overrides: { rateLimit: LIMITS, mail: mailConfig(smtp.port) } },
+    );
+    // Before setup: the page's button mails the address typed into the form, and shows the answer.
+    const form = (body: Record<string, string>) =>
+      server!.call('POST', '/setup/test-mail', {
+        body: new URLSearchParams(body).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+    const page = await form({ name: 'Ada', email: 'ada@example.test', password: 'not kept' });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('The mail server accepted a test mail for ada@example.test');
+    expect(page.body).toContain('value="Ada"');
+    expect(page.body).not.toContain('not kept');
+    expect(smtp.received).toHaveLength(1);
+    expect(smtp.received[0].to).toEqual(['ada@example.test']);
+    expect(smtp.received[0].raw).toMatch(/^Subject: .+: a test mail$/m);
+    const bad = await form({ email: 'not an address' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toContain('must be an email address');
+    const json = await server!.call('POST', '/setup/test-mail', { body: { email: 'json@example.test' } });
+    expect(json.body).toMatchObject({ ok: true, transport: 'smtp', to: 'json@example.test' });
+
+    // After setup: 404 there; administrators use POST /api/v1/auth/test-mail.
+    const admin = await server!.user({ roles: ['ADMIN'], email: 'root@example.test' });
+    expect((await form({ email: 'late@example.test' })).status).toBe(404);
+    const plain = await server!.user();
+    expect((await server!.call('POST', '/api/v1/auth/test-mail', { token: plain.token })).status).toBe(403);
+    const mine = await server!.call('POST', '/api/v1/auth/test-mail', { token: admin.token });
+    expect(mine.body).toMatchObject({ ok: true, transport: 'smtp', to: 'root@example.test' });
+    // A server that is down: a result that says so, not an error (and nothing queued for later).
+    await smtp.close();
+    const down = await server!.call('POST', '/api/v1/auth/test-mail', {
+      token: admin.token,
+      body: { to: 'else@example.test' },
+    });
+    expect(down.status).toBe(200);
+    expect(down.body.ok).toBe(false);
+    expect(down.body.message).toMatch(/ECONNREFUSED|connect/i);
+    expect(await server!.ctx.store.count('outgoingMails', {})).toBe(0);
+  });
 });

@@ -1,29 +1,14 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../support/cli.js';
+import { launchChromium } from '../support/browser.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  execFileSync('bash', [join(repoRoot, 'scripts', 'ensure-chromium.sh')], { stdio: 'inherit' });
   server = await startTestServer({}, { withAdmin: false });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 600_000);
 afterAll(async () => {
   await browser?.close();
@@ -41,6 +26,11 @@ describe('the /setup page in a real browser', () => {
     await page.fill('#tenantName', 'First Org');
     await page.click('button[type=submit]');
     expect(await page.textContent('body')).toContain('at least 12 characters');
+    // The mail settings can be checked from the page; the form keeps what was typed.
+    await page.click('button.secondary');
+    expect(await page.textContent('[role=status]')).toContain('No mail server is configured');
+    expect(await page.inputValue('#email')).toBe('browser@example.test');
+    expect(await page.inputValue('#tenantName')).toBe('First Org');
 
     await page.fill('#password', 'correct horse battery staple!');
     await Promise.all([page.waitForURL(`${server.url}/`), page.click('button[type=submit]')]);

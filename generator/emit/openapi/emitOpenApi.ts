@@ -104,7 +104,8 @@ function pipelineErrors(op: Operation): ErrorCode[] {
   // Idempotency-Key: too long, the same key still in flight, or reused with another body.
   if (op.method === 'POST') codes.push('CONFLICT', 'UNPROCESSABLE_ENTITY');
   // auth.emailVerification required: a signed-in user with an unconfirmed address, outside /auth.
-  if (!op.path.startsWith('/api/v1/auth/')) codes.push('EMAIL_NOT_VERIFIED');
+  // auth.mfa.requiredFor: a session of such a role without two-factor authentication, outside /auth.
+  if (!op.path.startsWith('/api/v1/auth/')) codes.push('EMAIL_NOT_VERIFIED', 'MFA_ENROLLMENT_REQUIRED');
   return codes;
 }
 

@@ -43,11 +43,10 @@ const object = (
 });
 const body = (properties: Record<string, JsonSchema>, required: string[]) =>
   object(properties, required, { additionalProperties: false });
-const publicUser = object({ id: str, email: str, displayName: str, emailVerified: { type: 'boolean' } }, [
-  'id',
-  'email',
-  'displayName',
-]);
+const publicUser = object(
+  { id: str, email: str, displayName: str, emailVerified: { type: 'boolean' }, mfaEnabled: { type: 'boolean' } },
+  ['id', 'email', 'displayName'],
+);
 const session = object({ user: publicUser, token: str });
 const success = object({ success: { type: 'boolean' } });
 const userView = object(
@@ -59,11 +58,25 @@ const userView = object(
     authSource: str,
     ldapDn: { type: ['string', 'null'] },
     disabled: { type: 'boolean' },
+    mfaEnabled: { type: 'boolean' },
     createdAt: str,
     updatedAt: str,
+    lastLoginAt: { type: ['string', 'null'] },
   },
   ['id', 'email', 'displayName', 'roles'],
 );
+const mfaChallenge = object({
+  mfaRequired: { const: true },
+  mfaToken: str,
+  expiresAt: str,
+  methods: strings,
+});
+const mailTest = object({
+  ok: { type: 'boolean' },
+  transport: { enum: ['smtp', 'log'] },
+  to: str,
+  message: str,
+});
 const role = object(
   {
     id: str,
@@ -159,6 +172,19 @@ export function fixedOperations(model: AppModel): Operation[] {
     },
     {
       method: 'POST',
+      path: '/setup/test-mail',
+      operationId: 'setup_testMail',
+      tag: 'auth',
+      security: 'none',
+      summary:
+        'Before setup: send a test mail to the email of the setup form and report the mail server’s answer (the form page again, or JSON); 404 once an admin exists',
+      body: object({ email: str, name: str, tenantName: str }, ['email']),
+      bodyType: 'form',
+      response: mailTest,
+      errors: [...INPUT, 'NOT_FOUND'],
+    },
+    {
+      method: 'POST',
       path: '/api/v1/auth/register',
       operationId: 'auth_register',
       tag: 'auth',
@@ -187,7 +213,16 @@ export function fixedOperations(model: AppModel): Operation[] {
       ),
       response: session,
       errors: [...INPUT, 'UNAUTHORIZED', 'CONFLICT', 'UNPROCESSABLE_ENTITY'],
+      responses: {
+        '202': {
+          description:
+            'Two-factor authentication is on for this account: no session yet; POST /api/v1/auth/mfa/verify with the mfaToken and a code',
+          content: { 'application/json': { schema: mfaChallenge } },
+        },
+      },
     },
+    ...mfaOperations(),
+    ...oidcOperations(),
     {
       method: 'POST',
       path: '/api/v1/auth/logout',
@@ -216,8 +251,31 @@ export function fixedOperations(model: AppModel): Operation[] {
       tag: 'auth',
       security: 'required',
       summary: 'The signed-in user with roles and effective permissions',
-      response: object({ user: object({ id: str, email: str }, ['id']), roles: strings, permissions: strings }),
+      response: object(
+        {
+          user: object({ id: str, email: str, emailVerified: { type: 'boolean' }, mfaEnabled: { type: 'boolean' } }, [
+            'id',
+          ]),
+          roles: strings,
+          permissions: strings,
+          mfaEnrollmentRequired: { type: 'boolean' },
+        },
+        ['user', 'roles', 'permissions'],
+      ),
       errors: ['UNAUTHORIZED'],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/auth/test-mail',
+      operationId: 'auth_testMail',
+      tag: 'auth',
+      security: 'required',
+      summary:
+        'Send a test mail now (past the queue) to `to` or to yourself, and report what the mail server answered (admin)',
+      body: body({ to: str }, []),
+      bodyOptional: true,
+      response: mailTest,
+      errors: [...INPUT, ...ADMIN],
     },
     {
       method: 'GET',
@@ -320,6 +378,17 @@ export function fixedOperations(model: AppModel): Operation[] {
       ),
       response: userView,
       errors: [...ADMIN, ...INPUT, 'NOT_FOUND', 'CONFLICT'],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/users/{id}/mfa/reset',
+      operationId: 'users_resetMfa',
+      tag: 'users',
+      security: 'required',
+      summary:
+        'Turn off a user’s two-factor authentication (admin): the next sign-in needs the password alone, and the user is mailed',
+      response: userView,
+      errors: [...ADMIN, 'NOT_FOUND'],
     },
     {
       method: 'GET',
@@ -628,6 +697,121 @@ function realtimeOperation(model: AppModel): Operation {
     errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED'],
     tenantScoped: true,
   };
+}
+
+/** Two-factor authentication (TOTP): enrollment and the second step of a sign-in. */
+function mfaOperations(): Operation[] {
+  const code = {
+    type: 'string',
+    maxLength: 64,
+    description: 'Six digits from the authenticator app, or a recovery code',
+  };
+  return [
+    {
+      method: 'POST',
+      path: '/api/v1/auth/mfa/enroll',
+      operationId: 'auth_mfaEnroll',
+      tag: 'auth',
+      security: 'required',
+      summary:
+        'Start two-factor authentication: a new TOTP secret (shown only here) as an otpauth:// URI and a QR code (SVG data URL); confirm within 15 minutes. Accounts with a password give it again',
+      body: body({ currentPassword: str }, []),
+      bodyOptional: true,
+      response: object({ secret: str, otpauthUri: str, qrCode: str, expiresAt: str }),
+      errors: [...INPUT, ...ADMIN, 'CONFLICT'],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/auth/mfa/confirm',
+      operationId: 'auth_mfaConfirm',
+      tag: 'auth',
+      security: 'required',
+      summary:
+        'Turn two-factor authentication on with a current code; answers ten single-use recovery codes, shown once',
+      body: body({ code }, ['code']),
+      response: object({ success: { type: 'boolean' }, recoveryCodes: strings }),
+      errors: [...INPUT, ...ADMIN, 'CONFLICT', 'UNPROCESSABLE_ENTITY'],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/auth/mfa/verify',
+      operationId: 'auth_mfaVerify',
+      tag: 'auth',
+      security: 'none',
+      summary:
+        'The second step of a sign-in: the mfaToken login answered and a code (or a recovery code); sets the session cookie. Five wrong codes lock the step for 15 minutes (429)',
+      body: body({ mfaToken: str, code }, ['mfaToken', 'code']),
+      response: session,
+      errors: [...INPUT, 'UNAUTHORIZED'],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/auth/mfa/disable',
+      operationId: 'auth_mfaDisable',
+      tag: 'auth',
+      security: 'required',
+      summary:
+        'Turn two-factor authentication off with a current code or a recovery code (not for roles that require it)',
+      body: body({ code }, ['code']),
+      response: success,
+      errors: [...INPUT, ...ADMIN, 'UNPROCESSABLE_ENTITY'],
+    },
+  ];
+}
+
+/** OpenID Connect sign-in: the configured providers, each one's start and callback. */
+function oidcOperations(): Operation[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/v1/auth/oidc',
+      operationId: 'auth_oidcProviders',
+      tag: 'auth',
+      security: 'none',
+      summary: 'The OpenID Connect providers users may sign in with',
+      response: object({ items: { type: 'array', items: object({ name: str, label: str, startUrl: str }) } }),
+      errors: [],
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/auth/oidc/{provider}/start',
+      operationId: 'auth_oidcStart',
+      tag: 'auth',
+      security: 'none',
+      summary:
+        'Open in the browser: 302 to the provider (authorization code flow with PKCE, state and nonce); `returnTo` is the path of this site to land on (default /)',
+      query: [{ name: 'returnTo', in: 'query', schema: { type: 'string', maxLength: 500 } }],
+      status: 302,
+      responseDescription: 'To the provider’s sign-in page',
+      errors: [...INPUT, 'NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/auth/oidc/{provider}/callback',
+      operationId: 'auth_oidcCallback',
+      tag: 'auth',
+      security: 'none',
+      summary:
+        'Where the provider sends the browser back: signs in the account with the provider-verified email (linked, or created with the provider’s roles), sets the session cookie and goes on to returnTo; an account with two-factor authentication gets a code form instead',
+      response: str,
+      responseType: 'html',
+      errors: [...INPUT, 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'SERVICE_UNAVAILABLE'],
+    },
+    {
+      method: 'POST',
+      path: '/api/v1/auth/oidc/mfa',
+      operationId: 'auth_oidcMfa',
+      tag: 'auth',
+      security: 'none',
+      summary:
+        'The code form of an OpenID sign-in into an account with two-factor authentication (form-encoded `code`); 303 to returnTo when it passes, the form again (401) when not',
+      body: object({ code: str }, ['code']),
+      bodyType: 'form',
+      status: 303,
+      responseDescription: 'Signed in: to returnTo',
+      errors: ['UNAUTHORIZED', 'RATE_LIMITED'],
+    },
+  ];
 }
 
 /** The webhook routes beyond the generic ones (administrators only). */

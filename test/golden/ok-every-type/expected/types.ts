@@ -988,7 +988,7 @@ export interface ThingUpdate {
 }
 
 // Users (/users)
-export type UserAuthSource = 'local' | 'ldap';
+export type UserAuthSource = 'local' | 'ldap' | 'oidc';
 export interface User {
   id: string;
   createdAt: string;
@@ -1000,6 +1000,7 @@ export interface User {
   lastLoginAt: string | null;
   disabled: boolean | null;
   emailVerified: boolean | null;
+  mfaEnabledAt: string | null;
 }
 export interface UserCreate {
   email: string;

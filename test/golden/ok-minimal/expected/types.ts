@@ -580,7 +580,7 @@ export interface SettingUpdate {
 }
 
 // Users (/users)
-export type UserAuthSource = 'local' | 'ldap';
+export type UserAuthSource = 'local' | 'ldap' | 'oidc';
 export interface User {
   id: string;
   createdAt: string;
@@ -592,6 +592,7 @@ export interface User {
   lastLoginAt: string | null;
   disabled: boolean | null;
   emailVerified: boolean | null;
+  mfaEnabledAt: string | null;
 }
 export interface UserCreate {
   email: string;

@@ -10,11 +10,11 @@ export interface UserFilter {
   authSource?: UserAuthSource | UserAuthSource[];
   disabled?: boolean | boolean[];
 }
-export type UserSortKey = 'id' | 'createdAt' | 'updatedAt' | 'email' | 'displayName' | 'authSource' | 'lastLoginAt' | 'disabled' | 'emailVerified';
+export type UserSortKey = 'id' | 'createdAt' | 'updatedAt' | 'email' | 'displayName' | 'authSource' | 'lastLoginAt' | 'disabled' | 'emailVerified' | 'mfaEnabledAt';
 
 /** Typed access to users: no access checks or request validation; hooks and history through a writer. */
 export class UserRepository extends Repository<User, UserCreate, UserUpdate, UserFilter, UserSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
-    super(store, 'users', { owned: false, arrayFields: ['roles'] }, writer);
+    super(store, 'users', { owned: false, arrayFields: ['roles', 'oidcSubjects', 'mfaRecoveryCodes'] }, writer);
   }
 }

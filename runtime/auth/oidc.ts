@@ -1,0 +1,217 @@
+import * as client from 'openid-client';
+import type { OidcProviderConfig } from '../config/runtimeConfig.js';
+import { FieldCipher } from '../crypto/fieldCipher.js';
+import { ApiError, notFound, validationError } from '../errors/apiError.js';
+import type { AuthContext } from './authContext.js';
+
+/** A sign-in must come back from the provider within this time. */
+export const OIDC_FLOW_TTL_MS = 10 * 60_000;
+/** Seconds a request to a provider (discovery, token, userinfo) may take. */
+const PROVIDER_TIMEOUT_S = 10;
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
+/** What the browser carries between start and callback, sealed in a cookie of its own. */
+interface Flow {
+  provider: string;
+  state: string;
+  nonce: string;
+  verifier: string;
+  returnTo: string;
+  startedAt: number;
+}
+
+/** The claims sign-in rests on, from the ID token (or userinfo when the token lacks the email). */
+export interface OidcIdentity {
+  provider: OidcProviderConfig;
+  subject: string;
+  email: string;
+  name?: string;
+}
+
+/**
+ * The configured OpenID providers: each one's metadata is discovered on first use and kept (a
+ * failed discovery is tried again on the next sign-in, so a provider down at start costs nothing).
+ */
+export class OidcClients {
+  private readonly configurations = new Map<string, Promise<client.Configuration>>();
+
+  constructor(readonly providers: readonly OidcProviderConfig[]) {
+    for (const provider of providers) {
+      const issuer = new URL(provider.issuer);
+      if (issuer.protocol !== 'https:' && !LOOPBACK.test(issuer.hostname))
+        throw new Error(`auth.oidc ${provider.name}: the issuer must be https:// (http only on this machine)`);
+    }
+  }
+
+  provider(name: string): OidcProviderConfig {
+    const provider = this.providers.find((candidate) => candidate.name === name);
+    if (!provider) throw notFound('Sign-in provider');
+    return provider;
+  }
+
+  configuration(provider: OidcProviderConfig): Promise<client.Configuration> {
+    let found = this.configurations.get(provider.name);
+    if (!found) {
+      const insecure = new URL(provider.issuer).protocol === 'http:';
+      found = client
+        .discovery(
+          new URL(provider.issuer),
+          provider.clientId,
+          provider.clientSecret,
+          provider.clientSecret ? client.ClientSecretBasic(provider.clientSecret) : client.None(),
+          { execute: insecure ? [client.allowInsecureRequests] : [], timeout: PROVIDER_TIMEOUT_S },
+        )
+        .catch((error: unknown) => {
+          this.configurations.delete(provider.name);
+          throw new ApiError(
+            'SERVICE_UNAVAILABLE',
+            `The sign-in provider ${provider.name} cannot be reached or does not describe itself as ${provider.issuer}`,
+            undefined,
+            error,
+          );
+        });
+      this.configurations.set(provider.name, found);
+    }
+    return found;
+  }
+}
+
+const flowCipher = (auth: AuthContext) =>
+  new FieldCipher(`oidc:${auth.ctx.secrets.encryption ?? auth.ctx.secrets.signing}`);
+
+/** Where the provider sends the browser back: `<publicUrl>/api/v1/auth/oidc/<name>/callback`. */
+export function callbackUrl(auth: AuthContext, provider: OidcProviderConfig): string {
+  return `${auth.publicUrl()}/api/v1/auth/oidc/${provider.name}/callback`;
+}
+
+/** Only a path of this site: never `//host` or a scheme, so the sign-in cannot redirect elsewhere. */
+export function safeReturnTo(value: unknown): string {
+  if (value === undefined) return '/';
+  if (typeof value !== 'string' || value.length > 500 || !/^\/(?![/\\])[^\s\\]*$/.test(value))
+    throw validationError({ returnTo: 'must be a path on this site, like /admin' });
+  return value;
+}
+
+/** GET /auth/oidc/{name}/start: the provider's authorization URL (code flow, PKCE S256, state, nonce) and the sealed flow. */
+export async function startOidcSignIn(
+  auth: AuthContext,
+  clients: OidcClients,
+  name: string,
+  returnTo: string,
+): Promise<{ url: string; flow: string }> {
+  const provider = clients.provider(name);
+  const configuration = await clients.configuration(provider);
+  const flow: Flow = {
+    provider: provider.name,
+    state: client.randomState(),
+    nonce: client.randomNonce(),
+    verifier: client.randomPKCECodeVerifier(),
+    returnTo,
+    startedAt: auth.ctx.now().getTime(),
+  };
+  const url = client.buildAuthorizationUrl(configuration, {
+    redirect_uri: callbackUrl(auth, provider),
+    scope: provider.scopes.join(' '),
+    code_challenge: await client.calculatePKCECodeChallenge(flow.verifier),
+    code_challenge_method: 'S256',
+    state: flow.state,
+    nonce: flow.nonce,
+  });
+  return { url: url.href, flow: flowCipher(auth).encrypt(JSON.stringify(flow)) };
+}
+
+/**
+ * The callback: the flow this browser started, the provider's answer checked by openid-client
+ * (state, PKCE, issuer, ID token signature, audience, nonce, expiry), then a verified email.
+ */
+export async function finishOidcSignIn(
+  auth: AuthContext,
+  clients: OidcClients,
+  name: string,
+  query: URLSearchParams,
+  sealedFlow: string | undefined,
+): Promise<{ identity: OidcIdentity; returnTo: string }> {
+  const provider = clients.provider(name);
+  const flow = openFlow(auth, sealedFlow);
+  if (!flow || flow.provider !== provider.name || auth.ctx.now().getTime() - flow.startedAt > OIDC_FLOW_TTL_MS)
+    throw validationError(
+      { state: 'does not belong to a sign-in this browser started in the last 10 minutes' },
+      'This sign-in was not started here or has expired; start it again',
+    );
+  if (query.get('state') !== flow.state)
+    throw validationError({ state: 'does not match the sign-in this browser started' }, 'Sign-in state mismatch');
+  const denied = query.get('error');
+  if (denied)
+    throw new ApiError('UNAUTHORIZED', `${provider.label} did not sign you in (${denied.slice(0, 100)})`, {
+      provider: (query.get('error_description') ?? denied).slice(0, 300),
+    });
+  const configuration = await clients.configuration(provider);
+  const current = new URL(`${callbackUrl(auth, provider)}?${query}`);
+  let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+  try {
+    tokens = await client.authorizationCodeGrant(configuration, current, {
+      pkceCodeVerifier: flow.verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+      idTokenExpected: true,
+    });
+  } catch (error) {
+    throw refusal(provider, error);
+  }
+  const claims = tokens.claims();
+  if (!claims) throw new ApiError('UNAUTHORIZED', `${provider.label} returned no ID token`);
+  let profile: Record<string, unknown> = claims;
+  if (typeof claims.email !== 'string') {
+    try {
+      profile = await client.fetchUserInfo(configuration, tokens.access_token, claims.sub);
+    } catch (error) {
+      throw refusal(provider, error);
+    }
+  }
+  return { identity: verifiedIdentity(provider, claims.sub, profile), returnTo: flow.returnTo };
+}
+
+function openFlow(auth: AuthContext, sealed: string | undefined): Flow | undefined {
+  if (!sealed || sealed.length > 4096) return undefined;
+  try {
+    return JSON.parse(flowCipher(auth).decrypt(sealed)) as Flow;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Only an address the provider says it verified, and only from an allowed domain. */
+function verifiedIdentity(
+  provider: OidcProviderConfig,
+  subject: string,
+  profile: Record<string, unknown>,
+): OidcIdentity {
+  const email = typeof profile.email === 'string' ? profile.email.trim().toLowerCase() : undefined;
+  if (!email)
+    throw new ApiError('FORBIDDEN', `${provider.label} did not share an email address; allow the email scope`);
+  if (profile.email_verified !== true && profile.email_verified !== 'true')
+    throw new ApiError('FORBIDDEN', `${provider.label} has not verified ${email}; sign-in with it is refused`);
+  const domain = email.slice(email.lastIndexOf('@') + 1);
+  if (provider.allowedDomains && !provider.allowedDomains.includes(domain))
+    throw new ApiError('FORBIDDEN', `Addresses at ${domain} may not sign in with ${provider.label}`);
+  const name = typeof profile.name === 'string' && profile.name.trim() ? profile.name.trim().slice(0, 200) : undefined;
+  return { provider, subject, email, name };
+}
+
+/** What the provider or openid-client refused, as the envelope: never a 500, the cause logged. */
+function refusal(provider: OidcProviderConfig, error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) {
+    const what = error.error === 'invalid_grant' ? 'the sign-in code has expired or was used already' : error.error;
+    return new ApiError('UNAUTHORIZED', `${provider.label} refused the sign-in: ${what}`, undefined, error);
+  }
+  const code = (error as { code?: unknown })?.code;
+  if (error instanceof client.ClientError || (typeof code === 'string' && code.startsWith('OAUTH_')))
+    return new ApiError(
+      'UNAUTHORIZED',
+      `The answer of ${provider.label} did not pass its checks (${(error as Error).message})`,
+      undefined,
+      error,
+    );
+  return new ApiError('SERVICE_UNAVAILABLE', `${provider.label} cannot be reached; try again`, undefined, error);
+}

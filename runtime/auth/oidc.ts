@@ -84,10 +84,13 @@ export function callbackUrl(auth: AuthContext, provider: OidcProviderConfig): st
   return `${auth.publicUrl()}/api/v1/auth/oidc/${provider.name}/callback`;
 }
 
-/** Only a path of this site: never `//host` or a scheme, so the sign-in cannot redirect elsewhere. */
+/**
+ * Only a path of this site: never `//host`, `/\host` or a scheme, so the sign-in cannot redirect
+ * elsewhere; printable ASCII only (it becomes a Location header and a page's refresh URL).
+ */
 export function safeReturnTo(value: unknown): string {
   if (value === undefined) return '/';
-  if (typeof value !== 'string' || value.length > 500 || !/^\/(?![/\\])[^\s\\]*$/.test(value))
+  if (typeof value !== 'string' || value.length > 500 || !/^\/(?![/\\])[!-[\]-~]*$/.test(value))
     throw validationError({ returnTo: 'must be a path on this site, like /admin' });
   return value;
 }

@@ -246,7 +246,7 @@ describe('OpenID Connect sign-in against a real provider (oidc-provider)', () =>
     expect(wrong.status).toBe(503);
     expect((await json(wrong)).error.message).toMatch(/does not describe itself as http:\/\/localhost/);
     expect((await open(new CookieJar(), `${server.url}/api/v1/auth/oidc/nobody/start`)).status).toBe(404);
-    for (const returnTo of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'relative']) {
+    for (const returnTo of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'relative', '/a\u0001b']) {
       const refused = await open(
         new CookieJar(),
         `${server.url}/api/v1/auth/oidc/test/start?returnTo=${encodeURIComponent(returnTo)}`,

@@ -26,6 +26,8 @@ const running = await startServer({
     APP_ENCRYPTION_KEY: secret,
     RATE_LIMIT_API: '1000000000/60',
     RATE_LIMIT_PUBLIC: '1000000000/60',
+    // The entigen-node target: the node:http adapter.
+    ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}),
     // The realtime benchmark runs two instances that share Redis.
     ...(process.env.REDIS_URL
       ? { REDIS_URL: process.env.REDIS_URL, ENTIGEN_REDIS_PREFIX: process.env.ENTIGEN_REDIS_PREFIX ?? 'bench' }

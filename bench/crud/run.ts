@@ -30,7 +30,7 @@ const PG_URL =
     : undefined;
 
 interface Target {
-  name: 'entigen' | 'baseline' | 'bare' | 'soul';
+  name: 'entigen' | 'entigen-node' | 'baseline' | 'bare' | 'soul';
   start(db: string, port: number): ChildProcess;
   paths: {
     get: string;
@@ -56,8 +56,8 @@ const ENTIGEN_PATHS = {
   create: '/api/v1/articles',
   createBody: JSON.stringify({ title: 'New article', body: 'Some body text' }),
 };
-const pinned = (core: number, args: string[]) =>
-  spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+const pinned = (core: number, args: string[], env: NodeJS.ProcessEnv = process.env) =>
+  spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
 
 const TARGETS: Target[] = [
   {
@@ -65,6 +65,16 @@ const TARGETS: Target[] = [
     // BENCH_STORE=postgres serves entigen from PostgreSQL (the peers stay on their SQLite copies).
     start: (db, port) =>
       pinned(0, [...PROFILE, join(here, 'entigenServer.js'), PG_URL ?? `sqlite:${db}`, String(port), SECRET, root]),
+    paths: ENTIGEN_PATHS,
+  },
+  {
+    // The same server on the node:http adapter (server.adapter: node), for issue 18's moonshot.
+    name: 'entigen-node',
+    start: (db, port) =>
+      pinned(0, [...PROFILE, join(here, 'entigenServer.js'), PG_URL ?? `sqlite:${db}`, String(port), SECRET, root], {
+        ...process.env,
+        HTTP_ADAPTER: 'node',
+      }),
     paths: ENTIGEN_PATHS,
   },
   {
@@ -178,11 +188,11 @@ async function main() {
   // last id of that page (ids grow with creation, so the 50th newest).
   const cursors = new Map<string, string>([['baseline', [...articleIds].sort().reverse()[49]]]);
   for (const { target, url } of running) {
-    if (target.name !== 'entigen') continue;
+    if (!target.name.startsWith('entigen')) continue;
     const first = (await (await fetch(`${url}/api/v1/articles?limit=50`, { headers })).json()) as {
       data: { nextCursor?: string };
     };
-    cursors.set('entigen', encodeURIComponent(first.data.nextCursor ?? ''));
+    cursors.set(target.name, encodeURIComponent(first.data.nextCursor ?? ''));
   }
   const casesOf = (target: Target) =>
     [
@@ -262,6 +272,15 @@ async function main() {
         : 'Soul not measured (not installed, or BENCH_TARGETS left it out)',
     ];
     process.stdout.write(`  ${line.join(', ')}\n`);
+  }
+  for (const item of CASES) {
+    const n = results.get(`entigen-node/${item}`);
+    const e = results.get(`entigen/${item}`);
+    const b = results.get(`baseline/${item}`);
+    if (n && b && e)
+      process.stdout.write(
+        `  ${item.padEnd(10)} node adapter ${(n.rps / b.rps).toFixed(2)}x baseline, ${(n.rps / e.rps).toFixed(2)}x entigen on Express${item === 'get by id' ? ' (moonshot target >= 3x baseline)' : ''}\n`,
+      );
   }
   const bare = results.get('bare/get by id');
   const baseline = results.get('baseline/get by id');

@@ -27,6 +27,8 @@ export interface RuntimeConfig {
     shutdownGraceMs: number;
     /** Where browsers reach this server (OIDC redirect URIs); none: the address it listens on. */
     publicUrl?: string;
+    /** express (the default) or node: node:http serves the entity routes past Express's router. */
+    adapter: 'express' | 'node';
   };
   jobs: { handlers?: string; maxSeriesPerJob: number };
   uploads: { dir: string; maxBytes: number };
@@ -183,6 +185,7 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
       trustProxy: env.TRUST_PROXY ?? raw.server?.trustProxy ?? false,
       shutdownGraceMs: raw.server?.shutdownGraceMs ?? 10_000,
       publicUrl: publicUrl(env.PUBLIC_URL || raw.server?.publicUrl || undefined),
+      adapter: httpAdapter(env.HTTP_ADAPTER || raw.server?.adapter || 'express'),
     },
     jobs: { handlers: raw.jobs?.handlers, maxSeriesPerJob: raw.jobs?.maxSeriesPerJob ?? 100 },
     uploads: { dir: raw.uploads?.dir ?? 'data/uploads', maxBytes: raw.uploads?.maxBytes ?? 10 * 1024 * 1024 },
@@ -254,6 +257,12 @@ function mailConfig(raw: RawMail | undefined, env: NodeJS.ProcessEnv): MailConfi
     pollMs: parseDuration(raw?.poll ?? '5s'),
     tls: { rejectUnauthorized: raw?.tls?.rejectUnauthorized ?? true, requireTLS: raw?.tls?.requireTLS ?? false },
   };
+}
+
+function httpAdapter(value: string): RuntimeConfig['server']['adapter'] {
+  if (value !== 'express' && value !== 'node')
+    throw new Error(`HTTP_ADAPTER (server.adapter) must be express or node, not "${value}"`);
+  return value;
 }
 
 function publicUrl(url: string | undefined): string | undefined {

@@ -49,6 +49,11 @@ export class MountTable {
     this.mounts.set(key, mounted.use(prefix, before, router));
   }
 
+  /** Some router is mounted at this prefix already. */
+  has(prefix: string): boolean {
+    return this.mounts.has(prefix.slice(this.base.length + 1).toLowerCase());
+  }
+
   handler(): RequestHandler {
     const start = this.base.length + 1;
     const base = `${this.base}/`.toLowerCase();

@@ -21,7 +21,7 @@ import { correlationId } from './correlationId.js';
 import { corsPolicy } from './corsPolicy.js';
 import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
 import { type DrainState, refuseWhileDraining } from './draining.js';
-import { buildEntityRouter } from './entityRoutes.js';
+import { buildEntityRouter, entityRouteHandlers } from './entityRoutes.js';
 import { errorHandler, notFoundHandler } from './errorHandler.js';
 import { idempotency } from './idempotency.js';
 import { jobRoutes } from './jobRoutes.js';
@@ -29,6 +29,7 @@ import { jsonBody } from './jsonBody.js';
 import { mediaRoutes, UPLOAD_PATH } from './mediaRoutes.js';
 import { methodNotAllowed, RouteTable } from './methodNotAllowed.js';
 import { mfaRoutes } from './mfaRoutes.js';
+import { EntityRouteTable, type NodeListener, nodeListener } from './nodeAdapter.js';
 import { OIDC_MFA_FORM_PATH, oidcRoutes } from './oidcRoutes.js';
 import { identifyCaller } from './rateLimit/identifyCaller.js';
 import type { LimiterStore } from './rateLimit/limiterStore.js';
@@ -88,7 +89,7 @@ export function createApp({
   realtime,
   webhooks,
   counts,
-}: AppOptions): { app: Express; routes: RouteTable } {
+}: AppOptions): { app: Express; routes: RouteTable; listener: NodeListener } {
   const { ctx, config } = auth;
   const app = express();
   const routes = new RouteTable();
@@ -107,24 +108,23 @@ export function createApp({
     clock,
   };
   // One layer for what every request passes through first (compose.ts: fewer layers to match).
-  app.use(
-    compose(
-      correlationId(),
-      requestLog(ctx.logger, metrics, operator, (method, path) => routes.routeOf(method, path)),
-      securityHeaders(),
-      corsPolicy(config.cors),
-      refuseWhileDraining(drain),
-      rateLimit({
-        tiers: config.rateLimit,
-        store: limiter,
-        clock,
-        identify: identifyCaller(identity),
-        logger: ctx.logger,
-        exempt: [HEALTH_PATH, METRICS_PATH],
-        onRefused: (tier) => operator.rateLimited(tier),
-      }),
-    ),
+  const front = compose(
+    correlationId(),
+    requestLog(ctx.logger, metrics, operator, (method, path) => routes.routeOf(method, path)),
+    securityHeaders(),
+    corsPolicy(config.cors),
+    refuseWhileDraining(drain),
+    rateLimit({
+      tiers: config.rateLimit,
+      store: limiter,
+      clock,
+      identify: identifyCaller(identity),
+      logger: ctx.logger,
+      exempt: [HEALTH_PATH, METRICS_PATH],
+      onRefused: (tier) => operator.rateLimited(tier),
+    }),
   );
+  app.use(front);
   const authenticateCaller = authenticate({
     store: ctx.store,
     roles: auth.roles,
@@ -152,7 +152,8 @@ export function createApp({
   routes.addRouter('', setupRouter);
   // The setup router is entered only for its own paths (compared as Express does: any case, one trailing slash).
   const setupPaths = new Set(routerPaths(setupRouter).map(comparablePath));
-  app.use(setupGate(setup), (req: Request, res: Response, next: NextFunction) =>
+  const gate = setupGate(setup);
+  app.use(gate, (req: Request, res: Response, next: NextFunction) =>
     setupPaths.has(comparablePath(req.path)) ? setupRouter(req, res, next) : next(),
   );
   if (ctx.registry.openapi) {
@@ -161,28 +162,27 @@ export function createApp({
     app.use(DOCS_PATH, docs);
   }
   const media = ctx.registry.entities.has(MEDIA_ASSETS);
-  app.use(
-    compose(
-      // Uploads and the OpenID code form read their own bodies.
-      jsonBody(
-        undefined,
-        (req) => req.method === 'POST' && ((media && req.path === UPLOAD_PATH) || req.path === OIDC_MFA_FORM_PATH),
-      ),
-      refusePrototypeKeys(),
-      refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }),
-      authenticateCaller,
-      requireVerifiedEmail(config.emailVerification, `${API_PREFIX}/auth`),
-      requireMfaEnrollment(config.mfa.requiredFor, `${API_PREFIX}/auth`),
-      // After authentication: a stored answer is replayed only to the caller who made it (README, departures).
-      idempotency({
-        store: ctx.store,
-        clock,
-        logger: ctx.logger,
-        cipher: new FieldCipher(`idempotency:${ctx.secrets.encryption ?? ctx.secrets.signing}`),
-        onReplay: () => operator.idempotencyReplayed(),
-      }),
+  const body = compose(
+    // Uploads and the OpenID code form read their own bodies.
+    jsonBody(
+      undefined,
+      (req) => req.method === 'POST' && ((media && req.path === UPLOAD_PATH) || req.path === OIDC_MFA_FORM_PATH),
     ),
+    refusePrototypeKeys(),
+    refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }),
+    authenticateCaller,
+    requireVerifiedEmail(config.emailVerification, `${API_PREFIX}/auth`),
+    requireMfaEnrollment(config.mfa.requiredFor, `${API_PREFIX}/auth`),
+    // After authentication: a stored answer is replayed only to the caller who made it (README, departures).
+    idempotency({
+      store: ctx.store,
+      clock,
+      logger: ctx.logger,
+      cipher: new FieldCipher(`idempotency:${ctx.secrets.encryption ?? ctx.secrets.signing}`),
+      onReplay: () => operator.idempotencyReplayed(),
+    }),
   );
+  app.use(body);
   const mounts = new MountTable(API_PREFIX);
   const mount = (prefix: string, router: Router) => {
     routes.addRouter(prefix, router);
@@ -201,19 +201,27 @@ export function createApp({
   if (media) mount(`${API_PREFIX}/${MEDIA_ASSETS}`, mediaRoutes(ctx, uploads));
   mount(`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, webhooks));
   mount(`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, webhooks));
+  const entityRoutes = new EntityRouteTable(API_PREFIX);
   for (const entity of ctx.registry.entities.values()) {
     if (entity.routes.length === 0) continue;
+    const prefix = `${API_PREFIX}/${entity.model.plural}`;
+    const definition = { plural: entity.model.plural, validators: entity.validators, routes: entity.routes };
+    // An entity alone on its prefix may be served past Express (nodeAdapter.ts); a feature router
+    // mounted before it (media, jobs, webhooks) keeps the whole prefix on the Express path.
+    if (!mounts.has(prefix)) entityRoutes.add(entity.model.plural, entityRouteHandlers(ctx, definition));
     // Mounted under its own prefix, so a request only walks the routes of its entity.
-    mount(
-      `${API_PREFIX}/${entity.model.plural}`,
-      buildEntityRouter(ctx, { plural: entity.model.plural, validators: entity.validators, routes: entity.routes }),
-    );
+    mount(prefix, buildEntityRouter(ctx, definition));
   }
   app.use(mounts.handler());
   app.use(methodNotAllowed(routes));
   app.use(notFoundHandler);
-  app.use(errorHandler(ctx.logger));
-  return { app, routes };
+  const errors = errorHandler(ctx.logger);
+  app.use(errors);
+  const listener =
+    config.server.adapter === 'node'
+      ? nodeListener(app, { front, gate, body, routes: entityRoutes, errors })
+      : (app as unknown as NodeListener);
+  return { app, routes, listener };
 }
 
 /** Keeps the mount point of the router about to run, for route labels (req.baseUrl is reset when it throws). */

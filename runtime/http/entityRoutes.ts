@@ -243,19 +243,28 @@ const relationHandler =
     send(res, 200, await relationListOperation({ ctx, plural, id: idParam(req), relation, query, caller: req.caller }));
   };
 
-/** The Express router of one entity, to mount at `/{plural}`, from the route table its generated router declares. */
-export function buildEntityRouter(ctx: RuntimeContext, definition: EntityDefinition): Router {
-  const router = Router();
+/** One route of an entity: method, the path under `/{plural}` (`/`, `/:id`, ...), its handler. */
+export type EntityRoute = [method: string, path: string, handler: RequestHandler];
+
+/** The handlers of an entity's route table (the one its generated router declares), in its order. */
+export function entityRouteHandlers(ctx: RuntimeContext, definition: EntityDefinition): EntityRoute[] {
   const prefix = `/${definition.plural}`;
-  for (const [method, path, name] of definition.routes ?? []) {
-    const verb = method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
-    const handler = name.startsWith('endpoint:')
+  return (definition.routes ?? []).map(([method, path, name]) => [
+    method,
+    path.slice(prefix.length) || '/',
+    name.startsWith('endpoint:')
       ? endpointHandler(ctx, definition.plural, name.slice('endpoint:'.length))
       : name.startsWith('relation:')
         ? relationHandler(ctx, definition.plural, name.slice('relation:'.length))
-        : HANDLERS[name as EntityRouteName](ctx, definition.plural);
-    router[verb](path.slice(prefix.length) || '/', handler);
-  }
+        : HANDLERS[name as EntityRouteName](ctx, definition.plural),
+  ]);
+}
+
+/** The Express router of one entity, to mount at `/{plural}`. */
+export function buildEntityRouter(ctx: RuntimeContext, definition: EntityDefinition): Router {
+  const router = Router();
+  for (const [method, path, handler] of entityRouteHandlers(ctx, definition))
+    router[method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete'](path, handler);
   return router;
 }
 

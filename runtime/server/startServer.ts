@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import type { Express, RequestHandler } from 'express';
 import { type Logger, pino } from 'pino';
@@ -24,6 +24,7 @@ import { createApp } from '../http/createApp.js';
 import type { DrainState } from '../http/draining.js';
 import { sweepIdempotencyRecords } from '../http/idempotency.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
+import type { NodeListener } from '../http/nodeAdapter.js';
 import { type LimiterStore, memoryLimiterStore, redisLimiterStore } from '../http/rateLimit/limiterStore.js';
 import { type JobHandler, Scheduler } from '../jobs/scheduler.js';
 import { MailOutbox } from '../mail/mailOutbox.js';
@@ -123,14 +124,16 @@ const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 /** Opens the store, prepares its schema, and listens. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const entigen = await buildEntigen(options);
-  const { app, config, ctx } = entigen;
+  const { config, ctx } = entigen;
   const logger = ctx.logger;
   const port = options.port ?? config.server.port;
   const host = options.host ?? config.server.host;
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
-      const listening = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+      const listening = createServer(entigen.listener);
+      listening.once('error', reject);
+      listening.listen(port, host, () => resolve(listening));
     });
   } catch (error) {
     await entigen.close();
@@ -172,6 +175,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
 /** What startServer needs besides the public face: the drain flag and whether Redis is in use. */
 interface EntigenInternals extends Entigen {
+  /** What the server's port answers with: the Express app, or the node adapter in front of it. */
+  listener: NodeListener;
   drain: DrainState;
   redis: boolean;
   /** Stops the scheduler, the dispatcher and the sweeper (close does this first, then closes the store). */
@@ -358,7 +363,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     onRunFinished: (handler, status) => operator.jobRun(handler, status),
   });
   const uploads = { dir: resolve(options.root, config.uploads.dir), maxBytes: config.uploads.maxBytes };
-  const { app, routes } = createApp({
+  const { app, routes, listener } = createApp({
     auth,
     setup: new SetupState(store),
     limiter,
@@ -416,6 +421,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     config,
     auth,
     routes,
+    listener,
     scheduler,
     dispatcher,
     realtime,

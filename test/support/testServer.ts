@@ -85,6 +85,8 @@ export async function startTestServer(
       DATABASE_URL: testDatabaseUrl(dir),
       SESSION_SECRET: 'test-session-secret',
       APP_ENCRYPTION_KEY: 'test-encryption-key',
+      // HTTP_ADAPTER=node runs the suite on the node:http adapter (npm run test:node-adapter).
+      ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}),
       ...env,
     },
   });

@@ -1,0 +1,123 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import { match } from 'path-to-regexp';
+import type { EntityRoute } from './entityRoutes.js';
+
+export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface CompiledRoute {
+  method: string;
+  path: string;
+  matches: (path: string) => Record<string, string> | undefined;
+  handler: RequestHandler;
+}
+
+interface FoundRoute {
+  prefix: string;
+  path: string;
+  params: Record<string, string>;
+  handler: RequestHandler;
+}
+
+/**
+ * The entity routes by plural, matched the plain way: exact case, no trailing slash, no
+ * percent-encoding (anything else is left to Express, which answers it as it always has).
+ */
+export class EntityRouteTable {
+  private readonly byPlural = new Map<string, CompiledRoute[]>();
+
+  constructor(private readonly base: string) {}
+
+  add(plural: string, routes: EntityRoute[]): void {
+    this.byPlural.set(
+      plural,
+      routes.map(([method, path, handler]) => {
+        const matcher = match(path, { decode: false });
+        return {
+          method,
+          path,
+          handler,
+          matches: (candidate) => {
+            const found = matcher(candidate);
+            return found ? (found.params as Record<string, string>) : undefined;
+          },
+        };
+      }),
+    );
+  }
+
+  find(method: string, url: string): FoundRoute | undefined {
+    const queryAt = url.indexOf('?');
+    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    if (!path.startsWith(`${this.base}/`) || path.endsWith('/') || path.includes('%')) return undefined;
+    const end = path.indexOf('/', this.base.length + 1);
+    const plural = path.slice(this.base.length + 1, end < 0 ? undefined : end);
+    const routes = this.byPlural.get(plural);
+    if (!routes) return undefined;
+    const rest = end < 0 ? '/' : path.slice(end);
+    for (const route of routes) {
+      if (route.method !== method) continue;
+      const params = route.matches(rest);
+      if (params) return { prefix: `${this.base}/${plural}`, path: route.path, params, handler: route.handler };
+    }
+    return undefined;
+  }
+}
+
+export interface NodeStages {
+  /** Correlation id, request log, security headers, CORS, draining, rate limit (createApp's first layer). */
+  front: RequestHandler;
+  /** The setup gate. */
+  gate: RequestHandler;
+  /** Body, query and credential checks, authentication, the address and enrollment gates, idempotency. */
+  body: RequestHandler;
+  routes: EntityRouteTable;
+  errors: ErrorRequestHandler;
+}
+
+/**
+ * `server.adapter: node`: node:http serves the entity routes of the generated route table itself,
+ * running the same stages and handlers Express runs, without Express's router (its layer walk,
+ * mount-path rewriting and `next` chain); every other request goes to the Express app unchanged.
+ * The request and response get Express's prototypes, so the stages' helpers are the same.
+ */
+export function nodeListener(app: Express, stages: NodeStages): NodeListener {
+  const chain = [stages.front, stages.gate, stages.body];
+  return function serve(incoming, outgoing) {
+    const found = stages.routes.find(incoming.method ?? '', incoming.url ?? '');
+    if (!found) return void app(incoming as Request, outgoing as Response);
+    const req = incoming as Request;
+    const res = outgoing as Response;
+    req.res = res;
+    res.req = req;
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    res.locals = Object.create(null);
+    res.locals.mountPath = found.prefix;
+    req.originalUrl = req.url;
+    req.baseUrl = '';
+    req.params = found.params;
+    const fail = (error: unknown) => stages.errors(error, req, res, () => {});
+    let index = 0;
+    const step: NextFunction = (error?: unknown) => {
+      if (error !== undefined && error !== null) return fail(error);
+      const stage: RequestHandler | undefined = chain[index];
+      index++;
+      let run: () => unknown;
+      if (stage) run = () => stage(req, res, step);
+      else {
+        // Past the stages: the route, labelled as Express labels it (requestLog, metrics).
+        req.baseUrl = found.prefix;
+        req.route = { path: found.path };
+        run = () => found.handler(req, res, fail);
+      }
+      try {
+        const result = run();
+        if (result instanceof Promise) result.then(undefined, (rejected) => fail(rejected ?? new Error('Rejected')));
+      } catch (thrown) {
+        fail(thrown);
+      }
+    };
+    step();
+  };
+}

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+// The whole suite also runs on this adapter (npm run test:node-adapter); here: that it is the one
+// answering, past Express for the entity routes and through Express for everything else.
+let node: TestServer;
+let express: TestServer;
+
+beforeAll(async () => {
+  node = await startTestServer({ HTTP_ADAPTER: 'node' });
+  express = await startTestServer({ HTTP_ADAPTER: 'express' });
+});
+afterAll(async () => {
+  await node?.close();
+  await express?.close();
+});
+
+describe('the node:http adapter (server.adapter: node)', () => {
+  it('serves the entity routes without Express and everything else through it, with the same answers', async () => {
+    expect(node.config.server.adapter).toBe('node');
+    const handle = vi.spyOn(node.app, 'handle');
+    const answers = async (server: TestServer) => {
+      const admin = await server.user({ roles: ['ADMIN'] });
+      const created = await server.call('POST', '/api/v1/articles', {
+        token: admin.token,
+        body: { title: 'Same', body: 'Either way' },
+      });
+      const id = created.body.data.id as string;
+      const calls = [
+        ['GET', `/api/v1/articles/${id}`],
+        ['GET', '/api/v1/articles?sort=-views&limit=5'],
+        ['PATCH', `/api/v1/articles/${id}`, { views: 3 }],
+        ['GET', `/api/v1/articles/${id}/versions`],
+        ['GET', '/api/v1/articles/not-an-id'],
+        ['GET', `/api/v1/articles/${id}?nope=1`],
+        ['DELETE', '/api/v1/articles'],
+      ] as const;
+      const out: unknown[] = [created.status];
+      for (const [method, path, body] of calls) {
+        const response = await server.call(method, path, { token: admin.token, body });
+        out.push([method, path.replace(id, 'ID'), response.status, response.body?.error?.code ?? null]);
+      }
+      // Anonymous: the same 401/403 as Express gives.
+      out.push((await server.call('POST', '/api/v1/articles', { body: {} })).status);
+      return { out, id, admin };
+    };
+    const viaNode = await answers(node);
+    const entityCalls = handle.mock.calls.length;
+    const viaExpress = await answers(express);
+    expect(viaNode.out).toEqual(viaExpress.out);
+    // Only DELETE on the collection (405, not a route) went to Express among the entity calls.
+    expect(entityCalls).toBe(1);
+
+    // Paths Express matches in its own ways are its own: trailing slash, other case, HEAD, health.
+    handle.mockClear();
+    const headers = { authorization: `Bearer ${viaNode.admin.token}` };
+    for (const path of [`/api/v1/articles/${viaNode.id}/`, `/api/v1/Articles/${viaNode.id}`, '/api/health']) {
+      expect((await fetch(`${node.url}${path}`, { headers })).status).toBe(200);
+    }
+    expect((await fetch(`${node.url}/api/v1/articles/${viaNode.id}`, { method: 'HEAD', headers })).status).toBe(200);
+    expect(handle).toHaveBeenCalledTimes(4);
+  });
+
+  it('keeps the pipeline in front of the routes it serves: correlation id, headers, limits, errors', async () => {
+    const admin = await node.user({ roles: ['ADMIN'] });
+    const response = await node.call('GET', '/api/v1/articles', {
+      token: admin.token,
+      headers: { 'x-correlation-id': '0f8fad5b-d9cb-469f-a165-70867728950e' },
+    });
+    expect(response.headers.get('x-correlation-id')).toBe('0f8fad5b-d9cb-469f-a165-70867728950e');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('x-ratelimit-limit')).toBeTruthy();
+    expect((await node.call('GET', '/api/v1/articles', { token: 'forged.1.x' })).status).toBe(401);
+    expect((await node.call('POST', '/api/v1/articles', { token: admin.token, body: '{"title":' })).status).toBe(400);
+  });
+});

@@ -16,6 +16,8 @@ import {
   qrCodeDataUrl,
 } from './totp.js';
 
+/** A session this young may enroll without giving the password again. */
+export const RECENT_SIGN_IN_MS = 10 * 60_000;
 /** An enrolled secret must be confirmed within this time, else enrollment starts again. */
 export const ENROLLMENT_TTL_MS = 15 * 60_000;
 
@@ -46,16 +48,24 @@ export function mfaRequiredFor(auth: AuthContext, roles: readonly string[]): boo
 }
 
 /**
- * POST /auth/mfa/enroll: a new secret waits for confirmation (an account with a password proves
- * it again). The answer is the only place the secret is ever shown.
+ * POST /auth/mfa/enroll: a new secret waits for confirmation (an account with a password gives
+ * it again unless its session is from the last ten minutes). The answer is the only place the
+ * secret is ever shown.
  */
 export async function enrollMfa(auth: AuthContext, caller: Caller, currentPassword: string | undefined) {
   const user = await sessionUser(auth, caller);
   if (user.mfaEnabledAt)
     throw new ApiError('CONFLICT', 'Two-factor authentication is already on; turn it off first to enroll again');
   if (user.passwordHash) {
-    if (currentPassword === undefined) throw validationError({ currentPassword: 'is required' });
-    if (!(await verifyPassword(user.passwordHash as string, currentPassword)))
+    // A session from a sign-in of the last minutes is proof enough; an older one (perhaps taken
+    // from its owner) must give the password again.
+    const signedInAt = caller.credential?.kind === 'session' ? caller.credential.issuedAt : 0;
+    if (currentPassword === undefined && auth.ctx.now().getTime() - signedInAt > RECENT_SIGN_IN_MS)
+      throw validationError(
+        { currentPassword: 'is required: this session is older than 10 minutes' },
+        'Give the current password to set up two-factor authentication',
+      );
+    if (currentPassword !== undefined && !(await verifyPassword(user.passwordHash as string, currentPassword)))
       throw validationError({ currentPassword: 'is not the current password' });
   }
   const secret = newTotpSecret();

@@ -64,14 +64,19 @@ describe('two-factor authentication (TOTP)', () => {
     expect(registered.body.user.mfaEnabled).toBeUndefined();
     expect((await call('GET', '/api/v1/auth/me', { token })).body.user.mfaEnabled).toBe(false);
 
-    // Enrollment proves the password again; the secret appears in this answer only.
-    expect((await call('POST', '/api/v1/auth/mfa/enroll', { token, body: {} })).body.error.details).toEqual({
-      currentPassword: 'is required',
-    });
+    // A fresh session enrolls as it is; a wrong password is refused; a session older than ten
+    // minutes must give the password. The secret appears in each answer only.
+    const fresh = await call('POST', '/api/v1/auth/mfa/enroll', { token });
+    expect(fresh.status).toBe(200);
     expect(
       (await call('POST', '/api/v1/auth/mfa/enroll', { token, body: { currentPassword: 'wrong password!!' } })).status,
     ).toBe(400);
+    clock += 11 * 60_000;
+    expect((await call('POST', '/api/v1/auth/mfa/enroll', { token, body: {} })).body.error.details).toEqual({
+      currentPassword: 'is required: this session is older than 10 minutes',
+    });
     const enrolled = await call('POST', '/api/v1/auth/mfa/enroll', { token, body: { currentPassword: PASSWORD } });
+    expect(enrolled.body.secret).not.toBe(fresh.body.secret);
     expect(enrolled.status).toBe(200);
     const { secret, otpauthUri, qrCode } = enrolled.body;
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);

@@ -714,7 +714,7 @@ function mfaOperations(): Operation[] {
       tag: 'auth',
       security: 'required',
       summary:
-        'Start two-factor authentication: a new TOTP secret (shown only here) as an otpauth:// URI and a QR code (SVG data URL); confirm within 15 minutes. Accounts with a password give it again',
+        'Start two-factor authentication: a new TOTP secret (shown only here) as an otpauth:// URI and a QR code (SVG data URL); confirm within 15 minutes. A session older than ten minutes gives the account’s password (`currentPassword`)',
       body: body({ currentPassword: str }, []),
       bodyOptional: true,
       response: object({ secret: str, otpauthUri: str, qrCode: str, expiresAt: str }),

@@ -18,7 +18,7 @@ afterAll(async () => {
 describe('the node:http adapter (server.adapter: node)', () => {
   it('serves the entity routes without Express and everything else through it, with the same answers', async () => {
     expect(node.config.server.adapter).toBe('node');
-    const handle = vi.spyOn(node.app, 'handle');
+    const handle = vi.spyOn(node.app as unknown as { handle: (...args: unknown[]) => void }, 'handle');
     const answers = async (server: TestServer) => {
       const admin = await server.user({ roles: ['ADMIN'] });
       const created = await server.call('POST', '/api/v1/articles', {

@@ -3,8 +3,9 @@ import type { Caller } from '../access/caller.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { PASSWORD_RESETS, REVOKED_SESSIONS, USERS } from '../model/collections.js';
-import type { Doc, Store } from '../store/types.js';
+import type { Doc } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
+import { endTokens, linkTo, sendAccountMail } from './accountMail.js';
 import { tokenHash } from './apiKeyToken.js';
 import type { AuthContext } from './authContext.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
@@ -127,22 +128,8 @@ async function setPassword(auth: AuthContext, userId: string, password: string):
     sessionsValidAfter: now,
     updatedAt: now,
   });
-  await endResetTokens(auth.ctx.store, userId, now);
+  await endTokens(auth.ctx.store, PASSWORD_RESETS, userId, now);
   auth.ctx.notifyCredentialsChanged?.();
-}
-
-export async function endResetTokens(store: Store, userId: string, now: string): Promise<void> {
-  const outstanding = await store.find(PASSWORD_RESETS, {
-    where: {
-      and: [
-        { field: 'userId', op: 'eq', value: userId },
-        { field: 'usedAt', op: 'exists', value: false },
-      ],
-    },
-    select: ['id'],
-    limit: 1000,
-  });
-  for (const reset of outstanding) await store.update(PASSWORD_RESETS, reset.id, { usedAt: now, updatedAt: now });
 }
 
 /** Always succeeds from the outside; a known local account gets a single-use token valid for one hour. */
@@ -160,10 +147,10 @@ export async function requestPasswordReset(auth: AuthContext, email: string): Pr
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
   });
-  const { linkBase } = auth.config.mail;
-  const link = `${linkBase ?? `http://localhost:${auth.config.server.port}`}/reset-password?token=${token}`;
-  const mail = auth.templates.render('passwordReset', { appName: auth.ctx.registry.model.app.name, link, token });
-  await auth.mailer.send({ to: user.email as string, ...mail, template: 'passwordReset' });
+  await sendAccountMail(auth, user.email as string, 'passwordReset', {
+    link: linkTo(auth, '/reset-password', token),
+    token,
+  });
 }
 
 export async function resetPassword(auth: AuthContext, token: string, newPassword: string): Promise<void> {

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Caller } from '../access/caller.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, validationError } from '../errors/apiError.js';
-import type { MailTemplate } from '../mail/mailTemplates.js';
 import { EMAIL_TOKENS, USERS } from '../model/collections.js';
 import type { Doc } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
+import { endTokens, linkTo, sendAccountMail } from './accountMail.js';
 import { tokenHash } from './apiKeyToken.js';
 import type { AuthContext } from './authContext.js';
 import { verifyPassword } from './passwords.js';
@@ -16,20 +16,14 @@ export const EMAIL_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 export const RESEND_INTERVAL_MS = 60_000;
 const INVALID_TOKEN = 'is invalid, used or expired';
 
-/** A link in a mail: `<mail.linkBase><path>?token=...` (the front end's page posts the token). */
-function linkTo(auth: AuthContext, path: string, token: string): string {
-  return `${auth.config.mail.linkBase ?? `http://localhost:${auth.config.server.port}`}${path}?token=${token}`;
-}
-
-async function mail(auth: AuthContext, to: string, template: MailTemplate, values: Record<string, string>) {
-  const rendered = auth.templates.render(template, { appName: auth.ctx.registry.model.app.name, ...values });
-  await auth.mailer.send({ to, ...rendered, template });
-}
-
 /** A new single-use token of this purpose; earlier unused ones of the same purpose end. */
 async function issueToken(auth: AuthContext, userId: string, purpose: 'verify' | 'change', newEmail?: string) {
   const now = auth.ctx.now();
-  await endTokens(auth, userId, purpose, now.toISOString());
+  await endTokens(auth.ctx.store, EMAIL_TOKENS, userId, now.toISOString(), {
+    field: 'purpose',
+    op: 'eq',
+    value: purpose,
+  });
   const token = randomBytes(32).toString('base64url');
   await auth.ctx.store.insert(EMAIL_TOKENS, {
     id: newId(),
@@ -45,26 +39,14 @@ async function issueToken(auth: AuthContext, userId: string, purpose: 'verify' |
   return token;
 }
 
-async function endTokens(auth: AuthContext, userId: string, purpose: string, now: string): Promise<void> {
-  const outstanding = await auth.ctx.store.find(EMAIL_TOKENS, {
-    where: {
-      and: [
-        { field: 'userId', op: 'eq', value: userId },
-        { field: 'purpose', op: 'eq', value: purpose },
-        { field: 'usedAt', op: 'exists', value: false },
-      ],
-    },
-    select: ['id'],
-    limit: 1000,
-  });
-  for (const { id } of outstanding) await auth.ctx.store.update(EMAIL_TOKENS, id, { usedAt: now, updatedAt: now });
-}
-
 /** After registration (emailVerification optional or required): the link that confirms the address. */
 export async function sendVerification(auth: AuthContext, user: Doc): Promise<void> {
   if (auth.config.emailVerification === 'off') return;
   const token = await issueToken(auth, user.id, 'verify');
-  await mail(auth, user.email as string, 'verifyEmail', { link: linkTo(auth, '/verify-email', token), token });
+  await sendAccountMail(auth, user.email as string, 'verifyEmail', {
+    link: linkTo(auth, '/verify-email', token),
+    token,
+  });
 }
 
 /** POST /auth/resend-verification: a new link for a registered, unconfirmed address; silent otherwise. */
@@ -152,6 +134,10 @@ export async function requestEmailChange(
   if (!EMAIL_PATTERN.test(email)) throw validationError({ newEmail: 'must be an email address' });
   if (email === user.email) throw validationError({ newEmail: 'is the current address' });
   const token = await issueToken(auth, user.id, 'change', email);
-  await mail(auth, email, 'confirmEmailChange', { link: linkTo(auth, '/verify-email', token), token, newEmail: email });
-  await mail(auth, user.email as string, 'emailChangeNotice', { newEmail: email });
+  await sendAccountMail(auth, email, 'confirmEmailChange', {
+    link: linkTo(auth, '/verify-email', token),
+    token,
+    newEmail: email,
+  });
+  await sendAccountMail(auth, user.email as string, 'emailChangeNotice', { newEmail: email });
 }

@@ -3,6 +3,7 @@ import { requireAdmin } from '../access/guards.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { USERS } from '../model/collections.js';
 import type { Doc } from '../store/types.js';
+import { sendAccountMail } from './accountMail.js';
 import { tokenHash } from './apiKeyToken.js';
 import type { AuthContext } from './authContext.js';
 import { checkSecondFactor, mfaCipher } from './mfaChallenge.js';
@@ -137,9 +138,9 @@ export async function resetMfa(auth: AuthContext, caller: Caller, id: string): P
   if (!user) throw notFound('User');
   const updated = (await auth.ctx.store.update(USERS, id, { ...MFA_OFF, updatedAt: auth.ctx.now().toISOString() }))!;
   if (user.mfaEnabledAt || user.mfaPendingSecret) {
-    const appName = auth.ctx.registry.model.app.name;
-    const mail = auth.templates.render('mfaReset', { appName, admin: caller.user?.displayName ?? 'An administrator' });
-    await auth.mailer.send({ to: user.email as string, ...mail, template: 'mfaReset' });
+    await sendAccountMail(auth, user.email as string, 'mfaReset', {
+      admin: caller.user?.displayName ?? 'An administrator',
+    });
   }
   return updated;
 }

@@ -1,10 +1,10 @@
 import type { RuntimeContext } from '../context.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, validationError } from '../errors/apiError.js';
-import { SETTINGS, USERS } from '../model/collections.js';
+import { PASSWORD_RESETS, SETTINGS, USERS } from '../model/collections.js';
 import type { Doc, Store } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
-import { endResetTokens } from './accounts.js';
+import { endTokens } from './accountMail.js';
 import { hashPassword, type PasswordPolicy, passwordProblem } from './passwords.js';
 import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
 
@@ -155,6 +155,6 @@ export async function recoverAdmin(
     sessionsValidAfter: now,
     updatedAt: now,
   });
-  await endResetTokens(ctx.store, existing.id, now);
+  await endTokens(ctx.store, PASSWORD_RESETS, existing.id, now);
   return { user: user!, created: false };
 }

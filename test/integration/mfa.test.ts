@@ -196,6 +196,14 @@ describe('two-factor authentication (TOTP)', () => {
     expect(both.map((r) => r.status)).toEqual([200, 200]);
     for (const used of recoveryCodes.slice(0, 3)) expect((await verify(used)).status).toBe(401);
     expect((await verify(recoveryCodes[3])).status).toBe(200);
+    // Also as `recoveryCode`; a code given as a JSON number counts as its six digits; not both fields.
+    const as = async (body: Record<string, unknown>) =>
+      call('POST', '/api/v1/auth/mfa/verify', { body: { mfaToken: await challenge(), ...body } });
+    expect((await as({ recoveryCode: recoveryCodes[4] })).status).toBe(200);
+    expect((await as({ code: recoveryCodes[5], recoveryCode: recoveryCodes[6] })).status).toBe(400);
+    expect((await as({})).status).toBe(400);
+    clock += 30_000;
+    expect((await as({ code: Number(totpCode(secret, clock)) })).status).toBe(200);
 
     // Five wrong codes in a row: 429 with Retry-After, even for a right code, until the lock ends.
     for (let i = 0; i < 5; i++) expect((await verify('999999')).status).toBe(401);

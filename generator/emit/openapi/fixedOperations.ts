@@ -702,10 +702,11 @@ function realtimeOperation(model: AppModel): Operation {
 /** Two-factor authentication (TOTP): enrollment and the second step of a sign-in. */
 function mfaOperations(): Operation[] {
   const code = {
-    type: 'string',
+    type: ['string', 'integer'],
     maxLength: 64,
-    description: 'Six digits from the authenticator app, or a recovery code',
+    description: 'Six digits from the authenticator app (a number counts as its six digits), or a recovery code',
   };
+  const recoveryCode = { type: 'string', maxLength: 64, description: 'A recovery code (instead of `code`)' };
   return [
     {
       method: 'POST',
@@ -740,7 +741,7 @@ function mfaOperations(): Operation[] {
       security: 'none',
       summary:
         'The second step of a sign-in: the mfaToken login answered and a code (or a recovery code); sets the session cookie. Five wrong codes lock the step for 15 minutes (429)',
-      body: body({ mfaToken: str, code }, ['mfaToken', 'code']),
+      body: body({ mfaToken: str, code, recoveryCode }, ['mfaToken']),
       response: session,
       errors: [...INPUT, 'UNAUTHORIZED'],
     },
@@ -752,7 +753,7 @@ function mfaOperations(): Operation[] {
       security: 'required',
       summary:
         'Turn two-factor authentication off with a current code or a recovery code (not for roles that require it)',
-      body: body({ code }, ['code']),
+      body: body({ code, recoveryCode }, []),
       response: success,
       errors: [...INPUT, ...ADMIN, 'UNPROCESSABLE_ENTITY'],
     },

@@ -19,6 +19,8 @@ const SQLITE_ONLY = [
   'realtimeInstances',
   // The browser walks the same routes as oidc.test.ts, which runs on every store.
   'oidcBrowser',
+  // The console uses only the public API, whose behaviour on every store the other suites hold.
+  'adminConsole',
 ].map((name) => `test/integration/${name}.test.ts`);
 
 /** The CLI and servers the integration tests start run from dist/: compiled once per run. */

@@ -22,7 +22,18 @@ export interface RawConfig {
 }
 
 /** Path segments under /api/v1 that the runtime serves itself. */
-const RESERVED_SEGMENTS = ['auth', 'schema', 'search', 'apikeys', 'docs', 'health', 'setup', 'users', 'roles'];
+const RESERVED_SEGMENTS = [
+  'auth',
+  'schema',
+  'search',
+  'apikeys',
+  'docs',
+  'health',
+  'setup',
+  'users',
+  'roles',
+  'field-changes',
+];
 export const DEFAULT_APP_NAME = 'entigen';
 
 /** Cross-file checks and normalization: the model is the emitters' only input. */

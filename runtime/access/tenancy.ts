@@ -67,18 +67,33 @@ export async function tenantForCreate(ctx: RuntimeContext, caller: Caller): Prom
 }
 
 const LISTED_TENANTS = 20;
+/** Tenants /auth/me lists at most (a member of more picks the others by id). */
+export const MAX_LISTED_TENANTS = 200;
 
-/** `id (name), id (name)`, at most LISTED_TENANTS of them, for an error that names the choice. */
-async function describeTenants(ctx: RuntimeContext, ids: readonly string[]): Promise<string> {
-  const tenancy = ctx.registry.model.tenancy!;
+/** The tenants as `{ id, label }`, the label from the tenancy entity's name, title or label field. */
+export async function labelledTenants(
+  ctx: RuntimeContext,
+  ids: readonly string[],
+): Promise<{ id: string; label: string | null }[]> {
+  const tenancy = ctx.registry.model.tenancy;
+  if (!tenancy || ids.length === 0) return [];
   const model = ctx.registry.entities.get(tenancy.entity)?.model;
   const label = model?.fields.find((f) => ['name', 'title', 'label'].includes(f.name) && !f.hidden)?.name;
-  const shown = ids.slice(0, LISTED_TENANTS);
   const docs = await ctx.store.find(tenancy.entity, {
-    where: { field: 'id', op: 'in', value: [...shown] },
+    where: { field: 'id', op: 'in', value: [...ids] },
     ...(label ? { select: [label] } : {}),
   });
   const names = new Map(docs.map((doc) => [doc.id, label ? doc[label] : undefined]));
-  const listed = shown.map((id) => (typeof names.get(id) === 'string' ? `${id} (${names.get(id)})` : id)).join(', ');
+  return ids.map((id) => {
+    const name = names.get(id);
+    return { id, label: typeof name === 'string' ? name : null };
+  });
+}
+
+/** `id (name), id (name)`, at most LISTED_TENANTS of them, for an error that names the choice. */
+async function describeTenants(ctx: RuntimeContext, ids: readonly string[]): Promise<string> {
+  const listed = (await labelledTenants(ctx, ids.slice(0, LISTED_TENANTS)))
+    .map(({ id, label }) => (label ? `${id} (${label})` : id))
+    .join(', ');
   return ids.length > LISTED_TENANTS ? `${listed}, and ${ids.length - LISTED_TENANTS} more` : listed;
 }

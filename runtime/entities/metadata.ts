@@ -1,3 +1,4 @@
+import { CONTENT_STATUS_MOVES } from '../model/contentStatus.js';
 import type { AppModel, EntityModel, FieldModel } from '../model/types.js';
 
 /** FieldMeta of DESIGN.md: what a client needs to render and validate a field. */
@@ -49,6 +50,10 @@ export function entityMetadata(entity: EntityModel) {
     tenantScoped: entity.tenantScoped,
     filters: entity.filters,
     searchFields: entity.searchFields,
+    origin: entity.origin,
+    sortable: entity.sortable,
+    // Content base: the status moves an update may make, so a client offers only those.
+    ...(entity.base === 'content' ? { statusTransitions: CONTENT_STATUS_MOVES } : {}),
     // Reverse relations: populate=<name>, GET /{plural}/{id}/<name>.
     relations: (entity.relations ?? []).map((r) => ({
       name: r.name,
@@ -88,7 +93,9 @@ export function schemaMetadata(model: AppModel) {
 
 /** GET /schema/metadata/list */
 export function schemaList(model: AppModel) {
-  return { items: publicEntities(model).map((e) => ({ name: e.name, plural: e.plural, label: e.label })) };
+  return {
+    items: publicEntities(model).map((e) => ({ name: e.name, plural: e.plural, label: e.label, origin: e.origin })),
+  };
 }
 
 export function publicEntities(model: AppModel): EntityModel[] {

@@ -2,6 +2,7 @@ import { ObjectId } from 'bson';
 import type { Caller } from '../access/caller.js';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError } from '../errors/apiError.js';
+import { CONTENT_STATUS_MOVES } from '../model/contentStatus.js';
 import { parseIsoDate } from '../model/parseIsoDate.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
@@ -76,12 +77,6 @@ export function encryptFields(
   return out;
 }
 
-const STATUS_MOVES: Record<string, string[]> = {
-  draft: ['published'],
-  published: ['draft', 'archived'],
-  archived: ['draft'],
-};
-
 /** Content-base status rules: legal moves only; publishing sets publishedAt when it is empty. */
 export function applyContentStatus(
   entity: EntityModel,
@@ -92,7 +87,7 @@ export function applyContentStatus(
   if (entity.base !== 'content' || values.status === undefined || values.status === null) return values;
   const from = current?.status as string | undefined;
   const to = values.status as string;
-  if (from && from !== to && !STATUS_MOVES[from]?.includes(to)) {
+  if (from && from !== to && !CONTENT_STATUS_MOVES[from]?.includes(to)) {
     throw new ApiError('UNPROCESSABLE_ENTITY', `Status cannot move from ${from} to ${to}`, {
       status: `cannot move from ${from} to ${to}`,
     });

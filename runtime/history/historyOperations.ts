@@ -245,6 +245,45 @@ export async function listFieldChanges(
   return { items: found.map((c) => fieldChangeView(model, c)) };
 }
 
+export const FIELD_CHANGE_STATUSES = ['pending', 'approved', 'rejected'] as const;
+
+/**
+ * GET /field-changes: the tracked-field changes of every entity, newest first, for admins (the
+ * approvals queue), optionally of one entity and one approval status. `{ items, total, hasMore,
+ * nextCursor? }`; each item names its `entity`. Values of encrypted fields stay masked.
+ */
+export async function listAllFieldChanges(
+  ctx: RuntimeContext,
+  caller: Caller,
+  filter: { entity?: string; approvalStatus?: (typeof FIELD_CHANGE_STATUSES)[number] },
+  page: HistoryPage,
+) {
+  if (!caller.user) throw new ApiError('UNAUTHORIZED');
+  if (!caller.isAdmin) throw new ApiError('FORBIDDEN', 'Only administrators see the field-change queue');
+  const parts: Where[] = [];
+  if (filter.entity) parts.push({ field: 'entity', op: 'eq', value: filter.entity });
+  if (filter.approvalStatus) parts.push({ field: 'approvalStatus', op: 'eq', value: filter.approvalStatus });
+  const where: Where | undefined = parts.length > 0 ? { and: parts } : undefined;
+  const found = await ctx.store.find(FIELD_CHANGES, {
+    ...(where ? { where } : {}),
+    sort: [{ field: 'id', direction: 'desc' }],
+    limit: page.limit + 1,
+    ...(page.before ? { after: String(page.before) } : {}),
+  });
+  const items = found.slice(0, page.limit).flatMap((c) => {
+    // A change of an entity no longer in the model is left out: its values cannot be masked.
+    const model = ctx.registry.entities.get(String(c.entity))?.model;
+    return model ? [{ entity: model.plural, ...fieldChangeView(model, c) }] : [];
+  });
+  const hasMore = found.length > page.limit;
+  return {
+    items,
+    total: await ctx.store.count(FIELD_CHANGES, where ? { where } : {}),
+    hasMore,
+    ...(hasMore ? { nextCursor: sealValue(ctx.secrets.signing, { h: found[page.limit - 1].id }) } : {}),
+  };
+}
+
 /** PUT /{plural}/{id}/field-changes/{changeId}: admins approve or reject a pending change; the entity is not touched. */
 export async function decideFieldChange(
   ctx: RuntimeContext,

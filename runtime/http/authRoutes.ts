@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { requireAdmin, requireUser } from '../access/guards.js';
+import { labelledTenants, MAX_LISTED_TENANTS, tenantsOf } from '../access/tenancy.js';
 import {
   changePassword,
   createUser,
@@ -132,14 +133,24 @@ export function authRoutes(auth: AuthContext): Router {
     res.json({ success: true, token });
   });
 
-  router.get('/me', (req, res) => {
+  router.get('/me', async (req, res) => {
     const user = requireUser(req.caller);
+    const tenancy = auth.ctx.registry.model.tenancy;
     res.json({
       user: { ...user, mfaEnabled: user.mfaEnabled === true },
       roles: req.caller.roles,
       permissions: [...req.caller.permissions].sort(),
       // auth.mfa.requiredFor names one of the roles and the account has not enrolled yet.
       mfaEnrollmentRequired: !user.mfaEnabled && mfaRequiredFor(auth, req.caller.roles),
+      // With tenancy: the tenants the user is a member of, for a client's x-tenant-id choice.
+      ...(tenancy
+        ? {
+            tenants: await labelledTenants(
+              auth.ctx,
+              (await tenantsOf(auth.ctx, req.caller)).slice(0, MAX_LISTED_TENANTS),
+            ),
+          }
+        : {}),
     });
   });
 

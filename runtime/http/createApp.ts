@@ -13,6 +13,7 @@ import type { OperatorMetrics } from '../health/operatorMetrics.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import { MEDIA_ASSETS, SCHEDULED_JOBS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import type { CountCache } from '../store/countCache.js';
+import { ADMIN_PATH, adminRoutes } from './adminRoutes.js';
 import { apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
 import { authRoutes } from './authRoutes.js';
@@ -23,6 +24,7 @@ import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
 import { type DrainState, refuseWhileDraining } from './draining.js';
 import { buildEntityRouter, entityRouteHandlers } from './entityRoutes.js';
 import { errorHandler, notFoundHandler } from './errorHandler.js';
+import { FIELD_CHANGES_PATH, fieldChangeRoutes } from './fieldChangeRoutes.js';
 import { idempotency } from './idempotency.js';
 import { jobRoutes } from './jobRoutes.js';
 import { jsonBody } from './jsonBody.js';
@@ -161,6 +163,10 @@ export function createApp({
     routes.addRouter(DOCS_PATH, docs);
     app.use(DOCS_PATH, docs);
   }
+  // The admin console: a page and its assets; what it shows comes from the API below.
+  const admin = adminRoutes();
+  routes.addRouter(ADMIN_PATH, admin);
+  app.use(ADMIN_PATH, admin);
   const media = ctx.registry.entities.has(MEDIA_ASSETS);
   const body = compose(
     // Uploads and the OpenID code form read their own bodies.
@@ -195,6 +201,7 @@ export function createApp({
   mount(`${API_PREFIX}/roles`, roleRoutes(auth));
   mount(`${API_PREFIX}/apikeys`, apiKeyRoutes(auth));
   mount(`${API_PREFIX}/schema`, schemaRoutes(ctx.registry.model));
+  mount(`${API_PREFIX}${FIELD_CHANGES_PATH}`, fieldChangeRoutes(ctx));
   mount(REALTIME_PATH, realtimeRoutes({ ctx, hub: realtime, identify: authenticateCaller.identify }));
   if (ctx.registry.model.features.includes('search')) mount(`${API_PREFIX}/search`, searchRoutes(ctx));
   if (ctx.registry.entities.has(SCHEDULED_JOBS)) mount(`${API_PREFIX}/scheduledJobs`, jobRoutes(ctx, scheduler));

@@ -305,9 +305,14 @@ function strictQuery(req: Request, allowed: string[]): Record<string, unknown> {
   return query;
 }
 
-/** `limit` (1-200, default 25) and `cursor` of the history lists. */
-function historyPage(ctx: RuntimeContext, req: Request, cursorKind: 'number' | 'string'): HistoryPage {
-  const query = strictQuery(req, ['limit', 'cursor']);
+/** `limit` (1-200, default 25) and `cursor` of the history lists; `extra` names more query parameters allowed. */
+export function historyPage(
+  ctx: RuntimeContext,
+  req: Request,
+  cursorKind: 'number' | 'string',
+  extra: string[] = [],
+): HistoryPage {
+  const query = strictQuery(req, ['limit', 'cursor', ...extra]);
   const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit);
   if (typeof query.limit === 'object' || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
     throw validationError({ limit: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }, 'Invalid query parameters');

@@ -451,7 +451,12 @@ describe('metadata', () => {
     expect(all.body.data.entities.map((e: { plural: string }) => e.plural)).toContain('articles');
     expect(all.body.data.entities.map((e: { plural: string }) => e.plural)).not.toContain('users');
     const list = await server.call('GET', '/api/v1/schema/metadata/list');
-    expect(list.body.data.items).toContainEqual({ name: 'Project', plural: 'projects', label: 'Projects' });
+    expect(list.body.data.items).toContainEqual({
+      name: 'Project',
+      plural: 'projects',
+      label: 'Projects',
+      origin: 'app',
+    });
     expect((await server.call('GET', '/api/v1/schema/metadata/Article')).body.data.plural).toBe('articles');
     expect((await server.call('GET', '/api/v1/schema/metadata/articles')).body.data.fields.length).toBeGreaterThan(10);
     expect((await server.call('GET', '/api/v1/schema/metadata/users')).status).toBe(404);

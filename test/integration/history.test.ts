@@ -327,3 +327,54 @@ describe('tracked fields', () => {
     );
   });
 });
+
+describe('the field-change queue across entities (GET /field-changes)', () => {
+  it('lists pending changes of every entity for admins, newest first, by entity and status, in pages', async () => {
+    const a = await create({ title: 'queued', body: 'b', price: 1 });
+    for (const price of [2, 3, 4]) {
+      await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, body: { price } });
+    }
+    const all = await server.call('GET', '/api/v1/field-changes?approvalStatus=pending&entity=articles&limit=2', {
+      token: admin.token,
+    });
+    expect(all.status).toBe(200);
+    expect(all.body.items).toHaveLength(2);
+    expect(all.body.items[0]).toMatchObject({ entity: 'articles', entityId: a.id, fieldName: 'price', newValue: 4 });
+    expect(all.body.items[1]).toMatchObject({ newValue: 3 });
+    expect(all.body.hasMore).toBe(true);
+    expect(all.body.total).toBeGreaterThanOrEqual(4);
+    const next = await server.call(
+      'GET',
+      `/api/v1/field-changes?approvalStatus=pending&entity=articles&limit=2&cursor=${encodeURIComponent(all.body.nextCursor)}`,
+      { token: admin.token },
+    );
+    // The next page goes on where the first ended (the create itself records no change).
+    expect(next.body.items[0]).toMatchObject({ entityId: a.id, newValue: 2 });
+
+    // Deciding one takes it out of the pending queue.
+    const decided = await server.call('PUT', `/api/v1/articles/${a.id}/field-changes/${all.body.items[0].id}`, {
+      token: admin.token,
+      body: { approvalStatus: 'approved', approvedBy: admin.id },
+    });
+    expect(decided.status).toBe(200);
+    const after = await server.call('GET', '/api/v1/field-changes?approvalStatus=pending&entity=articles&limit=200', {
+      token: admin.token,
+    });
+    expect(after.body.items.some((c: { id: string }) => c.id === all.body.items[0].id)).toBe(false);
+    const approved = await server.call('GET', '/api/v1/field-changes?approvalStatus=approved', { token: admin.token });
+    expect(approved.body.items.some((c: { id: string }) => c.id === all.body.items[0].id)).toBe(true);
+  });
+
+  it('is for admins only, and refuses unknown entities, statuses and parameters', async () => {
+    expect((await server.call('GET', '/api/v1/field-changes')).status).toBe(401);
+    expect((await server.call('GET', '/api/v1/field-changes', { token: owner.token })).status).toBe(403);
+    const bad = await server.call('GET', '/api/v1/field-changes?entity=comments&approvalStatus=maybe', {
+      token: admin.token,
+    });
+    expect(bad.status).toBe(400);
+    expect(Object.keys(bad.body.error.details).sort()).toEqual(['approvalStatus', 'entity']);
+    for (const query of ['entity=users', 'entity=__proto__', 'limit=0', 'limit=201', 'cursor=forged', 'sort=id']) {
+      expect((await server.call('GET', `/api/v1/field-changes?${query}`, { token: admin.token })).status).toBe(400);
+    }
+  });
+});

@@ -114,6 +114,8 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         'filters',
         'searchFields',
         'relations',
+        'origin',
+        'sortable',
       ],
       properties: {
         name: { type: 'string' },
@@ -126,6 +128,21 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         tenantScoped: { type: 'boolean' },
         filters: { type: 'array', items: { type: 'string' } },
         searchFields: { type: 'array', items: { type: 'string' } },
+        origin: {
+          type: 'string',
+          description:
+            'Where the entity comes from: `app` (the entity files), `builtin` (the package), `feature:<name>`',
+        },
+        sortable: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Fields declared sortable: an index serves their order (any field may still be sorted on)',
+        },
+        statusTransitions: {
+          type: 'object',
+          description: 'Content base only: for each status, the statuses an update may move it to',
+          additionalProperties: { type: 'array', items: { type: 'string' } },
+        },
         relations: {
           type: 'array',
           description: 'Reverse relations: populate=<name> and GET /{plural}/{id}/<name>',

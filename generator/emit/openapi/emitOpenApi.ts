@@ -65,6 +65,7 @@ export function openApiDocument(model: AppModel): JsonSchema {
         'health',
         'realtime',
         ...(model.features.includes('search') ? ['search'] : []),
+        ...(model.entities.some((e) => !e.internal && e.fields.some((f) => f.trackChanges)) ? ['history'] : []),
       ].map((name) => ({ name })),
       ...model.entities
         .filter((e) => !e.internal)

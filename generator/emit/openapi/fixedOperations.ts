@@ -259,6 +259,11 @@ export function fixedOperations(model: AppModel): Operation[] {
           roles: strings,
           permissions: strings,
           mfaEnrollmentRequired: { type: 'boolean' },
+          tenants: {
+            type: 'array',
+            description: 'With tenancy: the tenants the user is a member of (at most 200), for x-tenant-id',
+            items: object({ id: str, label: { type: ['string', 'null'] } }),
+          },
         },
         ['user', 'roles', 'permissions'],
       ),
@@ -509,7 +514,9 @@ export function fixedOperations(model: AppModel): Operation[] {
       operationId: 'schema_list',
       tag: 'schema',
       summary: 'Entity names',
-      response: data(object({ items: { type: 'array', items: object({ name: str, plural: str, label: str }) } })),
+      response: data(
+        object({ items: { type: 'array', items: object({ name: str, plural: str, label: str, origin: str }) } }),
+      ),
       errors: [],
     },
     {
@@ -521,6 +528,44 @@ export function fixedOperations(model: AppModel): Operation[] {
       response: data({ $ref: '#/components/schemas/EntityMetadata' }),
       errors: ['NOT_FOUND'],
     },
+    ...(model.entities.some((e) => !e.internal && e.fields.some((f) => f.trackChanges))
+      ? [
+          {
+            method: 'GET',
+            path: '/api/v1/field-changes',
+            operationId: 'fieldChanges_queue',
+            tag: 'history',
+            security: 'required' as const,
+            summary:
+              'Changes of tracked fields across every entity, newest first (admin): the approvals queue; decide one with PUT /{plural}/{id}/field-changes/{changeId}',
+            query: [
+              { name: 'entity', in: 'query', schema: str },
+              {
+                name: 'approvalStatus',
+                in: 'query',
+                schema: { type: 'string', enum: ['pending', 'approved', 'rejected'] },
+              },
+              { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+              { name: 'cursor', in: 'query', schema: str },
+            ],
+            response: object(
+              {
+                items: {
+                  type: 'array',
+                  items: {
+                    allOf: [{ $ref: '#/components/schemas/FieldChange' }, object({ entity: str })],
+                  },
+                },
+                total: { type: 'integer' },
+                hasMore: { type: 'boolean' },
+                nextCursor: str,
+              },
+              ['items', 'total', 'hasMore'],
+            ),
+            errors: [...ADMIN, 'VALIDATION_ERROR'] as ErrorCode[],
+          },
+        ]
+      : []),
     {
       method: 'GET',
       path: '/api/docs/openapi.json',
@@ -549,6 +594,39 @@ export function fixedOperations(model: AppModel): Operation[] {
       tag: 'schema',
       security: 'none',
       summary: 'API reference page',
+      response: str,
+      responseType: 'html',
+      errors: [],
+    },
+    {
+      method: 'GET',
+      path: '/admin',
+      operationId: 'admin_page',
+      tag: 'schema',
+      security: 'none',
+      summary: 'The admin console (a single page that calls this API; README, Admin console)',
+      response: str,
+      responseType: 'html',
+      errors: [],
+    },
+    {
+      method: 'GET',
+      path: '/admin/assets/{file}',
+      operationId: 'admin_asset',
+      tag: 'schema',
+      security: 'none',
+      summary: "The admin console's script and stylesheet (content-hashed names, cached for a year)",
+      response: str,
+      responseType: 'html',
+      errors: ['NOT_FOUND'],
+    },
+    {
+      method: 'GET',
+      path: '/admin/{path}',
+      operationId: 'admin_route',
+      tag: 'schema',
+      security: 'none',
+      summary: 'Any other path under /admin (and deeper): the console page, which routes in the browser',
       response: str,
       responseType: 'html',
       errors: [],

@@ -1,0 +1,142 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { ApiFailure, api, onUnauthorized, setTenant } from './api.js';
+import type { EntityMeta, Me } from './model.js';
+import { Approvals } from './views/Approvals.js';
+import { EntityList } from './views/EntityList.js';
+import { ErrorBoundary } from './views/ErrorBoundary.js';
+import { History } from './views/History.js';
+import { Home } from './views/Home.js';
+import { Problem } from './views/Problem.js';
+import { RecordForm } from './views/RecordForm.js';
+import { RecordView } from './views/RecordView.js';
+import { Shell } from './views/Shell.js';
+import { SignIn } from './views/SignIn.js';
+
+/** What every signed-in view reads: the caller and the entities' metadata. */
+export interface Session {
+  me: Me;
+  entities: EntityMeta[];
+  entity(plural: string): EntityMeta | undefined;
+  signOut(): Promise<void>;
+  /** The tenant sent as x-tenant-id, or undefined for all of the caller's tenants. */
+  tenant: string | undefined;
+  pickTenant(id: string | undefined): void;
+}
+
+const TENANT_KEY = 'entigen-admin-tenant';
+
+export function App() {
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [entities, setEntities] = useState<EntityMeta[] | undefined>(undefined);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const [failure, setFailure] = useState<unknown>(undefined);
+  const [tenant, setTenantState] = useState<string | undefined>(sessionStorage.getItem(TENANT_KEY) ?? undefined);
+
+  const load = useCallback(async () => {
+    try {
+      const current = await api<Me>('GET', '/auth/me', { quiet401: true });
+      // A remembered tenant the user no longer belongs to is forgotten.
+      const remembered = sessionStorage.getItem(TENANT_KEY) ?? undefined;
+      const kept = remembered && current.tenants?.some((t) => t.id === remembered) ? remembered : undefined;
+      if (!kept) sessionStorage.removeItem(TENANT_KEY);
+      setTenant(kept);
+      setTenantState(kept);
+      const schema = await api<{ entities: EntityMeta[] }>('GET', '/schema/metadata');
+      setEntities(schema.entities);
+      setMe(current);
+    } catch (error) {
+      if (error instanceof ApiFailure && error.status === 401) setMe(null);
+      else setFailure(error);
+    }
+  }, []);
+
+  useEffect(() => {
+    void load();
+    return onUnauthorized(() => {
+      setNotice('Your session has ended. Sign in again to continue.');
+      setMe(null);
+    });
+  }, [load]);
+
+  if (failure) return <Problem error={failure} title="The console could not start" />;
+  if (me === undefined) return <p class="loading">Loading…</p>;
+  if (me === null)
+    return (
+      <SignIn
+        notice={notice}
+        onSignedIn={() => {
+          setNotice(undefined);
+          void load();
+        }}
+      />
+    );
+  const session: Session = {
+    me,
+    entities: entities ?? [],
+    entity: (plural) => entities?.find((e) => e.plural === plural),
+    tenant,
+    pickTenant: (id) => {
+      if (id) sessionStorage.setItem(TENANT_KEY, id);
+      else sessionStorage.removeItem(TENANT_KEY);
+      setTenant(id);
+      setTenantState(id);
+    },
+    signOut: async () => {
+      try {
+        await api('POST', '/auth/logout', { quiet401: true });
+      } finally {
+        setNotice('You are signed out.');
+        setMe(null);
+      }
+    },
+  };
+  return (
+    <LocationProvider>
+      <Routes key={tenant ?? ''} session={session} />
+    </LocationProvider>
+  );
+}
+
+function Routes({ session }: { session: Session }) {
+  const { path } = useLocation();
+  // Each move checks the session: one that ended (expired, revoked, signed out in another tab)
+  // answers 401 here and the sign-in form says so, even where anonymous callers may read.
+  useEffect(() => {
+    api('GET', '/auth/me').catch(() => undefined);
+  }, [path]);
+  return (
+    <Shell session={session}>
+      <ErrorBoundary resetKey={path}>
+        <Router>
+          <Route path="/admin" component={() => <Home session={session} />} />
+          <Route
+            path="/admin/e/:plural"
+            component={(p: { plural: string }) => <EntityList session={session} {...p} />}
+          />
+          <Route
+            path="/admin/e/:plural/new"
+            component={(p: { plural: string }) => <RecordForm session={session} {...p} />}
+          />
+          <Route path="/admin/approvals" component={() => <Approvals session={session} />} />
+          <Route
+            path="/admin/e/:plural/:id/history"
+            component={(p: { plural: string; id: string }) => <History session={session} {...p} />}
+          />
+          <Route
+            path="/admin/e/:plural/:id/edit"
+            component={(p: { plural: string; id: string }) => <RecordForm session={session} {...p} />}
+          />
+          <Route
+            path="/admin/e/:plural/:id"
+            component={(p: { plural: string; id: string }) => <RecordView session={session} {...p} />}
+          />
+          <Route
+            default
+            component={() => <Problem error={new Error('No page lives at this address.')} title="Not found" />}
+          />
+        </Router>
+      </ErrorBoundary>
+    </Shell>
+  );
+}

@@ -1,0 +1,223 @@
+import type { JSX } from 'preact';
+import type { Session } from '../App.js';
+import type { FieldMeta } from '../model.js';
+import { can } from '../permissions.js';
+import { RefPicker } from './RefPicker.js';
+
+/** The form's text for each field: what the inputs hold before it becomes the request body. */
+export type Draft = Record<string, string | boolean | string[]>;
+
+const JSON_TYPES = ['object', 'any'];
+
+/** A record's value as the input holds it. */
+export function toDraft(field: FieldMeta, value: unknown): string | boolean | string[] {
+  if (field.type === 'boolean') return value === true;
+  if (field.type === 'encryptedKey') return '';
+  if (value === null || value === undefined) return field.type === 'array' && field.values ? [] : '';
+  if (field.type === 'array') {
+    if (field.values) return (value as string[]).map(String);
+    if (field.items && JSON_TYPES.includes(field.items.type)) return JSON.stringify(value, null, 2);
+    return (value as unknown[]).map(String).join('\n');
+  }
+  if (JSON_TYPES.includes(field.type)) return JSON.stringify(value, null, 2);
+  if (field.type === 'isoDate' && typeof value === 'string') return toLocalInput(value);
+  return String(value);
+}
+
+/** The input's text as the API expects it; throws a message for the field when it cannot be read. */
+export function fromDraft(field: FieldMeta, draft: string | boolean | string[]): unknown {
+  if (field.type === 'boolean') return draft === true;
+  if (Array.isArray(draft)) return draft;
+  const text = String(draft);
+  if (text.trim() === '') return field.type === 'array' ? [] : null;
+  if (field.type === 'int' || field.type === 'float') {
+    const number = Number(text);
+    if (!Number.isFinite(number)) throw new Error('must be a number');
+    return number;
+  }
+  if (field.type === 'isoDate') {
+    const date = new Date(text);
+    if (Number.isNaN(date.getTime())) throw new Error('must be a date and time');
+    return date.toISOString();
+  }
+  if (
+    JSON_TYPES.includes(field.type) ||
+    (field.type === 'array' && field.items && JSON_TYPES.includes(field.items.type))
+  ) {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new Error(`must be valid JSON (${(error as Error).message})`);
+    }
+  }
+  if (field.type === 'array') {
+    const items = text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
+    return field.items?.type === 'int' || field.items?.type === 'float' ? items.map(Number) : items;
+  }
+  return text;
+}
+
+function toLocalInput(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+interface Props {
+  field: FieldMeta;
+  value: string | boolean | string[];
+  error?: string;
+  session: Session;
+  /** encryptedKey: whether the record holds a value (shown masked; the value is never read back). */
+  isSet?: boolean;
+  onChange(value: string | boolean | string[]): void;
+}
+
+/** One field of the create and edit forms, chosen by its metadata type, with its server error beside it. */
+export function FieldInput({ field, value, error, session, isSet, onChange }: Props) {
+  const id = `field-${field.name}`;
+  const errorId = `${id}-error`;
+  const common = {
+    id,
+    name: field.name,
+    'aria-invalid': error ? true : undefined,
+    'aria-describedby': error ? errorId : undefined,
+  };
+  const constraints = field.constraints ?? {};
+  let input: JSX.Element;
+  if (field.type === 'boolean') {
+    input = (
+      <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.currentTarget.checked)} />
+    );
+  } else if (field.type === 'enum' && field.values) {
+    input = (
+      <select
+        {...common}
+        required={field.required}
+        value={String(value)}
+        onChange={(e) => onChange(e.currentTarget.value)}
+      >
+        {!field.required && <option value="">—</option>}
+        {field.values.map((v) => (
+          <option key={v.key} value={v.key}>
+            {v.label}
+          </option>
+        ))}
+      </select>
+    );
+  } else if (field.type === 'array' && field.values) {
+    const chosen = value as string[];
+    input = (
+      <fieldset {...common} class="choices">
+        <legend class="visually-hidden">{field.label}</legend>
+        {field.values.map((v) => (
+          <label key={v.key} class="check">
+            <input
+              type="checkbox"
+              checked={chosen.includes(v.key)}
+              onChange={(e) =>
+                onChange(e.currentTarget.checked ? [...chosen, v.key] : chosen.filter((k) => k !== v.key))
+              }
+            />
+            {v.label}
+          </label>
+        ))}
+      </fieldset>
+    );
+  } else if (field.ref && field.type !== 'array') {
+    input = (
+      <RefPicker
+        id={id}
+        label={field.label}
+        value={String(value)}
+        required={field.required}
+        invalid={!!error}
+        describedBy={error ? errorId : undefined}
+        target={can(session.me, field.ref, 'view') ? session.entity(field.ref) : undefined}
+        onChange={onChange}
+      />
+    );
+  } else if (field.type === 'encryptedKey') {
+    input = (
+      <input
+        {...common}
+        type="password"
+        autocomplete="new-password"
+        placeholder={isSet ? '•••••••• (set; type to replace)' : 'Not set'}
+        value={String(value)}
+        onInput={(e) => onChange(e.currentTarget.value)}
+      />
+    );
+  } else if (field.type === 'array' || JSON_TYPES.includes(field.type) || (field.type === 'string' && field.search)) {
+    const json = JSON_TYPES.includes(field.type) || (field.items && JSON_TYPES.includes(field.items.type));
+    input = (
+      <textarea
+        {...common}
+        rows={json ? 6 : field.type === 'array' ? 4 : 5}
+        required={field.required && field.type !== 'array'}
+        class={json ? 'code' : undefined}
+        spellcheck={!json}
+        value={String(value)}
+        onInput={(e) => onChange(e.currentTarget.value)}
+      />
+    );
+  } else {
+    const type =
+      field.type === 'int' || field.type === 'float'
+        ? 'number'
+        : field.type === 'isoDate'
+          ? 'datetime-local'
+          : field.type === 'url'
+            ? 'url'
+            : 'text';
+    input = (
+      <input
+        {...common}
+        type={type}
+        step={field.type === 'float' ? 'any' : field.type === 'int' ? '1' : undefined}
+        min={constraints.min as number | undefined}
+        max={constraints.max as number | undefined}
+        maxLength={constraints.maxLength as number | undefined}
+        required={field.required}
+        value={String(value)}
+        onInput={(e) => onChange(e.currentTarget.value)}
+      />
+    );
+  }
+  const hint =
+    field.type === 'array' && !field.values
+      ? JSON_TYPES.includes(field.items?.type ?? '')
+        ? 'A JSON array.'
+        : 'One value per line.'
+      : JSON_TYPES.includes(field.type)
+        ? 'JSON.'
+        : undefined;
+  return (
+    <div class={`field${error ? ' has-error' : ''}`}>
+      {field.type === 'boolean' ? (
+        <label class="check" for={id}>
+          {input}
+          {field.label}
+        </label>
+      ) : (
+        <>
+          <label for={id}>
+            {field.label}
+            {field.required && <span aria-hidden="true"> *</span>}
+          </label>
+          {input}
+        </>
+      )}
+      {hint && <small class="muted">{hint}</small>}
+      {error && (
+        <p id={errorId} class="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,20 @@
+// What the caller may do, read from /auth/me's permissions in the grammar of the README
+// (`entity:action[:field:value][:scope]`, `system:admin`). It only decides what the console
+// offers; the server decides what happens, and its 403 is shown as it comes.
+
+import type { Me } from './model.js';
+
+export type Action = 'view' | 'create' | 'edit' | 'delete';
+
+export function isAdmin(me: Me): boolean {
+  return me.permissions.includes('system:admin') || me.roles.includes('ADMIN');
+}
+
+/** Whether any permission lets the caller `action` some records of `plural`. */
+export function can(me: Me, plural: string, action: Action): boolean {
+  if (isAdmin(me)) return true;
+  return me.permissions.some((permission) => {
+    const [entity, granted] = permission.split(':');
+    return entity === plural && granted === action;
+  });
+}

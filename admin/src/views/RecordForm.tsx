@@ -1,0 +1,126 @@
+import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import type { Session } from '../App.js';
+import { ApiFailure, api } from '../api.js';
+import { type Draft, FieldInput, fromDraft, toDraft } from '../fields/FieldInput.js';
+import { type EntityMeta, editableFields, type RecordDoc, recordTitle } from '../model.js';
+import { can } from '../permissions.js';
+import { NotAllowed, Problem } from './Problem.js';
+
+/** Create (no id) or edit one record; the server's field errors appear beside their fields. */
+export function RecordForm({ session, plural, id }: { session: Session; plural: string; id?: string }) {
+  const entity = session.entity(plural);
+  const action = id ? 'edit' : 'create';
+  if (!entity || !can(session.me, plural, action))
+    return <NotAllowed what={`${action} ${entity?.label.toLowerCase() ?? plural}`} />;
+  return <FormOf session={session} entity={entity} id={id} />;
+}
+
+function initialDraft(entity: EntityMeta, record: RecordDoc | undefined): Draft {
+  const draft: Draft = {};
+  for (const field of editableFields(entity)) {
+    const value = record ? record[field.name] : field.default;
+    draft[field.name] = toDraft(field, value);
+  }
+  return draft;
+}
+
+function FormOf({ session, entity, id }: { session: Session; entity: EntityMeta; id?: string }) {
+  const { route } = useLocation();
+  const [record, setRecord] = useState<RecordDoc | undefined>(undefined);
+  const [draft, setDraft] = useState<Draft | undefined>(id ? undefined : initialDraft(entity, undefined));
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [failure, setFailure] = useState<unknown>(undefined);
+  const [busy, setBusy] = useState(false);
+  const fields = editableFields(entity);
+
+  useEffect(() => {
+    if (!id) return;
+    api<RecordDoc>('GET', `/${entity.plural}/${encodeURIComponent(id)}`)
+      .then((loaded) => {
+        setRecord(loaded);
+        setDraft(initialDraft(entity, loaded));
+      })
+      .catch(setFailure);
+  }, [entity.plural, id]);
+
+  if (!draft) return failure ? <Problem error={failure} /> : <p class="loading">Loading…</p>;
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const body: Record<string, unknown> = {};
+    const local: Record<string, string> = {};
+    const original = record ? initialDraft(entity, record) : undefined;
+    for (const field of fields) {
+      const value = draft[field.name];
+      // An edit sends what changed; an empty write-only key keeps the stored one.
+      if (original && JSON.stringify(original[field.name]) === JSON.stringify(value)) continue;
+      if (field.type === 'encryptedKey' && value === '') continue;
+      try {
+        const parsed = fromDraft(field, value);
+        if (parsed === null && !record) continue;
+        body[field.name] = parsed;
+      } catch (error) {
+        local[field.name] = (error as Error).message;
+      }
+    }
+    setErrors(local);
+    setFailure(undefined);
+    if (Object.keys(local).length > 0) return;
+    setBusy(true);
+    try {
+      const saved = record
+        ? await api<RecordDoc>('PATCH', `/${entity.plural}/${record.id}`, { body })
+        : await api<RecordDoc>('POST', `/${entity.plural}`, { body });
+      route(`/admin/e/${entity.plural}/${saved.id}`);
+    } catch (error) {
+      if (error instanceof ApiFailure && Object.keys(error.details).length > 0) setErrors(error.details);
+      setFailure(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const title = record
+    ? `Edit ${recordTitle(entity, record)}`
+    : `New ${entity.name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}`;
+  const status = entity.statusTransitions && record ? String(record.status ?? '') : undefined;
+  return (
+    <section aria-labelledby="form-title">
+      <p class="crumbs">
+        <a href={`/admin/e/${entity.plural}`}>{entity.label}</a>
+      </p>
+      <h1 id="form-title">{title}</h1>
+      {failure !== undefined && <Problem error={failure} title="The record was not saved" />}
+      <form class="record-form" onSubmit={submit} noValidate>
+        {fields.map((field) => {
+          let meta = field;
+          // Content status: only the moves the server allows from the stored status.
+          if (field.name === 'status' && status && entity.statusTransitions && field.values) {
+            const allowed = [status, ...(entity.statusTransitions[status] ?? [])];
+            meta = { ...field, required: true, values: field.values.filter((v) => allowed.includes(v.key)) };
+          }
+          return (
+            <FieldInput
+              key={field.name}
+              field={meta}
+              value={draft[field.name]}
+              error={errors[field.name]}
+              session={session}
+              isSet={record ? record[field.name] !== null && record[field.name] !== undefined : false}
+              onChange={(value) => setDraft({ ...draft, [field.name]: value })}
+            />
+          );
+        })}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            {record ? 'Save changes' : 'Create'}
+          </button>
+          <a class="button" href={record ? `/admin/e/${entity.plural}/${record.id}` : `/admin/e/${entity.plural}`}>
+            Cancel
+          </a>
+        </div>
+      </form>
+    </section>
+  );
+}

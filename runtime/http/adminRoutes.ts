@@ -1,0 +1,56 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { type Request, type Response, Router } from 'express';
+import { ApiError } from '../errors/apiError.js';
+import { packageRoot } from '../model/packageRoot.js';
+
+export const ADMIN_PATH = '/admin';
+
+/** The console's own policy: its scripts, styles and API calls come from this origin only. */
+export const ADMIN_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const TYPES: Record<string, string> = {
+  '.js': 'application/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.map': 'application/json; charset=utf-8',
+};
+
+/**
+ * /admin: the admin console (admin/, built by Vite into admin/build/, committed and shipped in the
+ * package). Its assets have content-hashed names and are cached for good; every other path under
+ * /admin is the single page, which routes in the browser. Nothing is read from disk per request.
+ */
+export function adminRoutes(folder = join(packageRoot, 'admin', 'build')): Router {
+  const router = Router();
+  const page = existsSync(join(folder, 'index.html')) ? readFileSync(join(folder, 'index.html')) : undefined;
+  const assets = new Map<string, { type: string; body: Buffer }>();
+  const assetsFolder = join(folder, 'assets');
+  if (existsSync(assetsFolder)) {
+    for (const name of readdirSync(assetsFolder)) {
+      const type = TYPES[extname(name)];
+      if (type) assets.set(name, { type, body: readFileSync(join(assetsFolder, name)) });
+    }
+  }
+  router.get('/assets/:file', (req, res) => {
+    const asset = assets.get(String(req.params.file));
+    if (!asset) throw new ApiError('NOT_FOUND', 'No such console asset');
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.type(asset.type).send(asset.body);
+  });
+  const single = (_req: Request, res: Response) => {
+    if (!page) throw new ApiError('NOT_FOUND', 'The admin console is not built (npm run build:admin)');
+    res.setHeader('Content-Security-Policy', ADMIN_CSP);
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('html').send(page);
+  };
+  router.get('/', single);
+  router.get('/:path', single);
+  // Deeper paths (/admin/e/articles/...) are the same page: a middleware, so the route table
+  // (405 answers, the OpenAPI document) holds the one documented shape, /admin/{path}.
+  router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? single(req, res) : next()));
+  return router;
+}

@@ -1,0 +1,6 @@
+/** The moves a content-base record's `status` may make (README, content base); metadata shows them. */
+export const CONTENT_STATUS_MOVES: Readonly<Record<string, readonly string[]>> = {
+  draft: ['published'],
+  published: ['draft', 'archived'],
+  archived: ['draft'],
+};

@@ -1,0 +1,395 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser.js';
+import { ConsoleWatch } from '../support/consoleWatch.js';
+import { startTestServer, type TestServer } from '../support/testServer.js';
+
+// The admin console (/admin) driven in headless Chromium as its users would: every API answer it
+// gets is checked against openapi.json, the pages must log no errors, and axe-core must find no
+// serious accessibility violation. Screenshots of each main screen go to test-results/admin/.
+
+const ADMIN = { email: 'console-admin@example.test', password: 'correct horse battery staple!' };
+const USER = { email: 'console-user@example.test', password: 'another horse battery staple!' };
+
+let server: TestServer;
+let browser: Browser;
+let adminToken: string;
+
+beforeAll(async () => {
+  server = await startTestServer(
+    { ENTIGEN_ADMIN_EMAIL: ADMIN.email, ENTIGEN_ADMIN_PASSWORD: ADMIN.password },
+    { withAdmin: false },
+  );
+  browser = await launchChromium();
+  const login = await server.call('POST', '/api/v1/auth/login', { body: { authType: 'password', ...ADMIN } });
+  adminToken = login.body.token;
+  // Seeded articles for search, filter, sort and paging: views 1..30, kinds in turn.
+  const kinds = ['news', 'opinion', 'guide'];
+  const items = Array.from({ length: 30 }, (_, i) => ({
+    title: `Seed ${String(i + 1).padStart(2, '0')}`,
+    body: `Seeded body zebra${i + 1}`,
+    kind: kinds[i % 3],
+    views: i + 1,
+    status: 'published',
+  }));
+  const bulk = await server.call('POST', '/api/v1/articles/bulk', { token: adminToken, body: { items } });
+  expect(bulk.status).toBe(201);
+}, 600_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {
+  await page.fill('#email', who.email);
+  await page.fill('#password', who.password);
+  await page.click('form button[type=submit]');
+  await page.waitForSelector('h1:has-text("Welcome")');
+}
+
+const rowCount = (page: Page) => page.locator('table tbody tr').count();
+const firstCell = (page: Page, column: number) =>
+  page.locator(`table tbody tr:first-child td:nth-child(${column + 1})`).textContent();
+
+describe('the admin console as an administrator', () => {
+  let context: BrowserContext;
+  let page: Page;
+  let watch: ConsoleWatch;
+
+  beforeAll(async () => {
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    page = await context.newPage();
+    watch = new ConsoleWatch(page);
+    page.on('dialog', (dialog) => void dialog.accept());
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('signs in with a password and lists the entities the caller may view, grouped', async () => {
+    await page.goto(`${server.url}/admin`);
+    await page.waitForSelector('#signin-title');
+    await watch.screenshot('01-sign-in');
+    expect(await watch.accessibility()).toEqual([]);
+    // A wrong password is said on the form.
+    await page.fill('#email', ADMIN.email);
+    await page.fill('#password', 'wrong password entirely!');
+    await page.click('form button[type=submit]');
+    await expect.poll(() => page.locator('[role=alert]').textContent()).toMatch(/password|credentials/i);
+
+    await signIn(page, ADMIN);
+    const groups = await page.locator('#navigation h2').allTextContents();
+    expect(groups).toEqual(['Operations', 'Application', 'Features', 'Built-in']);
+    const entries = await page.locator('#navigation a').allTextContents();
+    expect(entries).toEqual(expect.arrayContaining(['Articles', 'Comments', 'Scheduled jobs', 'Outgoing mail']));
+    await watch.screenshot('02-home');
+    expect(await watch.accessibility()).toEqual([]);
+  });
+
+  it('creates a record: a server validation error appears beside its field, then the fix saves', async () => {
+    await page.click('#navigation a:has-text("Articles")');
+    await page.waitForSelector('#list-title:has-text("Articles")');
+    await page.click('a:has-text("New article")');
+    await page.waitForSelector('#form-title');
+    await page.fill('#field-title', 'Console article');
+    await page.fill('#field-source', 'not a url');
+    await page.click('button:has-text("Create")');
+    await page.waitForSelector('#field-body-error');
+    expect(await page.textContent('#field-body-error')).toMatch(/required/i);
+    expect(await page.getAttribute('#field-body', 'aria-invalid')).toBe('true');
+    await watch.screenshot('03-form-errors');
+    expect(await watch.accessibility()).toEqual([]);
+
+    await page.fill('#field-body', 'Written in the console');
+    await page.fill('#field-source', 'https://example.org/source');
+    await page.selectOption('#field-kind', 'guide');
+    await page.fill('#field-tags', 'one\ntwo');
+    await page.fill('#field-meta', '{"pages": 3}');
+    await page.click('button:has-text("Create")');
+    await page.waitForSelector('#record-title:has-text("Console article")');
+    expect(page.url()).toMatch(/\/admin\/e\/articles\/[0-9a-f]{24}$/);
+    const id = page.url().split('/').pop()!;
+    const stored = await server.call('GET', `/api/v1/articles/${id}`, { token: adminToken });
+    expect(stored.body.data).toMatchObject({
+      title: 'Console article',
+      body: 'Written in the console',
+      kind: 'guide',
+      tags: ['one', 'two'],
+      meta: { pages: 3 },
+      source: 'https://example.org/source',
+    });
+    await watch.screenshot('04-record');
+    expect(await watch.accessibility()).toEqual([]);
+  });
+
+  it('edits a record (only the changed fields), offers only legal status moves, and increments', async () => {
+    await page.click('a:has-text("Edit")');
+    await page.waitForSelector('#form-title');
+    // A draft may only be published (or stay a draft).
+    const statuses = await page
+      .locator('#field-status option')
+      .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+    expect(statuses.sort()).toEqual(['draft', 'published']);
+    await page.fill('#field-title', 'Console article, edited');
+    await page.fill('#field-meta', '{ broken');
+    await page.click('button:has-text("Save changes")');
+    expect(await page.textContent('#field-meta-error')).toMatch(/JSON/);
+    await page.fill('#field-meta', '{"pages": 4}');
+    await page.click('button:has-text("Save changes")');
+    await page.waitForSelector('#record-title:has-text("Console article, edited")');
+    await page.click('button[aria-label="Increase Views by 1"]');
+    await expect.poll(() => page.locator('[role=status]').first().textContent()).toContain('Views increased');
+    const id = page.url().split('/').pop()!;
+    const stored = await server.call('GET', `/api/v1/articles/${id}`, { token: adminToken });
+    expect(stored.body.data).toMatchObject({ title: 'Console article, edited', meta: { pages: 4 }, views: 1 });
+  });
+
+  it('searches, filters, chooses columns, sorts and pages the list', async () => {
+    await page.click('#navigation a:has-text("Articles")');
+    await page.waitForSelector('table tbody tr');
+    // Columns: add Kind and Views (remembered in this browser).
+    await page.click('details.columns summary');
+    await page.check('details.columns label:has-text("Kind") input');
+    await page.check('details.columns label:has-text("Views") input');
+    await page.click('details.columns summary');
+    const headers = await page.locator('table thead th').allTextContents();
+    const kindColumn = headers.findIndex((h) => h.startsWith('Kind'));
+    const viewsColumn = headers.findIndex((h) => h.startsWith('Views'));
+    expect(kindColumn).toBeGreaterThan(0);
+    expect(viewsColumn).toBeGreaterThan(0);
+
+    await page.fill('input[name=q]', 'zebra7');
+    await page.click('form[aria-label="Search and filters"] button[type=submit]');
+    await expect.poll(() => rowCount(page)).toBe(1);
+    expect(await firstCell(page, 1)).toContain('Seed 07');
+    expect(new URL(page.url()).searchParams.get('q')).toBe('zebra7');
+
+    await page.fill('input[name=q]', '');
+    await page.click('form[aria-label="Search and filters"] button[type=submit]');
+    await page.selectOption('#filter-kind', 'guide');
+    await expect.poll(() => page.locator('.pager span').textContent()).toContain('11 records');
+    const kinds = await page.locator(`table tbody td:nth-child(${kindColumn + 1})`).allTextContents();
+    expect(new Set(kinds)).toEqual(new Set(['guide']));
+
+    await page.click(`table thead th:nth-child(${viewsColumn + 1}) button`);
+    await expect
+      .poll(() => page.getAttribute(`table thead th:nth-child(${viewsColumn + 1})`, 'aria-sort'))
+      .toBe('ascending');
+    // The console's own article (views 1 after the increment) comes before Seed 03.
+    await expect.poll(() => firstCell(page, viewsColumn)).toBe('1');
+    await page.click(`table thead th:nth-child(${viewsColumn + 1}) button`);
+    await expect.poll(() => firstCell(page, viewsColumn)).toBe('30');
+
+    await page.selectOption('#filter-kind', '');
+    await page.selectOption('.pager select', '10');
+    await expect.poll(() => page.locator('.pager span').textContent()).toMatch(/^Page 1 of 4 · 31 records/);
+    expect(await rowCount(page)).toBe(10);
+    await page.click('.pager button:has-text("Next")');
+    await expect.poll(() => page.locator('.pager span').textContent()).toMatch(/^Page 2 of 4/);
+    expect(await firstCell(page, viewsColumn)).toBe('20');
+    await watch.screenshot('05-list');
+    expect(await watch.accessibility()).toEqual([]);
+  });
+
+  it('exports the current view as CSV', async () => {
+    await page.selectOption('#filter-kind', 'opinion');
+    await expect.poll(() => page.locator('.pager span').textContent()).toContain('10 records');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Export CSV")')]);
+    const text = readFileSync((await download.path())!, 'utf8');
+    const lines = text.trim().split('\r\n');
+    expect(lines[0].split(',')).toEqual(expect.arrayContaining(['id', 'Title', 'Kind', 'Views']));
+    expect(lines).toHaveLength(11);
+    expect(lines.slice(1).every((line) => line.includes(',opinion,'))).toBe(true);
+    expect(download.suggestedFilename()).toBe('articles.csv');
+  });
+
+  it('archives, finds it under "Show archived", restores it, and bulk-deletes selected rows', async () => {
+    await page.goto(`${server.url}/admin/e/articles?q=zebra12`);
+    await page.click('table tbody tr:first-child td:nth-child(2) a');
+    await page.waitForSelector('#record-title:has-text("Seed 12")');
+    await page.click('button:has-text("Archive")');
+    await page.waitForSelector('#record-title .badge:has-text("Archived")');
+    await page.click('.crumbs a');
+    await page.fill('input[name=q]', 'zebra12');
+    await page.click('form[aria-label="Search and filters"] button[type=submit]');
+    await expect.poll(() => page.locator('table tbody').textContent()).toContain('No records match');
+    await page.check('label:has-text("Show archived") input');
+    await expect.poll(() => page.locator('table tbody tr.archived').count()).toBe(1);
+    await page.click('table tbody tr:first-child td:nth-child(2) a');
+    await page.click('button:has-text("Restore")');
+    await expect.poll(() => page.locator('#record-title .badge').count()).toBe(0);
+
+    await page.goto(`${server.url}/admin/e/articles?kind=news&limit=10&sort=views`);
+    await expect.poll(() => page.locator('.pager span').textContent()).toContain('10 records');
+    await page.check('table tbody tr:nth-child(1) input[type=checkbox]');
+    await page.check('table tbody tr:nth-child(2) input[type=checkbox]');
+    await page.click('button:has-text("Delete selected (2)")');
+    await expect.poll(() => page.locator('.toolbar [role=status]').textContent()).toContain('Deleted 2 records');
+    await expect.poll(() => page.locator('.pager span').textContent()).toContain('8 records');
+    const left = await server.call('GET', '/api/v1/articles?kind=news&limit=50', { token: adminToken });
+    expect(left.body.data.totalCount).toBe(8);
+  });
+
+  it('picks a reference by searching the referenced entity', async () => {
+    await page.goto(`${server.url}/admin/e/comments/new`);
+    await page.waitForSelector('#form-title');
+    await page.fill('#field-article', 'zebra5');
+    await page.waitForSelector('[role=option]:has-text("Seed 05")');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    expect(await page.inputValue('#field-article')).toBe('Seed 05');
+    await page.fill('#field-body', 'A comment from the console');
+    await watch.screenshot('06-ref-picker');
+    await page.click('button:has-text("Create")');
+    await page.waitForSelector('#record-title');
+    const id = page.url().split('/').pop()!;
+    const comment = await server.call('GET', `/api/v1/comments/${id}?populate=article`, { token: adminToken });
+    expect(comment.body.data.article.title).toBe('Seed 05');
+  });
+
+  it('works at a 390 px phone width and in the dark theme', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.url}/admin/e/articles`);
+    await page.waitForSelector('table tbody tr');
+    expect(await page.isVisible('#navigation')).toBe(false);
+    await page.click('button.menu-toggle');
+    expect(await page.isVisible('#navigation')).toBe(true);
+    await page.click('button.menu-toggle');
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow).toBeLessThanOrEqual(0);
+    await watch.screenshot('07-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.selectOption('select[aria-label=Theme]', 'dark');
+    expect(await page.getAttribute('html', 'data-theme')).toBe('dark');
+    const background = () => page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
+    expect(await background()).toBe('rgb(21, 23, 27)');
+    // The choice is remembered: a fresh load is dark too.
+    await page.reload();
+    await page.waitForSelector('table tbody tr');
+    expect(await background()).toBe('rgb(21, 23, 27)');
+    await watch.screenshot('08-dark');
+    expect(await watch.accessibility()).toEqual([]);
+  });
+
+  it('shows the version timeline, compares two versions with the changed fields marked, and reverts with a reason', async () => {
+    const created = await server.call('POST', '/api/v1/articles', {
+      token: adminToken,
+      body: { title: 'Versioned', body: 'First body', kind: 'news' },
+    });
+    const id = created.body.data.id;
+    await server.call('PATCH', `/api/v1/articles/${id}`, { token: adminToken, body: { title: 'Versioned twice' } });
+    await server.call('PATCH', `/api/v1/articles/${id}`, { token: adminToken, body: { body: 'Third body' } });
+    await page.goto(`${server.url}/admin/e/articles/${id}`);
+    await page.click('a:has-text("History")');
+    await page.waitForSelector('#versions-title');
+    await expect.poll(() => page.locator('ol.timeline > li').count()).toBe(3);
+    await page.check('ol.timeline li:has-text("Version 1") input[type=checkbox]');
+    await page.check('ol.timeline li:has-text("Version 3") input[type=checkbox]');
+    await page.click('button:has-text("Compare selected")');
+    await page.waitForSelector('#compare-title');
+    expect(await page.textContent('#compare-title')).toContain('Version 1 and version 3');
+    const changed = await page.locator('table.compare tr.changed th').allTextContents();
+    expect(changed.map((t) => t.replace('changed', ''))).toEqual(expect.arrayContaining(['Title', 'Body']));
+    expect(changed.some((t) => t.startsWith('Kind'))).toBe(false);
+    await watch.screenshot('10-history-compare');
+    expect(await watch.accessibility()).toEqual([]);
+
+    await page.click('button:has-text("Revert to version 1")');
+    await page.fill('.inline-form input', 'Back to the first draft');
+    await page.click('.inline-form button[type=submit]');
+    await expect
+      .poll(() => page.locator('#versions-title + [role=status]').textContent())
+      .toContain('Reverted to version 1; that is now version 4');
+    await expect.poll(() => page.locator('ol.timeline > li').count()).toBe(4);
+    const reverted = await server.call('GET', `/api/v1/articles/${id}/versions/4`, { token: adminToken });
+    expect(reverted.body.changeReason ?? reverted.body.data?.changeReason).toBe('Back to the first draft');
+    const now = await server.call('GET', `/api/v1/articles/${id}`, { token: adminToken });
+    expect(now.body.data).toMatchObject({ title: 'Versioned', body: 'First body' });
+  });
+
+  it('approves a pending change of a tracked field from the approvals queue', async () => {
+    const created = await server.call('POST', '/api/v1/articles', {
+      token: adminToken,
+      body: { title: 'Priced', body: 'b', price: 10 },
+    });
+    await server.call('PATCH', `/api/v1/articles/${created.body.data.id}`, {
+      token: adminToken,
+      body: { price: 12.5 },
+    });
+    await page.click('#navigation a:has-text("Approvals")');
+    await page.waitForSelector('#approvals-title');
+    await page.selectOption('section label:has-text("Entity") select', 'articles');
+    const row = page.locator('tbody tr', { hasText: '12.5' });
+    await expect.poll(() => row.count()).toBe(1);
+    await watch.screenshot('11-approvals');
+    expect(await watch.accessibility()).toEqual([]);
+    await row.locator('button:has-text("Approve")').click();
+    await expect
+      .poll(() => page.locator('[role=status]').first().textContent())
+      .toContain('Approved the change of price');
+    await expect.poll(() => page.locator('tbody tr', { hasText: '12.5' }).count()).toBe(0);
+    const decided = await server.call('GET', `/api/v1/articles/${created.body.data.id}/field-changes`, {
+      token: adminToken,
+    });
+    expect(decided.body.items.find((c: { newValue: number }) => c.newValue === 12.5).approvalStatus).toBe('approved');
+  });
+
+  it('returns to the sign-in form, saying so, when the session ends elsewhere', async () => {
+    await page.evaluate(() => fetch('/api/v1/auth/logout', { method: 'POST' }));
+    await page.click('#navigation a:has-text("Comments")');
+    await page.waitForSelector('#signin-title');
+    expect(await page.textContent('.notice')).toContain('Your session has ended');
+    expect(await watch.settled()).toEqual([]);
+  });
+});
+
+describe('the admin console as a plain user', () => {
+  it('shows only what the user may do, and says so on a direct address', async () => {
+    const registered = await server.call('POST', '/api/v1/auth/register', {
+      body: { ...USER, displayName: 'Plain User' },
+    });
+    expect(registered.status).toBe(201);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const watch = new ConsoleWatch(page);
+    await page.goto(`${server.url}/admin`);
+    await signIn(page, USER);
+    const entries = await page.locator('#navigation a').allTextContents();
+    expect(entries).toContain('Articles');
+    expect(entries).not.toContain('Scheduled jobs');
+    expect(entries).not.toContain('Outgoing mail');
+
+    await page.goto(`${server.url}/admin/e/outgoingMails`);
+    await page.waitForSelector('.problem');
+    expect(await page.textContent('.problem')).toContain('You do not have permission');
+    await watch.screenshot('09-no-permission');
+
+    // The server stays the authority: a published article of the admin is visible, the user may
+    // edit only their own, and the 403 reads as a message with its correlation id.
+    const published = await server.call('GET', '/api/v1/articles?kind=guide&limit=50', { token: adminToken });
+    const id = published.body.data.items.find((a: { title: string }) => a.title === 'Seed 09').id;
+    await page.goto(`${server.url}/admin/e/articles/${id}/edit`);
+    await page.waitForSelector('#form-title');
+    await page.fill('#field-title', 'Not mine to change');
+    await page.click('button:has-text("Save changes")');
+    await page.waitForSelector('.problem');
+    expect(await page.textContent('.problem')).toMatch(/permission|may not/i);
+    expect(await page.textContent('[data-testid=correlation-id]')).toMatch(/^[0-9a-f-]{36}$/);
+    const unchanged = await server.call('GET', `/api/v1/articles/${id}`, { token: adminToken });
+    expect(unchanged.body.data.title).toBe('Seed 09');
+    // Nothing offers a delete the user may not make.
+    await page.goto(`${server.url}/admin/e/articles`);
+    await page.waitForSelector('table tbody tr');
+    await page.check('table tbody tr:first-child input[type=checkbox]');
+    expect(await page.locator('button:has-text("Archive selected")').count()).toBe(1);
+    expect(await page.locator('button:has-text("Delete")').count()).toBe(0);
+    await page.goto(`${server.url}/admin/e/articles/${id}`);
+    await page.waitForSelector('#record-title');
+    expect(await page.locator('button:has-text("Delete")').count()).toBe(0);
+    expect(await watch.accessibility()).toEqual([]);
+    expect(await watch.settled()).toEqual([]);
+    await context.close();
+  });
+});

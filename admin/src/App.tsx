@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { ApiFailure, api, onUnauthorized, setTenant } from './api.js';
 import type { EntityMeta, Me } from './model.js';
+import { ApiKeys } from './views/ApiKeys.js';
 import { Approvals } from './views/Approvals.js';
 import { EntityList } from './views/EntityList.js';
 import { ErrorBoundary } from './views/ErrorBoundary.js';
@@ -10,8 +11,10 @@ import { Home } from './views/Home.js';
 import { Problem } from './views/Problem.js';
 import { RecordForm } from './views/RecordForm.js';
 import { RecordView } from './views/RecordView.js';
+import { Roles } from './views/Roles.js';
 import { Shell } from './views/Shell.js';
 import { SignIn } from './views/SignIn.js';
+import { Users } from './views/Users.js';
 
 /** What every signed-in view reads: the caller and the entities' metadata. */
 export interface Session {
@@ -119,6 +122,9 @@ function Routes({ session }: { session: Session }) {
             component={(p: { plural: string }) => <RecordForm session={session} {...p} />}
           />
           <Route path="/admin/approvals" component={() => <Approvals session={session} />} />
+          <Route path="/admin/users" component={() => <Users session={session} />} />
+          <Route path="/admin/roles" component={() => <Roles session={session} />} />
+          <Route path="/admin/apikeys" component={() => <ApiKeys session={session} />} />
           <Route
             path="/admin/e/:plural/:id/history"
             component={(p: { plural: string; id: string }) => <History session={session} {...p} />}

@@ -136,6 +136,11 @@ async function setPassword(auth: AuthContext, userId: string, password: string):
 export async function requestPasswordReset(auth: AuthContext, email: string): Promise<void> {
   const user = await findUserByEmail(auth.ctx.store, email);
   if (!user || user.disabled === true || user.authSource !== 'local') return;
+  await mailPasswordReset(auth, user);
+}
+
+/** A single-use reset token for a local account, mailed to its address (never answered to anyone). */
+export async function mailPasswordReset(auth: AuthContext, user: Doc): Promise<void> {
   const token = randomBytes(32).toString('base64url');
   const now = auth.ctx.now();
   await auth.ctx.store.insert(PASSWORD_RESETS, {

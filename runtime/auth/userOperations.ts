@@ -6,6 +6,7 @@ import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { USERS } from '../model/collections.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/listQuery.js';
 import type { Doc, Where } from '../store/types.js';
+import { createUser, mailPasswordReset } from './accounts.js';
 import type { AuthContext } from './authContext.js';
 
 /** A change of an account: what PUT /users/{id} reads (null: as readBody passes an explicit null). */
@@ -147,4 +148,50 @@ async function signInSourceChange(auth: AuthContext, user: Doc, change: UserChan
       });
   }
   return { authSource: 'ldap', ldapDn, passwordHash: null };
+}
+
+/** What POST /users reads. */
+export interface NewAccount {
+  email: string;
+  displayName: string;
+  roles?: string[];
+  authSource?: 'local' | 'ldap';
+  ldapDn?: string;
+  password?: string;
+}
+
+/**
+ * Admins create an account. A local account made without a password gets the password-reset
+ * mail, so its owner sets one (nobody else learns it); an LDAP account signs in through LDAP.
+ */
+export async function createAccount(auth: AuthContext, caller: Caller, input: NewAccount): Promise<UserView> {
+  requireUser(caller);
+  requireAdmin(caller);
+  const roles = [...new Set(input.roles ?? ['USER'])];
+  const known = await auth.roles.all();
+  const unknown = roles.filter((key) => !known.has(key));
+  if (unknown.length > 0) throw validationError({ roles: `unknown role ${unknown.join(', ')}` });
+  const authSource = input.authSource ?? 'local';
+  if (authSource === 'ldap' && input.password !== undefined)
+    throw validationError({ password: 'is not kept for accounts that sign in through LDAP' });
+  if (authSource === 'local' && input.ldapDn !== undefined)
+    throw validationError({ ldapDn: 'is only for accounts that sign in through LDAP' });
+  const user = await createUser(auth, { ...input, roles, authSource });
+  if (authSource === 'local' && input.password === undefined) await mailPasswordReset(auth, user);
+  return userView(user);
+}
+
+/** Admins send an account the password-reset mail (the token goes to its owner only). */
+export async function sendPasswordReset(auth: AuthContext, caller: Caller, id: string): Promise<void> {
+  requireUser(caller);
+  requireAdmin(caller);
+  const user = /^[0-9a-f]{24}$/.test(id) ? await auth.ctx.store.get(USERS, id) : null;
+  if (!user) throw notFound('User');
+  if (user.authSource !== 'local')
+    throw new ApiError(
+      'UNPROCESSABLE_ENTITY',
+      'This account signs in elsewhere (LDAP or OpenID): it has no password here',
+    );
+  if (user.disabled === true) throw new ApiError('UNPROCESSABLE_ENTITY', 'This account is disabled');
+  await mailPasswordReset(auth, user);
 }

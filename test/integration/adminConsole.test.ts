@@ -336,6 +336,108 @@ describe('the admin console as an administrator', () => {
     expect(decided.body.items.find((c: { newValue: number }) => c.newValue === 12.5).approvalStatus).toBe('approved');
   });
 
+  it('makes a role from the available permissions and an account that holds it, then disables it', async () => {
+    await page.click('#navigation a:has-text("Roles")');
+    await page.waitForSelector('#roles-title');
+    await page.click('button:has-text("New role")');
+    await page.fill('#role-key', 'EDITOR');
+    await page.fill('#role-label', 'Editor');
+    await page.check('input[type=checkbox][value="articles:edit:all"]');
+    await page.check('input[type=checkbox][value="articles:view:all"]');
+    await page.click('button:has-text("Save role")');
+    await expect.poll(() => page.locator('tbody tr', { hasText: 'EDITOR' }).count()).toBe(1);
+    const role = (await server.call('GET', '/api/v1/roles', { token: adminToken })).body.items.find(
+      (r: { key: string }) => r.key === 'EDITOR',
+    );
+    expect(role.permissions.sort()).toEqual(['articles:edit:all', 'articles:view:all']);
+    await watch.screenshot('12-roles');
+
+    await page.click('#navigation a:has-text("Users")');
+    await page.waitForSelector('#users-title');
+    await page.click('button:has-text("New user")');
+    await page.fill('#new-email', 'editor@example.test');
+    await page.fill('#new-name', 'Eddie Editor');
+    await page.fill('#new-password', 'short');
+    await page.check('form[aria-label="New user"] label:has-text("Editor") input');
+    await page.click('button:has-text("Create user")');
+    await page.waitForSelector('#new-password-error');
+    await page.fill('#new-password', 'a passphrase long enough!');
+    await page.click('button:has-text("Create user")');
+    const row = page.locator('tbody tr', { hasText: 'editor@example.test' });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.locator('td:nth-child(3)').textContent()).toContain('EDITOR');
+    await row.locator('button:has-text("Disable")').click();
+    await expect.poll(() => row.locator('.badge:has-text("Disabled")').count()).toBe(1);
+    const signIn = await server.call('POST', '/api/v1/auth/login', {
+      body: { authType: 'password', email: 'editor@example.test', password: 'a passphrase long enough!' },
+    });
+    expect(signIn.status).toBe(401);
+    await row.locator('button:has-text("Enable")').click();
+    await expect.poll(() => row.locator('.badge:has-text("Disabled")').count()).toBe(0);
+    await watch.screenshot('13-users');
+    expect(await watch.accessibility()).toEqual([]);
+  });
+
+  it('creates an API key with a subset of permissions, shows its token once to copy, and revokes it', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await page.click('#navigation a:has-text("API keys")');
+    await page.waitForSelector('#keys-title');
+    await page.click('summary:has-text("Create a key")');
+    await page.fill('#key-name', 'Reader key');
+    await page.check('input[type=checkbox][value="articles:view:all"]');
+    await page.click('button:has-text("Create key")');
+    await page.waitForSelector('#new-token');
+    const token = await page.inputValue('#new-token');
+    expect(token).toMatch(/^egk_[A-Za-z0-9]{40}$/);
+    await page.click('button:has-text("Copy")');
+    await expect.poll(() => page.evaluate<string>('navigator.clipboard.readText()')).toBe(token);
+    await watch.screenshot('14-api-key-once');
+    // The token works as a bearer credential, within what it was given.
+    const read = await fetch(`${server.url}/api/v1/articles?limit=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(read.status).toBe(200);
+    const write = await fetch(`${server.url}/api/v1/articles`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'by key', body: 'b' }),
+    });
+    expect(write.status).toBe(403);
+    await page.click('button:has-text("Done")');
+    expect(await page.locator('#new-token').count()).toBe(0);
+    const row = page.locator('tbody tr', { hasText: 'Reader key' });
+    expect(await row.textContent()).toContain(token.slice(-8));
+    await row.locator('button:has-text("Revoke")').click();
+    await expect.poll(() => row.count()).toBe(0);
+    const after = await fetch(`${server.url}/api/v1/articles?limit=1`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(after.status).toBe(401);
+  });
+
+  it('runs a scheduled job now and shows its execution', async () => {
+    const job = await server.call('POST', '/api/v1/scheduledJobs', {
+      token: adminToken,
+      body: { name: 'Console heartbeat', handler: 'heartbeat', scheduleType: 'interval', schedules: ['1h'] },
+    });
+    expect(job.status).toBe(201);
+    await page.goto(`${server.url}/admin/e/scheduledJobs/${job.body.data.id}`);
+    await page.click('button:has-text("Run now")');
+    await page.click('a:has-text("See the execution")');
+    await page.waitForSelector('#record-title');
+    await expect
+      .poll(async () => {
+        await page.reload();
+        await page.waitForSelector('dl.record');
+        return page.locator('dl.record div:has(dt:text-is("Status")) dd').textContent();
+      })
+      .toMatch(/completed|failed/i);
+    await page.goto(`${server.url}/admin/e/scheduledJobs/${job.body.data.id}`);
+    await page.click('a:has-text("Executions")');
+    await expect.poll(() => rowCount(page)).toBe(1);
+    await watch.screenshot('15-job-executions');
+  });
+
   it('returns to the sign-in form, saying so, when the session ends elsewhere', async () => {
     await page.evaluate(() => fetch('/api/v1/auth/logout', { method: 'POST' }));
     await page.click('#navigation a:has-text("Comments")');

@@ -4,7 +4,7 @@ import type { Session } from '../App.js';
 import { api } from '../api.js';
 import { formatValue } from '../fields/formatValue.js';
 import { type EntityMeta, type RecordDoc, recordTitle } from '../model.js';
-import { can } from '../permissions.js';
+import { can, isAdmin } from '../permissions.js';
 import { NotAllowed, Problem } from './Problem.js';
 
 export function RecordView({ session, plural, id }: { session: Session; plural: string; id: string }) {
@@ -19,6 +19,7 @@ function ViewOf({ session, entity, id }: { session: Session; entity: EntityMeta;
   const [record, setRecord] = useState<RecordDoc | undefined>(undefined);
   const [failure, setFailure] = useState<unknown>(undefined);
   const [status, setStatus] = useState<string | undefined>(undefined);
+  const [started, setStarted] = useState<string | undefined>(undefined);
   const canEdit = can(session.me, entity.plural, 'edit');
   const canDelete = can(session.me, entity.plural, 'delete');
   const base = `/${entity.plural}/${encodeURIComponent(id)}`;
@@ -58,6 +59,25 @@ function ViewOf({ session, entity, id }: { session: Session; entity: EntityMeta;
               Edit
             </a>
           )}
+          {entity.plural === 'scheduledJobs' && isAdmin(session.me) && (
+            <>
+              <button
+                type="button"
+                onClick={() =>
+                  void act('Started.', async () => {
+                    const execution = await api<RecordDoc>('POST', `${base}/run`);
+                    setStarted(execution.id);
+                    return undefined;
+                  })
+                }
+              >
+                Run now
+              </button>
+              <a class="button" href={`/admin/e/jobExecutions?jobId=${record.id}`}>
+                Executions
+              </a>
+            </>
+          )}
           {(entity.versioning !== 'none' || entity.fields.some((f) => f.trackChanges)) && (
             <a class="button" href={`/admin/e/${entity.plural}/${record.id}/history`}>
               History
@@ -95,6 +115,12 @@ function ViewOf({ session, entity, id }: { session: Session; entity: EntityMeta;
       </div>
       <p role="status" class="muted">
         {status}
+        {started && (
+          <>
+            {' '}
+            <a href={`/admin/e/jobExecutions/${started}`}>See the execution</a>
+          </>
+        )}
       </p>
       {failure !== undefined && <Problem error={failure} />}
       <dl class="record">

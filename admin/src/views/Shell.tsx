@@ -21,11 +21,24 @@ export function navigationGroups(session: Session): { label: string; entities: E
   })).filter((group) => group.entities.length > 0);
 }
 
+/** The console's own pages the caller may use: `[path, label]`. */
+export function operationPages(session: Session): [string, string][] {
+  const admin = isAdmin(session.me);
+  const pages: [string, string, boolean][] = [
+    ['/admin/approvals', 'Approvals', admin && session.entities.some((e) => e.fields.some((f) => f.trackChanges))],
+    ['/admin/users', 'Users', admin],
+    ['/admin/roles', 'Roles', admin],
+    ['/admin/apikeys', 'API keys', admin || session.me.permissions.includes('apiKeys:view')],
+  ];
+  return pages.filter(([, , allowed]) => allowed).map(([href, label]) => [href, label]);
+}
+
 export function Shell({ session, children }: { session: Session; children: ComponentChildren }) {
   const { path } = useLocation();
   const [theme, setTheme] = useState<Theme>(savedTheme());
   const [menuOpen, setMenuOpen] = useState(false);
   const groups = navigationGroups(session);
+  const operations = operationPages(session);
   const pick = (next: Theme) => {
     applyTheme(next);
     setTheme(next);
@@ -82,19 +95,17 @@ export function Shell({ session, children }: { session: Session; children: Compo
         </button>
       </header>
       <nav id="navigation" aria-label="Entities">
-        {isAdmin(session.me) && session.entities.some((e) => e.fields.some((f) => f.trackChanges)) && (
+        {operations.length > 0 && (
           <section>
             <h2>Operations</h2>
             <ul>
-              <li>
-                <a
-                  href="/admin/approvals"
-                  aria-current={path === '/admin/approvals' ? 'page' : undefined}
-                  onClick={() => setMenuOpen(false)}
-                >
-                  Approvals
-                </a>
-              </li>
+              {operations.map(([href, label]) => (
+                <li key={href}>
+                  <a href={href} aria-current={path === href ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+                    {label}
+                  </a>
+                </li>
+              ))}
             </ul>
           </section>
         )}

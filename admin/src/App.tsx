@@ -6,6 +6,7 @@ import { ApiKeys } from './views/ApiKeys.js';
 import { Approvals } from './views/Approvals.js';
 import { EntityList } from './views/EntityList.js';
 import { ErrorBoundary } from './views/ErrorBoundary.js';
+import { Health } from './views/Health.js';
 import { History } from './views/History.js';
 import { Home } from './views/Home.js';
 import { Problem } from './views/Problem.js';
@@ -125,6 +126,7 @@ function Routes({ session }: { session: Session }) {
           <Route path="/admin/users" component={() => <Users session={session} />} />
           <Route path="/admin/roles" component={() => <Roles session={session} />} />
           <Route path="/admin/apikeys" component={() => <ApiKeys session={session} />} />
+          <Route path="/admin/health" component={() => <Health session={session} />} />
           <Route
             path="/admin/e/:plural/:id/history"
             component={(p: { plural: string; id: string }) => <History session={session} {...p} />}

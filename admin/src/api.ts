@@ -31,6 +31,10 @@ export function setTenant(id: string | undefined): void {
 
 export interface RequestOptions {
   body?: unknown;
+  /** A multipart body (uploads) instead of JSON. */
+  form?: FormData;
+  /** The path is the server's own (`/api/health`), not under /api/v1. */
+  absolute?: boolean;
   /** Answers with this status are the caller's to handle, not a session end (the sign-in form's 401). */
   quiet401?: boolean;
   signal?: AbortSignal;
@@ -39,15 +43,15 @@ export interface RequestOptions {
 /** One API call; the `data` of a success envelope, or the bare body of the auth routes. */
 export async function api<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.body !== undefined && !options.form) headers['content-type'] = 'application/json';
   if (tenant) headers['x-tenant-id'] = tenant;
   let response: Response;
   try {
-    response = await fetch(`${API}${path}`, {
+    response = await fetch(options.absolute ? path : `${API}${path}`, {
       method,
       headers,
       credentials: 'same-origin',
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
       signal: options.signal,
     });
   } catch (error) {
@@ -75,6 +79,16 @@ export async function api<T>(method: string, path: string, options: RequestOptio
     );
   }
   return (body && typeof body === 'object' && 'data' in body ? body.data : body) as T;
+}
+
+/** A text answer (the Prometheus metrics); undefined when the server refuses it. */
+export async function apiText(path: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(path, { credentials: 'same-origin' });
+    return response.ok ? await response.text() : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A query string from the set values of `params`; arrays repeat the name. */

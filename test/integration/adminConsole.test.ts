@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { articleStats, heartbeat } from '../../jobs/handlers.js';
 import { launchChromium } from '../support/browser.js';
 import { ConsoleWatch } from '../support/consoleWatch.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
@@ -19,7 +20,7 @@ let adminToken: string;
 beforeAll(async () => {
   server = await startTestServer(
     { ENTIGEN_ADMIN_EMAIL: ADMIN.email, ENTIGEN_ADMIN_PASSWORD: ADMIN.password },
-    { withAdmin: false },
+    { withAdmin: false, handlers: { articleStats, heartbeat } as never },
   );
   browser = await launchChromium();
   const login = await server.call('POST', '/api/v1/auth/login', { body: { authType: 'password', ...ADMIN } });
@@ -415,10 +416,10 @@ describe('the admin console as an administrator', () => {
     expect(after.status).toBe(401);
   });
 
-  it('runs a scheduled job now and shows its execution', async () => {
+  it('runs a scheduled job now, shows its execution and charts the metrics it returned', async () => {
     const job = await server.call('POST', '/api/v1/scheduledJobs', {
       token: adminToken,
-      body: { name: 'Console heartbeat', handler: 'heartbeat', scheduleType: 'interval', schedules: ['1h'] },
+      body: { name: 'Console stats', handler: 'articleStats', scheduleType: 'interval', schedules: ['1h'] },
     });
     expect(job.status).toBe(201);
     await page.goto(`${server.url}/admin/e/scheduledJobs/${job.body.data.id}`);
@@ -431,11 +432,47 @@ describe('the admin console as an administrator', () => {
         await page.waitForSelector('dl.record');
         return page.locator('dl.record div:has(dt:text-is("Status")) dd').textContent();
       })
-      .toMatch(/completed|failed/i);
+      .toMatch(/completed/i);
     await page.goto(`${server.url}/admin/e/scheduledJobs/${job.body.data.id}`);
+    // articleStats returns one point per status: one chart, three lines.
+    await page.waitForSelector('#metrics-title');
+    await expect.poll(() => page.locator('figure.chart:has(figcaption:text-is("articles")) polyline').count()).toBe(3);
+    expect(await page.locator('figure.chart ul.legend').textContent()).toContain('status=published');
+    await watch.screenshot('15-job-metrics');
     await page.click('a:has-text("Executions")');
     await expect.poll(() => rowCount(page)).toBe(1);
-    await watch.screenshot('15-job-executions');
+    await watch.screenshot('16-job-executions');
+  });
+
+  it('shows the health statistics with request-rate and latency charts', async () => {
+    await page.click('#navigation a:has-text("Health")');
+    await page.waitForSelector('#health-title');
+    await expect.poll(() => page.locator('[data-testid=health-status]').textContent()).toBe('ok');
+    // Two samples make the first point of each chart (one every five seconds).
+    await expect
+      .poll(() => page.locator('figure.chart polyline').count(), { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(2);
+    const latency = page.locator('figure.chart:has(figcaption:text-is("Average latency")) svg');
+    expect(await latency.getAttribute('aria-label')).toMatch(/latest: latency [0-9.]+ ms/);
+    await watch.screenshot('17-health');
+    expect(await watch.accessibility()).toEqual([]);
+  });
+
+  it('uploads an image to media assets and previews it', async () => {
+    await page.goto(`${server.url}/admin/e/mediaAssets`);
+    await page.click('summary:has-text("Upload a file")');
+    // A 1x1 PNG.
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    await page.setInputFiles('#upload-file', { name: 'pixel.png', mimeType: 'image/png', buffer: png });
+    await page.fill('#upload-alt', 'One pixel');
+    await page.click('form[aria-label="Upload a file"] button[type=submit]');
+    await page.waitForSelector('figure.preview img');
+    await expect.poll(() => page.evaluate<number>("document.querySelector('figure.preview img').naturalWidth")).toBe(1);
+    expect(await page.getAttribute('figure.preview img', 'alt')).toBe('One pixel');
+    await watch.screenshot('18-media');
   });
 
   it('returns to the sign-in form, saying so, when the session ends elsewhere', async () => {

@@ -7,6 +7,7 @@ import { formatValue } from '../fields/formatValue.js';
 import { RefPicker } from '../fields/RefPicker.js';
 import { type EntityMeta, type FieldMeta, type ListPage, titleField } from '../model.js';
 import { can } from '../permissions.js';
+import { MediaUpload } from './MediaUpload.js';
 import { NotAllowed, Problem } from './Problem.js';
 
 const PAGE_SIZES = [10, 25, 50, 100, 200];
@@ -165,6 +166,9 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
           </a>
         )}
       </div>
+      {entity.plural === 'mediaAssets' && can(session.me, entity.plural, 'create') && (
+        <MediaUpload onUploaded={(id) => location.route(`/admin/e/${entity.plural}/${id}`)} />
+      )}
       <form
         class="toolbar"
         aria-label="Search and filters"

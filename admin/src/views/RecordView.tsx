@@ -5,6 +5,7 @@ import { api } from '../api.js';
 import { formatValue } from '../fields/formatValue.js';
 import { type EntityMeta, type RecordDoc, recordTitle } from '../model.js';
 import { can, isAdmin } from '../permissions.js';
+import { JobMetrics } from './JobMetrics.js';
 import { NotAllowed, Problem } from './Problem.js';
 
 export function RecordView({ session, plural, id }: { session: Session; plural: string; id: string }) {
@@ -123,6 +124,17 @@ function ViewOf({ session, entity, id }: { session: Session; entity: EntityMeta;
         )}
       </p>
       {failure !== undefined && <Problem error={failure} />}
+      {entity.plural === 'mediaAssets' &&
+        typeof record.mimeType === 'string' &&
+        record.mimeType.startsWith('image/') && (
+          <figure class="preview">
+            <img
+              src={`/api/v1/mediaAssets/${record.id}/file`}
+              alt={typeof record.altText === 'string' ? record.altText : ''}
+            />
+            <figcaption class="muted">{String(record.filename)}</figcaption>
+          </figure>
+        )}
       <dl class="record">
         {entity.fields.map((field) => (
           <div key={field.name}>
@@ -157,6 +169,7 @@ function ViewOf({ session, entity, id }: { session: Session; entity: EntityMeta;
           </div>
         ))}
       </dl>
+      {entity.plural === 'scheduledJobs' && <JobMetrics jobId={record.id} />}
     </section>
   );
 }

@@ -29,6 +29,7 @@ export function operationPages(session: Session): [string, string][] {
     ['/admin/users', 'Users', admin],
     ['/admin/roles', 'Roles', admin],
     ['/admin/apikeys', 'API keys', admin || session.me.permissions.includes('apiKeys:view')],
+    ['/admin/health', 'Health', admin],
   ];
   return pages.filter(([, , allowed]) => allowed).map(([href, label]) => [href, label]);
 }

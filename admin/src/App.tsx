@@ -1,4 +1,5 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { createContext, type JSX } from 'preact';
+import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { ApiFailure, api, onUnauthorized, setTenant } from './api.js';
 import type { EntityMeta, Me } from './model.js';
@@ -102,6 +103,31 @@ export function App() {
   );
 }
 
+const SessionContext = createContext<Session | undefined>(undefined);
+
+/**
+ * A view as a route's component: one stable function per view (a new one per render would
+ * remount the view, and lose its state, on every move), the session from context.
+ */
+function routed<P extends object>(View: (props: P & { session: Session }) => JSX.Element | null) {
+  return function RoutedView(props: P) {
+    // Keyed by the record it shows: another entity or record starts fresh, a new query does not.
+    const { plural, id } = props as { plural?: string; id?: string };
+    return <View key={`${plural}/${id}`} {...props} session={useContext(SessionContext)!} />;
+  };
+}
+const HomePage = routed(Home);
+const EntityListPage = routed<{ plural: string }>(EntityList);
+const RecordFormPage = routed<{ plural: string; id?: string }>(RecordForm);
+const RecordViewPage = routed<{ plural: string; id: string }>(RecordView);
+const HistoryPage = routed<{ plural: string; id: string }>(History);
+const ApprovalsPage = routed(Approvals);
+const UsersPage = routed(Users);
+const RolesPage = routed(Roles);
+const ApiKeysPage = routed(ApiKeys);
+const HealthPage = routed(Health);
+const NotFoundPage = () => <Problem error={new Error('No page lives at this address.')} title="Not found" />;
+
 function Routes({ session }: { session: Session }) {
   const { path } = useLocation();
   // Each move checks the session: one that ended (expired, revoked, signed out in another tab)
@@ -110,41 +136,25 @@ function Routes({ session }: { session: Session }) {
     api('GET', '/auth/me').catch(() => undefined);
   }, [path]);
   return (
-    <Shell session={session}>
-      <ErrorBoundary resetKey={path}>
-        <Router>
-          <Route path="/admin" component={() => <Home session={session} />} />
-          <Route
-            path="/admin/e/:plural"
-            component={(p: { plural: string }) => <EntityList session={session} {...p} />}
-          />
-          <Route
-            path="/admin/e/:plural/new"
-            component={(p: { plural: string }) => <RecordForm session={session} {...p} />}
-          />
-          <Route path="/admin/approvals" component={() => <Approvals session={session} />} />
-          <Route path="/admin/users" component={() => <Users session={session} />} />
-          <Route path="/admin/roles" component={() => <Roles session={session} />} />
-          <Route path="/admin/apikeys" component={() => <ApiKeys session={session} />} />
-          <Route path="/admin/health" component={() => <Health session={session} />} />
-          <Route
-            path="/admin/e/:plural/:id/history"
-            component={(p: { plural: string; id: string }) => <History session={session} {...p} />}
-          />
-          <Route
-            path="/admin/e/:plural/:id/edit"
-            component={(p: { plural: string; id: string }) => <RecordForm session={session} {...p} />}
-          />
-          <Route
-            path="/admin/e/:plural/:id"
-            component={(p: { plural: string; id: string }) => <RecordView session={session} {...p} />}
-          />
-          <Route
-            default
-            component={() => <Problem error={new Error('No page lives at this address.')} title="Not found" />}
-          />
-        </Router>
-      </ErrorBoundary>
-    </Shell>
+    <SessionContext.Provider value={session}>
+      <Shell session={session}>
+        <ErrorBoundary resetKey={path}>
+          <Router>
+            <Route path="/admin" component={HomePage} />
+            <Route path="/admin/e/:plural" component={EntityListPage} />
+            <Route path="/admin/e/:plural/new" component={RecordFormPage} />
+            <Route path="/admin/approvals" component={ApprovalsPage} />
+            <Route path="/admin/users" component={UsersPage} />
+            <Route path="/admin/roles" component={RolesPage} />
+            <Route path="/admin/apikeys" component={ApiKeysPage} />
+            <Route path="/admin/health" component={HealthPage} />
+            <Route path="/admin/e/:plural/:id/history" component={HistoryPage} />
+            <Route path="/admin/e/:plural/:id/edit" component={RecordFormPage} />
+            <Route path="/admin/e/:plural/:id" component={RecordViewPage} />
+            <Route default component={NotFoundPage} />
+          </Router>
+        </ErrorBoundary>
+      </Shell>
+    </SessionContext.Provider>
   );
 }

@@ -1,4 +1,5 @@
 import { CONTENT_STATUS_MOVES } from '../model/contentStatus.js';
+import { operatorsFor } from '../model/filterOperators.js';
 import type { AppModel, EntityModel, FieldModel } from '../model/types.js';
 
 /** FieldMeta of DESIGN.md: what a client needs to render and validate a field. */
@@ -17,6 +18,8 @@ export function fieldMetadata(field: FieldModel) {
     trackChanges: field.trackChanges,
     filterable: field.filterable,
     readOnly: field.readOnly || field.system,
+    // A filter: the operators it takes as field[op]=value.
+    ...(field.filterable ? { operators: operatorsFor(field) } : {}),
     ...constraintsOf(field),
   };
 }

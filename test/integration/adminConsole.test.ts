@@ -194,7 +194,34 @@ describe('the admin console as an administrator', () => {
     expect(await watch.accessibility()).toEqual([]);
   });
 
+  it('narrows a list with comparison conditions (field[op]=value) and removes them', async () => {
+    const items = [5, 50, 150, 500].map((price) => ({ name: `Lamp ${price}`, sku: `LAMP-${price}`, price }));
+    expect((await server.call('POST', '/api/v1/products/bulk', { token: adminToken, body: { items } })).status).toBe(
+      201,
+    );
+    await page.goto(`${server.url}/admin/e/products`);
+    await expect.poll(() => page.locator('.pager span').textContent()).toContain('4 records');
+    await page.selectOption('form[aria-label=Conditions] label:has-text("Condition on") select', 'price');
+    await page.selectOption('form[aria-label=Conditions] label:has-text("Operator") select', 'gt');
+    await page.fill('#condition-value', '40');
+    await page.click('button:has-text("Add condition")');
+    await expect.poll(() => page.locator('.pager span').textContent()).toContain('3 records');
+    expect(new URL(page.url()).searchParams.get('price[gt]')).toBe('40');
+    await page.selectOption('form[aria-label=Conditions] label:has-text("Operator") select', 'lte');
+    await page.fill('#condition-value', '150');
+    await page.click('button:has-text("Add condition")');
+    await expect.poll(() => page.locator('.pager span').textContent()).toContain('2 records');
+    expect(await page.locator('ul.chips li').allTextContents()).toEqual([
+      expect.stringContaining('Price greater than 40'),
+      expect.stringContaining('Price at most 150'),
+    ]);
+    await page.click('button[aria-label="Remove the condition on Price"] >> nth=0');
+    await expect.poll(() => page.locator('.pager span').textContent()).toContain('3 records');
+    await watch.screenshot('05b-conditions');
+  });
+
   it('exports the current view as CSV', async () => {
+    await page.goto(`${server.url}/admin/e/articles?limit=10`);
     await page.selectOption('#filter-kind', 'opinion');
     await expect.poll(() => page.locator('.pager span').textContent()).toContain('10 records');
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Export CSV")')]);

@@ -7,6 +7,7 @@ import { formatValue } from '../fields/formatValue.js';
 import { RefPicker } from '../fields/RefPicker.js';
 import { type EntityMeta, type FieldMeta, type ListPage, titleField } from '../model.js';
 import { can } from '../permissions.js';
+import { Conditions, conditionsOf } from './Conditions.js';
 import { MediaUpload } from './MediaUpload.js';
 import { NotAllowed, Problem } from './Problem.js';
 
@@ -66,6 +67,7 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
     const out: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(params)) {
       if (LIST_KEYS.includes(name) || entity.filters.includes(name)) out[name] = value;
+      else if (conditionsOf({ [name]: value }, entity.filters).length > 0) out[name] = value;
     }
     out.limit ??= '25';
     return out;
@@ -204,6 +206,12 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
         )}
         {entity.searchFields.length > 0 && <button type="submit">Search</button>}
       </form>
+      <Conditions
+        fields={filterFields}
+        conditions={conditionsOf(params, entity.filters)}
+        onAdd={(c) => navigate({ [`${c.field}[${c.operator}]`]: c.value })}
+        onRemove={(c) => navigate({ [`${c.field}[${c.operator}]`]: undefined })}
+      />
       <div class="toolbar secondary">
         <details class="columns">
           <summary>Columns</summary>

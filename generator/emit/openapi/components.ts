@@ -183,6 +183,11 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         search: { type: 'boolean' },
         trackChanges: { type: 'boolean' },
         filterable: { type: 'boolean' },
+        operators: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Filters only: the comparison operators the list takes as `field[op]=value`',
+        },
         constraints: {
           type: 'object',
           description:

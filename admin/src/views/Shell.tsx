@@ -72,11 +72,13 @@ export function Shell({ session, children }: { session: Session; children: Compo
               onChange={(e) => session.pickTenant(e.currentTarget.value || undefined)}
             >
               <option value="">All my tenants</option>
-              {session.me.tenants!.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.label ?? t.id}
-                </option>
-              ))}
+              {[...session.me.tenants!]
+                .sort((a, b) => (a.label ?? a.id).localeCompare(b.label ?? b.id))
+                .map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.label ?? t.id}
+                  </option>
+                ))}
             </select>
           </label>
         )}

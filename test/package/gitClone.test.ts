@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
+import { expectConsoleServed } from '../support/consoleServed.js';
 import { runAsync } from '../support/runAsync.js';
 import { serveUntilHealthy } from '../support/serveUntilHealthy.js';
 
@@ -37,6 +38,7 @@ describe('a fresh git clone', () => {
     });
     await serveUntilHealthy(serve, async (url) => {
       expect((await fetch(`${url}/api/health`)).status).toBe(200);
+      await expectConsoleServed(url);
     });
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
+import { expectConsoleServed } from '../support/consoleServed.js';
 import { runAsync } from '../support/runAsync.js';
 import { serveUntilHealthy } from '../support/serveUntilHealthy.js';
 
@@ -52,6 +53,7 @@ describe('npm pack', () => {
     await serveUntilHealthy(serve, async (url) => {
       expect((await fetch(`${url}/api/health`)).status).toBe(200);
       expect((await fetch(`${url}/api/v1/notes`, { redirect: 'manual' })).headers.get('location')).toBe('/setup');
+      await expectConsoleServed(url);
     });
   });
 });

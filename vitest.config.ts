@@ -21,6 +21,7 @@ const SQLITE_ONLY = [
   'oidcBrowser',
   // The console uses only the public API, whose behaviour on every store the other suites hold.
   'adminConsole',
+  'adminSignIn',
 ].map((name) => `test/integration/${name}.test.ts`);
 
 /** The CLI and servers the integration tests start run from dist/: compiled once per run. */

@@ -25,9 +25,12 @@ export class ConsoleWatch {
   constructor(
     readonly page: Page,
     private readonly expectedStatuses: number[] = [400, 401, 403, 404, 422],
+    /** When set, what pages of other origins log (an OpenID provider's sign-in page) is theirs. */
+    private readonly origin?: string,
   ) {
     page.on('console', (message) => {
       if (message.type() !== 'error' && message.type() !== 'warning') return;
+      if (this.origin && !page.url().startsWith(this.origin)) return;
       const network = NETWORK_LINE.exec(message.text());
       if (network && this.expectedStatuses.includes(Number(network[1]))) return;
       this.problems.push(`console ${message.type()}: ${message.text()}`);

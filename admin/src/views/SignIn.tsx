@@ -34,7 +34,9 @@ export function SignIn({ notice, onSignedIn }: { notice?: string; onSignedIn: ()
     setError(undefined);
     try {
       if (challenge) {
-        await api('POST', '/auth/mfa/verify', { body: { mfaToken: challenge.mfaToken, code }, quiet401: true });
+        // Six digits are a code from the app; anything else is one of the recovery codes (xxxxx-xxxxx).
+        const answer = /^\s*\d{6}\s*$/.test(code) ? { code: code.trim() } : { recoveryCode: code.trim() };
+        await api('POST', '/auth/mfa/verify', { body: { mfaToken: challenge.mfaToken, ...answer }, quiet401: true });
         return onSignedIn();
       }
       const answer = await api<Partial<Challenge>>('POST', '/auth/login', {

@@ -19,6 +19,8 @@ export interface FieldMeta {
   trackChanges: boolean;
   filterable: boolean;
   readOnly: boolean;
+  /** Objects with declared properties: each as a field. */
+  properties?: FieldMeta[];
   /** Filters: the comparison operators the list takes as `field[op]=value`. */
   operators?: string[];
   constraints?: Record<string, unknown>;

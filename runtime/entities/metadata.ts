@@ -3,7 +3,7 @@ import { operatorsFor } from '../model/filterOperators.js';
 import type { AppModel, EntityModel, FieldModel } from '../model/types.js';
 
 /** FieldMeta of DESIGN.md: what a client needs to render and validate a field. */
-export function fieldMetadata(field: FieldModel) {
+export function fieldMetadata(field: FieldModel): Record<string, unknown> {
   return {
     name: field.name,
     label: field.label,
@@ -20,6 +20,10 @@ export function fieldMetadata(field: FieldModel) {
     readOnly: field.readOnly || field.system,
     // A filter: the operators it takes as field[op]=value.
     ...(field.filterable ? { operators: operatorsFor(field) } : {}),
+    // An object with declared properties: each as a field of its own, so a form can nest them.
+    ...(field.type === 'object' && field.properties
+      ? { properties: field.properties.filter((p) => !p.hidden).map(fieldMetadata) }
+      : {}),
     ...constraintsOf(field),
   };
 }

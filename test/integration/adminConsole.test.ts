@@ -600,8 +600,13 @@ describe('the admin console for a member of two tenants', () => {
     await page.click('a:has-text("New project")');
     await page.fill('#field-name', 'Console project');
     await page.fill('#field-code', 'CONSOLE-1');
-    await page.fill('#field-settings', '{"visibility": "internal"}');
     await page.fill('#field-deployToken', 'deploy-secret-123');
+    // settings is an object with declared properties: a group of inputs, its errors beside them.
+    await page.check('[id="field-settings.notify"]');
+    await page.click('button:has-text("Create")');
+    await page.waitForSelector('[id="field-settings.visibility-error"]');
+    expect(await page.textContent('[id="field-settings.visibility-error"]')).toContain('required');
+    await page.selectOption('[id="field-settings.visibility"]', 'internal');
     await page.click('button:has-text("Create")');
     await page.waitForSelector('#record-title:has-text("Console project")');
     const id = page.url().split('/').pop()!;
@@ -611,6 +616,7 @@ describe('the admin console for a member of two tenants', () => {
       headers: { 'x-tenant-id': tenants.Acme },
     });
     expect(stored.body.data.tenantId).toBe(tenants.Acme);
+    expect(stored.body.data.settings).toEqual({ visibility: 'internal', notify: true });
     expect(stored.body.data.deployToken).not.toBe('deploy-secret-123');
 
     await page.click('a:has-text("Edit")');

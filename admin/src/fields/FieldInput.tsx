@@ -9,6 +9,15 @@ export type Draft = Record<string, string | boolean | string[]>;
 
 const JSON_TYPES = ['object', 'any'];
 
+/** Names that hold a line of text even when searched (a title, a name), not paragraphs. */
+const ONE_LINE = ['title', 'name', 'label', 'displayName', 'slug', 'sku', 'code', 'email', 'key'];
+
+/** A searched text field is written in paragraphs (body, description), unless its name or length says otherwise. */
+function isLongText(field: FieldMeta): boolean {
+  const maxLength = field.constraints?.maxLength as number | undefined;
+  return field.type === 'string' && field.search && !ONE_LINE.includes(field.name) && (maxLength ?? 1000) > 200;
+}
+
 /** A record's value as the input holds it. */
 export function toDraft(field: FieldMeta, value: unknown): string | boolean | string[] {
   if (field.type === 'boolean') return value === true;
@@ -74,11 +83,13 @@ interface Props {
   session: Session;
   /** encryptedKey: whether the record holds a value (shown masked; the value is never read back). */
   isSet?: boolean;
+  /** Errors of an object's properties, by property name. */
+  nestedErrors?: Record<string, string>;
   onChange(value: string | boolean | string[]): void;
 }
 
 /** One field of the create and edit forms, chosen by its metadata type, with its server error beside it. */
-export function FieldInput({ field, value, error, session, isSet, onChange }: Props) {
+export function FieldInput({ field, value, error, session, isSet, nestedErrors, onChange }: Props) {
   const id = `field-${field.name}`;
   const errorId = `${id}-error`;
   const common = {
@@ -101,7 +112,8 @@ export function FieldInput({ field, value, error, session, isSet, onChange }: Pr
         value={String(value)}
         onChange={(e) => onChange(e.currentTarget.value)}
       >
-        {!field.required && <option value="">—</option>}
+        {/* A required choice not made yet reads as such (the first option would look chosen). */}
+        {(!field.required || value === '') && <option value="">{field.required ? 'Choose…' : '—'}</option>}
         {field.values.map((v) => (
           <option key={v.key} value={v.key}>
             {v.label}
@@ -141,6 +153,16 @@ export function FieldInput({ field, value, error, session, isSet, onChange }: Pr
         onChange={onChange}
       />
     );
+  } else if (field.type === 'object' && field.properties && field.properties.length > 0) {
+    input = (
+      <ObjectInput
+        field={field}
+        value={String(value)}
+        session={session}
+        errors={nestedErrors ?? {}}
+        onChange={onChange}
+      />
+    );
   } else if (field.type === 'encryptedKey') {
     input = (
       <input
@@ -152,7 +174,7 @@ export function FieldInput({ field, value, error, session, isSet, onChange }: Pr
         onInput={(e) => onChange(e.currentTarget.value)}
       />
     );
-  } else if (field.type === 'array' || JSON_TYPES.includes(field.type) || (field.type === 'string' && field.search)) {
+  } else if (field.type === 'array' || JSON_TYPES.includes(field.type) || isLongText(field)) {
     const json = JSON_TYPES.includes(field.type) || (field.items && JSON_TYPES.includes(field.items.type));
     input = (
       <textarea
@@ -219,5 +241,60 @@ export function FieldInput({ field, value, error, session, isSet, onChange }: Pr
         </p>
       )}
     </div>
+  );
+}
+
+/**
+ * An object with declared properties as a group of its own inputs. The form keeps the object as
+ * JSON text (as for free-form objects), read and written here property by property.
+ */
+function ObjectInput({
+  field,
+  value,
+  session,
+  errors,
+  onChange,
+}: {
+  field: FieldMeta;
+  value: string;
+  session: Session;
+  errors: Record<string, string>;
+  onChange(value: string): void;
+}) {
+  let current: Record<string, unknown> = {};
+  try {
+    const parsed = value.trim() ? JSON.parse(value) : {};
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) current = parsed;
+  } catch {
+    current = {};
+  }
+  return (
+    <fieldset class="object" id={`field-${field.name}`}>
+      <legend class="visually-hidden">{field.label}</legend>
+      {field.properties!.map((property) => {
+        const nested = { ...property, name: `${field.name}.${property.name}` };
+        return (
+          <FieldInput
+            key={property.name}
+            field={nested}
+            value={toDraft(property, current[property.name])}
+            error={errors[property.name]}
+            session={session}
+            onChange={(next) => {
+              const out = { ...current };
+              try {
+                const parsed = fromDraft(property, next);
+                if (parsed === null) delete out[property.name];
+                else out[property.name] = parsed;
+              } catch {
+                // A value that cannot be read yet (a half-typed number) is left out until it can.
+                delete out[property.name];
+              }
+              onChange(Object.keys(out).length > 0 ? JSON.stringify(out) : '');
+            }}
+          />
+        );
+      })}
+    </fieldset>
   );
 }

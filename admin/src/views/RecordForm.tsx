@@ -106,6 +106,11 @@ function FormOf({ session, entity, id }: { session: Session; entity: EntityMeta;
               field={meta}
               value={draft[field.name]}
               error={errors[field.name]}
+              nestedErrors={Object.fromEntries(
+                Object.entries(errors)
+                  .filter(([key]) => key.startsWith(`${field.name}.`))
+                  .map(([key, message]) => [key.slice(field.name.length + 1), message]),
+              )}
               session={session}
               isSet={record ? record[field.name] !== null && record[field.name] !== undefined : false}
               onChange={(value) => setDraft({ ...draft, [field.name]: value })}

@@ -183,6 +183,11 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         search: { type: 'boolean' },
         trackChanges: { type: 'boolean' },
         filterable: { type: 'boolean' },
+        properties: {
+          type: 'array',
+          items: { $ref: '#/components/schemas/FieldMetadata' },
+          description: 'Objects with declared properties: each property as a field',
+        },
         operators: {
           type: 'array',
           items: { type: 'string' },

@@ -444,12 +444,15 @@ describe('the admin console as an administrator', () => {
   });
 
   it('runs a scheduled job now, shows its execution and charts the metrics it returned', async () => {
-    const job = await server.call('POST', '/api/v1/scheduledJobs', {
-      token: adminToken,
-      body: { name: 'Console stats', handler: 'articleStats', scheduleType: 'interval', schedules: ['1h'] },
-    });
-    expect(job.status).toBe(201);
-    await page.goto(`${server.url}/admin/e/scheduledJobs/${job.body.data.id}`);
+    // Made in the console's form for the ScheduledJob entity, like any other record.
+    await page.goto(`${server.url}/admin/e/scheduledJobs/new`);
+    await page.fill('#field-name', 'Console stats');
+    await page.fill('#field-handler', 'articleStats');
+    await page.selectOption('#field-scheduleType', 'interval');
+    await page.fill('#field-schedules', '1h');
+    await page.click('button:has-text("Create")');
+    await page.waitForSelector('#record-title:has-text("Console stats")');
+    const job = { body: { data: { id: page.url().split('/').pop()! } } };
     await page.click('button:has-text("Run now")');
     await page.click('a:has-text("See the execution")');
     await page.waitForSelector('#record-title');
@@ -555,6 +558,12 @@ describe('the admin console as a plain user', () => {
     await page.waitForSelector('#record-title');
     expect(await page.locator('button:has-text("Delete")').count()).toBe(0);
     expect(await watch.accessibility()).toEqual([]);
+    // Signing out ends the session on the server too.
+    await page.click('button:has-text("Sign out")');
+    await page.waitForSelector('#signin-title');
+    expect(await page.textContent('.notice')).toContain('You are signed out');
+    const me = await page.evaluate<number>("fetch('/api/v1/auth/me').then((r) => r.status)");
+    expect(me).toBe(401);
     expect(await watch.settled()).toEqual([]);
     await context.close();
   });

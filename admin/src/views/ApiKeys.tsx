@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '../App.js';
 import { ApiFailure, api } from '../api.js';
 import { isAdmin } from '../permissions.js';
+import { useAction } from '../useAction.js';
 import { Problem } from './Problem.js';
 import { type AvailablePermission, PermissionPicker } from './Roles.js';
 
@@ -29,12 +30,11 @@ export function ApiKeys({ session }: { session: Session }) {
   const [keys, setKeys] = useState<ApiKey[]>([]);
   const [available, setAvailable] = useState<AvailablePermission[]>([]);
   const [created, setCreated] = useState<CreatedKey | undefined>(undefined);
-  const [failure, setFailure] = useState<unknown>(undefined);
-  const [status, setStatus] = useState('');
   const load = () =>
     api<{ items: ApiKey[] }>('GET', '/apikeys')
       .then((answer) => setKeys(answer.items))
       .catch(setFailure);
+  const { status, failure, setFailure, run } = useAction(load);
   useEffect(() => {
     void load();
     // Admins choose from every permission; others from the ones they hold.
@@ -48,15 +48,9 @@ export function ApiKeys({ session }: { session: Session }) {
         }),
       );
   }, []);
-  const revoke = async (key: ApiKey) => {
-    if (!confirm(`Revoke the key ${key.name}? Requests with it fail from now on.`)) return;
-    try {
-      await api('DELETE', `/apikeys/${key.id}`);
-      setStatus(`Revoked ${key.name}.`);
-      await load();
-    } catch (error) {
-      setFailure(error);
-    }
+  const revoke = (key: ApiKey) => {
+    if (confirm(`Revoke the key ${key.name}? Requests with it fail from now on.`))
+      void run(`Revoked ${key.name}.`, () => api('DELETE', `/apikeys/${key.id}`));
   };
   return (
     <section aria-labelledby="keys-title">
@@ -110,7 +104,7 @@ export function ApiKeys({ session }: { session: Session }) {
                 <td>{new Date(key.expiresAt).toLocaleDateString()}</td>
                 <td>{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : '—'}</td>
                 <td>
-                  <button type="button" class="small danger" onClick={() => void revoke(key)}>
+                  <button type="button" class="small danger" onClick={() => revoke(key)}>
                     Revoke
                   </button>
                 </td>

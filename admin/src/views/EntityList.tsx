@@ -53,7 +53,9 @@ export function EntityList({ session, plural }: { session: Session; plural: stri
 function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
   const location = useLocation();
   const params = location.query;
+  // The page shown and the query it answers: while the next one loads, the last stays, marked busy.
   const [page, setPage] = useState<ListPage | undefined>(undefined);
+  const [shownFor, setShownFor] = useState<Record<string, string | string[]>>({});
   const [failure, setFailure] = useState<unknown>(undefined);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [columns, setColumns] = useState<string[]>(() => savedColumns(entity));
@@ -83,6 +85,7 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
     api<ListPage>('GET', `/${entity.plural}${query(apiParams)}`, { signal: controller.signal })
       .then((answer) => {
         setPage(answer);
+        setShownFor(apiParams);
         setSelected(new Set());
       })
       .catch((error) => {
@@ -102,7 +105,8 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
 
   const sort = params.sort ?? '';
   const toggleSort = (name: string) => navigate({ sort: sort === name ? `-${name}` : name });
-  const currentPage = Number(params.page ?? 1);
+  const currentPage = Number(shownFor.page ?? 1);
+  const loading = JSON.stringify(shownFor) !== JSON.stringify(apiParams);
   const totalPages = page?.totalPages ?? 1;
   const canEdit = can(session.me, entity.plural, 'edit');
   const canDelete = can(session.me, entity.plural, 'delete');
@@ -253,7 +257,7 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
       ) : (
         <>
           <div class="table-wrap">
-            <table>
+            <table aria-busy={loading}>
               <caption class="visually-hidden">
                 {entity.label}, page {currentPage} of {totalPages}
               </caption>

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Session } from '../App.js';
 import { ApiFailure, api } from '../api.js';
 import { isAdmin } from '../permissions.js';
+import { useAction } from '../useAction.js';
 import { NotAllowed, Problem } from './Problem.js';
 
 export interface Role {
@@ -68,28 +69,21 @@ export function Roles({ session }: { session: Session }) {
   const [roles, setRoles] = useState<Role[]>([]);
   const [available, setAvailable] = useState<AvailablePermission[]>([]);
   const [editing, setEditing] = useState<Role | 'new' | undefined>(undefined);
-  const [status, setStatus] = useState('');
-  const [failure, setFailure] = useState<unknown>(undefined);
   const admin = isAdmin(session.me);
   const load = () =>
     api<{ items: Role[] }>('GET', '/roles')
       .then((answer) => setRoles(answer.items))
       .catch(setFailure);
+  const { status, setStatus, failure, setFailure, run } = useAction(load);
   useEffect(() => {
     if (!admin) return;
     void load();
     api<AvailablePermission[]>('GET', '/roles/available-permissions').then(setAvailable).catch(setFailure);
   }, []);
   if (!admin) return <NotAllowed what="manage roles (administrators only)" />;
-  const remove = async (role: Role) => {
-    if (!confirm(`Delete the role ${role.label}?`)) return;
-    try {
-      await api('DELETE', `/roles/${encodeURIComponent(role.key)}`);
-      setStatus(`Deleted ${role.label}.`);
-      await load();
-    } catch (error) {
-      setFailure(error);
-    }
+  const remove = (role: Role) => {
+    if (confirm(`Delete the role ${role.label}?`))
+      void run(`Deleted ${role.label}.`, () => api('DELETE', `/roles/${encodeURIComponent(role.key)}`));
   };
   return (
     <section aria-labelledby="roles-title">
@@ -142,7 +136,7 @@ export function Roles({ session }: { session: Session }) {
                     Edit
                   </button>
                   {!role.isBuiltin && (
-                    <button type="button" class="small danger" onClick={() => void remove(role)}>
+                    <button type="button" class="small danger" onClick={() => remove(role)}>
                       Delete
                     </button>
                   )}

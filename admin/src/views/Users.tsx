@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Session } from '../App.js';
 import { ApiFailure, api, query } from '../api.js';
 import { isAdmin } from '../permissions.js';
+import { useAction } from '../useAction.js';
 import { NotAllowed, Problem } from './Problem.js';
 import type { Role } from './Roles.js';
 
@@ -24,8 +25,6 @@ export function Users({ session }: { session: Session }) {
   const [roles, setRoles] = useState<Role[]>([]);
   const [editing, setEditing] = useState<string | undefined>(undefined);
   const [creating, setCreating] = useState(false);
-  const [status, setStatus] = useState('');
-  const [failure, setFailure] = useState<unknown>(undefined);
   const admin = isAdmin(session.me);
 
   const load = async (cursor?: string) => {
@@ -37,6 +36,7 @@ export function Users({ session }: { session: Session }) {
       setFailure(error);
     }
   };
+  const { status, failure, setFailure, run: act } = useAction(() => load());
   useEffect(() => {
     if (!admin) return;
     void load();
@@ -46,16 +46,6 @@ export function Users({ session }: { session: Session }) {
   }, []);
   if (!admin) return <NotAllowed what="manage users (administrators only)" />;
 
-  const act = async (label: string, call: () => Promise<unknown>) => {
-    setFailure(undefined);
-    try {
-      await call();
-      setStatus(label);
-      await load();
-    } catch (error) {
-      setFailure(error);
-    }
-  };
   return (
     <section aria-labelledby="users-title">
       <div class="heading">
@@ -186,27 +176,15 @@ function RolePicker({
 }) {
   const [picked, setPicked] = useState<string[]>(chosen);
   return (
-    <fieldset class="choices">
-      <legend class="visually-hidden">Roles</legend>
-      {roles.map((role) => (
-        <label key={role.key} class="check">
-          <input
-            type="checkbox"
-            checked={picked.includes(role.key)}
-            onChange={(e) =>
-              setPicked(e.currentTarget.checked ? [...picked, role.key] : picked.filter((k) => k !== role.key))
-            }
-          />
-          {role.label}
-        </label>
-      ))}
+    <div class="choices">
+      <RoleChecks roles={roles} picked={picked} onChange={setPicked} hiddenLegend />
       <button type="button" class="small primary" onClick={() => onSave(picked)}>
         Save
       </button>
       <button type="button" class="small" onClick={onCancel}>
         Cancel
       </button>
-    </fieldset>
+    </div>
   );
 }
 
@@ -274,21 +252,7 @@ function NewUser({ roles, onCreated }: { roles: Role[]; onCreated(user: User): v
           {error('password')}
         </div>
       )}
-      <fieldset class="choices">
-        <legend>Roles</legend>
-        {roles.map((role) => (
-          <label key={role.key} class="check">
-            <input
-              type="checkbox"
-              checked={picked.includes(role.key)}
-              onChange={(e) =>
-                setPicked(e.currentTarget.checked ? [...picked, role.key] : picked.filter((k) => k !== role.key))
-              }
-            />
-            {role.label}
-          </label>
-        ))}
-      </fieldset>
+      <RoleChecks roles={roles} picked={picked} onChange={setPicked} />
       {error('roles')}
       <div class="actions">
         <button type="submit" class="primary">
@@ -296,5 +260,35 @@ function NewUser({ roles, onCreated }: { roles: Role[]; onCreated(user: User): v
         </button>
       </div>
     </form>
+  );
+}
+
+function RoleChecks({
+  roles,
+  picked,
+  onChange,
+  hiddenLegend,
+}: {
+  roles: Role[];
+  picked: string[];
+  onChange(picked: string[]): void;
+  hiddenLegend?: boolean;
+}) {
+  return (
+    <fieldset class="choices">
+      <legend class={hiddenLegend ? 'visually-hidden' : undefined}>Roles</legend>
+      {roles.map((role) => (
+        <label key={role.key} class="check">
+          <input
+            type="checkbox"
+            checked={picked.includes(role.key)}
+            onChange={(e) =>
+              onChange(e.currentTarget.checked ? [...picked, role.key] : picked.filter((k) => k !== role.key))
+            }
+          />
+          {role.label}
+        </label>
+      ))}
+    </fieldset>
   );
 }

@@ -3,8 +3,8 @@ import { useLocation } from 'preact-iso';
 import type { Session } from '../App.js';
 import { api, query } from '../api.js';
 import { download, toCsv } from '../csv.js';
+import { FilterInput } from '../fields/FilterInput.js';
 import { formatValue } from '../fields/formatValue.js';
-import { RefPicker } from '../fields/RefPicker.js';
 import { type EntityMeta, type FieldMeta, type ListPage, titleField } from '../model.js';
 import { can } from '../permissions.js';
 import { Conditions, conditionsOf } from './Conditions.js';
@@ -361,68 +361,5 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
         </>
       )}
     </section>
-  );
-}
-
-function FilterInput({
-  field,
-  session,
-  value,
-  onChange,
-}: {
-  field: FieldMeta;
-  session: Session;
-  value: string;
-  onChange(value: string): void;
-}) {
-  const id = `filter-${field.name}`;
-  if (field.values)
-    return (
-      <label>
-        {field.label}
-        <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
-          <option value="">Any</option>
-          {field.values.map((v) => (
-            <option key={v.key} value={v.key}>
-              {v.label}
-            </option>
-          ))}
-        </select>
-      </label>
-    );
-  if (field.type === 'boolean')
-    return (
-      <label>
-        {field.label}
-        <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
-          <option value="">Any</option>
-          <option value="true">Yes</option>
-          <option value="false">No</option>
-        </select>
-      </label>
-    );
-  if (field.ref)
-    return (
-      <div class="field">
-        <label for={id}>{field.label}</label>
-        <RefPicker
-          id={id}
-          label={field.label}
-          value={value}
-          target={can(session.me, field.ref, 'view') ? session.entity(field.ref) : undefined}
-          onChange={onChange}
-        />
-      </div>
-    );
-  return (
-    <label>
-      {field.label}
-      <input
-        id={id}
-        value={value}
-        onChange={(e) => onChange(e.currentTarget.value)}
-        type={field.type === 'int' || field.type === 'float' ? 'number' : 'text'}
-      />
-    </label>
   );
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totpCode } from '../../runtime/auth/totp.js';
 import { launchChromium } from '../support/browser.js';
 import { ConsoleWatch } from '../support/consoleWatch.js';
-import { CLIENT_ID, CLIENT_SECRET, oidcProvider } from '../support/oidcProvider.js';
+import { oidcProvider, testIdpConfig } from '../support/oidcProvider.js';
 import { type Slapd, startSlapd } from '../support/slapd.js';
 import { GENEROUS_LIMITS, startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -24,17 +24,7 @@ beforeAll(async () => {
     {
       overrides: {
         rateLimit: GENEROUS_LIMITS,
-        oidc: [
-          {
-            name: 'test',
-            label: 'Test IdP',
-            issuer: idp.issuer,
-            clientId: CLIENT_ID,
-            clientSecret: CLIENT_SECRET,
-            scopes: ['openid', 'email', 'profile'],
-            roles: ['USER'],
-          },
-        ],
+        oidc: [testIdpConfig(idp.issuer)],
       },
     },
   );

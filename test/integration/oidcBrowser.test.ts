@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser.js';
-import { CLIENT_ID, CLIENT_SECRET, oidcProvider } from '../support/oidcProvider.js';
+import { oidcProvider, testIdpConfig } from '../support/oidcProvider.js';
 import { GENEROUS_LIMITS, startTestServer, type TestServer } from '../support/testServer.js';
 
 let idp: Awaited<ReturnType<typeof oidcProvider>>;
@@ -15,17 +15,7 @@ beforeAll(async () => {
     {
       overrides: {
         rateLimit: GENEROUS_LIMITS,
-        oidc: [
-          {
-            name: 'test',
-            label: 'Test IdP',
-            issuer: idp.issuer,
-            clientId: CLIENT_ID,
-            clientSecret: CLIENT_SECRET,
-            scopes: ['openid', 'email', 'profile'],
-            roles: ['USER'],
-          },
-        ],
+        oidc: [testIdpConfig(idp.issuer)],
       },
     },
   );

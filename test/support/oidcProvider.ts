@@ -11,6 +11,19 @@ export interface IdpAccount {
 export const CLIENT_ID = 'entigen-test';
 export const CLIENT_SECRET = 'a-client-secret-for-the-tests';
 
+/** The one provider the browser tests sign in with: `test`, labelled "Test IdP", giving USER. */
+export function testIdpConfig(issuer: string) {
+  return {
+    name: 'test',
+    label: 'Test IdP',
+    issuer,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    scopes: ['openid', 'email', 'profile'],
+    roles: ['USER'],
+  };
+}
+
 /**
  * A real OpenID provider (oidc-provider) on a port of its own, with its development sign-in and
  * consent pages. `configure` registers the relying party's redirect URI (known once it listens).

@@ -3,7 +3,7 @@ import type { Session } from '../App.js';
 import { ApiFailure, api } from '../api.js';
 import { isAdmin } from '../permissions.js';
 import { useAction } from '../useAction.js';
-import { Problem } from './Problem.js';
+import { Outcome, Problem } from './Problem.js';
 import { type AvailablePermission, PermissionPicker } from './Roles.js';
 
 interface ApiKey {
@@ -59,10 +59,7 @@ export function ApiKeys({ session }: { session: Session }) {
         A key acts for you with the permissions it was given (never more than you hold): send it as{' '}
         <code>Authorization: Bearer &lt;token&gt;</code>.
       </p>
-      <p role="status" class="muted">
-        {status}
-      </p>
-      {failure !== undefined && <Problem error={failure} />}
+      <Outcome status={status} failure={failure} />
       {created ? (
         <ShownOnce created={created} onDone={() => setCreated(undefined)} />
       ) : (

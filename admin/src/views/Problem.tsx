@@ -27,3 +27,15 @@ export function Problem({ error, title }: { error: unknown; title?: string }) {
 export function NotAllowed({ what }: { what: string }) {
   return <Problem title="You do not have permission for this" error={new Error(`You may not ${what}.`)} />;
 }
+
+/** What the last action on a page did: its status line, or its failure. */
+export function Outcome({ status, failure }: { status: string; failure: unknown }) {
+  return (
+    <>
+      <p role="status" class="muted">
+        {status}
+      </p>
+      {failure !== undefined && <Problem error={failure} />}
+    </>
+  );
+}

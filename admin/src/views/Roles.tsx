@@ -3,7 +3,7 @@ import type { Session } from '../App.js';
 import { ApiFailure, api } from '../api.js';
 import { isAdmin } from '../permissions.js';
 import { useAction } from '../useAction.js';
-import { NotAllowed, Problem } from './Problem.js';
+import { NotAllowed, Outcome, Problem } from './Problem.js';
 
 export interface Role {
   id: string;
@@ -93,10 +93,7 @@ export function Roles({ session }: { session: Session }) {
           New role
         </button>
       </div>
-      <p role="status" class="muted">
-        {status}
-      </p>
-      {failure !== undefined && <Problem error={failure} />}
+      <Outcome status={status} failure={failure} />
       {editing && (
         <RoleForm
           role={editing === 'new' ? undefined : editing}

@@ -3,7 +3,7 @@ import type { Session } from '../App.js';
 import { ApiFailure, api, query } from '../api.js';
 import { isAdmin } from '../permissions.js';
 import { useAction } from '../useAction.js';
-import { NotAllowed, Problem } from './Problem.js';
+import { NotAllowed, Outcome, Problem } from './Problem.js';
 import type { Role } from './Roles.js';
 
 interface User {
@@ -54,10 +54,7 @@ export function Users({ session }: { session: Session }) {
           New user
         </button>
       </div>
-      <p role="status" class="muted">
-        {status}
-      </p>
-      {failure !== undefined && <Problem error={failure} />}
+      <Outcome status={status} failure={failure} />
       {creating && (
         <NewUser
           roles={roles}

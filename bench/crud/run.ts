@@ -3,8 +3,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { loadRegistry } from '../../bin/commands/serveCommand.js';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { openStore } from '../../runtime/store/openStore.js';
@@ -24,14 +24,22 @@ const SECRET = 'bench-secret';
 const SOUL = join(root, '.bench-tmp', 'soul', 'node_modules', 'soul-cli', 'src', 'server.js');
 /** BENCH_PROFILE=DIR writes V8 CPU profiles of the entigen and baseline servers to DIR (open it in Chrome DevTools). */
 const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+/**
+ * BENCH_COMPARE=DIR adds entigen as built in another checkout (DIR, after its `npm run build:ts`)
+ * as the target `before`, side by side with this one: on its own seeded copy of the same data,
+ * in its own schema. `git worktree add ../before <commit>` gives such a checkout.
+ */
+const COMPARE = process.env.BENCH_COMPARE ? resolve(process.env.BENCH_COMPARE) : undefined;
 const PG_URL =
   process.env.BENCH_STORE === 'postgres'
     ? `postgres://postgres@127.0.0.1:5432/test?schema=bench_${Date.now()}`
     : undefined;
 
 interface Target {
-  name: 'entigen' | 'entigen-node' | 'baseline' | 'bare' | 'soul';
+  name: 'entigen' | 'entigen-node' | 'before' | 'baseline' | 'bare' | 'soul';
   start(db: string, port: number): ChildProcess;
+  /** The checkout whose seed this target needs (BENCH_COMPARE); by default this one's. */
+  checkout?: string;
   paths: {
     get: string;
     list?: string;
@@ -56,8 +64,8 @@ const ENTIGEN_PATHS = {
   create: '/api/v1/articles',
   createBody: JSON.stringify({ title: 'New article', body: 'Some body text' }),
 };
-const pinned = (core: number, args: string[], env: NodeJS.ProcessEnv = process.env) =>
-  spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+const pinned = (core: number, args: string[], env: NodeJS.ProcessEnv = process.env, cwd = root) =>
+  spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env, cwd });
 
 const TARGETS: Target[] = [
   {
@@ -77,6 +85,29 @@ const TARGETS: Target[] = [
       }),
     paths: ENTIGEN_PATHS,
   },
+  ...(COMPARE
+    ? [
+        {
+          name: 'before' as const,
+          checkout: COMPARE,
+          start: (db: string, port: number) =>
+            pinned(
+              0,
+              [
+                ...PROFILE,
+                join(COMPARE, 'dist', 'bench', 'crud', 'entigenServer.js'),
+                `sqlite:${db}`,
+                String(port),
+                SECRET,
+                COMPARE,
+              ],
+              process.env,
+              COMPARE,
+            ),
+          paths: ENTIGEN_PATHS,
+        },
+      ]
+    : []),
   {
     name: 'baseline',
     start: (db, port) => pinned(0, [...PROFILE, join(here, 'baselineServer.js'), db, String(port), SECRET]),
@@ -154,6 +185,43 @@ async function copyToPostgres(
   await target.close();
 }
 
+interface SampledSeed {
+  db: string;
+  /** Every 97th article id, for GET by id. */
+  idsFile: string;
+  headers: Record<string, string>;
+}
+
+/** A seeded database with its sample of ids and an admin's session for the requests. */
+function sampled(
+  dir: string,
+  name: string,
+  seeded: { db: string; adminId: string; articleIds: string[] },
+): SampledSeed {
+  const idsFile = join(dir, `${name}-ids.json`);
+  writeFileSync(idsFile, JSON.stringify(seeded.articleIds.filter((_, i) => i % 97 === 0)));
+  const token = signSession(SECRET, seeded.adminId, Date.now());
+  return { db: seeded.db, idsFile, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } };
+}
+
+/** Seeds a database with another checkout's own code and schema (BENCH_COMPARE), in a process of its own. */
+function seedCheckout(dir: string, checkout: string): { db: string; adminId: string; articleIds: string[] } {
+  const db = join(dir, 'before-seed.db');
+  process.stdout.write(`seeding articles with ${checkout}...\n`);
+  const script = `
+    const { loadRegistry } = await import(${JSON.stringify(pathToFileURL(join(checkout, 'dist', 'bin', 'commands', 'serveCommand.js')).href)});
+    const { seed } = await import(${JSON.stringify(pathToFileURL(join(checkout, 'dist', 'bench', 'crud', 'seed.js')).href)});
+    const seeded = await seed(${JSON.stringify(`sqlite:${db}`)}, await loadRegistry(${JSON.stringify(checkout)}, 'generated'));
+    process.stdout.write(JSON.stringify(seeded));`;
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: checkout,
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new Error(`seeding with ${checkout} failed: ${result.stderr}`);
+  return { db, ...(JSON.parse(result.stdout) as { adminId: string; articleIds: string[] }) };
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
@@ -166,35 +234,37 @@ async function main() {
     process.stdout.write('seeding the same articles into PostgreSQL...\n');
     await copyToPostgres(seeded, PG_URL, registry);
   }
-  const idsFile = join(dir, 'ids.json');
-  writeFileSync(idsFile, JSON.stringify(articleIds.filter((_, i) => i % 97 === 0)));
-  const token = signSession(SECRET, adminId, Date.now());
+  const ownSeed = sampled(dir, 'seed', { db: seeded, adminId, articleIds });
   const results = new Map<string, { rps: number; p99: number; failures: number }>();
 
   const only = process.env.BENCH_TARGETS?.split(',');
   const targets = TARGETS.filter((t) => (t.name !== 'soul' || existsSync(SOUL)) && (!only || only.includes(t.name)));
-  const running: { target: Target; url: string; child: ChildProcess }[] = [];
+  const running: { target: Target; url: string; child: ChildProcess; seed: SampledSeed }[] = [];
   for (const target of targets) {
+    const seedOf = target.checkout ? sampled(dir, target.name, seedCheckout(dir, target.checkout)) : ownSeed;
     const db = join(dir, `${target.name}.db`);
-    copyFileSync(seeded, db);
+    copyFileSync(seedOf.db, db);
     const port = 4100 + targets.indexOf(target);
     const child = target.start(db, port);
     const url = `http://127.0.0.1:${port}`;
     await waitUntilUp(url, child);
-    running.push({ target, url, child });
+    running.push({ target, url, child, seed: seedOf });
   }
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   // Each server's cursor after the first page of 50: entigen's own signed one, the baseline's the
   // last id of that page (ids grow with creation, so the 50th newest).
   const cursors = new Map<string, string>([['baseline', [...articleIds].sort().reverse()[49]]]);
-  for (const { target, url } of running) {
-    if (!target.name.startsWith('entigen')) continue;
+  for (const {
+    target,
+    url,
+    seed: { headers },
+  } of running) {
+    if (!target.name.startsWith('entigen') && !target.checkout) continue;
     const first = (await (await fetch(`${url}/api/v1/articles?limit=50`, { headers })).json()) as {
       data: { nextCursor?: string };
     };
     cursors.set(target.name, encodeURIComponent(first.data.nextCursor ?? ''));
   }
-  const casesOf = (target: Target) =>
+  const casesOf = (target: Target, idsFile: string) =>
     [
       { name: 'get by id', method: 'GET', path: target.paths.get, idsFile },
       { name: 'list', method: 'GET', path: target.paths.list },
@@ -210,16 +280,16 @@ async function main() {
   try {
     for (const caseName of CASES) {
       const runs = new Map<string, { rps: number; p99: number; failures: number }[]>();
-      for (const { target, url } of running) {
-        const item = casesOf(target).find((c) => c.name === caseName);
-        if (item) load({ url, headers, seconds: WARMUP_SECONDS, connections: CONNECTIONS, ...item });
+      for (const { target, url, seed } of running) {
+        const item = casesOf(target, seed.idsFile).find((c) => c.name === caseName);
+        if (item) load({ url, headers: seed.headers, seconds: WARMUP_SECONDS, connections: CONNECTIONS, ...item });
       }
       // Rounds interleave the servers, so drift of this shared machine hits each alike.
       for (let round = 0; round < RUNS; round++) {
-        for (const { target, url } of running) {
-          const item = casesOf(target).find((c) => c.name === caseName);
+        for (const { target, url, seed } of running) {
+          const item = casesOf(target, seed.idsFile).find((c) => c.name === caseName);
           if (!item) continue;
-          const result = load({ url, headers, seconds: SECONDS, connections: CONNECTIONS, ...item });
+          const result = load({ url, headers: seed.headers, seconds: SECONDS, connections: CONNECTIONS, ...item });
           runs.set(target.name, [...(runs.get(target.name) ?? []), result]);
         }
       }
@@ -280,6 +350,14 @@ async function main() {
     if (n && b && e)
       process.stdout.write(
         `  ${item.padEnd(10)} node adapter ${(n.rps / b.rps).toFixed(2)}x baseline, ${(n.rps / e.rps).toFixed(2)}x entigen on Express${item === 'get by id' ? ' (moonshot target >= 3x baseline)' : ''}\n`,
+      );
+  }
+  for (const item of CASES) {
+    const before = results.get(`before/${item}`);
+    const e = results.get(`entigen/${item}`);
+    if (before && e)
+      process.stdout.write(
+        `  ${item.padEnd(10)} ${(e.rps / before.rps).toFixed(2)}x the throughput of ${COMPARE} (BENCH_COMPARE), p99 ${(e.p99 / Math.max(before.p99, 1)).toFixed(2)}x\n`,
       );
   }
   const bare = results.get('bare/get by id');

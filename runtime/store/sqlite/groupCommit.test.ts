@@ -18,6 +18,7 @@ const thing = (name: string, code?: string) => ({
 });
 const groupOf = (store: SqliteStore) => (store as unknown as { shared: { group: GroupCommit } }).shared.group;
 const pause = () => new Promise((resolve) => setTimeout(resolve, 2));
+const names = (docs: { name?: unknown }[]) => docs.map((d) => d.name);
 
 async function open() {
   const path = join(mkdtempSync(join(tmpdir(), 'entigen-group-')), 'g.db');
@@ -109,5 +110,96 @@ describe('group commit', () => {
     });
     expect(await store.count('things', {})).toBe(1);
     await store.close();
+  });
+
+  describe('the text index', () => {
+    const segments = (store: SqliteStore) =>
+      (store as unknown as { shared: { db: { prepare(sql: string): { get(): { n: number } } } } }).shared.db
+        .prepare('SELECT count(*) AS n FROM things__fts_data')
+        .get().n;
+
+    it('writes a group once, after its members, and finds what each committed', async () => {
+      const { store } = await open();
+      const before = segments(store);
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          store.transaction(async (tx) => {
+            await tx.insert('things', { ...thing(`quokka ${i}`), note: `marsupial ${i}` });
+            await pause();
+          }),
+        ),
+      );
+      expect(groupOf(store).groups).toBeLessThan(10);
+      expect(await store.count('things', { text: 'quokka' })).toBe(10);
+      expect(await store.count('things', { text: 'marsupial' })).toBe(10);
+      // One segment per group, not one per member: each of those wrote a few rows of its own.
+      expect(segments(store) - before).toBeLessThanOrEqual(groupOf(store).groups);
+      await store.close();
+    });
+
+    it('leaves out the text of a member that rolled back, and keeps the others', async () => {
+      const { store } = await open();
+      const outcomes = await Promise.allSettled(
+        ['wombat', 'numbat', 'dingo'].map((name) =>
+          store.transaction(async (tx) => {
+            await tx.insert('things', thing(name));
+            await pause();
+            if (name === 'numbat') throw new Error('refused by a hook');
+          }),
+        ),
+      );
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await store.count('things', { text: 'numbat' })).toBe(0);
+      expect(names(await store.find('things', { text: 'wombat' }))).toEqual(['wombat']);
+      expect(names(await store.find('things', { text: 'dingo' }))).toEqual(['dingo']);
+      await store.close();
+    });
+
+    it('lets a member search what it and the members before it wrote, even when it then fails', async () => {
+      const { store } = await open();
+      const seen: number[] = [];
+      const outcomes = await Promise.allSettled(
+        ['emu one', 'emu two', 'emu three'].map((name, i) =>
+          store.transaction(async (tx) => {
+            await tx.insert('things', thing(name));
+            seen.push(await tx.count('things', { text: 'emu' }));
+            await pause();
+            if (i === 1) throw new Error('refused after a search');
+          }),
+        ),
+      );
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      // Each member saw its own row and those of the members before it in the group.
+      expect(seen).toEqual([1, 2, 2]);
+      // The failed member's search ran the first member's text inside its savepoint: rolled back
+      // with it, that text is written again at the end of the group.
+      expect(names(await store.find('things', { text: 'emu', sort: [{ field: 'name', direction: 'asc' }] }))).toEqual([
+        'emu one',
+        'emu three',
+      ]);
+      await store.close();
+    });
+
+    it('replaces and removes text queued in the same group, in order', async () => {
+      const { store } = await open();
+      const kept = thing('koala');
+      const gone = thing('possum');
+      await Promise.all([
+        store.transaction(async (tx) => {
+          await tx.insert('things', kept);
+          await tx.insert('things', gone);
+          await pause();
+        }),
+        store.transaction(async (tx) => {
+          await pause();
+          await tx.update('things', kept.id, { name: 'bilby' });
+          await tx.remove('things', gone.id);
+        }),
+      ]);
+      expect(await store.count('things', { text: 'koala' })).toBe(0);
+      expect(await store.count('things', { text: 'possum' })).toBe(0);
+      expect(names(await store.find('things', { text: 'bilby' }))).toEqual(['bilby']);
+      await store.close();
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { GroupDeferred } from './textQueue.js';
 
 /** Transactions one commit carries at most, so readers waiting for it are not held long. */
 export const MAX_GROUP = 32;
@@ -15,7 +16,8 @@ interface Member {
  * savepoint, one after another: a failure rolls back to its savepoint only, and the others go
  * on. No caller hears of its transaction before the group's COMMIT has returned; if the COMMIT
  * fails (or SQLite rolled the whole transaction back), every member of the group fails with it.
- * `hold` is called with a promise that settles when the group ends, for readers to wait on.
+ * `hold` is called with a promise that settles when the group ends, for readers to wait on;
+ * `deferred` holds work the members leave for after the last of them (the text index, textQueue.ts).
  */
 export class GroupCommit {
   private readonly queue: Member[] = [];
@@ -27,6 +29,7 @@ export class GroupCommit {
   constructor(
     private readonly db: Database.Database,
     private readonly hold: (done: Promise<void> | undefined) => void,
+    private readonly deferred?: GroupDeferred,
   ) {}
 
   run<T>(fn: () => Promise<T>): Promise<T> {
@@ -72,9 +75,11 @@ export class GroupCommit {
       while (this.queue.length > 0 && done.length < MAX_GROUP) {
         const member = this.queue.shift()!;
         db.exec('SAVEPOINT entigen_member');
+        this.deferred?.begin();
         try {
           const value = await member.run();
           db.exec('RELEASE entigen_member');
+          this.deferred?.release();
           done.push({ member, value });
         } catch (error) {
           if (!db.inTransaction) {
@@ -85,12 +90,14 @@ export class GroupCommit {
           }
           db.exec('ROLLBACK TO entigen_member');
           db.exec('RELEASE entigen_member');
+          this.deferred?.rollback();
           member.reject(error);
         }
         // Callers whose transaction began while this one ran join the group.
         if (this.queue.length === 0) await new Promise((resolve) => setImmediate(resolve));
       }
       try {
+        this.deferred?.flush();
         db.exec('COMMIT');
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
@@ -101,6 +108,7 @@ export class GroupCommit {
       this.members += done.length;
       for (const { member, value } of done) member.resolve(value);
     } finally {
+      this.deferred?.clear();
       if (db.open && !db.inTransaction) db.exec('PRAGMA temp_store = DEFAULT');
       this.hold(undefined);
       finish();

@@ -35,6 +35,7 @@ import {
 import { GroupCommit } from './groupCommit.js';
 import { sqliteDialect as dialect } from './sqliteDialect.js';
 import { ftsTable, syncSqliteSchema } from './syncSqliteSchema.js';
+import { TextQueue } from './textQueue.js';
 
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -49,6 +50,8 @@ interface Shared {
   dataVersion?: number;
   dataVersionStatement?: Database.Statement;
   group: GroupCommit;
+  /** Text index writes of the running group's members, written after the last of them. */
+  text: TextQueue;
 }
 
 /** The embedded store: better-sqlite3, WAL, synchronous=FULL, FTS5 for text search. */
@@ -73,13 +76,19 @@ export class SqliteStore implements Store {
     db.function('entigen_bucket', { deterministic: true }, (value: unknown, bucket: unknown, timeZone: unknown) =>
       dateBucket(value, bucket as DateBucket, String(timeZone)),
     );
+    const text = new TextQueue();
     const shared: Shared = {
       db,
       layouts: new Map(),
       statements: new Map(),
-      group: new GroupCommit(db, (done) => {
-        shared.transactionDone = done;
-      }),
+      text,
+      group: new GroupCommit(
+        db,
+        (done) => {
+          shared.transactionDone = done;
+        },
+        text,
+      ),
     };
     return new SqliteStore(shared, false);
   }
@@ -203,7 +212,7 @@ export class SqliteStore implements Store {
     return this.atomic(() => {
       const { changes } = this.statement(sql).run(...params);
       if (changes > 0 && layout.searchFields.length > 0)
-        this.statement(`DELETE FROM ${ident(ftsTable(layout))} WHERE id = ?`).run(id);
+        this.writeText(() => this.statement(`DELETE FROM ${ident(ftsTable(layout))} WHERE id = ?`).run(id));
       return changes > 0;
     });
   }
@@ -251,6 +260,8 @@ export class SqliteStore implements Store {
   private statement(sql: string): Database.Statement {
     const { statements, db } = this.shared;
     if (!db.open) throw new StoreUnavailable('the SQLite database is closed');
+    // A search inside a group first writes the text its members queued, so it finds it.
+    if (this.inTransaction && sql.includes(' MATCH ') && this.shared.text.pending) this.shared.text.runQueued();
     let statement = statements.get(sql);
     if (!statement) {
       if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
@@ -274,10 +285,19 @@ export class SqliteStore implements Store {
   private indexText(layout: TableLayout, doc: Doc, replace: boolean): void {
     if (layout.searchFields.length === 0) return;
     const fts = ident(ftsTable(layout));
-    if (replace) this.statement(`DELETE FROM ${fts} WHERE id = ?`).run(doc.id);
-    this.statement(
-      `INSERT INTO ${fts} (id, ${layout.searchFields.map(ident).join(', ')}) VALUES (?${', ?'.repeat(layout.searchFields.length)})`,
-    ).run(doc.id, ...layout.searchFields.map((f) => searchText(doc[f])));
+    const values = [doc.id, ...layout.searchFields.map((f) => searchText(doc[f]))];
+    this.writeText(() => {
+      if (replace) this.statement(`DELETE FROM ${fts} WHERE id = ?`).run(doc.id);
+      this.statement(
+        `INSERT INTO ${fts} (id, ${layout.searchFields.map(ident).join(', ')}) VALUES (?${', ?'.repeat(layout.searchFields.length)})`,
+      ).run(...values);
+    });
+  }
+
+  /** Inside a group the text index is written after its last member (textQueue.ts says why). */
+  private writeText(write: () => void): void {
+    if (this.inTransaction) this.shared.text.push(write);
+    else write();
   }
 
   /** The document as a read would return it: every field present, null when unset. */

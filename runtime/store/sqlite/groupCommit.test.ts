@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { conformanceModel } from '../../../test/conformance/storeConformance.js';
 import { newId } from '../../entities/prepareWrite.js';
-import { UniqueConflict } from '../types.js';
+import { type Doc, UniqueConflict } from '../types.js';
 import type { GroupCommit } from './groupCommit.js';
 import { SqliteStore } from './sqliteStore.js';
 
@@ -18,7 +18,7 @@ const thing = (name: string, code?: string) => ({
 });
 const groupOf = (store: SqliteStore) => (store as unknown as { shared: { group: GroupCommit } }).shared.group;
 const pause = () => new Promise((resolve) => setTimeout(resolve, 2));
-const names = (docs: { name?: unknown }[]) => docs.map((d) => d.name);
+const names = (docs: Doc[]) => docs.map((d) => d.name);
 
 async function open() {
   const path = join(mkdtempSync(join(tmpdir(), 'entigen-group-')), 'g.db');

@@ -55,4 +55,42 @@ describe('SQLite indexes', () => {
     );
     await store.close();
   });
+
+  it("find a record's text entry by id when it is replaced or removed, without reading every entry", async () => {
+    const store = SqliteStore.open(':memory:');
+    const first = await store.init(conformanceModel);
+    expect(first.added).toContain('things__fts_content_id');
+    const db = rawDb(store);
+    // A database made before the index: the next start adds it.
+    db.exec('DROP INDEX "things__fts_content_id"');
+    expect((await store.init(conformanceModel)).added).toEqual(['things__fts_content_id']);
+    const detail = (
+      db
+        .prepare(
+          'EXPLAIN QUERY PLAN DELETE FROM "things__fts" WHERE rowid IN (SELECT id FROM "things__fts_content" WHERE c0 = ?)',
+        )
+        .all('x') as { detail: string }[]
+    )
+      .map((r) => r.detail)
+      .join(' | ');
+    expect(detail).toMatch(/USING COVERING INDEX things__fts_content_id/);
+    const at = '2024-01-01T00:00:00.000Z';
+    const base = { ownerId: 'o', createdAt: at, updatedAt: at };
+    await store.insertMany('things', [
+      { id: 'a1', name: 'wallaby', ...base },
+      { id: 'a2', name: 'kangaroo', ...base },
+      { id: 'a3', name: 'wallaroo', ...base },
+    ]);
+    await store.update('things', 'a1', { name: 'pademelon' });
+    await store.remove('things', 'a3');
+    const found = async (text: string) => (await store.find('things', { text })).map((d) => d.id).sort();
+    expect(await found('wallaby')).toEqual([]);
+    expect(await found('pademelon')).toEqual(['a1']);
+    expect(await found('wallaroo')).toEqual([]);
+    expect(await found('kangaroo')).toEqual(['a2']);
+    // Exactly one entry per record is left, and FTS5 finds its index consistent.
+    expect(db.prepare('SELECT count(*) AS n FROM "things__fts"').get()).toEqual({ n: 2 });
+    db.prepare(`INSERT INTO "things__fts"("things__fts") VALUES ('integrity-check')`).run();
+    await store.close();
+  });
 });

@@ -211,8 +211,7 @@ export class SqliteStore implements Store {
     const { sql, params } = deleteStatement(layout, id, where, dialect);
     return this.atomic(() => {
       const { changes } = this.statement(sql).run(...params);
-      if (changes > 0 && layout.searchFields.length > 0)
-        this.writeText(() => this.statement(`DELETE FROM ${ident(ftsTable(layout))} WHERE id = ?`).run(id));
+      if (changes > 0 && layout.searchFields.length > 0) this.writeText(() => this.removeText(layout, id));
       return changes > 0;
     });
   }
@@ -287,11 +286,19 @@ export class SqliteStore implements Store {
     const fts = ident(ftsTable(layout));
     const values = [doc.id, ...layout.searchFields.map((f) => searchText(doc[f]))];
     this.writeText(() => {
-      if (replace) this.statement(`DELETE FROM ${fts} WHERE id = ?`).run(doc.id);
+      if (replace) this.removeText(layout, doc.id);
       this.statement(
         `INSERT INTO ${fts} (id, ${layout.searchFields.map(ident).join(', ')}) VALUES (?${', ?'.repeat(layout.searchFields.length)})`,
       ).run(...values);
     });
+  }
+
+  /** Removes a record's text entry, found through the id index on the FTS5 content table. */
+  private removeText(layout: TableLayout, id: string): void {
+    const fts = ftsTable(layout);
+    this.statement(
+      `DELETE FROM ${ident(fts)} WHERE rowid IN (SELECT id FROM ${ident(`${fts}_content`)} WHERE c0 = ?)`,
+    ).run(id);
   }
 
   /** Inside a group the text index is written after its last member (textQueue.ts says why). */

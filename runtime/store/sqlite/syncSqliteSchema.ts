@@ -54,7 +54,22 @@ export function syncSqliteSchema(db: Database.Database, layout: TableLayout): Sc
   }
   const indexes = syncIndexes(db, layout);
   syncSearchTable(db, layout);
+  if (layout.searchFields.length > 0 && addSearchIdIndex(db, layout)) indexes.added.push(searchIdIndex(layout));
   return indexes;
+}
+
+/**
+ * The index on the FTS5 content table's `id` column (its first, `c0`), so updates and deletes find
+ * a record's text entry by id rather than by reading every entry (11 ms per write at 100,000).
+ */
+export const searchIdIndex = (layout: TableLayout) => `${ftsTable(layout)}_content_id`;
+
+/** Adds the search id index where it is missing; answers whether it did. */
+function addSearchIdIndex(db: Database.Database, layout: TableLayout): boolean {
+  const name = searchIdIndex(layout);
+  if (db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`).get(name)) return false;
+  db.exec(`CREATE INDEX ${ident(name)} ON ${ident(`${ftsTable(layout)}_content`)} (c0)`);
+  return true;
 }
 
 /**

@@ -15,7 +15,8 @@ export function newId(): string {
 export function applyDefaults(entity: EntityModel, body: Record<string, unknown>): Record<string, unknown> {
   const out = { ...body };
   for (const field of entity.fields) {
-    if (out[field.name] === undefined && field.default !== undefined) out[field.name] = structuredClone(field.default);
+    if (out[field.name] === undefined && field.default !== undefined)
+      out[field.name] = typeof field.default === 'object' ? structuredClone(field.default) : field.default;
   }
   return out;
 }

@@ -37,9 +37,9 @@ export const MAX_SORT_KEY_LENGTH = 256;
  */
 export function naturalSortKey(value: string): string {
   // Only the start matters: later characters cannot change the first MAX_SORT_KEY_LENGTH of the key.
-  return [...padNumbers(stripAccents(value.slice(0, MAX_SORT_KEY_LENGTH * 2)).toLowerCase())]
-    .slice(0, MAX_SORT_KEY_LENGTH)
-    .join('');
+  const key = padNumbers(stripAccents(value.slice(0, MAX_SORT_KEY_LENGTH * 2)).toLowerCase());
+  // Fewer UTF-16 units than the limit means fewer characters too: no need to count them.
+  return key.length <= MAX_SORT_KEY_LENGTH ? key : [...key].slice(0, MAX_SORT_KEY_LENGTH).join('');
 }
 
 /**

@@ -24,6 +24,14 @@ const SQLITE_ONLY = [
   'adminSignIn',
 ].map((name) => `test/integration/${name}.test.ts`);
 
+/** Test files that serve no HTTP: the run on the node:http adapter (HTTP_ADAPTER=node) leaves them out. */
+const NO_HTTP = [
+  'test/integration/cli.test.ts',
+  'test/integration/repository.test.ts',
+  'test/conformance/**',
+  'test/golden/**',
+];
+
 /** The CLI and servers the integration tests start run from dist/: compiled once per run. */
 const BUILD_DIST = ['test/support/globalSetup.ts'];
 
@@ -61,6 +69,7 @@ export default defineConfig({
             'test/architecture/**',
             'test/package/**',
             'test/conformance/postgres.test.ts',
+            ...(process.env.HTTP_ADAPTER ? NO_HTTP : []),
           ],
           globalSetup: BUILD_DIST,
         },

@@ -67,22 +67,26 @@ const ENTIGEN_PATHS = {
 const pinned = (core: number, args: string[], env: NodeJS.ProcessEnv = process.env, cwd = root) =>
   spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env, cwd });
 
+/** entigen's bench server as built in a checkout (this one unless BENCH_COMPARE), on the database given. */
+const entigenServer = (database: string, port: number, checkout = root, env: NodeJS.ProcessEnv = process.env) =>
+  pinned(
+    0,
+    [...PROFILE, join(checkout, 'dist', 'bench', 'crud', 'entigenServer.js'), database, String(port), SECRET, checkout],
+    env,
+    checkout,
+  );
+
 const TARGETS: Target[] = [
   {
     name: 'entigen',
     // BENCH_STORE=postgres serves entigen from PostgreSQL (the peers stay on their SQLite copies).
-    start: (db, port) =>
-      pinned(0, [...PROFILE, join(here, 'entigenServer.js'), PG_URL ?? `sqlite:${db}`, String(port), SECRET, root]),
+    start: (db, port) => entigenServer(PG_URL ?? `sqlite:${db}`, port),
     paths: ENTIGEN_PATHS,
   },
   {
     // The same server on the node:http adapter (server.adapter: node), for issue 18's moonshot.
     name: 'entigen-node',
-    start: (db, port) =>
-      pinned(0, [...PROFILE, join(here, 'entigenServer.js'), PG_URL ?? `sqlite:${db}`, String(port), SECRET, root], {
-        ...process.env,
-        HTTP_ADAPTER: 'node',
-      }),
+    start: (db, port) => entigenServer(PG_URL ?? `sqlite:${db}`, port, root, { ...process.env, HTTP_ADAPTER: 'node' }),
     paths: ENTIGEN_PATHS,
   },
   ...(COMPARE
@@ -90,20 +94,7 @@ const TARGETS: Target[] = [
         {
           name: 'before' as const,
           checkout: COMPARE,
-          start: (db: string, port: number) =>
-            pinned(
-              0,
-              [
-                ...PROFILE,
-                join(COMPARE, 'dist', 'bench', 'crud', 'entigenServer.js'),
-                `sqlite:${db}`,
-                String(port),
-                SECRET,
-                COMPARE,
-              ],
-              process.env,
-              COMPARE,
-            ),
+          start: (db: string, port: number) => entigenServer(`sqlite:${db}`, port, COMPARE),
           paths: ENTIGEN_PATHS,
         },
       ]

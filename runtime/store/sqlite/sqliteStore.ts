@@ -34,7 +34,7 @@ import {
 } from '../types.js';
 import { GroupCommit } from './groupCommit.js';
 import { sqliteDialect as dialect } from './sqliteDialect.js';
-import { ftsTable, syncSqliteSchema } from './syncSqliteSchema.js';
+import { ftsContentTable, ftsTable, syncSqliteSchema } from './syncSqliteSchema.js';
 import { TextQueue } from './textQueue.js';
 
 const STATEMENT_CACHE_SIZE = 500;
@@ -260,7 +260,7 @@ export class SqliteStore implements Store {
     const { statements, db } = this.shared;
     if (!db.open) throw new StoreUnavailable('the SQLite database is closed');
     // A search inside a group first writes the text its members queued, so it finds it.
-    if (this.inTransaction && sql.includes(' MATCH ') && this.shared.text.pending) this.shared.text.runQueued();
+    if (this.inTransaction && this.shared.text.pending && sql.includes(' MATCH ')) this.shared.text.runQueued();
     let statement = statements.get(sql);
     if (!statement) {
       if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
@@ -295,9 +295,8 @@ export class SqliteStore implements Store {
 
   /** Removes a record's text entry, found through the id index on the FTS5 content table. */
   private removeText(layout: TableLayout, id: string): void {
-    const fts = ftsTable(layout);
     this.statement(
-      `DELETE FROM ${ident(fts)} WHERE rowid IN (SELECT id FROM ${ident(`${fts}_content`)} WHERE c0 = ?)`,
+      `DELETE FROM ${ident(ftsTable(layout))} WHERE rowid IN (SELECT id FROM ${ident(ftsContentTable(layout))} WHERE c0 = ?)`,
     ).run(id);
   }
 

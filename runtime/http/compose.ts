@@ -57,11 +57,12 @@ export class MountTable {
   handler(): RequestHandler {
     const start = this.base.length + 1;
     const base = `${this.base}/`.toLowerCase();
-    return (req, res, next) => {
+    const mounts = this.mounts;
+    return function mountedRouters(req, res, next) {
       const path = req.path;
       if (path.length <= start || path.slice(0, start).toLowerCase() !== base) return next();
       const end = path.indexOf('/', start);
-      const mounted = this.mounts.get(path.slice(start, end < 0 ? undefined : end).toLowerCase());
+      const mounted = mounts.get(path.slice(start, end < 0 ? undefined : end).toLowerCase());
       if (!mounted) return next();
       mounted(req, res, next);
     };

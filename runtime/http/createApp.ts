@@ -31,7 +31,7 @@ import { jsonBody } from './jsonBody.js';
 import { mediaRoutes, UPLOAD_PATH } from './mediaRoutes.js';
 import { methodNotAllowed, RouteTable } from './methodNotAllowed.js';
 import { mfaRoutes } from './mfaRoutes.js';
-import { EntityRouteTable, type NodeListener, nodeListener } from './nodeAdapter.js';
+import { EntityRouteTable, entityLane, type NodeListener, nodeListener } from './nodeAdapter.js';
 import { OIDC_MFA_FORM_PATH, oidcRoutes } from './oidcRoutes.js';
 import { identifyCaller } from './rateLimit/identifyCaller.js';
 import type { LimiterStore } from './rateLimit/limiterStore.js';
@@ -126,7 +126,6 @@ export function createApp({
       onRefused: (tier) => operator.rateLimited(tier),
     }),
   );
-  app.use(front);
   const authenticateCaller = authenticate({
     store: ctx.store,
     roles: auth.roles,
@@ -136,37 +135,7 @@ export function createApp({
     now: ctx.now,
     remember: counts && ((key, collections, load) => counts.remember(key, collections, load)),
   });
-  // Health answers even while the database or setup would stop everything else.
-  app.get(
-    HEALTH_PATH,
-    healthRoute({
-      ctx,
-      metrics,
-      services,
-      authenticate: authenticateCaller,
-      events: () => eventStatistics(ctx, realtime.size),
-    }),
-  );
-  routes.add('GET', HEALTH_PATH);
-  app.get(METRICS_PATH, metricsRoute({ operator, token: config.metrics.token, authenticate: authenticateCaller }));
-  routes.add('GET', METRICS_PATH);
-  const setupRouter = setupRoutes(auth, setup);
-  routes.addRouter('', setupRouter);
-  // The setup router is entered only for its own paths (compared as Express does: any case, one trailing slash).
-  const setupPaths = new Set(routerPaths(setupRouter).map(comparablePath));
   const gate = setupGate(setup);
-  app.use(gate, (req: Request, res: Response, next: NextFunction) =>
-    setupPaths.has(comparablePath(req.path)) ? setupRouter(req, res, next) : next(),
-  );
-  if (ctx.registry.openapi) {
-    const docs = docsRoutes(ctx.registry.openapi, ctx.registry.model.app.name);
-    routes.addRouter(DOCS_PATH, docs);
-    app.use(DOCS_PATH, docs);
-  }
-  // The admin console: a page and its assets; what it shows comes from the API below.
-  const admin = adminRoutes();
-  routes.addRouter(ADMIN_PATH, admin);
-  app.use(ADMIN_PATH, admin);
   const media = ctx.registry.entities.has(MEDIA_ASSETS);
   const body = compose(
     // Uploads and the OpenID code form read their own bodies.
@@ -188,6 +157,43 @@ export function createApp({
       onReplay: () => operator.idempotencyReplayed(),
     }),
   );
+  const errors = errorHandler(ctx.logger);
+  const entityRoutes = new EntityRouteTable(API_PREFIX);
+  // Plain entity routes run these same stages and their handler in one layer (nodeAdapter.ts);
+  // the table is filled below, with the entity routers.
+  const stages = { front, gate, body, routes: entityRoutes, errors };
+  app.use(entityLane(stages));
+  app.use(front);
+  // Health answers even while the database or setup would stop everything else.
+  app.get(
+    HEALTH_PATH,
+    healthRoute({
+      ctx,
+      metrics,
+      services,
+      authenticate: authenticateCaller,
+      events: () => eventStatistics(ctx, realtime.size),
+    }),
+  );
+  routes.add('GET', HEALTH_PATH);
+  app.get(METRICS_PATH, metricsRoute({ operator, token: config.metrics.token, authenticate: authenticateCaller }));
+  routes.add('GET', METRICS_PATH);
+  const setupRouter = setupRoutes(auth, setup);
+  routes.addRouter('', setupRouter);
+  // The setup router is entered only for its own paths (compared as Express does: any case, one trailing slash).
+  const setupPaths = new Set(routerPaths(setupRouter).map(comparablePath));
+  app.use(gate, (req: Request, res: Response, next: NextFunction) =>
+    setupPaths.has(comparablePath(req.path)) ? setupRouter(req, res, next) : next(),
+  );
+  if (ctx.registry.openapi) {
+    const docs = docsRoutes(ctx.registry.openapi, ctx.registry.model.app.name);
+    routes.addRouter(DOCS_PATH, docs);
+    app.use(DOCS_PATH, docs);
+  }
+  // The admin console: a page and its assets; what it shows comes from the API below.
+  const admin = adminRoutes();
+  routes.addRouter(ADMIN_PATH, admin);
+  app.use(ADMIN_PATH, admin);
   app.use(body);
   const mounts = new MountTable(API_PREFIX);
   const mount = (prefix: string, router: Router) => {
@@ -208,7 +214,6 @@ export function createApp({
   if (media) mount(`${API_PREFIX}/${MEDIA_ASSETS}`, mediaRoutes(ctx, uploads));
   mount(`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, webhooks));
   mount(`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, webhooks));
-  const entityRoutes = new EntityRouteTable(API_PREFIX);
   for (const entity of ctx.registry.entities.values()) {
     if (entity.routes.length === 0) continue;
     const prefix = `${API_PREFIX}/${entity.model.plural}`;
@@ -222,12 +227,8 @@ export function createApp({
   app.use(mounts.handler());
   app.use(methodNotAllowed(routes));
   app.use(notFoundHandler);
-  const errors = errorHandler(ctx.logger);
   app.use(errors);
-  const listener =
-    config.server.adapter === 'node'
-      ? nodeListener(app, { front, gate, body, routes: entityRoutes, errors })
-      : (app as unknown as NodeListener);
+  const listener = config.server.adapter === 'node' ? nodeListener(app, stages) : (app as unknown as NodeListener);
   return { app, routes, listener };
 }
 

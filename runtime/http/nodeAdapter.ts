@@ -75,11 +75,68 @@ export interface NodeStages {
   errors: ErrorRequestHandler;
 }
 
+/** The fields a matched entity route needs on an Express request before the stages run. */
+function enter(req: Request, res: Response, found: FoundRoute): void {
+  res.locals.mountPath = found.prefix;
+  req.params = found.params;
+}
+
+/**
+ * The stages, then the route's handler, on a request that has Express's prototypes: what
+ * Express's router would run for this route, without its layer walk, mount-path rewriting and
+ * `next` chain. `fail` gets every error, from a stage, a throw or a rejected promise.
+ */
+function runRoute(
+  chain: RequestHandler[],
+  found: FoundRoute,
+  req: Request,
+  res: Response,
+  fail: (error: unknown) => void,
+): void {
+  let index = 0;
+  const step: NextFunction = (error?: unknown) => {
+    if (error !== undefined && error !== null) return fail(error);
+    const stage: RequestHandler | undefined = chain[index];
+    index++;
+    let run: () => unknown;
+    if (stage) run = () => stage(req, res, step);
+    else {
+      // Past the stages: the route, labelled as Express labels it (requestLog, metrics).
+      req.baseUrl = found.prefix;
+      req.route = { path: found.path };
+      run = () => found.handler(req, res, fail);
+    }
+    try {
+      const result = run();
+      if (result instanceof Promise) result.then(undefined, (rejected) => fail(rejected ?? new Error('Rejected')));
+    } catch (thrown) {
+      fail(thrown);
+    }
+  };
+  step();
+}
+
+/**
+ * The Express app's first layer: a plain entity route (EntityRouteTable) runs its stages and
+ * handler here, as `server.adapter: node` does, instead of walking the app's layers and the
+ * entity's router; anything else goes on to the app's own layers. Errors go on to the app's
+ * error handler.
+ */
+export function entityLane(stages: NodeStages): RequestHandler {
+  const chain = [stages.front, stages.gate, stages.body];
+  return function entityLane(req, res, next) {
+    const found = stages.routes.find(req.method, req.url);
+    if (!found) return next();
+    enter(req, res, found);
+    runRoute(chain, found, req, res, next);
+  };
+}
+
 /**
  * `server.adapter: node`: node:http serves the entity routes of the generated route table itself,
- * running the same stages and handlers Express runs, without Express's router (its layer walk,
- * mount-path rewriting and `next` chain); every other request goes to the Express app unchanged.
- * The request and response get Express's prototypes, so the stages' helpers are the same.
+ * running the same stages and handlers Express runs, without Express's app (its request set-up
+ * and final handler); every other request goes to the Express app unchanged. The request and
+ * response get Express's prototypes, so the stages' helpers are the same.
  */
 export function nodeListener(app: Express, stages: NodeStages): NodeListener {
   const chain = [stages.front, stages.gate, stages.body];
@@ -93,31 +150,9 @@ export function nodeListener(app: Express, stages: NodeStages): NodeListener {
     Object.setPrototypeOf(req, app.request);
     Object.setPrototypeOf(res, app.response);
     res.locals = Object.create(null);
-    res.locals.mountPath = found.prefix;
     req.originalUrl = req.url;
     req.baseUrl = '';
-    req.params = found.params;
-    const fail = (error: unknown) => stages.errors(error, req, res, () => {});
-    let index = 0;
-    const step: NextFunction = (error?: unknown) => {
-      if (error !== undefined && error !== null) return fail(error);
-      const stage: RequestHandler | undefined = chain[index];
-      index++;
-      let run: () => unknown;
-      if (stage) run = () => stage(req, res, step);
-      else {
-        // Past the stages: the route, labelled as Express labels it (requestLog, metrics).
-        req.baseUrl = found.prefix;
-        req.route = { path: found.path };
-        run = () => found.handler(req, res, fail);
-      }
-      try {
-        const result = run();
-        if (result instanceof Promise) result.then(undefined, (rejected) => fail(rejected ?? new Error('Rejected')));
-      } catch (thrown) {
-        fail(thrown);
-      }
-    };
-    step();
+    enter(req, res, found);
+    runRoute(chain, found, req, res, (error) => stages.errors(error, req, res, () => {}));
   };
 }

@@ -74,3 +74,62 @@ describe('the node:http adapter (server.adapter: node)', () => {
     expect((await node.call('POST', '/api/v1/articles', { token: admin.token, body: '{"title":' })).status).toBe(400);
   });
 });
+
+describe('the entity lane of the Express app (nodeAdapter.ts entityLane)', () => {
+  /** The Express layer that enters the routers mounted under /api/v1, wrapped to count its calls. */
+  function countMountedRouters(server: TestServer): { calls: number } {
+    const stack = (
+      server.app as unknown as { router: { stack: { name: string; handle: (...args: unknown[]) => unknown }[] } }
+    ).router.stack;
+    const layer = stack.find((l) => l.name === 'mountedRouters');
+    if (!layer) throw new Error('no mountedRouters layer in the app');
+    const counter = { calls: 0 };
+    const handle = layer.handle;
+    layer.handle = (...args: unknown[]) => {
+      counter.calls++;
+      return handle(...args);
+    };
+    return counter;
+  }
+
+  it('answers plain entity routes itself, exactly as the entity router answers the same request', async () => {
+    expect(express.config.server.adapter).toBe('express');
+    const routers = countMountedRouters(express);
+    const admin = await express.user({ roles: ['ADMIN'] });
+    const created = await express.call('POST', '/api/v1/articles', {
+      token: admin.token,
+      body: { title: 'Lane', body: 'Past the router' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    expect(routers.calls).toBe(0);
+    // A trailing slash is left to Express's router (it matches it, the lane does not): the two
+    // paths must answer alike, success and failure.
+    const pairs = [
+      `/api/v1/articles/${id}`,
+      '/api/v1/articles?sort=-views&limit=5',
+      `/api/v1/articles/${id}/versions`,
+      '/api/v1/articles/not-an-id',
+      `/api/v1/articles/${id}?nope=1`,
+    ];
+    for (const plain of pairs) {
+      const [path, query] = plain.split('?');
+      const viaLane = await express.call('GET', plain, { token: admin.token });
+      const before = routers.calls;
+      const viaRouter = await express.call('GET', `${path}/${query ? `?${query}` : ''}`, { token: admin.token });
+      expect(routers.calls, plain).toBe(before + 1);
+      expect(viaLane.status, plain).toBe(viaRouter.status);
+      expect(viaLane.body?.error?.code ?? null, plain).toBe(viaRouter.body?.error?.code ?? null);
+      if (viaLane.status === 200) expect(viaLane.body, plain).toEqual(viaRouter.body);
+    }
+    // 405 for a method the entity has no route for is the router's (methodNotAllowed).
+    const calls = routers.calls;
+    expect((await express.call('DELETE', '/api/v1/articles', { token: admin.token })).status).toBe(405);
+    expect(routers.calls).toBe(calls + 1);
+    // The pipeline still runs in front of the lane: limits headers, correlation id, 401.
+    const answer = await express.call('GET', `/api/v1/articles/${id}`, { token: admin.token });
+    expect(answer.headers.get('x-ratelimit-limit')).toBeTruthy();
+    expect(answer.headers.get('x-correlation-id')).toBeTruthy();
+    expect((await express.call('GET', `/api/v1/articles/${id}`, { token: 'forged.1.x' })).status).toBe(401);
+  });
+});

@@ -38,8 +38,11 @@ export function encodeFields(
 /** A row back into a document: every selected field present, null when unset. */
 export function decodeRow(layout: TableLayout, row: Record<string, unknown>, select?: string[]): Doc {
   const doc: Record<string, unknown> = {};
-  const fields = select ?? [...layout.columns.keys()];
-  for (const field of fields) {
+  if (select === undefined) {
+    for (const [field, column] of layout.columns) doc[field] = decodeValue(column.kind, row[field]);
+    return doc as Doc;
+  }
+  for (const field of select) {
     const column = layout.columns.get(field);
     if (column) doc[field] = decodeValue(column.kind, row[field]);
   }

@@ -15,6 +15,21 @@ export interface Statement {
 /** Column name -> encoded value, as `encodeFields` returns it. */
 export type ColumnValues = Map<string, unknown>;
 
+const fieldLists = new WeakMap<TableLayout, string>();
+
+/**
+ * The record's own columns, without the sort keys and folded text stored beside them: what
+ * decodeRow reads, so the driver builds no values nobody uses.
+ */
+export function fieldList(layout: TableLayout): string {
+  let list = fieldLists.get(layout);
+  if (list === undefined) {
+    list = [...layout.columns.keys()].map(ident).join(', ');
+    fieldLists.set(layout, list);
+  }
+  return list;
+}
+
 /** The page of a find, and the fields it reads (`undefined`: every column). */
 export function selectStatement(
   layout: TableLayout,
@@ -28,7 +43,7 @@ export function selectStatement(
     const idDirection = query.sort?.find((s) => s.field === 'id')?.direction ?? 'desc';
     conditions.push(`"id" ${idDirection === 'asc' ? '>' : '<'} ${dialect.bind(params, query.after)}`);
   }
-  let sql = `SELECT ${select ? select.map(ident).join(', ') : '*'} FROM ${ident(layout.table)}${whereClause(conditions)}`;
+  let sql = `SELECT ${select ? select.map(ident).join(', ') : fieldList(layout)} FROM ${ident(layout.table)}${whereClause(conditions)}`;
   sql += ` ORDER BY ${orderByClause(layout, query, dialect, params)}`;
   sql += dialect.paging(query.limit, query.skip, params);
   return { sql, params, select };
@@ -48,7 +63,10 @@ export function getStatement(
   dialect: SqlDialect,
 ): Statement {
   const params: unknown[] = [];
-  return { sql: `SELECT * FROM ${ident(layout.table)}${byId(layout, id, where, dialect, params)}`, params };
+  return {
+    sql: `SELECT ${fieldList(layout)} FROM ${ident(layout.table)}${byId(layout, id, where, dialect, params)}`,
+    params,
+  };
 }
 
 export function insertStatement(layout: TableLayout, values: ColumnValues, dialect: SqlDialect): Statement {
@@ -75,7 +93,7 @@ export function updateStatement(
     .map(([column, value]) => `${ident(column)} = ${dialect.bind(params, value)}`);
   if (assignments.length === 0) return undefined;
   return {
-    sql: `UPDATE ${ident(layout.table)} SET ${assignments.join(', ')}${byId(layout, id, where, dialect, params)} RETURNING *`,
+    sql: `UPDATE ${ident(layout.table)} SET ${assignments.join(', ')}${byId(layout, id, where, dialect, params)} RETURNING ${fieldList(layout)}`,
     params,
   };
 }
@@ -95,7 +113,7 @@ export function incrementStatement(
   );
   for (const [column, value] of values) assignments.push(`${ident(column)} = ${dialect.bind(params, value)}`);
   return {
-    sql: `UPDATE ${ident(layout.table)} SET ${assignments.join(', ')}${byId(layout, id, where, dialect, params)} RETURNING *`,
+    sql: `UPDATE ${ident(layout.table)} SET ${assignments.join(', ')}${byId(layout, id, where, dialect, params)} RETURNING ${fieldList(layout)}`,
     params,
   };
 }

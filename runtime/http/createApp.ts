@@ -22,6 +22,7 @@ import { correlationId } from './correlationId.js';
 import { corsPolicy } from './corsPolicy.js';
 import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
 import { type DrainState, refuseWhileDraining } from './draining.js';
+import { EntityRouteTable, entityLane } from './entityLane.js';
 import { buildEntityRouter, entityRouteHandlers } from './entityRoutes.js';
 import { errorHandler, notFoundHandler } from './errorHandler.js';
 import { FIELD_CHANGES_PATH, fieldChangeRoutes } from './fieldChangeRoutes.js';
@@ -31,7 +32,7 @@ import { jsonBody } from './jsonBody.js';
 import { mediaRoutes, UPLOAD_PATH } from './mediaRoutes.js';
 import { methodNotAllowed, RouteTable } from './methodNotAllowed.js';
 import { mfaRoutes } from './mfaRoutes.js';
-import { EntityRouteTable, entityLane, type NodeListener, nodeListener } from './nodeAdapter.js';
+import { type NodeListener, nodeListener } from './nodeAdapter.js';
 import { OIDC_MFA_FORM_PATH, oidcRoutes } from './oidcRoutes.js';
 import { identifyCaller } from './rateLimit/identifyCaller.js';
 import type { LimiterStore } from './rateLimit/limiterStore.js';
@@ -159,7 +160,7 @@ export function createApp({
   );
   const errors = errorHandler(ctx.logger);
   const entityRoutes = new EntityRouteTable(API_PREFIX);
-  // Plain entity routes run these same stages and their handler in one layer (nodeAdapter.ts);
+  // Plain entity routes run these same stages and their handler in one layer (entityLane.ts);
   // the table is filled below, with the entity routers.
   const stages = { front, gate, body, routes: entityRoutes, errors };
   app.use(entityLane(stages));
@@ -218,7 +219,7 @@ export function createApp({
     if (entity.routes.length === 0) continue;
     const prefix = `${API_PREFIX}/${entity.model.plural}`;
     const definition = { plural: entity.model.plural, validators: entity.validators, routes: entity.routes };
-    // An entity alone on its prefix may be served past Express (nodeAdapter.ts); a feature router
+    // An entity alone on its prefix may be served by the entity lane (entityLane.ts); a feature router
     // mounted before it (media, jobs, webhooks) keeps the whole prefix on the Express path.
     if (!mounts.has(prefix)) entityRoutes.add(entity.model.plural, entityRouteHandlers(ctx, definition));
     // Mounted under its own prefix, so a request only walks the routes of its entity.

@@ -75,7 +75,7 @@ describe('the node:http adapter (server.adapter: node)', () => {
   });
 });
 
-describe('the entity lane of the Express app (nodeAdapter.ts entityLane)', () => {
+describe('the entity lane of the Express app (entityLane.ts)', () => {
   /** The Express layer that enters the routers mounted under /api/v1, wrapped to count its calls. */
   function countMountedRouters(server: TestServer): { calls: number } {
     const stack = (

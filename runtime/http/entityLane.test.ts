@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { EntityRouteTable } from './entityLane.js';
 import type { EntityRoute } from './entityRoutes.js';
-import { EntityRouteTable } from './nodeAdapter.js';
 
 const handler = (name: string) => Object.assign(() => undefined, { label: name });
 const ROUTES: EntityRoute[] = [

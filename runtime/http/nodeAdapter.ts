@@ -19,8 +19,9 @@ export function nodeListener(app: Express, stages: LaneStages): NodeListener {
     const res = outgoing as Response;
     req.res = res;
     res.req = req;
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
+    // Born with them when startServer made the server (expressMessages.ts); set here otherwise.
+    if (Object.getPrototypeOf(req) !== app.request) Object.setPrototypeOf(req, app.request);
+    if (Object.getPrototypeOf(res) !== app.response) Object.setPrototypeOf(res, app.response);
     res.locals = Object.create(null);
     req.originalUrl = req.url;
     req.baseUrl = '';

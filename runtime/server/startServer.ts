@@ -22,6 +22,7 @@ import { repositoryWriter } from '../hooks/repositoryWriter.js';
 import { answerClientError } from '../http/answerClientError.js';
 import { createApp } from '../http/createApp.js';
 import type { DrainState } from '../http/draining.js';
+import { expressMessageClasses } from '../http/expressMessages.js';
 import { sweepIdempotencyRecords } from '../http/idempotency.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
 import type { NodeListener } from '../http/nodeAdapter.js';
@@ -131,7 +132,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
-      const listening = createServer(entigen.listener);
+      // Requests and responses are born with the app's Express prototypes (expressMessages.ts).
+      const listening = createServer(expressMessageClasses(entigen.app), entigen.listener);
       listening.once('error', reject);
       listening.listen(port, host, () => resolve(listening));
     });

@@ -133,3 +133,32 @@ describe('the entity lane of the Express app (entityLane.ts)', () => {
     expect((await express.call('GET', `/api/v1/articles/${id}`, { token: 'forged.1.x' })).status).toBe(401);
   });
 });
+
+describe('requests born with the Express prototypes (expressMessages.ts)', () => {
+  it('leaves Express and the node adapter no prototype to change on any request', async () => {
+    for (const server of [express, node]) {
+      const admin = await server.user({ roles: ['ADMIN'] });
+      const changes: boolean[] = [];
+      const setPrototypeOf = Object.setPrototypeOf;
+      const spy = vi.spyOn(Object, 'setPrototypeOf').mockImplementation((target, proto) => {
+        if (proto === server.app.request || proto === server.app.response)
+          changes.push(Object.getPrototypeOf(target) !== proto);
+        return setPrototypeOf(target, proto);
+      });
+      try {
+        // An entity route (the lane), a fixed route and a 404, each through its own path.
+        expect((await server.call('GET', '/api/v1/articles?limit=1', { token: admin.token })).status).toBe(200);
+        expect((await server.call('GET', '/api/v1/auth/me', { token: admin.token })).status).toBe(200);
+        expect((await server.call('GET', '/api/v1/nowhere', { token: admin.token })).status).toBe(404);
+      } finally {
+        spy.mockRestore();
+      }
+      // Express asks on every request it handles; the answer is always "already so".
+      expect(
+        changes.every((changed) => !changed),
+        server.config.server.adapter,
+      ).toBe(true);
+      if (server === express) expect(changes.length).toBeGreaterThanOrEqual(6);
+    }
+  });
+});

@@ -1,8 +1,10 @@
 // The hand-written baseline: Express 5 + better-sqlite3 doing the same work as entigen for the
 // three benchmarked requests (token check and user lookup, query, count, JSON envelope).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
 import express from 'express';
+import { expressMessageClasses } from '../../runtime/http/expressMessages.js';
 
 const [path, port, secret] = process.argv.slice(2);
 const db = new Database(path);
@@ -174,6 +176,9 @@ app.post('/api/v1/articles', (req, res) => {
   })();
   res.status(201).json({ data: record });
 });
-app.listen(Number(port), '127.0.0.1', () => console.log('listening'));
+// BASELINE_BORN=1 (target baseline-born): the same app on a server whose requests and responses
+// are born with Express's prototypes, as entigen serves (runtime/http/expressMessages.ts).
+const server = process.env.BASELINE_BORN ? createServer(expressMessageClasses(app), app) : createServer(app);
+server.listen(Number(port), '127.0.0.1', () => console.log('listening'));
 // A clean exit on SIGTERM, so a CPU profile (BENCH_PROFILE) gets written.
 process.once('SIGTERM', () => process.exit(0));

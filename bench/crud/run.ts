@@ -36,7 +36,9 @@ const PG_URL =
     : undefined;
 
 interface Target {
-  name: 'entigen' | 'entigen-node' | 'before' | 'baseline' | 'bare' | 'soul';
+  name: 'entigen' | 'entigen-node' | 'before' | 'baseline' | 'baseline-born' | 'bare' | 'soul';
+  /** Runs only when BENCH_TARGETS names it. */
+  optIn?: boolean;
   start(db: string, port: number): ChildProcess;
   /** The checkout whose seed this target needs (BENCH_COMPARE); by default this one's. */
   checkout?: string;
@@ -102,6 +104,17 @@ const TARGETS: Target[] = [
   {
     name: 'baseline',
     start: (db, port) => pinned(0, [...PROFILE, join(here, 'baselineServer.js'), db, String(port), SECRET]),
+    paths: ENTIGEN_PATHS,
+  },
+  {
+    // Opt-in (BENCH_TARGETS=...,baseline-born): the baseline with entigen's born-with-prototypes server.
+    name: 'baseline-born',
+    optIn: true,
+    start: (db, port) =>
+      pinned(0, [...PROFILE, join(here, 'baselineServer.js'), db, String(port), SECRET], {
+        ...process.env,
+        BASELINE_BORN: '1',
+      }),
     paths: ENTIGEN_PATHS,
   },
   {
@@ -229,7 +242,9 @@ async function main() {
   const results = new Map<string, { rps: number; p99: number; failures: number }>();
 
   const only = process.env.BENCH_TARGETS?.split(',');
-  const targets = TARGETS.filter((t) => (t.name !== 'soul' || existsSync(SOUL)) && (!only || only.includes(t.name)));
+  const targets = TARGETS.filter(
+    (t) => (t.name !== 'soul' || existsSync(SOUL)) && (only ? only.includes(t.name) : !t.optIn),
+  );
   const running: { target: Target; url: string; child: ChildProcess; seed: SampledSeed }[] = [];
   for (const target of targets) {
     const seedOf = target.checkout ? sampled(dir, target.name, seedCheckout(dir, target.checkout)) : ownSeed;
@@ -349,6 +364,15 @@ async function main() {
     if (before && e)
       process.stdout.write(
         `  ${item.padEnd(10)} ${(e.rps / before.rps).toFixed(2)}x the throughput of ${COMPARE} (BENCH_COMPARE), p99 ${(e.p99 / Math.max(before.p99, 1)).toFixed(2)}x\n`,
+      );
+  }
+  for (const item of CASES) {
+    const born = results.get(`baseline-born/${item}`);
+    const b = results.get(`baseline/${item}`);
+    const e = results.get(`entigen/${item}`);
+    if (born && b && e)
+      process.stdout.write(
+        `  ${item.padEnd(10)} baseline on a born-with-prototypes server ${(born.rps / b.rps).toFixed(2)}x the baseline; entigen ${(e.rps / born.rps).toFixed(2)}x it\n`,
       );
   }
   const bare = results.get('bare/get by id');

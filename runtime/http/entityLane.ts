@@ -3,6 +3,8 @@ import { match } from 'path-to-regexp';
 import type { EntityRoute } from './entityRoutes.js';
 
 interface CompiledRoute {
+  /** `<base>/<plural>`: the mount point Express would report. */
+  prefix: string;
   method: string;
   path: string;
   matches: (path: string) => Record<string, string> | undefined;
@@ -22,8 +24,11 @@ export interface FoundRoute {
  */
 export class EntityRouteTable {
   private readonly byPlural = new Map<string, CompiledRoute[]>();
+  private readonly start: string;
 
-  constructor(private readonly base: string) {}
+  constructor(private readonly base: string) {
+    this.start = `${base}/`;
+  }
 
   add(plural: string, routes: EntityRoute[]): void {
     this.byPlural.set(
@@ -31,6 +36,7 @@ export class EntityRouteTable {
       routes.map(([method, path, handler]) => {
         const matcher = match(path, { decode: false });
         return {
+          prefix: `${this.base}/${plural}`,
           method,
           path,
           handler,
@@ -46,7 +52,7 @@ export class EntityRouteTable {
   find(method: string, url: string): FoundRoute | undefined {
     const queryAt = url.indexOf('?');
     const path = queryAt < 0 ? url : url.slice(0, queryAt);
-    if (!path.startsWith(`${this.base}/`) || path.endsWith('/') || path.includes('%')) return undefined;
+    if (!path.startsWith(this.start) || path.endsWith('/') || path.includes('%')) return undefined;
     const end = path.indexOf('/', this.base.length + 1);
     const plural = path.slice(this.base.length + 1, end < 0 ? undefined : end);
     const routes = this.byPlural.get(plural);
@@ -55,7 +61,7 @@ export class EntityRouteTable {
     for (const route of routes) {
       if (route.method !== method) continue;
       const params = route.matches(rest);
-      if (params) return { prefix: `${this.base}/${plural}`, path: route.path, params, handler: route.handler };
+      if (params) return { prefix: route.prefix, path: route.path, params, handler: route.handler };
     }
     return undefined;
   }
@@ -72,59 +78,51 @@ export interface LaneStages {
   errors: ErrorRequestHandler;
 }
 
-/** The fields a matched entity route needs on an Express request before the stages run. */
-export function enter(req: Request, res: Response, found: FoundRoute): void {
-  res.locals.mountPath = found.prefix;
-  req.params = found.params;
-}
+/** Runs a matched route on a request that has Express's prototypes; `fail` gets every error. */
+export type RouteRunner = (found: FoundRoute, req: Request, res: Response, fail: (error: unknown) => void) => void;
 
 /**
- * The stages, then the route's handler, on a request that has Express's prototypes: what
- * Express's router would run for this route, without its layer walk, mount-path rewriting and
- * `next` chain. `fail` gets every error, from a stage, a throw or a rejected promise.
+ * The stages, then the route's handler: what Express's router would run for this route, without
+ * its layer walk, mount-path rewriting and `next` chain. Errors from a stage, a throw or a
+ * rejected promise go to `fail`.
  */
-export function runRoute(
-  chain: RequestHandler[],
-  found: FoundRoute,
-  req: Request,
-  res: Response,
-  fail: (error: unknown) => void,
-): void {
-  let index = 0;
-  const step: NextFunction = (error?: unknown) => {
-    if (error !== undefined && error !== null) return fail(error);
-    const stage: RequestHandler | undefined = chain[index];
-    index++;
-    let run: () => unknown;
-    if (stage) run = () => stage(req, res, step);
-    else {
-      // Past the stages: the route, labelled as Express labels it (requestLog, metrics).
-      req.baseUrl = found.prefix;
-      req.route = { path: found.path };
-      run = () => found.handler(req, res, fail);
-    }
-    try {
-      const result = run();
+export function routeRunner(stages: LaneStages): RouteRunner {
+  const chain = [stages.front, stages.gate, stages.body];
+  return function runRoute(found, req, res, fail) {
+    res.locals.mountPath = found.prefix;
+    req.params = found.params;
+    let index = 0;
+    const step: NextFunction = (error?: unknown) => {
+      if (error !== undefined && error !== null) return fail(error);
+      let result: unknown;
+      try {
+        const stage = chain[index++];
+        if (stage) result = stage(req, res, step);
+        else {
+          // Past the stages: the route, labelled as Express labels it (requestLog, metrics).
+          req.baseUrl = found.prefix;
+          req.route = { path: found.path };
+          result = found.handler(req, res, fail);
+        }
+      } catch (thrown) {
+        return fail(thrown);
+      }
       if (result instanceof Promise) result.then(undefined, (rejected) => fail(rejected ?? new Error('Rejected')));
-    } catch (thrown) {
-      fail(thrown);
-    }
+    };
+    step();
   };
-  step();
 }
 
 /**
  * The Express app's first layer: a plain entity route (EntityRouteTable) runs its stages and
- * handler here, instead of walking the app's layers and the
- * entity's router; anything else goes on to the app's own layers. Errors go on to the app's
- * error handler.
+ * handler here instead of walking the app's layers and the entity's router; anything else goes
+ * on to the app's own layers, and errors to the app's error handler.
  */
 export function entityLane(stages: LaneStages): RequestHandler {
-  const chain = [stages.front, stages.gate, stages.body];
+  const run = routeRunner(stages);
   return function entityLane(req, res, next) {
     const found = stages.routes.find(req.method, req.url);
     if (!found) return next();
-    enter(req, res, found);
-    runRoute(chain, found, req, res, next);
+    run(found, req, res, next);
   };
 }

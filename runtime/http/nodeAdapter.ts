@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express, Request, Response } from 'express';
-import { enter, type LaneStages, runRoute } from './entityLane.js';
+import { type LaneStages, routeRunner } from './entityLane.js';
 
 export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -11,7 +11,7 @@ export type NodeListener = (req: IncomingMessage, res: ServerResponse) => void;
  * response get Express's prototypes, so the stages' helpers are the same.
  */
 export function nodeListener(app: Express, stages: LaneStages): NodeListener {
-  const chain = [stages.front, stages.gate, stages.body];
+  const run = routeRunner(stages);
   return function serve(incoming, outgoing) {
     const found = stages.routes.find(incoming.method ?? '', incoming.url ?? '');
     if (!found) return void app(incoming as Request, outgoing as Response);
@@ -25,7 +25,6 @@ export function nodeListener(app: Express, stages: LaneStages): NodeListener {
     res.locals = Object.create(null);
     req.originalUrl = req.url;
     req.baseUrl = '';
-    enter(req, res, found);
-    runRoute(chain, found, req, res, (error) => stages.errors(error, req, res, () => {}));
+    run(found, req, res, (error) => stages.errors(error, req, res, () => {}));
   };
 }

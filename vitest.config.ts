@@ -42,6 +42,7 @@ const BUILD_DIST = ['test/support/globalSetup.ts'];
 //   npm run test:postgres   -> stores with TEST_STORE=postgres (+ the PostgreSQL conformance suite)
 //   npm run test:mongo-fake -> stores with TEST_STORE=mongo-fake
 //   npm run test:package    -> package: npm pack and a git clone installed without dev dependencies
+//   npm run test:cluster    -> cluster: several instances on PostgreSQL + Redis, with faults
 export default defineConfig({
   resolve: {
     alias: { 'entigen/runtime': fileURLToPath(new URL('./runtime/index.ts', import.meta.url)) },
@@ -68,6 +69,7 @@ export default defineConfig({
             '**/node_modules/**',
             'test/architecture/**',
             'test/package/**',
+            'test/cluster/**',
             'test/conformance/postgres.test.ts',
             ...(process.env.HTTP_ADAPTER ? NO_HTTP : []),
           ],
@@ -89,6 +91,17 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'package', include: ['test/package/**/*.test.ts'], globalSetup: BUILD_DIST },
+      },
+      {
+        // Several real instances on PostgreSQL + Redis, with faults; npm run test:cluster runs one
+        // file at a time, since each starts its own processes and times what crosses between them.
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          globalSetup: BUILD_DIST,
+          testTimeout: 120_000,
+        },
       },
     ],
   },

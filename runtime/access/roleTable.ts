@@ -1,5 +1,6 @@
 import { ROLES } from '../model/collections.js';
 import type { AppModel } from '../model/types.js';
+import type { StalenessBound } from '../store/countCache.js';
 import type { Store } from '../store/types.js';
 import { builtinRoles, entityRolePermissions, type RoleDefinition } from './builtinRoles.js';
 import { SYSTEM_ADMIN } from './parsePermission.js';
@@ -12,6 +13,8 @@ export const ADMIN = 'ADMIN';
  */
 export class RoleTable {
   private roles?: Promise<Map<string, RoleDefinition>>;
+  /** The bus between instances: while it cannot vouch for the cache, every read loads the roles again. */
+  trust?: StalenessBound;
   /** Permission sets by sorted role keys: resolved once per combination, not per request. */
   private readonly resolved = new Map<string, Set<string>>();
   private readonly builtins: Map<string, RoleDefinition>;
@@ -26,6 +29,7 @@ export class RoleTable {
   }
 
   all(): Promise<Map<string, RoleDefinition>> {
+    this.expireUntrusted();
     this.roles ??= this.load().catch((error) => {
       this.roles = undefined;
       throw error;
@@ -45,6 +49,7 @@ export class RoleTable {
 
   /** Union of the permissions of `keys`; everyone also holds ANONYMOUS's. Treat the result as read-only. */
   async permissionsOf(keys: readonly string[]): Promise<ReadonlySet<string>> {
+    this.expireUntrusted();
     const cacheKey = [...keys].sort().join(',');
     const cached = this.resolved.get(cacheKey);
     if (cached) return cached;
@@ -54,6 +59,11 @@ export class RoleTable {
       for (const permission of roles.get(key)?.permissions ?? []) out.add(permission);
     if (this.roles) this.resolved.set(cacheKey, out);
     return out;
+  }
+
+  /** Another instance's change may be unheard: nothing cached is used. */
+  private expireUntrusted(): void {
+    if (this.trust && !this.trust.trusted) this.invalidate(false);
   }
 
   private async load(): Promise<Map<string, RoleDefinition>> {

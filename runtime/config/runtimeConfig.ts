@@ -46,6 +46,11 @@ export interface RuntimeConfig {
   realtime: RealtimeConfig;
   /** Outgoing webhooks (the built-in webhooks entity). */
   webhooks: WebhooksConfig;
+  /**
+   * Many instances: while the bus between them cannot prove that every notice arrived, no cached
+   * session, role or count is kept longer than `maxStalenessMs`.
+   */
+  cluster: { maxStalenessMs: number };
   /** Outgoing mail (runtime/mail/). */
   mail: MailConfig;
 }
@@ -220,7 +225,16 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
       leaseMs: parseDuration(raw.webhooks?.lease ?? '30s'),
     },
     mail: mailConfig(raw.mail, env),
+    cluster: { maxStalenessMs: maxStaleness(env.CLUSTER_MAX_STALENESS || raw.cluster?.maxStaleness || '1s') },
   };
+}
+
+/** Between 50 ms (pulses four times as often) and one minute. */
+function maxStaleness(text: string): number {
+  const ms = parseDuration(text);
+  if (ms < 50 || ms > 60_000)
+    throw new Error(`CLUSTER_MAX_STALENESS (cluster.maxStaleness) must be from 50ms to 1m, not "${text}"`);
+  return ms;
 }
 
 function emailVerification(value: string | undefined): RuntimeConfig['emailVerification'] {

@@ -11,6 +11,8 @@ export interface HealthOptions {
   authenticate(req: Request, res: Response, next: NextFunction): Promise<void>;
   /** The event log, realtime streams and webhooks, for administrators. */
   events?(): Promise<unknown>;
+  /** The bus between instances (channels, staleness), for administrators; none: a single instance. */
+  cluster?(): unknown;
 }
 
 /** Whether the request carries an admin credential; any failure (database down included) means no. */
@@ -39,7 +41,7 @@ async function timed(ping: () => Promise<void>): Promise<{ status: 'up' | 'down'
 }
 
 /** GET /api/health: `{ status, timestamp }` for all; admins also get the statistics. 503 when the database is down. */
-export function healthRoute({ ctx, metrics, services, authenticate, events }: HealthOptions) {
+export function healthRoute({ ctx, metrics, services, authenticate, events, cluster }: HealthOptions) {
   return async function health(req: Request, res: Response): Promise<void> {
     const database = await timed(() => ctx.store.ping());
     const status = database.status === 'up' ? 'ok' : 'error';
@@ -68,6 +70,7 @@ export function healthRoute({ ctx, metrics, services, authenticate, events }: He
           kind: ctx.store.kind,
           ...(database.error ? { error: database.error } : {}),
         },
+        cluster: cluster?.() ?? { transport: 'none', up: true },
       });
       if (events && database.status === 'up') {
         try {

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { BusState } from '../cluster/busWatch.js';
 
 /** Seconds: from a fast cached read to a slow list or upload. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -75,6 +76,43 @@ export class OperatorMetrics {
 
   storeCall(store: string, operation: string, outcome: 'ok' | 'error', seconds: number): void {
     this.storeSeconds.observe({ store, operation, outcome }, seconds);
+  }
+
+  /** The bus between instances: whether it vouches for caches, how stale, and each channel. */
+  watchCluster(read: () => BusState): void {
+    this.watch(
+      'entigen_cluster_bus_up',
+      'Whether every notice of the other instances has surely arrived (1) or not (0)',
+      () => (read().up ? 1 : 0),
+    );
+    this.watch(
+      'entigen_cluster_bus_staleness_seconds',
+      'Age of the newest proof that every notice arrived (-1: none yet)',
+      () => {
+        const { stalenessMs } = read();
+        return stalenessMs === null ? -1 : stalenessMs / 1000;
+      },
+    );
+    this.watch('entigen_cluster_peers', 'Other instances heard on the bus recently', () => read().peers);
+    new Gauge({
+      name: 'entigen_cluster_channel_subscribed',
+      help: 'Whether the broker confirmed the subscription of each bus channel',
+      labelNames: ['channel'],
+      registers: [this.registry],
+      collect() {
+        for (const [channel, state] of Object.entries(read().channels)) this.set({ channel }, state.subscribed ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'entigen_cluster_channel_last_message_age_seconds',
+      help: 'Seconds since a message arrived on each bus channel (-1: none since start)',
+      labelNames: ['channel'],
+      registers: [this.registry],
+      collect() {
+        for (const [channel, state] of Object.entries(read().channels))
+          this.set({ channel }, state.lastMessageAgeMs === null ? -1 : state.lastMessageAgeMs / 1000);
+      },
+    });
   }
 
   rateLimited(tier: string): void {

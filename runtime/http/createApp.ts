@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response, 
 import type { AuthContext } from '../auth/authContext.js';
 import { OidcClients } from '../auth/oidc.js';
 import type { SetupState } from '../auth/setup.js';
+import type { BusState } from '../cluster/busWatch.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { eventStatistics } from '../events/eventStats.js';
 import type { RealtimeHub } from '../events/realtime/realtimeHub.js';
@@ -70,6 +71,8 @@ export interface AppOptions {
   webhooks: WebhookDispatcher;
   /** The count cache, when counts are cached: it also remembers what session tokens resolve to. */
   counts?: CountCache;
+  /** The bus between instances, for the health report; none with one instance. */
+  cluster?: () => BusState;
 }
 
 export const API_PREFIX = '/api/v1';
@@ -92,6 +95,7 @@ export function createApp({
   realtime,
   webhooks,
   counts,
+  cluster,
 }: AppOptions): { app: Express; routes: RouteTable; listener: NodeListener } {
   const { ctx, config } = auth;
   const app = express();
@@ -174,6 +178,7 @@ export function createApp({
       services,
       authenticate: authenticateCaller,
       events: () => eventStatistics(ctx, realtime.size),
+      cluster,
     }),
   );
   routes.add('GET', HEALTH_PATH);

@@ -6,6 +6,7 @@ import { SYSTEM_CALLER } from '../access/caller.js';
 import { RoleTable } from '../access/roleTable.js';
 import type { AuthContext, Mailer } from '../auth/authContext.js';
 import { createFirstAdmin, hasAdmin, SetupState } from '../auth/setup.js';
+import { type Bus, RedisBus } from '../cluster/redisBus.js';
 import { loadRuntimeConfig, type RuntimeConfig } from '../config/runtimeConfig.js';
 import type { RuntimeContext } from '../context.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
@@ -41,7 +42,6 @@ import type { PgStore } from '../store/postgres/pgStore.js';
 import { SqliteStore } from '../store/sqlite/sqliteStore.js';
 import type { Store } from '../store/types.js';
 import { featureRules } from './featureRules.js';
-import { type Bus, RedisBus } from './redisBus.js';
 
 /**
  * Counts are cached (store/countCache.ts) where every write can be heard: the embedded store
@@ -294,10 +294,11 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${prefix}:rl`)) : memoryLimiterStore();
   const services: Record<string, () => Promise<void>> = redis ? { redis: async () => void (await redis.ping()) } : {};
   // Without Redis, instances on one PostgreSQL database hear each other through LISTEN/NOTIFY.
+  const { maxStalenessMs } = config.cluster;
   const bus: Bus | undefined = redis
-    ? await RedisBus.connect(redis, prefix, logger)
+    ? await RedisBus.connect(redis, prefix, logger, maxStalenessMs)
     : opened.kind === 'postgres'
-      ? await (await import('./pgBus.js')).PgBus.connect(opened as PgStore, prefix, logger)
+      ? await (await import('../cluster/pgBus.js')).PgBus.connect(opened as PgStore, prefix, logger, maxStalenessMs)
       : undefined;
   if (countCache) {
     operator.watch('entigen_read_cache_hits', 'Counts and session callers answered from memory', () => countCache.hits);
@@ -307,14 +308,9 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
       () => countCache.misses,
     );
   }
-  if (countCache && bus) {
-    // While notices could be missed, nothing cached is trusted.
-    const local = countCache.changedElsewhere;
-    countCache.changedElsewhere = () => {
-      const changed = local?.() ?? false;
-      return changed || !bus.connected;
-    };
-  }
+  if (bus) operator.watchCluster(() => bus.state());
+  // While the bus cannot prove that every notice arrived, nothing cached outlives the bound.
+  if (countCache && bus) countCache.trust = bus;
 
   const dispatcher = new HookDispatcher(ctx, { ...config.hooks, repositories: systemRepositories });
   // One reader of the event log for realtime streams; other instances' commits arrive through
@@ -349,13 +345,22 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
       await bus.on('counts', (collection) => countCache.invalidate(collection, true));
     }
     auth.roles.onChange = () => bus.publish('roles');
+    auth.roles.trust = bus;
     bus.onResume = () => {
       countCache?.clear();
       auth.roles.invalidate(false);
       realtime.recheckAll();
       feed.notify();
     };
+    await bus.start();
   }
+  // A stream holds a credential: while the bus cannot vouch for notices, streams are checked at the bound.
+  const streamCheck = bus
+    ? setInterval(() => {
+        if (!bus.trusted) realtime.recheckAll();
+      }, maxStalenessMs)
+    : undefined;
+  streamCheck?.unref();
   const drain: DrainState = { draining: false };
   const scheduler = new Scheduler({
     ctx,
@@ -378,6 +383,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     realtime,
     webhooks,
     counts: countCache,
+    cluster: bus ? () => bus.state() : undefined,
   });
 
   /** The log keeps what afterCommit hooks and enabled webhooks have not settled, whatever its age. */
@@ -408,6 +414,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   const stopWork = () => {
     stopping ??= (async () => {
       clearInterval(sweeper);
+      clearInterval(streamCheck);
       // Streams end first: their clients reconnect (elsewhere) with Last-Event-ID.
       realtime.closeAll();
       feed.stop();

@@ -14,6 +14,12 @@ import type {
   Where,
 } from './types.js';
 
+/** What vouches for a cache across instances: the bus (runtime/cluster/redisBus.ts). */
+export interface StalenessBound {
+  /** Every other instance's notice sent more than the staleness bound ago has surely arrived. */
+  readonly trusted: boolean;
+}
+
 /** Counts remembered at most, over every collection (least recently used go first). */
 export const MAX_CACHED_COUNTS = 10_000;
 
@@ -31,6 +37,11 @@ export class CountCache {
   onInvalidate?: (collection: string) => void;
   /** Whether another process wrote to the database since the last call (the embedded store tells). */
   changedElsewhere?: () => boolean;
+  /**
+   * Whether every other instance's notices up to `maxStalenessMs` ago have surely arrived (the bus
+   * between instances). While it says no, nothing cached is used: every read goes to the store.
+   */
+  trust?: StalenessBound;
   /** Answers from memory and reads that went to the store (counts and remembered values). */
   hits = 0;
   misses = 0;
@@ -41,9 +52,9 @@ export class CountCache {
     return this.generations.get(collection) ?? 0;
   }
 
-  /** Forgets everything when another process wrote; call before reading the cache. */
+  /** Forgets everything when another process wrote, or when the bus cannot vouch for it; call before reading. */
   sync(): void {
-    if (this.changedElsewhere?.()) this.clear();
+    if (this.changedElsewhere?.() || (this.trust && !this.trust.trusted)) this.clear();
   }
 
   /**

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { PgStore } from '../store/postgres/pgStore.js';
+import { type BusState, BusWatch, PULSE_TOPIC } from './busWatch.js';
 import type { Bus } from './redisBus.js';
 
 /** How long a lost listening connection waits before it tries again. */
@@ -13,8 +14,9 @@ const MAX_PAYLOAD_BYTES = 7000;
  * The instances' notices over PostgreSQL's LISTEN/NOTIFY, for deployments on PostgreSQL without
  * Redis: the same topics as RedisBus, on one channel per app (prefix) and schema, since
  * notifications reach every session of the database. One connection of its own listens; a lost
- * one is opened again, and while it is down `connected` is false (the count cache then forgets
- * what it knows on every read, since another instance's writes would go unheard).
+ * one is opened again. Every topic rides the one channel, so LISTEN confirms them all; the
+ * instance's own pulse coming back proves the round trip (busWatch.ts), and while that proof is
+ * older than the staleness bound, caches keep nothing longer than the bound.
  */
 export class PgBus implements Bus {
   private readonly instance = randomUUID();
@@ -23,27 +25,49 @@ export class PgBus implements Bus {
   private closed = false;
   private listenedBefore = false;
   private pending: string[] = [];
-  connected = false;
+  private pulseTimer?: NodeJS.Timeout;
+  private readonly watch: BusWatch;
   onResume?: () => void;
 
   private constructor(
     private readonly store: PgStore,
     private readonly channel: string,
     private readonly logger: Logger,
-  ) {}
+    maxStalenessMs: number,
+  ) {
+    this.watch = new BusWatch('postgres', maxStalenessMs, () => this.handlers.keys());
+    this.handlers.set(PULSE_TOPIC, () => undefined);
+  }
 
-  static async connect(store: PgStore, prefix: string, logger: Logger): Promise<PgBus> {
+  static async connect(store: PgStore, prefix: string, logger: Logger, maxStalenessMs: number): Promise<PgBus> {
     const name = `${prefix}:${store.schemaName}`;
     // Channel names are identifiers: at most 63 bytes.
     const channel =
       Buffer.byteLength(name) <= 63 ? name : `entigen:${createHash('sha256').update(name).digest('hex').slice(0, 40)}`;
-    const bus = new PgBus(store, channel, logger);
-    await bus.listen();
-    return bus;
+    return new PgBus(store, channel, logger, maxStalenessMs);
+  }
+
+  get trusted(): boolean {
+    return this.watch.trusted;
+  }
+
+  get maxStalenessMs(): number {
+    return this.watch.maxStalenessMs;
+  }
+
+  state(): BusState {
+    return this.watch.state();
   }
 
   async on(topic: string, handler: (message: string) => void): Promise<void> {
     this.handlers.set(topic, handler);
+    if (this.client && this.listenedBefore) this.confirmAll();
+  }
+
+  async start(): Promise<void> {
+    this.pulseTimer = setInterval(() => this.publish(PULSE_TOPIC, this.watch.pulse()), this.watch.pulseMs);
+    this.pulseTimer.unref();
+    await this.listen();
   }
 
   /** Notices published in one turn of the event loop go out as one NOTIFY, a line each. */
@@ -72,7 +96,8 @@ export class PgBus implements Bus {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.connected = false;
+    clearInterval(this.pulseTimer);
+    this.watch.lost();
     await this.client?.end().catch(() => undefined);
   }
 
@@ -82,7 +107,7 @@ export class PgBus implements Bus {
     this.client = client;
     const lost = (error?: Error) => {
       if (this.client !== client) return;
-      this.connected = false;
+      this.watch.lost();
       this.client = undefined;
       if (this.closed) return;
       if (error) this.logger.warn({ err: error }, 'postgres notice listener lost; reconnecting');
@@ -95,21 +120,34 @@ export class PgBus implements Bus {
     try {
       await client.connect();
       await client.query(`LISTEN "${this.channel.replaceAll('"', '""')}"`);
-      this.connected = true;
       // Notices sent while no connection listened are lost: whoever caches must start over.
-      if (this.listenedBefore) this.onResume?.();
+      const resumed = this.listenedBefore;
       this.listenedBefore = true;
+      if (this.confirmAll() && resumed) this.onResume?.();
+      // The first proof need not wait for the next pulse.
+      this.publish(PULSE_TOPIC, this.watch.pulse());
     } catch (error) {
       lost(error as Error);
     }
   }
 
+  /** One LISTEN carries every topic; true when that completed the set. */
+  private confirmAll(): boolean {
+    let completed = false;
+    for (const topic of this.handlers.keys()) completed = this.watch.confirmSubscribed(topic) || completed;
+    return completed;
+  }
+
   private deliver(text: string): void {
     const [sender, ...lines] = text.split('\n');
-    if (sender === this.instance) return;
+    const own = sender === this.instance;
     for (const line of lines) {
       const space = line.indexOf(' ');
-      if (space > 0) this.handlers.get(line.slice(0, space))?.(line.slice(space + 1));
+      if (space <= 0) continue;
+      const topic = line.slice(0, space);
+      const message = line.slice(space + 1);
+      this.watch.heard(topic, sender, own, message);
+      if (!own) this.handlers.get(topic)?.(message);
     }
   }
 }

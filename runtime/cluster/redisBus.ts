@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { type BusState, BusWatch, PULSE_TOPIC } from './busWatch.js';
+
+/** Notices between the instances of one deployment (Redis publish/subscribe, or PostgreSQL LISTEN/NOTIFY). */
+export interface Bus {
+  /** Calls `handler` with every other instance's notices on `topic`; register before `start()`. */
+  on(topic: string, handler: (message: string) => void): Promise<void>;
+  /** Subscribes every registered topic and starts pulsing. */
+  start(): Promise<void>;
+  publish(topic: string, message?: string): void;
+  /**
+   * True while every notice sent more than the staleness bound ago has surely arrived: every
+   * channel is subscribed and this instance's own pulse came back in time. While false, caches
+   * keep nothing longer than the bound.
+   */
+  readonly trusted: boolean;
+  readonly maxStalenessMs: number;
+  state(): BusState;
+  /** Called when every channel is subscribed again after a loss: notices of the gap are gone. */
+  onResume?: () => void;
+  close(): Promise<void>;
+}
+
+/** Notices a publisher could not send, kept for when Redis answers again (the oldest go first). */
+const MAX_UNSENT = 1000;
+
+/**
+ * Notices between the instances of one deployment over Redis publish/subscribe: role changes
+ * (empty the role cache), commits (read the event log), ended credentials (check realtime
+ * streams), written collections (forget counts and sessions). An instance does not act on its
+ * own notices, but hears its pulse come back, which is what `trusted` rests on (busWatch.ts).
+ *
+ * The subscriber connection subscribes only once ioredis calls it ready, one channel at a time,
+ * each confirmed by Redis's reply; ioredis's own resubscription is off, since a SUBSCRIBE written
+ * before its ready check turns the connection into subscriber mode and fails that check.
+ */
+export class RedisBus implements Bus {
+  private readonly instance = randomUUID();
+  private readonly handlers = new Map<string, (message: string) => void>();
+  private readonly watch: BusWatch;
+  private readonly unsent = new Set<string>();
+  private pulseTimer?: NodeJS.Timeout;
+  private started = false;
+  private closed = false;
+  private resumed = false;
+  onResume?: () => void;
+
+  private constructor(
+    private readonly redis: Redis,
+    private readonly subscriber: Redis,
+    private readonly prefix: string,
+    private readonly logger: Logger,
+    maxStalenessMs: number,
+  ) {
+    this.watch = new BusWatch('redis', maxStalenessMs, () => this.handlers.keys());
+  }
+
+  static async connect(redis: Redis, prefix: string, logger: Logger, maxStalenessMs: number): Promise<RedisBus> {
+    const subscriber = redis.duplicate({
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      autoResubscribe: false,
+      lazyConnect: true,
+    });
+    subscriber.on('error', (error) => logger.warn({ err: error }, 'redis subscriber error'));
+    const bus = new RedisBus(redis, subscriber, prefix, logger, maxStalenessMs);
+    subscriber.on('message', (channel: string, text: string) => bus.deliver(channel, text));
+    subscriber.on('ready', () => void bus.subscribeAll());
+    subscriber.on('close', () => bus.watch.lost());
+    // Notices that could not go out are sent once Redis answers again.
+    redis.on('ready', () => bus.flushUnsent());
+    bus.handlers.set(PULSE_TOPIC, () => undefined);
+    return bus;
+  }
+
+  get trusted(): boolean {
+    return this.watch.trusted;
+  }
+
+  get maxStalenessMs(): number {
+    return this.watch.maxStalenessMs;
+  }
+
+  state(): BusState {
+    return this.watch.state();
+  }
+
+  async on(topic: string, handler: (message: string) => void): Promise<void> {
+    this.handlers.set(topic, handler);
+    if (this.started && this.subscriber.status === 'ready') await this.subscribe(topic);
+  }
+
+  async start(): Promise<void> {
+    this.started = true;
+    this.pulseTimer = setInterval(() => this.publish(PULSE_TOPIC, this.watch.pulse()), this.watch.pulseMs);
+    this.pulseTimer.unref();
+    await this.subscriber
+      .connect()
+      .catch((error) => this.logger.warn({ err: error }, 'redis subscriber cannot connect'));
+  }
+
+  publish(topic: string, message = ''): void {
+    const text = `${this.instance} ${message}`;
+    this.redis.publish(`${this.prefix}:${topic}`, text).catch((error) => {
+      if (topic === PULSE_TOPIC || this.closed) return;
+      this.logger.warn({ err: error, topic }, 'cannot publish a notice to redis; it is sent when redis answers');
+      this.keepUnsent(topic, text);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.pulseTimer);
+    await this.subscriber.quit().catch(() => undefined);
+  }
+
+  private keepUnsent(topic: string, text: string): void {
+    const entry = `${topic}\n${text}`;
+    this.unsent.delete(entry);
+    this.unsent.add(entry);
+    if (this.unsent.size > MAX_UNSENT) this.unsent.delete(this.unsent.values().next().value!);
+  }
+
+  private flushUnsent(): void {
+    const entries = [...this.unsent];
+    this.unsent.clear();
+    for (const entry of entries) {
+      const split = entry.indexOf('\n');
+      const topic = entry.slice(0, split);
+      const text = entry.slice(split + 1);
+      this.redis.publish(`${this.prefix}:${topic}`, text).catch(() => this.keepUnsent(topic, text));
+    }
+  }
+
+  /** Subscribes every topic on a fresh connection; the first time it completes after a loss, caches start over. */
+  private async subscribeAll(): Promise<void> {
+    if (!this.started) return;
+    for (const topic of [...this.handlers.keys()]) {
+      if (this.subscriber.status !== 'ready') return;
+      await this.subscribe(topic);
+    }
+  }
+
+  private async subscribe(topic: string): Promise<void> {
+    try {
+      await this.subscriber.subscribe(`${this.prefix}:${topic}`);
+    } catch (error) {
+      this.logger.warn({ err: error, topic }, 'cannot subscribe to a redis channel; retrying');
+      // A refused SUBSCRIBE leaves the bus untrusted; a fresh connection tries again.
+      if (!this.closed) this.subscriber.disconnect(true);
+      return;
+    }
+    if (!this.watch.confirmSubscribed(topic)) return;
+    if (this.resumed) this.onResume?.();
+    this.resumed = true;
+    // The first proof need not wait for the next pulse.
+    this.publish(PULSE_TOPIC, this.watch.pulse());
+  }
+
+  private deliver(channel: string, text: string): void {
+    const topic = channel.slice(this.prefix.length + 1);
+    const space = text.indexOf(' ');
+    const sender = space < 0 ? text : text.slice(0, space);
+    const message = space < 0 ? '' : text.slice(space + 1);
+    const own = sender === this.instance;
+    this.watch.heard(topic, sender, own, message);
+    if (!own) this.handlers.get(topic)?.(message);
+  }
+}

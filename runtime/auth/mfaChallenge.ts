@@ -63,30 +63,65 @@ export async function completeMfaChallenge(auth: AuthContext, mfaToken: string, 
 
 /**
  * A code of the user's authenticator (a step later than the last one accepted, so no code works
- * twice) or an unused recovery code, each claimed by a conditional update. Wrong codes count;
- * MFA_MAX_FAILURES in a row lock the account's second step for a while (429).
+ * twice) or an unused recovery code, each claimed by a conditional update. Every try takes one of
+ * MFA_MAX_FAILURES slots first, by one atomic conditional increment, so however many tries arrive
+ * at once, at most that many codes are ever checked; a right code frees the slots, and the try
+ * that fills the last one with a wrong code locks the account's second step for a while (429).
  */
 export async function checkSecondFactor(auth: AuthContext, user: Doc, code: string): Promise<void> {
   const { store } = auth.ctx;
   const now = auth.ctx.now();
-  const blockedUntil = typeof user.mfaBlockedUntil === 'string' ? Date.parse(user.mfaBlockedUntil) : 0;
-  if (blockedUntil > now.getTime()) {
-    const locked = new ApiError('RATE_LIMITED', 'Too many wrong codes; try again later');
-    locked.retryAfterSeconds = Math.ceil((blockedUntil - now.getTime()) / 1000);
-    throw locked;
+  const stamp = now.toISOString();
+  const notLocked = {
+    or: [
+      { field: 'mfaBlockedUntil', op: 'exists' as const, value: false },
+      { field: 'mfaBlockedUntil', op: 'lte' as const, value: stamp },
+    ],
+  };
+  const slot = await store.increment(USERS, user.id, { mfaFailures: 1 }, undefined, {
+    and: [
+      notLocked,
+      {
+        or: [
+          { field: 'mfaFailures', op: 'exists', value: false },
+          { field: 'mfaFailures', op: 'lt', value: MFA_MAX_FAILURES },
+        ],
+      },
+    ],
+  });
+  if (!slot) throw lockedError(await store.get(USERS, user.id), now);
+  // The last slot locks before its code is checked (and unlocks if the code is right), so a try
+  // that dies half way leaves at worst an ordinary lock, never slots that stay taken.
+  const lockedUntil = new Date(now.getTime() + MFA_BLOCK_MS).toISOString();
+  const last = (slot.mfaFailures as number) >= MFA_MAX_FAILURES;
+  if (last)
+    await store.update(
+      USERS,
+      user.id,
+      { mfaFailures: 0, mfaBlockedUntil: lockedUntil },
+      { field: 'mfaFailures', op: 'gte', value: MFA_MAX_FAILURES },
+    );
+  if (await claimCode(auth, slot, code.trim())) {
+    if (last)
+      await store.update(
+        USERS,
+        user.id,
+        { mfaBlockedUntil: null },
+        { field: 'mfaBlockedUntil', op: 'eq', value: lockedUntil },
+      );
+    return;
   }
-  if (await claimCode(auth, user, code.trim())) return;
-  const failures = ((user.mfaFailures as number | undefined) ?? 0) + 1;
-  await store.update(
-    USERS,
-    user.id,
-    failures >= MFA_MAX_FAILURES
-      ? { mfaFailures: 0, mfaBlockedUntil: new Date(now.getTime() + MFA_BLOCK_MS).toISOString() }
-      : { mfaFailures: failures },
-  );
   throw new ApiError('UNAUTHORIZED', 'The code is not valid', {
     code: 'is not a current authenticator code or an unused recovery code',
   });
+}
+
+/** 429 with the time left; a second step whose slots are all taken by tries in flight waits a second. */
+function lockedError(user: Doc | null, now: Date): ApiError {
+  const blockedUntil = typeof user?.mfaBlockedUntil === 'string' ? Date.parse(user.mfaBlockedUntil) : 0;
+  const locked = new ApiError('RATE_LIMITED', 'Too many wrong codes; try again later');
+  locked.retryAfterSeconds = Math.max(1, Math.ceil((blockedUntil - now.getTime()) / 1000));
+  return locked;
 }
 
 async function claimCode(auth: AuthContext, user: Doc, code: string): Promise<boolean> {

@@ -215,6 +215,30 @@ describe('two-factor authentication (TOTP)', () => {
     expect((await verify(totpCode(secret, clock))).status).toBe(200);
   });
 
+  it('checks at most five codes of a burst of wrong ones sent at once, then locks', async () => {
+    await start();
+    const { secret } = await enrolledUser('burst@example.test');
+    const mfaToken = (await login('burst@example.test')).body.mfaToken as string;
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        call('POST', '/api/v1/auth/mfa/verify', { body: { mfaToken, code: String(100000 + i) } }).then((r) => r.status),
+      ),
+    );
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(295);
+    // Locked afterwards, even for a right code.
+    clock += 30_000;
+    const after = await call('POST', '/api/v1/auth/mfa/verify', { body: { mfaToken, code: totpCode(secret, clock) } });
+    expect(after.status).toBe(429);
+    expect(Number(after.headers.get('retry-after'))).toBeGreaterThan(800);
+    clock += 15 * 60_000;
+    const fresh = (await login('burst@example.test')).body.mfaToken as string;
+    expect(
+      (await call('POST', '/api/v1/auth/mfa/verify', { body: { mfaToken: fresh, code: totpCode(secret, clock) } }))
+        .status,
+    ).toBe(200);
+  });
+
   it('requiredFor holds a role until it enrolls; API keys are not held; an admin reset mails the user', async () => {
     const { smtp } = await start({ requiredFor: ['ADMIN'] });
     const admin = await server!.user({ roles: ['ADMIN'], email: 'boss@example.test' });

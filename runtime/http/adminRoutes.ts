@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { type Request, type Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { ApiError } from '../errors/apiError.js';
 import { packageRoot } from '../model/packageRoot.js';
+import { exactRouter } from './exactRouter.js';
 
 export const ADMIN_PATH = '/admin';
 
@@ -25,7 +26,7 @@ const TYPES: Record<string, string> = {
  * /admin is the single page, which routes in the browser. Nothing is read from disk per request.
  */
 export function adminRoutes(folder = join(packageRoot, 'admin', 'build')): Router {
-  const router = Router();
+  const router = exactRouter();
   const page = existsSync(join(folder, 'index.html')) ? readFileSync(join(folder, 'index.html')) : undefined;
   const assets = new Map<string, { type: string; body: Buffer }>();
   const assetsFolder = join(folder, 'assets');

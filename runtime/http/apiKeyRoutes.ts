@@ -1,14 +1,15 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { API_KEYS_CREATE } from '../access/accountPermissions.js';
 import { requirePermission } from '../access/guards.js';
 import { type ApiKeyInput, createApiKey, listApiKeys, revokeApiKey } from '../auth/apiKeyOperations.js';
 import type { AuthContext } from '../auth/authContext.js';
+import { exactRouter } from './exactRouter.js';
 import { markSecretAnswer } from './idempotency.js';
 import { readBody } from './readBody.js';
 
 /** /api/v1/apikeys: create (token shown once), list your keys, revoke. `{ data }` bodies. */
 export function apiKeyRoutes(auth: AuthContext): Router {
-  const router = Router();
+  const router = exactRouter();
 
   router.post('/', async (req, res) => {
     // 401/403 before any 400 about the body.

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { requireAdmin, requireUser } from '../access/guards.js';
 import { labelledTenants, MAX_LISTED_TENANTS, tenantsOf } from '../access/tenancy.js';
 import {
@@ -20,6 +20,7 @@ import { publicUser } from '../auth/users.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { metrics } from '../health/metrics.js';
 import type { Doc } from '../store/types.js';
+import { exactRouter } from './exactRouter.js';
 import { markSecretAnswer } from './idempotency.js';
 import { answerSignIn } from './mfaRoutes.js';
 import { readBody } from './readBody.js';
@@ -30,7 +31,7 @@ import { readBody } from './readBody.js';
  * mfaRoutes.ts; OpenID Connect: oidcRoutes.ts.)
  */
 export function authRoutes(auth: AuthContext): Router {
-  const router = Router();
+  const router = exactRouter();
   const signIn = (res: import('express').Response, user: Doc, status: number) => answerSignIn(auth, res, user, status);
   /** The first factor passed: a session, or for an account with two-factor authentication, the second step (202). */
   const firstFactorPassed = async (res: import('express').Response, user: Doc) => {

@@ -1,4 +1,5 @@
-import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { exactRouter } from './exactRouter.js';
 
 /**
  * Middlewares run in order as one layer of the app: the router matches one layer instead of
@@ -28,8 +29,8 @@ export function compose(...handlers: (RequestHandler | undefined)[]): RequestHan
 /**
  * Routers mounted under `/api/v1/<name>` found by their first path segment, instead of the app
  * trying each mount point in turn. Each router still runs inside its own one-layer mount, so
- * req.baseUrl, req.url and their restoring on next() are Express's own. Segments compare without
- * case, as Express matches mount paths.
+ * req.baseUrl, req.url and their restoring on next() are Express's own. Segments compare in their
+ * exact case, as the routers match (exactRouter.ts).
  */
 export class MountTable {
   private readonly mounts = new Map<string, Router>();
@@ -44,25 +45,24 @@ export class MountTable {
     const segment = prefix.slice(this.base.length + 1);
     if (!prefix.startsWith(`${this.base}/`) || segment === '' || segment.includes('/'))
       throw new Error(`mount point ${prefix} is not one segment under ${this.base}`);
-    const key = segment.toLowerCase();
-    const mounted = this.mounts.get(key) ?? Router();
-    this.mounts.set(key, mounted.use(prefix, before, router));
+    const mounted = this.mounts.get(segment) ?? exactRouter();
+    this.mounts.set(segment, mounted.use(prefix, before, router));
   }
 
   /** Some router is mounted at this prefix already. */
   has(prefix: string): boolean {
-    return this.mounts.has(prefix.slice(this.base.length + 1).toLowerCase());
+    return this.mounts.has(prefix.slice(this.base.length + 1));
   }
 
   handler(): RequestHandler {
     const start = this.base.length + 1;
-    const base = `${this.base}/`.toLowerCase();
+    const base = `${this.base}/`;
     const mounts = this.mounts;
     return function mountedRouters(req, res, next) {
       const path = req.path;
-      if (path.length <= start || path.slice(0, start).toLowerCase() !== base) return next();
+      if (path.length <= start || !path.startsWith(base)) return next();
       const end = path.indexOf('/', start);
-      const mounted = mounts.get(path.slice(start, end < 0 ? undefined : end).toLowerCase());
+      const mounted = mounts.get(path.slice(start, end < 0 ? undefined : end));
       if (!mounted) return next();
       mounted(req, res, next);
     };

@@ -18,6 +18,7 @@ import { ADMIN_PATH, adminRoutes } from './adminRoutes.js';
 import { apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
 import { authRoutes } from './authRoutes.js';
+import { canonicalPath } from './canonicalPath.js';
 import { compose, MountTable } from './compose.js';
 import { correlationId } from './correlationId.js';
 import { corsPolicy } from './corsPolicy.js';
@@ -105,6 +106,8 @@ export function createApp({
   // Responses are per caller and marked no-store; hashing every body for an ETag buys nothing.
   app.set('etag', false);
   app.set('query parser', 'extended');
+  // One spelling of a path routes, the one every policy reads (exactRouter.ts).
+  app.set('case sensitive routing', true);
   app.set('trust proxy', config.server.trustProxy);
 
   const identity = {
@@ -149,7 +152,9 @@ export function createApp({
       (req) => req.method === 'POST' && ((media && req.path === UPLOAD_PATH) || req.path === OIDC_MFA_FORM_PATH),
     ),
     refusePrototypeKeys(),
-    refuseUnstorableInput({ readsOnly: (req) => req.method === 'POST' && req.path === `${API_PREFIX}/auth/login` }),
+    refuseUnstorableInput({
+      readsOnly: (req) => req.method === 'POST' && canonicalPath(req) === `${API_PREFIX}/auth/login`,
+    }),
     authenticateCaller,
     requireVerifiedEmail(config.emailVerification, `${API_PREFIX}/auth`),
     requireMfaEnrollment(config.mfa.requiredFor, `${API_PREFIX}/auth`),
@@ -186,7 +191,7 @@ export function createApp({
   routes.add('GET', METRICS_PATH);
   const setupRouter = setupRoutes(auth, setup);
   routes.addRouter('', setupRouter);
-  // The setup router is entered only for its own paths (compared as Express does: any case, one trailing slash).
+  // The setup router is entered only for its own paths (compared as Express does: exact case, one trailing slash).
   const setupPaths = new Set(routerPaths(setupRouter).map(comparablePath));
   app.use(gate, (req: Request, res: Response, next: NextFunction) =>
     setupPaths.has(comparablePath(req.path)) ? setupRouter(req, res, next) : next(),
@@ -250,5 +255,4 @@ function routerPaths(router: Router): string[] {
   return (router.stack as { route?: { path: string } }[]).flatMap((layer) => (layer.route ? [layer.route.path] : []));
 }
 
-const comparablePath = (path: string) =>
-  (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
+const comparablePath = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);

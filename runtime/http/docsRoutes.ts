@@ -1,7 +1,8 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { type Response, Router } from 'express';
+import type { Response, Router } from 'express';
 import { notFound } from '../errors/apiError.js';
+import { exactRouter } from './exactRouter.js';
 
 export const DOCS_PATH = '/api/docs';
 
@@ -44,7 +45,7 @@ function page(title: string): string {
 
 /** /api/docs (reference page), /api/docs/openapi.json (the generated document), /api/docs/assets/*. */
 export function docsRoutes(openapi: unknown, title: string): Router {
-  const router = Router();
+  const router = exactRouter();
   const folder = assetsFolder();
   const cacheable = (res: Response) => res.setHeader('Cache-Control', 'public, max-age=3600');
   router.get('/openapi.json', (_req, res) => void res.json(openapi));

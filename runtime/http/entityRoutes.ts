@@ -1,4 +1,4 @@
-import { type Request, type RequestHandler, type Response, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { RuntimeContext } from '../context.js';
 import { openSealedValue } from '../crypto/signedToken.js';
 import { aggregateOperation } from '../entities/aggregate.js';
@@ -30,6 +30,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/listQuery.js';
 import { parseAggregateQuery } from '../query/parseAggregateQuery.js';
 import { parseListQuery } from '../query/parseListQuery.js';
 import { parsePopulate } from '../query/parsePopulate.js';
+import { exactRouter } from './exactRouter.js';
 import { readBody } from './readBody.js';
 import './requestTypes.js';
 import type { EntityDefinition, EntityRouteName } from '../model/entityRoutes.js';
@@ -262,7 +263,7 @@ export function entityRouteHandlers(ctx: RuntimeContext, definition: EntityDefin
 
 /** The Express router of one entity, to mount at `/{plural}`. */
 export function buildEntityRouter(ctx: RuntimeContext, definition: EntityDefinition): Router {
-  const router = Router();
+  const router = exactRouter();
   for (const [method, path, handler] of entityRouteHandlers(ctx, definition))
     router[method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete'](path, handler);
   return router;

@@ -1,15 +1,16 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { requireAdmin, requireUser } from '../access/guards.js';
 import type { RuntimeContext } from '../context.js';
 import { validationError } from '../errors/apiError.js';
 import { FIELD_CHANGE_STATUSES, listAllFieldChanges } from '../history/historyOperations.js';
 import { historyPage } from './entityRoutes.js';
+import { exactRouter } from './exactRouter.js';
 
 export const FIELD_CHANGES_PATH = '/field-changes';
 
 /** GET /api/v1/field-changes: the approvals queue across entities (admins); `entity`, `approvalStatus`, `limit`, `cursor`. */
 export function fieldChangeRoutes(ctx: RuntimeContext): Router {
-  const router = Router();
+  const router = exactRouter();
   router.get('/', async (req, res) => {
     requireUser(req.caller);
     requireAdmin(req.caller);

@@ -6,6 +6,7 @@ import { newId } from '../entities/prepareWrite.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { IDEMPOTENCY_RECORDS } from '../model/collections.js';
 import { type Doc, type Store, UniqueConflict } from '../store/types.js';
+import { canonicalPath } from './canonicalPath.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotency-replayed';
@@ -92,7 +93,7 @@ export function idempotency(options: IdempotencyOptions) {
     if (typeof key !== 'string' || key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
       throw validationError({ 'idempotency-key': `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` });
     }
-    const scopeKey = sha256(`${callerScope(req)}\n${req.method}\n${req.path}\n${key}`);
+    const scopeKey = sha256(`${callerScope(req)}\n${req.method}\n${canonicalPath(req)}\n${key}`);
     const requestHash = sha256(canonicalJson(req.body ?? null));
     const found = await existing(scopeKey);
     if (found) return answerFrom(found, requestHash, res);

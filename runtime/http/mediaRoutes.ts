@@ -3,12 +3,13 @@ import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { type Request, Router } from 'express';
+import type { Request, Router } from 'express';
 import type { RuntimeContext } from '../context.js';
 import { createOperation } from '../entities/create.js';
 import { findVisible } from '../entities/requireAccess.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { MEDIA_ASSETS } from '../model/collections.js';
+import { exactRouter } from './exactRouter.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 
 export const UPLOAD_PATH = `/api/v1/${MEDIA_ASSETS}/upload`;
@@ -106,7 +107,7 @@ function receive(req: Request, dir: string, maxBytes: number): Promise<Upload> {
  * answers the file to whoever may view the record. Deleting the record deletes the file.
  */
 export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxBytes: number }): Router {
-  const router = Router();
+  const router = exactRouter();
   router.post('/upload', async (req, res) => {
     if (!req.is('multipart/form-data'))
       throw validationError({ 'content-type': 'must be multipart/form-data' }, 'Upload must be multipart/form-data');

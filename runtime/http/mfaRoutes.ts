@@ -1,4 +1,4 @@
-import { type Response, Router } from 'express';
+import type { Response, Router } from 'express';
 import { requireUser } from '../access/guards.js';
 import { signInSession } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
@@ -8,6 +8,7 @@ import { setSessionCookie } from '../auth/sessionCookie.js';
 import { publicUser } from '../auth/users.js';
 import { validationError } from '../errors/apiError.js';
 import type { Doc } from '../store/types.js';
+import { exactRouter } from './exactRouter.js';
 import { markSecretAnswer } from './idempotency.js';
 import { type BodySpec, readBody } from './readBody.js';
 
@@ -46,7 +47,7 @@ function codeOf(body: unknown, spec: BodySpec): { fields: Record<string, unknown
 
 /** /api/v1/auth/mfa: enroll, confirm, verify (the second step of a sign-in), disable. Bare bodies. */
 export function mfaRoutes(auth: AuthContext): Router {
-  const router = Router();
+  const router = exactRouter();
 
   router.post('/mfa/enroll', async (req, res) => {
     requireUser(req.caller);

@@ -1,4 +1,4 @@
-import express, { type Request, type Response, Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { signInSession } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { completeMfaChallenge, issueMfaChallenge } from '../auth/mfaChallenge.js';
@@ -9,6 +9,7 @@ import { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError } from '../errors/apiError.js';
 import { escapeHtml } from '../model/escapeHtml.js';
 import { cookieValue } from './authenticate.js';
+import { exactRouter } from './exactRouter.js';
 
 export const OIDC_PREFIX = '/oidc';
 /** Where the second-factor form of an OpenID sign-in posts (form-encoded, read by this router itself). */
@@ -21,7 +22,7 @@ const FLOW_COOKIE_PATH = '/api/v1/auth/oidc';
  * returnTo). An account with two-factor authentication gets a code form instead of a session.
  */
 export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
-  const router = Router();
+  const router = exactRouter();
   const flowCookie = `${auth.cookieName.replace(/_uid$/, '')}_oidc`;
   // Lax, not Strict: the provider's redirect back is a navigation from another site.
   const setFlow = (res: Response, value: string) =>

@@ -1,4 +1,4 @@
-import { type Request, Router } from 'express';
+import type { Request, Router } from 'express';
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { newDetails, validationError } from '../errors/apiError.js';
@@ -8,6 +8,7 @@ import { STREAM_ERROR_EVENT } from '../events/realtime/realtimeStream.js';
 import { type Subscription, SubscriptionView } from '../events/realtime/subscriptionView.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel } from '../model/types.js';
+import { exactRouter } from './exactRouter.js';
 
 export const REALTIME_PATH = '/api/v1/realtime';
 const PARAMETERS = ['entities', 'includeArchived', 'select', 'tenant', 'lastEventId'];
@@ -28,7 +29,7 @@ export interface RealtimeRouteOptions {
  * narrows the records sent; `tenant` stands in for x-tenant-id (EventSource sends no headers).
  */
 export function realtimeRoutes({ ctx, hub, identify }: RealtimeRouteOptions): Router {
-  const router = Router();
+  const router = exactRouter();
   router.get('/', async (req, res) => {
     const tenant = single(req.query.tenant);
     const caller = tenant ? { ...req.caller, requestedTenantId: tenant } : req.caller;

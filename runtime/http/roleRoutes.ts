@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { requireAdmin } from '../access/guards.js';
 import type { AuthContext } from '../auth/authContext.js';
 import {
@@ -10,11 +10,12 @@ import {
   type RoleInput,
   updateRole,
 } from '../auth/roleOperations.js';
+import { exactRouter } from './exactRouter.js';
 import { readBody } from './readBody.js';
 
 /** /api/v1/roles (admin): list, available permissions, create, edit and delete stored roles. Bare bodies. */
 export function roleRoutes(auth: AuthContext): Router {
-  const router = Router();
+  const router = exactRouter();
 
   // 401/403 before any 400 about the body.
   router.use((req, _res, next) => {

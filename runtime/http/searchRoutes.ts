@@ -1,7 +1,8 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { RuntimeContext } from '../context.js';
 import { searchOperation } from '../entities/search.js';
 import { validationError } from '../errors/apiError.js';
+import { exactRouter } from './exactRouter.js';
 
 const MAX_QUERY_LENGTH = 200;
 const DEFAULT_LIMIT = 20;
@@ -9,7 +10,7 @@ const MAX_LIMIT = 100;
 
 /** GET /api/v1/search?q=&limit= (feature `search`): `{ data: { items: [{ entity, id, title, snippet }], totalCount } }`. */
 export function searchRoutes(ctx: RuntimeContext): Router {
-  const router = Router();
+  const router = exactRouter();
   router.get('/', async (req, res) => {
     const details: Record<string, string> = {};
     for (const name of Object.keys(req.query))

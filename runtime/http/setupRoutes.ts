@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { issueSession } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
@@ -10,6 +10,7 @@ import { ApiError } from '../errors/apiError.js';
 import type { MailTestResult } from '../mail/testMail.js';
 import { escapeHtml } from '../model/escapeHtml.js';
 import { packageRoot } from '../model/packageRoot.js';
+import { exactRouter } from './exactRouter.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 
 export const SETUP_PATH = '/setup';
@@ -30,7 +31,7 @@ export function setupGate(state: SetupState) {
 
 /** GET /setup: the form; POST /setup: form or JSON; 404 once an admin exists. GET /: the page a finished setup lands on. */
 export function setupRoutes(auth: AuthContext, state: SetupState): Router {
-  const router = Router();
+  const router = exactRouter();
   const template = readFileSync(join(packageRoot, 'templates', 'setup.html'), 'utf8');
   const home = readFileSync(join(packageRoot, 'templates', 'home.html'), 'utf8').replace(
     /\{\{appName\}\}/g,

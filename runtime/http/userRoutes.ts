@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { requireAdmin, requireUser } from '../access/guards.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { resetMfa } from '../auth/mfa.js';
@@ -12,6 +12,7 @@ import {
   userView,
 } from '../auth/userOperations.js';
 import { validationError } from '../errors/apiError.js';
+import { exactRouter } from './exactRouter.js';
 import { readBody } from './readBody.js';
 
 /**
@@ -19,7 +20,7 @@ import { readBody } from './readBody.js';
  * displayName), POST /{id}/password-reset and /{id}/mfa/reset (admin). Bare bodies.
  */
 export function userRoutes(auth: AuthContext): Router {
-  const router = Router();
+  const router = exactRouter();
 
   router.get('/', async (req, res) => {
     requireAdmin(req.caller);

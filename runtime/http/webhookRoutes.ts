@@ -1,4 +1,4 @@
-import { type Request, Router } from 'express';
+import type { Request, Router } from 'express';
 import { requireAdmin } from '../access/guards.js';
 import type { RuntimeContext } from '../context.js';
 import { createOperation } from '../entities/create.js';
@@ -11,6 +11,7 @@ import { type WebhookDispatcher, webhookWants } from '../events/webhooks/webhook
 import { CHANGE_EVENTS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { Doc } from '../store/types.js';
+import { exactRouter } from './exactRouter.js';
 
 /** Events one replay may queue; a longer range is asked for in parts. */
 export const MAX_REPLAY = 1000;
@@ -23,7 +24,7 @@ const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
  * - POST /webhooks/{id}/replay `{ from, to? }`: sends the matching events after `from` up to `to` again.
  */
 export function webhookRoutes(ctx: RuntimeContext, dispatcher: WebhookDispatcher): Router {
-  const router = Router();
+  const router = exactRouter();
   router.post('/', async (req, res) => {
     const created = await createOperation({
       ctx,
@@ -90,7 +91,7 @@ export function webhookRoutes(ctx: RuntimeContext, dispatcher: WebhookDispatcher
 
 /** POST /webhookDeliveries/{id}/redeliver: a delivered or failed delivery is sent again (202). */
 export function webhookDeliveryRoutes(ctx: RuntimeContext, dispatcher: WebhookDispatcher): Router {
-  const router = Router();
+  const router = exactRouter();
   router.post('/:id/redeliver', async (req, res) => {
     requireAdmin(req.caller);
     const id = String(req.params.id);

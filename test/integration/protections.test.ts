@@ -352,6 +352,38 @@ describe('limits, headers and errors', () => {
     expect((await server.call('GET', '/api/v1/articles', { token: admin.token })).body.data.totalCount).toBe(0);
   });
 
+  it('routes one spelling of a path, the one every policy reads', async () => {
+    server = await startTestServer({}, { overrides: { rateLimit: DEFAULT_LIMITS } });
+    const credentials = { email: 'x@example.test', password: 'nope nope nope!' };
+    // Other letter case is not a route: never counted in another tier, never missing no-store.
+    for (const path of ['/api/v1/Auth/login', '/API/v1/auth/login', '/api/V1/auth/login', '/api/v1/AUTH/LOGIN']) {
+      const res = await server.call('POST', path, { body: credentials });
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('NOT_FOUND');
+    }
+    const user = await server.user();
+    expect((await server.call('GET', '/api/v1/Articles', { token: user.token })).status).toBe(404);
+    expect((await server.call('GET', '/api/v1/auth/ME', { token: user.token })).status).toBe(404);
+    // The trailing slash the routers accept is the same route to every policy.
+    const slash = await server.call('POST', '/api/v1/auth/login/', { body: credentials });
+    expect(slash.status).toBe(401);
+    expect(slash.headers.get('x-ratelimit-limit')).toBe('20');
+    expect(slash.headers.get('cache-control')).toBe('no-store');
+    const post = (path: string) =>
+      server!.call('POST', path, {
+        token: user.token,
+        headers: { 'Idempotency-Key': 'one-spelling' },
+        body: { title: 'Spelled once', body: 'b' },
+      });
+    const first = await post('/api/v1/articles');
+    const second = await post('/api/v1/articles/');
+    expect(first.status).toBe(201);
+    expect(second.headers.get('idempotency-replayed')).toBe('true');
+    expect(second.body.data.id).toBe(first.body.data.id);
+    const listed = await server.call('GET', '/api/v1/articles?q=Spelled', { token: user.token });
+    expect(listed.body.data.totalCount).toBe(1);
+  });
+
   it('sends security headers and no-store on API responses', async () => {
     server = await startTestServer();
     const res = await server.call('GET', '/api/v1/articles');

@@ -35,8 +35,11 @@ export interface RuntimeConfig {
   cors: CorsConfig;
   /** GET /api/metrics also answers this scrape token (besides administrators). */
   metrics: { token?: string };
-  /** afterCommit delivery: attempts before a delivery is failed, the first retry delay (doubling), a hook's time limit. */
-  hooks: { attempts: number; backoffMs: number; timeoutMs: number };
+  /**
+   * afterCommit delivery: attempts before a delivery is failed, the first retry delay (doubling),
+   * a hook's time limit, and how long an instance holds the log's cursor without renewing it.
+   */
+  hooks: { attempts: number; backoffMs: number; timeoutMs: number; leaseMs: number };
   /**
    * The event log: kept at least `retentionMs` (and while a consumer still needs it), and at
    * most `maxCount` events beyond that age limit (0: no count limit).
@@ -200,6 +203,7 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
       attempts: raw.hooks?.attempts ?? 5,
       backoffMs: parseDuration(raw.hooks?.backoff ?? '10s'),
       timeoutMs: parseDuration(raw.hooks?.timeout ?? '30s'),
+      leaseMs: parseDuration(raw.hooks?.lease ?? '30s'),
     },
     events: {
       retentionMs: parseDuration(raw.events?.retention ?? '7d'),

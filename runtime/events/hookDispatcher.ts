@@ -26,8 +26,6 @@ const CURSOR_ID = '000000000000000000000002';
 const BATCH = 100;
 /** How long a commit's notice waits for others before the log is read. */
 const COALESCE_MS = 20;
-/** While a batch runs, the cursor is saved at least this often (a crash re-delivers at most this much). */
-const SAVE_EVERY_MS = 250;
 
 /**
  * Delivers afterCommit hooks from the event log, at least once, in log order. One instance at a
@@ -96,12 +94,13 @@ export class HookDispatcher {
     }, COALESCE_MS);
   }
 
-  /** Stops polling and waits for the delivery in progress. */
+  /** Stops polling, waits for the delivery in progress and lets the cursor go, so another instance goes on at once. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     clearTimeout(this.soon);
     await this.running;
+    await this.lease.releaseAll();
   }
 
   /** Every event up to this one has been handed to afterCommit hooks (all of them, when there are none). */
@@ -137,30 +136,33 @@ export class HookDispatcher {
     }
   }
 
+  /**
+   * Runs the afterCommit hooks of new events while this instance holds the cursor: before each
+   * hook the lease is extended past the hook's time limit, and after it the cursor moves past the
+   * event, so a crash runs again at most the hook in flight. Events without a hook move the cursor
+   * once per batch.
+   */
   private async deliverNew(): Promise<void> {
     for (;;) {
       const position = await this.take();
       if (position === undefined) return;
       const events = await eventsAfter(this.ctx.store, position, BATCH);
       if (events.length === 0) return;
-      // The cursor moves after the batch (and every SAVE_EVERY_MS within it): one write per batch,
-      // not per event; a crash delivers the unsaved part again, which at least once allows.
-      let saved = Date.now();
       let done = position;
+      let saved = position;
       for (const event of events) {
         if (this.stopped) break;
         const hook = this.hooksOf(event.entity)?.afterCommit;
         if (hook) {
+          if (!(await this.lease.extend(CURSOR_ID, this.options.timeoutMs))) return;
           const error = await this.attempt(hook, event);
           if (error) await this.recordFailure(event, error);
+          if (!(await this.save(event.seq))) return;
+          saved = event.seq;
         }
         done = event.seq;
-        if (Date.now() - saved >= SAVE_EVERY_MS) {
-          if (!(await this.save(done))) return;
-          saved = Date.now();
-        }
       }
-      if (done !== position && !(await this.save(done))) return;
+      if (done !== saved && !(await this.save(done))) return;
       if (events.length < BATCH || this.stopped) return;
     }
   }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RuntimeContext } from '../context.js';
 import { newId } from '../entities/prepareWrite.js';
 import { DEFAULT_JOB_TIMEOUT_MS, JOB_EXECUTIONS, SCHEDULED_JOBS } from '../model/collections.js';
+import { RowLease } from '../store/rowLease.js';
 import type { Doc } from '../store/types.js';
 import { nextRunAfter, type ScheduleType } from './schedule.js';
 import { metricPoints, storeSnapshots } from './snapshots.js';
@@ -43,9 +44,14 @@ export class Scheduler {
   private timer?: NodeJS.Timeout;
   private stopping = false;
   private readonly running = new Map<string, { done: Promise<void>; abort: (reason: string) => void }>();
+  /** A job's row is leased by the instance running its due run, for the job's timeout and a margin. */
+  private readonly lease: RowLease;
 
   constructor(private readonly options: SchedulerOptions) {
     this.instanceId = options.instanceId ?? randomUUID();
+    this.lease = new RowLease(options.ctx.store, SCHEDULED_JOBS, this.instanceId, LEASE_MARGIN_MS, () =>
+      options.ctx.now(),
+    );
   }
 
   start(): void {
@@ -93,6 +99,7 @@ export class Scheduler {
       for (const run of this.running.values()) run.abort('The server shut down before the job finished');
       await all;
     }
+    await this.lease.releaseAll();
   }
 
   /** Settles when every run this instance started has ended (tests). */
@@ -100,6 +107,7 @@ export class Scheduler {
     await Promise.all([...this.running.values()].map((run) => run.done));
   }
 
+  /** A due run is this instance's when it moves nextRunAt from the value it read (compare-and-set) and leases the row. */
   private async claim(job: Doc, now: Date): Promise<Doc | null> {
     const next = nextRunAfter(
       job.scheduleType as ScheduleType,
@@ -107,19 +115,16 @@ export class Scheduler {
       (job.timezone as string) ?? 'UTC',
       now,
     );
-    const leaseUntil = new Date(
-      now.getTime() + Number(job.timeout ?? DEFAULT_JOB_TIMEOUT_MS) + LEASE_MARGIN_MS,
-    ).toISOString();
-    return this.options.ctx.store.update(
-      SCHEDULED_JOBS,
+    return this.lease.claim(
       job.id,
-      { nextRunAt: next.toISOString(), leaseOwner: this.instanceId, leaseUntil },
+      Number(job.timeout ?? DEFAULT_JOB_TIMEOUT_MS) + LEASE_MARGIN_MS,
       {
         and: [
           { field: 'nextRunAt', op: 'eq', value: job.nextRunAt },
           { field: 'enabled', op: 'eq', value: true },
         ],
       },
+      { nextRunAt: next.toISOString() },
     );
   }
 
@@ -210,24 +215,19 @@ export class Scheduler {
     const { store, now } = this.options.ctx;
     const ended = now();
     const duration = ended.getTime() - startedAt.getTime();
-    await store.update(JOB_EXECUTIONS, execution.id, {
-      status,
-      completedAt: ended.toISOString(),
-      duration,
-      output,
-      error,
-      updatedAt: ended.toISOString(),
-    });
-    const release = {
-      lastRunAt: startedAt.toISOString(),
-      lastStatus: status,
-      leaseOwner: null,
-      leaseUntil: null,
-      updatedAt: ended.toISOString(),
-    };
+    // A run already marked failed (its lease ran out while this instance stalled) stays so.
+    await store.update(
+      JOB_EXECUTIONS,
+      execution.id,
+      { status, completedAt: ended.toISOString(), duration, output, error, updatedAt: ended.toISOString() },
+      { field: 'status', op: 'eq', value: 'running' },
+    );
+    const summary = { lastRunAt: startedAt.toISOString(), lastStatus: status, updatedAt: ended.toISOString() };
     if (status === 'completed')
-      await store.update(SCHEDULED_JOBS, job.id, { ...release, failureCount: 0, lastError: null });
-    else await store.increment(SCHEDULED_JOBS, job.id, { failureCount: 1 }, { ...release, lastError: error });
+      await store.update(SCHEDULED_JOBS, job.id, { ...summary, failureCount: 0, lastError: null });
+    else await store.increment(SCHEDULED_JOBS, job.id, { failureCount: 1 }, { ...summary, lastError: error });
+    // Only this instance's lease: a later run claimed elsewhere keeps its own.
+    await this.lease.release(job.id);
   }
 
   /** Runs whose lease ran out belong to an instance that died: they are marked failed. */

@@ -1,16 +1,31 @@
 import type { Doc, Store, UpdateSet, Where } from './types.js';
 
+/** The lease was lost (it ran out, or another holder took it): what was about to be written is not. */
+export class LeaseLost extends Error {
+  constructor(id: string) {
+    super(`the lease on ${id} was lost`);
+  }
+}
+
 /**
  * A lease on one row (its `leaseOwner` and `leaseUntil` fields), taken and kept by conditional
  * updates, so across any number of instances one holds it at a time; a holder that dies loses it
  * when `leaseUntil` passes. The event log's consumers (afterCommit delivery, each webhook) keep
- * their cursors under one.
+ * their cursors under one, and the scheduler claims each due run with one.
+ *
+ * Fencing: every write of a holder (`save`) and every action with effects outside the store
+ * (`extend`, before a POST or a hook) is conditional on the lease being this holder's and not run
+ * out; `extend` also pushes its end past the action's time limit, so no other instance can take
+ * it while the action runs. A holder whose lease was lost stops at its next step.
  */
 export class RowLease {
+  /** Rows this holder took and has not let go: released at shutdown. */
+  private readonly held = new Set<string>();
+
   constructor(
     private readonly store: Store,
     private readonly collection: string,
-    private readonly owner: string,
+    readonly owner: string,
     private readonly leaseMs: number,
     private readonly now: () => Date,
   ) {}
@@ -25,10 +40,10 @@ export class RowLease {
     if (!row) return null;
     const halfway = new Date(now.getTime() + this.leaseMs / 2).toISOString();
     if (row.leaseOwner === this.owner && typeof row.leaseUntil === 'string' && row.leaseUntil > halfway) return row;
-    return this.store.update(
+    const taken = await this.store.update(
       this.collection,
       id,
-      { leaseOwner: this.owner, leaseUntil: this.until() },
+      { leaseOwner: this.owner, leaseUntil: this.until(this.leaseMs) },
       {
         or: [
           { field: 'leaseOwner', op: 'eq', value: this.owner },
@@ -37,27 +52,73 @@ export class RowLease {
         ],
       },
     );
+    if (taken) this.held.add(id);
+    else this.held.delete(id);
+    return taken;
+  }
+
+  /**
+   * Takes row `id` for `forMs` when `where` holds (a compare-and-set on what the caller read),
+   * writing `set` with it; the row, or null when `where` no longer holds.
+   */
+  async claim(id: string, forMs: number, where: Where, set: UpdateSet = {}): Promise<Doc | null> {
+    const claimed = await this.store.update(
+      this.collection,
+      id,
+      { ...set, leaseOwner: this.owner, leaseUntil: this.until(forMs) },
+      where,
+    );
+    if (claimed) this.held.add(id);
+    return claimed;
+  }
+
+  /**
+   * Before an action with effects outside the store that may take up to `forMs`: renews the lease
+   * to outlast it by a whole lease (time for the writes that follow), only while this holder still
+   * has it. False: the lease was lost, the action must not happen.
+   */
+  async extend(id: string, forMs: number, store: Store = this.store): Promise<boolean> {
+    const extended = await store.update(
+      this.collection,
+      id,
+      { leaseUntil: this.until(forMs + this.leaseMs) },
+      this.mine(),
+    );
+    if (!extended) this.held.delete(id);
+    return extended !== null;
   }
 
   /** Writes `set` (and renews the lease) only while this holder still has it; false when it was lost. */
-  async save(id: string, set: UpdateSet): Promise<boolean> {
-    const saved = await this.store.update(
+  async save(id: string, set: UpdateSet, store: Store = this.store): Promise<boolean> {
+    const saved = await store.update(
       this.collection,
       id,
-      { ...set, leaseUntil: this.until() },
-      { field: 'leaseOwner', op: 'eq', value: this.owner },
+      { ...set, leaseUntil: this.until(this.leaseMs) },
+      this.mine(),
     );
+    if (!saved) this.held.delete(id);
     return saved !== null;
   }
 
-  /** Lets the row go at once (shutdown), so another instance need not wait for the lease to run out. */
-  async release(id: string): Promise<void> {
+  /** As `save`, inside the caller's transaction: throws LeaseLost (rolling it back) when the lease was lost. */
+  async saveOrThrow(id: string, set: UpdateSet, tx: Store): Promise<void> {
+    if (!(await this.save(id, set, tx))) throw new LeaseLost(id);
+  }
+
+  /** Lets the row go at once (and writes `set`), so another instance need not wait for the lease to run out. */
+  async release(id: string, set: UpdateSet = {}): Promise<void> {
+    this.held.delete(id);
     await this.store.update(
       this.collection,
       id,
-      { leaseOwner: null, leaseUntil: null },
+      { ...set, leaseOwner: null, leaseUntil: null },
       { field: 'leaseOwner', op: 'eq', value: this.owner },
     );
+  }
+
+  /** Lets every row this holder took go (shutdown). */
+  async releaseAll(): Promise<void> {
+    await Promise.all([...this.held].map((id) => this.release(id).catch(() => undefined)));
   }
 
   /** Writes `set` when nobody holds the row (or the lease ran out). */
@@ -71,7 +132,17 @@ export class RowLease {
     return this.store.update(this.collection, id, set, free);
   }
 
-  private until(): string {
-    return new Date(this.now().getTime() + this.leaseMs).toISOString();
+  /** Held by this holder and not run out. */
+  private mine(): Where {
+    return {
+      and: [
+        { field: 'leaseOwner', op: 'eq', value: this.owner },
+        { field: 'leaseUntil', op: 'gt', value: this.now().toISOString() },
+      ],
+    };
+  }
+
+  private until(ms: number): string {
+    return new Date(this.now().getTime() + ms).toISOString();
   }
 }

@@ -144,7 +144,10 @@ describe('hooks on every write path', () => {
             },
           },
         }),
-        overrides: { rateLimit: GENEROUS_LIMITS, hooks: { attempts: 3, backoffMs: 20, timeoutMs: 2000 } },
+        overrides: {
+          rateLimit: GENEROUS_LIMITS,
+          hooks: { attempts: 3, backoffMs: 20, timeoutMs: 2000, leaseMs: 30_000 },
+        },
       },
     );
     admin = await server.user({ roles: ['ADMIN'] });
@@ -247,7 +250,10 @@ describe('afterCommit delivery: retried, then failed where an admin sees it and 
             },
           },
         }),
-        overrides: { rateLimit: GENEROUS_LIMITS, hooks: { attempts: 3, backoffMs: 10, timeoutMs: 2000 } },
+        overrides: {
+          rateLimit: GENEROUS_LIMITS,
+          hooks: { attempts: 3, backoffMs: 10, timeoutMs: 2000, leaseMs: 30_000 },
+        },
       },
     );
     admin = await server.user({ roles: ['ADMIN'] });

@@ -1,14 +1,36 @@
 // A server process for tests that kill it or run several: the example app with fast webhook
 // settings, and a realtime poll so slow that events from other instances must come through Redis.
 // Run as `node --import tsx test/support/serverChild.ts` with DATABASE_URL set; prints {"url": ...}.
+// With AFTER_COMMIT_URL, an afterCommit hook on articles POSTs `{ seq, id, pid }` there, so a test
+// can count how often each event's hook ran and on which process.
 import { pino } from 'pino';
+import { defineHooks } from '../../generated/hooks.js';
 import { registry, repositories } from '../../generated/index.js';
+import hooks from '../../hooks/orders.js';
 import { startServer } from '../../runtime/server/startServer.js';
 import { GENEROUS_LIMITS } from './testServer.js';
+
+const afterCommitUrl = process.env.AFTER_COMMIT_URL;
+const afterCommit = afterCommitUrl
+  ? [
+      hooks,
+      defineHooks('articles', {
+        async afterCommit({ seq, id }) {
+          const res = await fetch(afterCommitUrl, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ seq, id, pid: process.pid }),
+          });
+          if (!res.ok) throw new Error(`the receiver answered ${res.status}`);
+        },
+      }),
+    ]
+  : undefined;
 
 const server = await startServer({
   registry,
   repositories,
+  hooks: afterCommit,
   root: process.cwd(),
   port: 0,
   host: '127.0.0.1',
@@ -32,6 +54,7 @@ const server = await startServer({
       allowPrivateTargets: true,
       leaseMs: 1000,
     },
+    hooks: { attempts: 5, backoffMs: 200, timeoutMs: 2000, leaseMs: 1000 },
   },
   env: { SESSION_SECRET: 'webhook-child', APP_ENCRYPTION_KEY: 'webhook-child-key', ...process.env },
 });

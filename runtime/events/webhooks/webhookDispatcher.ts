@@ -4,7 +4,7 @@ import type { RuntimeContext } from '../../context.js';
 import { newId } from '../../entities/prepareWrite.js';
 import { presentRecord } from '../../entities/presentRecord.js';
 import { EVENT_CURSORS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../../model/collections.js';
-import { RowLease } from '../../store/rowLease.js';
+import { LeaseLost, RowLease } from '../../store/rowLease.js';
 import { type Doc, UniqueConflict } from '../../store/types.js';
 import { type ChangeEvent, eventAt, lastEventSeq } from '../eventLog.js';
 import type { LogFeed } from '../logFeed.js';
@@ -74,15 +74,14 @@ export class WebhookDispatcher {
     this.wake();
   }
 
-  /** Stops taking work, waits for the deliveries in flight and lets the cursors go. */
+  /** Stops taking work, waits for the deliveries in flight and lets every cursor it holds go. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.unlisten?.();
     clearInterval(this.timer);
     await this.listing;
-    const held = [...this.serving.keys()];
     await Promise.all(this.serving.values());
-    await Promise.all(held.map((id) => this.lease.release(id).catch(() => undefined)));
+    await this.lease.releaseAll();
   }
 
   /** Looks at every enabled webhook now (new events, due retries, manual deliveries). */
@@ -169,37 +168,60 @@ export class WebhookDispatcher {
     this.serving.set(webhook.id, run);
   }
 
+  /**
+   * Delivers for one webhook while this instance holds its cursor. Before every POST the lease is
+   * extended past the POST's time limit (no other instance can take it meanwhile), and after it
+   * the delivery row and the cursor are written in one transaction that fails if the lease was
+   * lost; a crash therefore sends again at most the event in flight.
+   */
   private async deliverFor(webhook: Doc): Promise<void> {
     await this.ensureCursor(webhook);
     const cursor = await this.lease.take(webhook.id);
     if (!cursor) return;
     let position = cursor.position as number;
-    while (!this.stopped) {
-      const head = await this.pendingHead(webhook.id);
-      if (head) {
-        const due = typeof head.nextAttemptAt === 'string' ? Date.parse(head.nextAttemptAt) : 0;
-        if (due > this.ctx.now().getTime()) {
-          this.wakeAt(due);
-          break;
+    try {
+      while (!this.stopped) {
+        const head = await this.pendingHead(webhook.id);
+        if (head) {
+          const due = typeof head.nextAttemptAt === 'string' ? Date.parse(head.nextAttemptAt) : 0;
+          if (due > this.ctx.now().getTime()) {
+            this.wakeAt(due);
+            break;
+          }
+          const event = await eventAt(this.ctx.store, head.eventSeq as number);
+          const settled = await this.retry(webhook, head, event, Math.max(position, head.eventSeq as number));
+          // Still pending: the next round schedules its next attempt.
+          if (settled) position = Math.max(position, head.eventSeq as number);
+          continue;
         }
-        const event = await eventAt(this.ctx.store, head.eventSeq as number);
-        // Still pending: the next round schedules its next attempt.
-        if (!(await this.retry(webhook, head, event))) continue;
-        position = Math.max(position, head.eventSeq as number);
-        if (!(await this.lease.save(webhook.id, { position }))) return;
-        continue;
+        const events = await this.feed.after(position, BATCH);
+        if (events.length === 0) break;
+        let saved = position;
+        for (const event of events) {
+          if (this.stopped) break;
+          if (!webhookWants(webhook, event)) {
+            position = event.seq;
+            continue;
+          }
+          const settled = await this.first(webhook, event, position);
+          saved = settled ? event.seq : position;
+          // A held event is the pending head now: the next round schedules its retry.
+          if (!settled) break;
+          position = event.seq;
+        }
+        // Events this webhook does not want move the cursor once per batch.
+        if (position !== saved && !(await this.lease.save(webhook.id, { position }))) return;
       }
-      const events = await this.feed.after(position, BATCH);
-      if (events.length === 0) break;
-      for (const event of events) {
-        if (this.stopped) break;
-        if (webhookWants(webhook, event) && !(await this.first(webhook, event))) break;
-        position = event.seq;
-      }
-      if (!(await this.lease.save(webhook.id, { position }))) return;
-      // A held event is the pending head now: the next round schedules its retry.
+      await this.manualDue(webhook);
+    } catch (error) {
+      if (error instanceof LeaseLost) return;
+      throw error;
     }
-    await this.manualDue(webhook);
+  }
+
+  /** Extends the cursor's lease past one POST (and a lease's time for what follows); throws LeaseLost when it was lost. */
+  private async beforePost(webhookId: string): Promise<void> {
+    if (!(await this.lease.extend(webhookId, this.config.timeoutMs))) throw new LeaseLost(webhookId);
   }
 
   /** The cursor row: new webhooks start after the last event before they existed. */
@@ -233,32 +255,59 @@ export class WebhookDispatcher {
     return head;
   }
 
-  /** The first attempt at an event; true when it is settled (delivered or failed for good). */
-  private async first(webhook: Doc, event: ChangeEvent): Promise<boolean> {
+  /**
+   * The first attempt at an event; true when it is settled (delivered or failed for good). Its row
+   * carries the stream key `<webhookId>:<eventSeq>`, unique, so no event gets two rows; the row and
+   * the cursor (past the event when settled, else where it was) are written together, under the lease.
+   */
+  private async first(webhook: Doc, event: ChangeEvent, position: number): Promise<boolean> {
+    await this.beforePost(webhook.id);
     const outcome = await this.post(webhook, event);
     const at = this.ctx.now().toISOString();
     const status = this.statusAfter(outcome, 1);
-    await this.ctx.store.insert(WEBHOOK_DELIVERIES, {
-      id: newId(),
-      webhookId: webhook.id,
-      eventSeq: event.seq,
-      eventType: `${event.entity}.${event.event}`,
-      entityId: event.entityId,
-      manual: false,
-      createdAt: at,
-      ...this.outcomeFields(outcome, 1, status),
+    await this.ctx.store.transaction(async (tx) => {
+      await this.lease.saveOrThrow(webhook.id, { position: status === 'pending' ? position : event.seq }, tx);
+      try {
+        await tx.insert(WEBHOOK_DELIVERIES, {
+          id: newId(),
+          webhookId: webhook.id,
+          eventSeq: event.seq,
+          streamKey: `${webhook.id}:${event.seq}`,
+          eventType: `${event.entity}.${event.event}`,
+          entityId: event.entityId,
+          manual: false,
+          createdAt: at,
+          ...this.outcomeFields(outcome, 1, status),
+        });
+      } catch (error) {
+        // Another holder recorded this event already: this one is no longer the cursor's.
+        if (error instanceof UniqueConflict) throw new LeaseLost(webhook.id);
+        throw error;
+      }
     });
     return status !== 'pending';
   }
 
-  /** Another attempt of a stored delivery; true when it is settled. */
-  private async retry(webhook: Doc, delivery: Doc, event: ChangeEvent | undefined): Promise<boolean> {
+  /**
+   * Another attempt of a stored delivery; true when it is settled. An ordered row moves the
+   * cursor to `position` when it settles, in the same transaction, under the lease.
+   */
+  private async retry(
+    webhook: Doc,
+    delivery: Doc,
+    event: ChangeEvent | undefined,
+    position?: number,
+  ): Promise<boolean> {
     const attempts = (delivery.attempts as number) + 1;
+    if (event) await this.beforePost(webhook.id);
     const outcome: PostOutcome = event
       ? await this.post(webhook, event)
       : { ok: false, latencyMs: 0, error: 'the event is no longer in the log' };
     const status = event ? this.statusAfter(outcome, attempts) : 'failed';
-    await this.ctx.store.update(WEBHOOK_DELIVERIES, delivery.id, this.outcomeFields(outcome, attempts, status));
+    await this.ctx.store.transaction(async (tx) => {
+      await this.lease.saveOrThrow(webhook.id, position !== undefined && status !== 'pending' ? { position } : {}, tx);
+      await tx.update(WEBHOOK_DELIVERIES, delivery.id, this.outcomeFields(outcome, attempts, status));
+    });
     return status !== 'pending';
   }
 

@@ -24,6 +24,7 @@ for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
   ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
   ['100::', 64],
   ['2001:db8::', 32],
   ['fc00::', 7],
@@ -33,13 +34,57 @@ for (const [network, prefix] of [
 ] as const)
   NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
 
-/** Whether an IP address is on the public internet (an IPv4-mapped IPv6 address counts as its IPv4 one). */
+/** The eight 16-bit groups of an IPv6 address (a dotted IPv4 tail included); undefined when it is not one. */
+function ipv6Groups(address: string): number[] | undefined {
+  if (isIP(address) !== 6) return undefined;
+  let text = address.toLowerCase().replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number);
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const part = (side: string | undefined) => (side ? side.split(':').map((group) => Number.parseInt(group, 16)) : []);
+  const left = part(head);
+  const right = part(tail);
+  const groups = tail === undefined ? left : [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
+  return groups.length === 8 ? groups : undefined;
+}
+
+const ipv4Of = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+
+/**
+ * IPv4 addresses an IPv6 address carries and reaches: IPv4-mapped (::ffff:0:0/96), SIIT
+ * (::ffff:0:0:0/96), IPv4-compatible (::/96), 6to4 (2002::/16) and Teredo (2001::/32, its server
+ * and its client, the latter stored inverted). A public-looking IPv6 address is only public when
+ * these are too.
+ */
+function embeddedIpv4(groups: number[]): string[] {
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = groups;
+  const zeroTo = (n: number) => groups.slice(0, n).every((group) => group === 0);
+  if (zeroTo(5) && g5 === 0xffff) return [ipv4Of(g6, g7)];
+  if (zeroTo(4) && g4 === 0xffff && g5 === 0) return [ipv4Of(g6, g7)];
+  if (zeroTo(6)) return [ipv4Of(g6, g7)];
+  if (g0 === 0x2002) return [ipv4Of(g1, g2)];
+  if (g0 === 0x2001 && g1 === 0) return [ipv4Of(g2, g3), ipv4Of(g6 ^ 0xffff, g7 ^ 0xffff)];
+  return [];
+}
+
+/**
+ * Whether an IP address is on the public internet. An IPv6 address that carries an IPv4 one
+ * (mapped, compatible, 6to4, Teredo) is public only when that one is; NAT64 prefixes are never.
+ */
 export function isPublicAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return isPublicAddress(mapped);
   const family = isIP(address);
   if (family === 0) return false;
-  return !NOT_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return !NOT_PUBLIC.check(address, 'ipv4');
+  const groups = ipv6Groups(address);
+  if (!groups) return false;
+  const embedded = embeddedIpv4(groups);
+  // ::/96 holds :: and ::1, which the list below refuses; any other carried IPv4 decides alone.
+  if (embedded.length > 0 && !(groups.slice(0, 7).every((group) => group === 0) && groups[7] <= 1))
+    return embedded.every((ipv4) => isPublicAddress(ipv4));
+  return !NOT_PUBLIC.check(address, 'ipv6');
 }
 
 /**

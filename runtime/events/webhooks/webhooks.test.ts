@@ -45,6 +45,28 @@ describe('webhook targets', () => {
       expect(isPublicAddress(address), address).toBe(false);
   });
 
+  it('judge an IPv6 address that carries an IPv4 one by that one (6to4, Teredo, NAT64, mapped, compatible)', () => {
+    for (const address of [
+      '2002:7f00:1::1', // 6to4 of 127.0.0.1
+      '2002:a9fe:a9fe::', // 6to4 of 169.254.169.254
+      '2002:c0a8:0101::5', // 6to4 of 192.168.1.1
+      '2001:0:4136:e378:8000:63bf:80ff:fffe', // Teredo: client 127.0.0.1 (inverted)
+      '2001:0:a00:1::1', // Teredo: server 10.0.0.1
+      '64:ff9b::a9fe:a9fe', // NAT64 of 169.254.169.254
+      '64:ff9b::8.8.8.8', // NAT64: never, whatever it carries
+      '64:ff9b:1::1',
+      '::ffff:7f00:1', // mapped, in hex
+      '::ffff:0:7f00:1', // SIIT
+      '::7f00:1', // IPv4-compatible
+      '::127.0.0.1',
+      '::ffff:169.254.169.254',
+    ])
+      expect(isPublicAddress(address), address).toBe(false);
+    for (const address of ['2002:808:808::1', '::ffff:8.8.8.8', '2001:0:4136:e378:8000:63bf:f7f7:f7f7'])
+      expect(isPublicAddress(address), address).toBe(true);
+    expect(targetProblem('http://[2002:7f00:1::1]:8080/hook', false)).toMatch(/private/);
+  });
+
   it('refuse non-http URLs, credentials and private hosts unless allowed', () => {
     expect(targetProblem('https://hooks.example.com/x', false)).toBeUndefined();
     expect(targetProblem('ftp://example.com', false)).toMatch(/http/);

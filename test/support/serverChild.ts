@@ -2,7 +2,8 @@
 // settings, and a realtime poll so slow that events from other instances must come through Redis.
 // Run as `node --import tsx test/support/serverChild.ts` with DATABASE_URL set; prints {"url": ...}.
 // With AFTER_COMMIT_URL, an afterCommit hook on articles POSTs `{ seq, id, pid }` there, so a test
-// can count how often each event's hook ran and on which process.
+// can count how often each event's hook ran and on which process. CHILD_LEASE_MS sets the leases of
+// the webhook and afterCommit cursors (default 1 s). SIGTERM stops it as `entigen serve` stops.
 import { pino } from 'pino';
 import { defineHooks } from '../../generated/hooks.js';
 import { registry, repositories } from '../../generated/index.js';
@@ -11,6 +12,7 @@ import { startServer } from '../../runtime/server/startServer.js';
 import { GENEROUS_LIMITS } from './testServer.js';
 
 const afterCommitUrl = process.env.AFTER_COMMIT_URL;
+const leaseMs = Number(process.env.CHILD_LEASE_MS ?? 1000);
 const afterCommit = afterCommitUrl
   ? [
       hooks,
@@ -52,10 +54,11 @@ const server = await startServer({
       maxBackoffMs: 400,
       timeoutMs: 2000,
       allowPrivateTargets: true,
-      leaseMs: 1000,
+      leaseMs,
     },
-    hooks: { attempts: 5, backoffMs: 200, timeoutMs: 2000, leaseMs: 1000 },
+    hooks: { attempts: 5, backoffMs: 200, timeoutMs: 2000, leaseMs },
   },
   env: { SESSION_SECRET: 'webhook-child', APP_ENCRYPTION_KEY: 'webhook-child-key', ...process.env },
 });
+process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
 console.log(JSON.stringify({ url: server.url }));

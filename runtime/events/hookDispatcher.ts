@@ -3,7 +3,7 @@ import type { RuntimeContext } from '../context.js';
 import { newId } from '../entities/prepareWrite.js';
 import type { EntityHooks } from '../hooks/hookTypes.js';
 import { EVENT_CURSORS, HOOK_DELIVERIES } from '../model/collections.js';
-import { RowLease } from '../store/rowLease.js';
+import { LeaseLost, RowLease } from '../store/rowLease.js';
 import { type ChangeEvent, eventAt, eventsAfter, lastEventSeq } from './eventLog.js';
 
 export interface DispatcherOptions {
@@ -137,9 +137,10 @@ export class HookDispatcher {
   }
 
   /**
-   * Runs the afterCommit hooks of new events while this instance holds the cursor: before each
-   * hook the lease is extended past the hook's time limit, and after it the cursor moves past the
-   * event, so a crash runs again at most the hook in flight. Events without a hook move the cursor
+   * Runs the afterCommit hooks of new events while this instance holds the cursor: each hook runs
+   * under the lease (renewed first, only while it is still this instance's, and while the hook
+   * runs), and after it the cursor moves past the event, so a crash runs again at most the hook in
+   * flight. Events without a hook move the cursor
    * once per batch.
    */
   private async deliverNew(): Promise<void> {
@@ -154,8 +155,13 @@ export class HookDispatcher {
         if (this.stopped) break;
         const hook = this.hooksOf(event.entity)?.afterCommit;
         if (hook) {
-          if (!(await this.lease.extend(CURSOR_ID, this.options.timeoutMs))) return;
-          const error = await this.attempt(hook, event);
+          let error: string | undefined;
+          try {
+            error = await this.lease.during(CURSOR_ID, () => this.attempt(hook, event));
+          } catch (lost) {
+            if (lost instanceof LeaseLost) return;
+            throw lost;
+          }
           if (error) await this.recordFailure(event, error);
           if (!(await this.save(event.seq))) return;
           saved = event.seq;

@@ -14,9 +14,9 @@ export class LeaseLost extends Error {
  * their cursors under one, and the scheduler claims each due run with one.
  *
  * Fencing: every write of a holder (`save`) and every action with effects outside the store
- * (`extend`, before a POST or a hook) is conditional on the lease being this holder's and not run
- * out; `extend` also pushes its end past the action's time limit, so no other instance can take
- * it while the action runs. A holder whose lease was lost stops at its next step.
+ * (`during`: a POST, a hook) is conditional on the lease being this holder's and not run out, and
+ * the lease is renewed while the action runs, so no other instance takes it meanwhile unless this
+ * one stops renewing (it died or stalled). A holder whose lease was lost stops at its next step.
  */
 export class RowLease {
   /** Rows this holder took and has not let go: released at shutdown. */
@@ -73,19 +73,21 @@ export class RowLease {
   }
 
   /**
-   * Before an action with effects outside the store that may take up to `forMs`: renews the lease
-   * to outlast it by a whole lease (time for the writes that follow), only while this holder still
-   * has it. False: the lease was lost, the action must not happen.
+   * Runs an action with effects outside the store (a POST, a hook) under the lease: renewed first,
+   * only while this holder still has it (LeaseLost otherwise: the action does not happen), then
+   * renewed every third of the lease while the action runs. A holder that dies stops renewing, so
+   * another instance goes on one lease after; one that loses the lease meanwhile has its next
+   * `save` refused.
    */
-  async extend(id: string, forMs: number, store: Store = this.store): Promise<boolean> {
-    const extended = await store.update(
-      this.collection,
-      id,
-      { leaseUntil: this.until(forMs + this.leaseMs) },
-      this.mine(),
-    );
-    if (!extended) this.held.delete(id);
-    return extended !== null;
+  async during<T>(id: string, action: () => Promise<T>): Promise<T> {
+    if (!(await this.save(id, {}))) throw new LeaseLost(id);
+    const renew = setInterval(() => void this.save(id, {}).catch(() => undefined), Math.max(10, this.leaseMs / 3));
+    renew.unref();
+    try {
+      return await action();
+    } finally {
+      clearInterval(renew);
+    }
   }
 
   /** Writes `set` (and renews the lease) only while this holder still has it; false when it was lost. */

@@ -169,8 +169,8 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Delivers for one webhook while this instance holds its cursor. Before every POST the lease is
-   * extended past the POST's time limit (no other instance can take it meanwhile), and after it
+   * Delivers for one webhook while this instance holds its cursor. Every POST runs under the lease
+   * (renewed first, only while it is still this instance's, and while the POST runs), and after it
    * the delivery row and the cursor are written in one transaction that fails if the lease was
    * lost; a crash therefore sends again at most the event in flight.
    */
@@ -219,9 +219,9 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Extends the cursor's lease past one POST (and a lease's time for what follows); throws LeaseLost when it was lost. */
-  private async beforePost(webhookId: string): Promise<void> {
-    if (!(await this.lease.extend(webhookId, this.config.timeoutMs))) throw new LeaseLost(webhookId);
+  /** One POST under the cursor's lease; throws LeaseLost (and sends nothing) when the lease was lost. */
+  private postHeld(webhook: Doc, event: ChangeEvent): Promise<PostOutcome> {
+    return this.lease.during(webhook.id, () => this.post(webhook, event));
   }
 
   /** The cursor row: new webhooks start after the last event before they existed. */
@@ -261,8 +261,7 @@ export class WebhookDispatcher {
    * the cursor (past the event when settled, else where it was) are written together, under the lease.
    */
   private async first(webhook: Doc, event: ChangeEvent, position: number): Promise<boolean> {
-    await this.beforePost(webhook.id);
-    const outcome = await this.post(webhook, event);
+    const outcome = await this.postHeld(webhook, event);
     const at = this.ctx.now().toISOString();
     const status = this.statusAfter(outcome, 1);
     await this.ctx.store.transaction(async (tx) => {
@@ -299,9 +298,8 @@ export class WebhookDispatcher {
     position?: number,
   ): Promise<boolean> {
     const attempts = (delivery.attempts as number) + 1;
-    if (event) await this.beforePost(webhook.id);
     const outcome: PostOutcome = event
-      ? await this.post(webhook, event)
+      ? await this.postHeld(webhook, event)
       : { ok: false, latencyMs: 0, error: 'the event is no longer in the log' };
     const status = event ? this.statusAfter(outcome, attempts) : 'failed';
     await this.ctx.store.transaction(async (tx) => {

@@ -53,14 +53,22 @@ export class OidcClients {
     let found = this.configurations.get(provider.name);
     if (!found) {
       const insecure = new URL(provider.issuer).protocol === 'http:';
+      // The ID token's signature is checked against the provider's published keys (jwks_uri),
+      // not only trusted because it came over TLS: a token signed by any other key is refused.
+      const execute = [...(insecure ? [client.allowInsecureRequests] : []), client.enableNonRepudiationChecks];
       found = client
         .discovery(
           new URL(provider.issuer),
           provider.clientId,
           provider.clientSecret,
           provider.clientSecret ? client.ClientSecretBasic(provider.clientSecret) : client.None(),
-          { execute: insecure ? [client.allowInsecureRequests] : [], timeout: PROVIDER_TIMEOUT_S },
+          { execute, timeout: PROVIDER_TIMEOUT_S },
         )
+        .then((configuration) => {
+          if (!configuration.serverMetadata().jwks_uri)
+            throw new Error('the provider publishes no jwks_uri: its ID tokens cannot be verified');
+          return configuration;
+        })
         .catch((error: unknown) => {
           this.configurations.delete(provider.name);
           throw new ApiError(

@@ -22,6 +22,8 @@ function providers(issuer: string): OidcProviderConfig[] {
   return [
     { ...base, name: 'test', label: 'Test IdP', issuer, roles: ['USER', 'EDITOR'] },
     { ...base, name: 'corp', label: 'Corp', issuer, roles: ['USER'], allowedDomains: ['corp.test'] },
+    // The same provider with keys of its own (its JWK Set cache starts empty): the signature test uses it.
+    { ...base, name: 'keyed', label: 'Keyed', issuer, roles: ['USER'] },
     // The same provider under a name it does not answer to: discovery must refuse it.
     { ...base, name: 'wrong', label: 'Wrong', issuer: issuer.replace('127.0.0.1', 'localhost'), roles: ['USER'] },
   ];
@@ -40,7 +42,7 @@ beforeAll(async () => {
     {},
     { overrides: { rateLimit: GENEROUS_LIMITS, oidc: providers(idp.issuer) }, logger: log.logger },
   );
-  idp.configure(['test', 'corp'].map((name) => `${server.url}/api/v1/auth/oidc/${name}/callback`));
+  idp.configure(['test', 'corp', 'keyed'].map((name) => `${server.url}/api/v1/auth/oidc/${name}/callback`));
 }, 60_000);
 afterAll(async () => {
   await server?.close();
@@ -92,7 +94,7 @@ const me = async (jar: CookieJar) => {
 describe('OpenID Connect sign-in against a real provider (oidc-provider)', () => {
   it('lists the providers and starts the code flow with PKCE, state and nonce', async () => {
     const listed = await server.call('GET', '/api/v1/auth/oidc');
-    expect(listed.body.items.map((p: { name: string }) => p.name)).toEqual(['test', 'corp', 'wrong']);
+    expect(listed.body.items.map((p: { name: string }) => p.name)).toEqual(['test', 'corp', 'keyed', 'wrong']);
     expect(listed.body.items[0]).toEqual({ name: 'test', label: 'Test IdP', startUrl: '/api/v1/auth/oidc/test/start' });
     const start = await open(new CookieJar(), `${server.url}/api/v1/auth/oidc/test/start`);
     const location = new URL(start.headers.get('location')!);
@@ -240,6 +242,29 @@ describe('OpenID Connect sign-in against a real provider (oidc-provider)', () =>
       idp.state.codeTtlSeconds = 60;
     }
   }, 30_000);
+
+  it('refuses an ID token whose signature does not verify with the keys the provider publishes', async () => {
+    const { keys } = (await (await fetch(`${idp.issuer}/jwks`)).json()) as { keys: { kid: string; alg?: string }[] };
+    const { generateKeyPair, exportJWK } = await import('jose');
+    const alg = keys[0].alg ?? 'RS256';
+    const other = await exportJWK((await generateKeyPair(alg, { extractable: true })).publicKey);
+    // The provider signs with its own key; its JWK Set now names another key under the same kid.
+    idp.state.publishedKeys = { keys: [{ ...other, kid: keys[0].kid, alg, use: 'sig' }] };
+    try {
+      const forged = await signIn('forgery', { provider: 'keyed' });
+      expect(forged.response.status).toBe(401);
+      expect((await json(forged.response)).error).toMatchObject({
+        code: 'UNAUTHORIZED',
+        message: expect.stringMatching(/did not pass its checks/),
+      });
+      expect(
+        await server.ctx.store.find('users', { where: { field: 'email', op: 'eq', value: 'forgery@example.test' } }),
+      ).toEqual([]);
+      expect((await me(forged.jar)).status).toBe(401);
+    } finally {
+      idp.state.publishedKeys = undefined;
+    }
+  });
 
   it('refuses a provider that is not the issuer it was configured as, unknown providers and foreign returnTo', async () => {
     const wrong = await open(new CookieJar(), `${server.url}/api/v1/auth/oidc/wrong/start`);

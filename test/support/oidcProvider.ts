@@ -33,9 +33,16 @@ export async function oidcProvider(accounts: Record<string, IdpAccount> = {}) {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  const state = { codeTtlSeconds: 60 };
+  /** `publishedKeys`: a JWK Set served at /jwks instead of the provider's own (its tokens then fail verification). */
+  const state: { codeTtlSeconds: number; publishedKeys?: object } = { codeTtlSeconds: 60 };
   let handler: ((req: never, res: never) => void) | undefined;
-  server.on('request', (req, res) => (handler ? handler(req as never, res as never) : res.writeHead(503).end()));
+  server.on('request', (req, res) => {
+    if (state.publishedKeys && req.url?.startsWith('/jwks'))
+      return res
+        .writeHead(200, { 'content-type': 'application/jwk-set+json' })
+        .end(JSON.stringify(state.publishedKeys));
+    return handler ? handler(req as never, res as never) : res.writeHead(503).end();
+  });
   return {
     issuer,
     state,

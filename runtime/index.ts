@@ -17,6 +17,7 @@ export type {
   HookContext,
   HookModule,
   HookResult,
+  PresentRecord,
   WriteOperation,
 } from './hooks/hookTypes.js';
 export { type RejectCode, reject } from './hooks/reject.js';

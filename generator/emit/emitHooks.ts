@@ -12,7 +12,7 @@ export function emitHooks(model: AppModel): Map<string, string> {
   const writer = newWriter();
   const withEndpoints = entities.filter((e) => (e.endpoints ?? []).length > 0);
   writer.writeLine(
-    `import type { ${withEndpoints.length > 0 ? 'Caller, ' : ''}EntityHooks, HookModule } from 'entigen/runtime';`,
+    `import type { ${withEndpoints.length > 0 ? 'Caller, ' : ''}EntityHooks, HookModule${withEndpoints.length > 0 ? ', PresentRecord' : ''} } from 'entigen/runtime';`,
   );
   writer.writeLine("import type { Repositories } from './index.js';");
   const types = entities.flatMap((entity) => {
@@ -56,7 +56,7 @@ export function emitHooks(model: AppModel): Map<string, string> {
         const needs = `${entity.plural}:${endpoint.action}`;
         writer.writeLine(`/** ${endpoint.method} /api/v1/${entity.plural}${endpoint.path}; needs ${needs} */`);
         writer.writeLine(
-          `${endpoint.name}(args: { ${target}body: ${body}; caller: Caller; now: Date; repositories: Repositories }): ${answer} | Promise<${answer}>;`,
+          `${endpoint.name}(args: { ${target}body: ${body}; caller: Caller; now: Date; repositories: Repositories; present: PresentRecord }): ${answer} | Promise<${answer}>;`,
         );
       }
     });

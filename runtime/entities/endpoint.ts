@@ -6,6 +6,7 @@ import type { EndpointModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
 import { requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
+import { type MaskedNames, maskedNames, presentJson } from './presentJson.js';
 import { presentRecord } from './presentRecord.js';
 import { findWritable, scopeFor } from './requireAccess.js';
 
@@ -20,6 +21,8 @@ export interface EndpointInput {
 }
 
 const READS_BODY: readonly string[] = ['POST', 'PUT', 'PATCH'];
+/** The masked field names of each app model, worked out once. */
+const MASKED = new WeakMap<object, MaskedNames>();
 
 /** Whether an endpoint's method carries a body (and so has a generated body validator). */
 export function readsBody(endpoint: EndpointModel): boolean {
@@ -30,7 +33,8 @@ export function readsBody(endpoint: EndpointModel): boolean {
  * A custom endpoint: the caller's permission for its action (401/403), the record with the
  * caller's visibility (404 when hidden, 403 when visible but outside the action's scope), the
  * body checked by its generated validator, then the handler of the entity's hook module in one
- * transaction. `record` answers are shown as GET shows records.
+ * transaction. `record` answers are shown as GET shows records, and so is every object of a `json`
+ * answer (presentJson.ts: no hidden field, encrypted values masked).
  */
 export async function endpointOperation({ ctx, plural, name, id, body, caller }: EndpointInput): Promise<unknown> {
   const { model, validators } = entityOf(ctx, plural);
@@ -52,10 +56,18 @@ export async function endpointOperation({ ctx, plural, name, id, body, caller }:
       caller,
       now,
       repositories: ctx.repositoriesFor?.(scope),
+      present: (shown: Doc | null | undefined, of: string = plural) =>
+        shown ? presentRecord(entityOf(ctx, of).model, shown) : shown,
     });
   });
   ctx.notifyCommitted?.();
-  if (endpoint.response === 'json') return result ?? null;
+  if (endpoint.response === 'json') {
+    // Records a handler read through its repositories are as stored; none goes out so.
+    const app = ctx.registry.model;
+    const names = MASKED.get(app) ?? maskedNames(app);
+    MASKED.set(app, names);
+    return presentJson(result ?? null, names);
+  }
   const doc = (result as Doc | undefined) ?? (record ? await ctx.store.get(plural, record.id) : undefined);
   if (!doc) throw record ? notFound(model.name) : new ApiError('INTERNAL_ERROR');
   return presentRecord(model, doc);

@@ -85,7 +85,15 @@ export interface EndpointArgs<
   now: Date;
   /** Typed repositories writing in the endpoint's transaction (their entity's hooks run). */
   repositories: TRepositories;
+  /** A record as GET shows it (see PresentRecord); a `response: json` answer is shown so anyway. */
+  present: PresentRecord;
 }
+
+/**
+ * Shows a stored record as GET does: hidden fields left out, encrypted values as `[ENCRYPTED]`.
+ * `plural` names its entity (the endpoint's own by default).
+ */
+export type PresentRecord = <T extends Record<string, unknown>>(record: T, plural?: string) => Partial<T>;
 
 /** A custom endpoint's handler: its answer is `{ data }` (a record for `response: record`). */
 // biome-ignore lint/suspicious/noExplicitAny: handlers are typed per endpoint in generated/hooks.ts.

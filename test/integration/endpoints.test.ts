@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../generated/client.js';
+import { registry } from '../../generated/index.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 // entities/orders.yaml declares POST /orders/{id}/approve (custom action approve, a body, a record
@@ -119,5 +120,66 @@ describe('custom endpoints', () => {
     const openapi = (await server.call('GET', '/api/docs/openapi.json')).body;
     expect(openapi.paths['/api/v1/orders/{id}/approve'].post.operationId).toBe('orders_approve');
     expect(openapi.paths['/api/v1/orders/summary'].get.operationId).toBe('orders_summary');
+  });
+});
+
+describe('a custom endpoint answering JSON', () => {
+  it('never shows hidden fields or ciphertext of the records a handler returns, whole, spread or nested', async () => {
+    const orders = registry.hooks.get('orders')!;
+    const server = await startTestServer(
+      {},
+      {
+        registry: {
+          ...registry,
+          hooks: new Map([
+            ...registry.hooks,
+            [
+              'orders',
+              {
+                ...orders,
+                endpoints: {
+                  ...orders.endpoints,
+                  // A handler that hands out records as its repositories read them.
+                  async summary({ caller, repositories, present }: any) {
+                    const me = await repositories.users.get(caller.user.id);
+                    const [project] = await repositories.projects.find({});
+                    return {
+                      me,
+                      spread: { ...me, extra: 1 },
+                      nested: [{ deep: { project } }],
+                      presented: present(me, 'users'),
+                      presentedProject: present(project, 'projects'),
+                    };
+                  },
+                },
+              },
+            ],
+          ]),
+        },
+      },
+    );
+    try {
+      const admin = await server.user({ roles: ['ADMIN'] });
+      await server.ctx.store.update('users', admin.id, { passwordHash: 'argon2-hash', mfaSecret: 'sealed-secret' });
+      const project = await server.call('POST', '/api/v1/projects', {
+        token: admin.token,
+        body: { name: 'Shown', code: 'SHOWN-1', deployToken: 'tok-plain-secret' },
+      });
+      expect(project.status).toBe(201);
+      const answer = await server.call('GET', '/api/v1/orders/summary', { token: admin.token });
+      expect(answer.status).toBe(200);
+      const text = JSON.stringify(answer.body);
+      for (const secret of ['argon2-hash', 'sealed-secret', 'passwordHash', 'mfaSecret', 'tok-plain-secret'])
+        expect(text).not.toContain(secret);
+      const { data } = answer.body;
+      expect(data.me).toMatchObject({ id: admin.id, roles: ['ADMIN'] });
+      expect(data.spread).toMatchObject({ id: admin.id, extra: 1 });
+      expect(data.nested[0].deep.project.deployToken).toBe('[ENCRYPTED]');
+      expect(data.presentedProject.deployToken).toBe('[ENCRYPTED]');
+      expect(data.presented.id).toBe(admin.id);
+      expect(data.presented).not.toHaveProperty('passwordHash');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -59,7 +59,7 @@ function projectManifest(name: string, target: string) {
     scripts: {
       build: 'entigen build',
       check: 'entigen check',
-      start: 'entigen build && entigen serve',
+      start: 'entigen build && exec entigen serve',
       dev: 'entigen dev',
       'client-example': 'entigen run client-example.mts',
     },

@@ -10,6 +10,7 @@ import { startServer } from '../../runtime/server/startServer.js';
 import type { Store } from '../../runtime/store/types.js';
 import { reportFailure } from './reportFailure.js';
 import { serverLogger } from './serverLogger.js';
+import { stopWithLauncher } from './stopWithLauncher.js';
 
 export interface ServeOptions {
   port?: string;
@@ -67,7 +68,10 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       host: options.host,
       logger: serverLogger(),
     });
+    let stopping = false;
     const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       running.ctx.logger.info(
         { signal, graceMs: running.config.server.shutdownGraceMs },
         'shutting down: finishing requests in flight',
@@ -85,6 +89,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    stopWithLauncher(stop);
   } catch (error) {
     reportFailure(error);
   }

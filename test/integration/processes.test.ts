@@ -1,10 +1,12 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { adminToken, type SpawnedServer, spawnServer } from '../support/spawnServer.js';
+import { repoRoot } from '../support/cli.js';
+import { ADMIN_ENV, adminToken, type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 
 const running: SpawnedServer[] = [];
 afterEach(() => {
@@ -73,6 +75,42 @@ describe('server processes', () => {
     expect(answer.status).toBe(201);
     expect(JSON.parse(answer.body).data.title).toBe('Slow');
     expect(await server.exited).toBe(0);
+  });
+
+  it('stops with the npx process a supervisor started and signals, leaving no server behind', async () => {
+    const child = spawn('npx', ['--no-install', 'entigen', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+      cwd: repoRoot,
+      env: { ...process.env, ...ADMIN_ENV, SESSION_SECRET: 'npx-test', DATABASE_URL: `sqlite:${tempDb()}` },
+    });
+    let output = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`npx entigen serve did not start:\n${output}`)), 30_000);
+      const onData = (chunk: Buffer) => {
+        output += chunk;
+        const match = /"url":"(http:\/\/[^"]+)"/.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+    });
+    expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // What systemd, Docker or a process manager does: SIGTERM to the process it started, npx.
+    child.kill('SIGTERM');
+    await exited;
+    const started = Date.now();
+    let answering = true;
+    while (answering && Date.now() - started < 10_000) {
+      answering = await fetch(`${url}/api/health`).then(
+        () => true,
+        () => false,
+      );
+      if (answering) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(answering).toBe(false);
   });
 
   it('keeps every write that got a 2xx through kill -9', async () => {

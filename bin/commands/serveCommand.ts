@@ -9,7 +9,7 @@ import type { RepositoryWriter } from '../../runtime/repository.js';
 import { startServer } from '../../runtime/server/startServer.js';
 import type { Store } from '../../runtime/store/types.js';
 import { reportFailure } from './reportFailure.js';
-import { serverLogger } from './serverLogger.js';
+import { releaseLog, serverLogger } from './serverLogger.js';
 import { stopWithLauncher } from './stopWithLauncher.js';
 
 export interface ServeOptions {
@@ -79,10 +79,12 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       running.close().then(
         () => {
           running.ctx.logger.info('stopped');
+          releaseLog();
           process.exit(0);
         },
         (error) => {
           running.ctx.logger.error({ err: error }, 'shutdown failed');
+          releaseLog();
           process.exit(1);
         },
       );

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repoRoot } from '../support/cli.js';
+import { cliPath, repoRoot } from '../support/cli.js';
 import { ADMIN_ENV, adminToken, type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 
 const running: SpawnedServer[] = [];
@@ -111,6 +111,54 @@ describe('server processes', () => {
       if (answering) await new Promise((r) => setTimeout(r, 100));
     }
     expect(answering).toBe(false);
+  });
+
+  it.each([
+    ['stops reading its stdout (a stalled log shipper)', 'stall'],
+    ['closes its stdout (a log shipper that died)', 'close'],
+  ])('serves and stops on SIGTERM when the reader %s', async (_name, fault) => {
+    const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        ...ADMIN_ENV,
+        SESSION_SECRET: 'log-test',
+        RATE_LIMIT_PUBLIC: '100000/60',
+        LOG_FORMAT: 'json',
+        DATABASE_URL: `sqlite:${tempDb()}`,
+      },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let output = '';
+    const url = await new Promise<string>((resolve) => {
+      const onData = (chunk: Buffer) => {
+        output += chunk;
+        const match = /"url":"(http:\/\/[^"]+)"/.exec(output);
+        if (!match) return;
+        child.stdout.off('data', onData);
+        if (fault === 'stall') child.stdout.pause();
+        else child.stdout.destroy();
+        resolve(match[1]);
+      };
+      child.stdout.on('data', onData);
+    });
+    try {
+      // Far more log lines than a pipe holds (64 kB): every request is still answered.
+      let answered = 0;
+      for (let round = 0; round < 50; round++) {
+        const statuses = await Promise.all(
+          Array.from({ length: 20 }, () => fetch(`${url}/api/v1/articles?limit=1`).then((r) => r.status)),
+        );
+        answered += statuses.filter((status) => status === 200).length;
+      }
+      expect(answered).toBe(1000);
+      child.kill('SIGTERM');
+      const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 8000))]);
+      expect(code).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('keeps every write that got a 2xx through kill -9', async () => {

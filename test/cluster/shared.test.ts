@@ -107,4 +107,24 @@ describe('three instances share', () => {
     const gaps = items.slice(1).map((run, i) => Date.parse(run.startedAt) - Date.parse(items[i].startedAt));
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(900);
   });
+
+  it('rate limits while Redis is down: each instance counts for itself, none serves unlimited', async () => {
+    const instances = await three(spawnServer, environment('fallback'));
+    await redis.stop();
+    try {
+      const login = (i: number) =>
+        fetch(`${instances[i % 3].url}/api/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'guess@example.test', password: `guess number ${i}` }),
+        }).then((r) => r.status);
+      const statuses: number[] = [];
+      // The auth tier allows 20 a minute per address: 20 per instance while they cannot share.
+      for (let i = 0; i < 75; i++) statuses.push(await login(i));
+      expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(60);
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(15);
+    } finally {
+      await redis.start();
+    }
+  });
 });

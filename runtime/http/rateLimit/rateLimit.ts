@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError } from '../../errors/apiError.js';
-import type { LimiterStore } from './limiterStore.js';
+import { type LimiterStore, memoryLimiterStore } from './limiterStore.js';
 import { decide } from './slidingWindow.js';
 
 export type Tier = 'auth' | 'api' | 'public';
@@ -23,6 +23,8 @@ export interface RateLimitOptions {
   exempt?: readonly string[];
   /** Told of every refusal (the operator metrics count them). */
   onRefused?(tier: Tier): void;
+  /** Counts while `store` cannot be reached (Redis down): this instance's own; default in memory. */
+  fallback?: LimiterStore;
 }
 
 /** Sliding-window rate limits per tier, with x-ratelimit-* and the IETF draft-7 RateLimit headers. */
@@ -33,6 +35,8 @@ export function rateLimit(options: RateLimitOptions) {
     }
   }
   const exempt = new Set(options.exempt ?? []);
+  const fallback = options.fallback ?? memoryLimiterStore();
+  let warned = 0;
   return async function rateLimit(req: Request, res: Response, next: NextFunction): Promise<void> {
     if (exempt.has(req.path)) return next();
     const { tier, key } = await options.identify(req);
@@ -43,12 +47,16 @@ export function rateLimit(options: RateLimitOptions) {
     try {
       result = await options.store.hit(`${tier}:${key}`, limit, windowMs, now);
     } catch (error) {
-      // The shared counter is unreachable: serve rather than refuse everyone.
-      options.logger.warn(
-        { err: error, correlationId: req.correlationId },
-        'rate limit store unavailable; request not counted',
-      );
-      return next();
+      // The shared counter is unreachable: each instance counts for itself meanwhile, so a
+      // password guesser still meets a limit (the limit per instance, not one for all).
+      if (now - warned > windowMs) {
+        warned = now;
+        options.logger.warn(
+          { err: error, correlationId: req.correlationId },
+          'rate limit store unavailable; counting in this instance until it answers',
+        );
+      }
+      result = await fallback.hit(`${tier}:${key}`, limit, windowMs, now);
     }
     const decision = decide(result.counts, limit, windowMs, now, result.admitted);
     res.setHeader('x-ratelimit-limit', String(limit));

@@ -1,0 +1,160 @@
+// Memory under mixed load: one entigen server on the embedded store, for BENCH_SOAK_SECONDS
+// (300): lists and writes, realtime consumers that never read, and a webhook whose receiver
+// never answers. The server's RSS and heap are sampled every BENCH_SOAK_SAMPLE_SECONDS (10);
+// the target is an RSS that stays flat (the last sample within 10% of the one after the first
+// minute) while the heap does.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadRegistry } from '../bin/commands/serveCommand.js';
+import { signSession } from '../runtime/auth/sessionToken.js';
+import { newId } from '../runtime/entities/prepareWrite.js';
+import { openStore } from '../runtime/store/openStore.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const SECRET = 'bench-soak-secret';
+const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 300);
+const SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? 10);
+const SILENT_STREAMS = 50;
+const PORT = 4700 + Math.floor(Math.random() * 200);
+
+async function prepare(databaseUrl: string): Promise<string> {
+  const registry = await loadRegistry(root, 'generated');
+  const store = await openStore(databaseUrl, root);
+  await store.init(registry.model);
+  const now = new Date().toISOString();
+  const id = newId();
+  await store.insert('users', {
+    id,
+    email: 'soak@example.test',
+    displayName: 'Soak',
+    roles: ['ADMIN'],
+    authSource: 'local',
+    disabled: false,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await store.close();
+  return signSession(SECRET, id, Date.now());
+}
+
+function call(method: string, path: string, token: string, body?: unknown): Promise<number> {
+  return new Promise((resolve) => {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: PORT,
+        method,
+        path,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(text ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } : {}),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', () => resolve(0));
+    req.end(text);
+  });
+}
+
+/** A realtime stream whose client never reads a byte: the server keeps writing until it gives up. */
+function silentStream(token: string): Socket {
+  const socket = connect({ host: '127.0.0.1', port: PORT }, () => {
+    socket.write(
+      `GET /api/v1/realtime?entities=articles HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`,
+    );
+    socket.pause();
+  });
+  socket.on('error', () => undefined);
+  return socket;
+}
+
+function memory(pid: number): { rssMb: number } {
+  const rss = Number(
+    execFileSync('ps', ['-o', 'rss=', '-p', String(pid)])
+      .toString()
+      .trim(),
+  );
+  return { rssMb: Math.round(rss / 1024) };
+}
+
+async function main(): Promise<void> {
+  const databaseUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'entigen-soak-')), 'soak.db')}`;
+  const token = await prepare(databaseUrl);
+  // A receiver that takes every delivery and never answers.
+  const hanging = createServer(() => undefined);
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', () => resolve()));
+  const server: ChildProcess = spawn(
+    process.execPath,
+    [join(here, 'crud', 'entigenServer.js'), databaseUrl, String(PORT), SECRET, root],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } },
+  );
+  await new Promise<void>((resolve) => server.stdout!.on('data', (d) => String(d).includes('listening') && resolve()));
+  const { port } = hanging.address() as { port: number };
+  await call('POST', '/api/v1/webhooks', token, { url: `http://127.0.0.1:${port}/hook`, events: ['*'] });
+
+  const until = Date.now() + SECONDS * 1000;
+  let requests = 0;
+  const worker = async (work: (i: number) => Promise<number>) => {
+    for (let i = 0; Date.now() < until; i++) {
+      await work(i);
+      requests++;
+    }
+  };
+  const silent: Socket[] = [];
+  const keepSilentStreams = setInterval(() => {
+    // Streams the server dropped (slow consumers) are opened again, so there are always some.
+    for (let i = silent.length - 1; i >= 0; i--) if (silent[i].destroyed) silent.splice(i, 1);
+    while (silent.length < SILENT_STREAMS) silent.push(silentStream(token));
+  }, 1000);
+  const samples: { at: number; rssMb: number; heapMb: number }[] = [];
+  const started = Date.now();
+  const sample = async () => {
+    const health = await new Promise<{ memory: { heapUsed: number } }>((resolve) => {
+      request(
+        { host: '127.0.0.1', port: PORT, path: '/api/health', headers: { authorization: `Bearer ${token}` } },
+        (res) => {
+          let text = '';
+          res.on('data', (d) => (text += d));
+          res.on('end', () => resolve(JSON.parse(text)));
+        },
+      ).end();
+    });
+    const at = Math.round((Date.now() - started) / 1000);
+    const row = { at, ...memory(server.pid!), heapMb: Math.round(health.memory.heapUsed / 1024 / 1024) };
+    samples.push(row);
+    console.log(`${String(at).padStart(4)} s  rss ${row.rssMb} MB  heap ${row.heapMb} MB  requests ${requests}`);
+  };
+  const sampler = setInterval(() => void sample(), SAMPLE_SECONDS * 1000);
+  await Promise.all([
+    ...Array.from({ length: 6 }, () => worker(() => call('GET', '/api/v1/articles?limit=20&sort=-createdAt', token))),
+    ...Array.from({ length: 2 }, () =>
+      worker((i) => call('POST', '/api/v1/articles', token, { title: `Soak ${i}`, body: 'x'.repeat(500) })),
+    ),
+  ]);
+  clearInterval(sampler);
+  clearInterval(keepSilentStreams);
+  await sample();
+  for (const socket of silent) socket.destroy();
+  server.kill('SIGTERM');
+  hanging.close();
+  const afterMinute = samples.find((s) => s.at >= 60) ?? samples[0];
+  const last = samples.at(-1)!;
+  const ratio = last.rssMb / afterMinute.rssMb;
+  console.log(
+    `soak: RSS ${afterMinute.rssMb} MB after the first minute, ${last.rssMb} MB at ${last.at} s (x${ratio.toFixed(2)}; target within 10%), heap ${afterMinute.heapMb} -> ${last.heapMb} MB, ${requests} requests`,
+  );
+  process.exit(0);
+}
+
+await main();

@@ -120,20 +120,28 @@ async function main(): Promise<void> {
   const samples: { at: number; rssMb: number; heapMb: number }[] = [];
   const started = Date.now();
   const sample = async () => {
-    const health = await new Promise<{ memory: { heapUsed: number } }>((resolve) => {
-      request(
-        { host: '127.0.0.1', port: PORT, path: '/api/health', headers: { authorization: `Bearer ${token}` } },
-        (res) => {
-          let text = '';
-          res.on('data', (d) => (text += d));
-          res.on('end', () => resolve(JSON.parse(text)));
-        },
-      ).end();
-    });
+    const health = await new Promise<{ memory: { heapUsed: number; heapTotal: number; external: number } }>(
+      (resolve) => {
+        request(
+          { host: '127.0.0.1', port: PORT, path: '/api/health', headers: { authorization: `Bearer ${token}` } },
+          (res) => {
+            let text = '';
+            res.on('data', (d) => (text += d));
+            res.on('end', () => resolve(JSON.parse(text)));
+          },
+        ).end();
+      },
+    );
     const at = Math.round((Date.now() - started) / 1000);
-    const row = { at, ...memory(server.pid!), heapMb: Math.round(health.memory.heapUsed / 1024 / 1024) };
+    const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+    const row = { at, ...memory(server.pid!), heapMb: mb(health.memory.heapUsed) };
     samples.push(row);
-    console.log(`${String(at).padStart(4)} s  rss ${row.rssMb} MB  heap ${row.heapMb} MB  requests ${requests}`);
+    // What the RSS is made of: V8's heap (used and reserved), memory outside it that V8 knows of
+    // (buffers, sockets' data), and the rest (native: SQLite, the allocator, code).
+    const native = row.rssMb - mb(health.memory.heapTotal) - mb(health.memory.external);
+    console.log(
+      `${String(at).padStart(4)} s  rss ${row.rssMb} MB  heap ${row.heapMb}/${mb(health.memory.heapTotal)} MB  external ${mb(health.memory.external)} MB  other ${native} MB  requests ${requests}`,
+    );
   };
   const sampler = setInterval(() => void sample(), SAMPLE_SECONDS * 1000);
   await Promise.all([

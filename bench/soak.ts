@@ -1,5 +1,5 @@
 // Memory under mixed load: one entigen server on the embedded store, for BENCH_SOAK_SECONDS
-// (300): lists and writes, realtime consumers that never read, and a webhook whose receiver
+// (300): lists and writes, 100 realtime consumers that never read, and a webhook whose receiver
 // never answers. The server's RSS and heap are sampled every BENCH_SOAK_SAMPLE_SECONDS (10);
 // the target is an RSS that stays flat (the last sample within 10% of the one after the first
 // minute) while the heap does.
@@ -20,27 +20,30 @@ const root = join(here, '..', '..');
 const SECRET = 'bench-soak-secret';
 const SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 300);
 const SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? 10);
-const SILENT_STREAMS = 50;
+const SILENT_STREAMS = 100;
+/** Streams are limited per user (realtime.maxStreamsPerUser, 10): the silent ones belong to several. */
+const SILENT_USERS = 20;
 const PORT = 4700 + Math.floor(Math.random() * 200);
 
-async function prepare(databaseUrl: string): Promise<string> {
+/** A fresh database with administrators; their session tokens (the first one drives the load). */
+async function prepare(databaseUrl: string): Promise<string[]> {
   const registry = await loadRegistry(root, 'generated');
   const store = await openStore(databaseUrl, root);
   await store.init(registry.model);
   const now = new Date().toISOString();
-  const id = newId();
-  await store.insert('users', {
-    id,
-    email: 'soak@example.test',
-    displayName: 'Soak',
+  const users = Array.from({ length: SILENT_USERS }, (_, i) => ({
+    id: newId(),
+    email: `soak${i}@example.test`,
+    displayName: `Soak ${i}`,
     roles: ['ADMIN'],
     authSource: 'local',
     disabled: false,
     createdAt: now,
     updatedAt: now,
-  });
+  }));
+  await store.insertMany('users', users);
   await store.close();
-  return signSession(SECRET, id, Date.now());
+  return users.map((user) => signSession(SECRET, user.id, Date.now()));
 }
 
 function call(method: string, path: string, token: string, body?: unknown): Promise<number> {
@@ -90,7 +93,8 @@ function memory(pid: number): { rssMb: number } {
 
 async function main(): Promise<void> {
   const databaseUrl = `sqlite:${join(mkdtempSync(join(tmpdir(), 'entigen-soak-')), 'soak.db')}`;
-  const token = await prepare(databaseUrl);
+  const tokens = await prepare(databaseUrl);
+  const token = tokens[0];
   // A receiver that takes every delivery and never answers.
   const hanging = createServer(() => undefined);
   await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', () => resolve()));
@@ -115,7 +119,7 @@ async function main(): Promise<void> {
   const keepSilentStreams = setInterval(() => {
     // Streams the server dropped (slow consumers) are opened again, so there are always some.
     for (let i = silent.length - 1; i >= 0; i--) if (silent[i].destroyed) silent.splice(i, 1);
-    while (silent.length < SILENT_STREAMS) silent.push(silentStream(token));
+    while (silent.length < SILENT_STREAMS) silent.push(silentStream(tokens[silent.length % tokens.length]));
   }, 1000);
   const samples: { at: number; rssMb: number; heapMb: number }[] = [];
   const started = Date.now();

@@ -25,6 +25,8 @@ export const PULSE_TOPIC = 'pulse';
 const PULSES_PER_BOUND = 4;
 /** A peer counts as present while it pulsed within this many pulse intervals. */
 const PEER_PULSES = 8;
+/** Peers remembered before the silent ones are swept. */
+const MAX_PEERS = 256;
 
 /**
  * Decides whether an instance may trust what it cached. A notice is a hint that a cache is
@@ -82,6 +84,8 @@ export class BusWatch {
     if (topic !== PULSE_TOPIC) return;
     if (!own) {
       this.peersSeen.set(sender, now);
+      // Restarted instances come back under new ids: the silent ones go, even if nobody asks for state().
+      if (this.peersSeen.size > MAX_PEERS) this.countPeers(now);
       return;
     }
     // Only a pulse sent after every subscription held proves that nothing was missed.
@@ -104,11 +108,7 @@ export class BusWatch {
         lastMessageAgeMs: last === undefined ? null : Math.round(now - last),
       };
     }
-    let peers = 0;
-    for (const [peer, at] of this.peersSeen) {
-      if (now - at <= this.pulseMs * PEER_PULSES) peers++;
-      else this.peersSeen.delete(peer);
-    }
+    const peers = this.countPeers(now);
     return {
       transport: this.transport,
       up: this.trusted,
@@ -117,6 +117,12 @@ export class BusWatch {
       peers,
       channels,
     };
+  }
+
+  /** Peers heard within the last few pulses; the others are forgotten. */
+  private countPeers(now: number): number {
+    for (const [peer, at] of this.peersSeen) if (now - at > this.pulseMs * PEER_PULSES) this.peersSeen.delete(peer);
+    return this.peersSeen.size;
   }
 
   private allSubscribed(): boolean {

@@ -1,9 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { PgStore } from '../store/postgres/pgStore.js';
-import { type BusState, BusWatch, PULSE_TOPIC } from './busWatch.js';
-import type { Bus } from './redisBus.js';
+import { PulsedBus } from './bus.js';
 
 /** How long a lost listening connection waits before it tries again. */
 const RECONNECT_MS = 1000;
@@ -16,18 +15,13 @@ const MAX_PAYLOAD_BYTES = 7000;
  * notifications reach every session of the database. One connection of its own listens; a lost
  * one is opened again. Every topic rides the one channel, so LISTEN confirms them all; the
  * instance's own pulse coming back proves the round trip (busWatch.ts), and while that proof is
- * older than the staleness bound, caches keep nothing longer than the bound.
+ * older than the staleness bound, caches use nothing they hold.
  */
-export class PgBus implements Bus {
-  private readonly instance = randomUUID();
-  private readonly handlers = new Map<string, (message: string) => void>();
+export class PgBus extends PulsedBus {
   private client?: pg.Client;
   private closed = false;
   private listenedBefore = false;
   private pending: string[] = [];
-  private pulseTimer?: NodeJS.Timeout;
-  private readonly watch: BusWatch;
-  onResume?: () => void;
 
   private constructor(
     private readonly store: PgStore,
@@ -35,8 +29,7 @@ export class PgBus implements Bus {
     private readonly logger: Logger,
     maxStalenessMs: number,
   ) {
-    this.watch = new BusWatch('postgres', maxStalenessMs, () => this.handlers.keys());
-    this.handlers.set(PULSE_TOPIC, () => undefined);
+    super('postgres', maxStalenessMs);
   }
 
   static async connect(store: PgStore, prefix: string, logger: Logger, maxStalenessMs: number): Promise<PgBus> {
@@ -47,26 +40,13 @@ export class PgBus implements Bus {
     return new PgBus(store, channel, logger, maxStalenessMs);
   }
 
-  get trusted(): boolean {
-    return this.watch.trusted;
-  }
-
-  get maxStalenessMs(): number {
-    return this.watch.maxStalenessMs;
-  }
-
-  state(): BusState {
-    return this.watch.state();
-  }
-
   async on(topic: string, handler: (message: string) => void): Promise<void> {
     this.handlers.set(topic, handler);
     if (this.client && this.listenedBefore) this.confirmAll();
   }
 
   async start(): Promise<void> {
-    this.pulseTimer = setInterval(() => this.publish(PULSE_TOPIC, this.watch.pulse()), this.watch.pulseMs);
-    this.pulseTimer.unref();
+    this.startPulse();
     await this.listen();
   }
 
@@ -96,7 +76,7 @@ export class PgBus implements Bus {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.pulseTimer);
+    this.stopPulse();
     this.watch.lost();
     await this.client?.end().catch(() => undefined);
   }
@@ -124,8 +104,7 @@ export class PgBus implements Bus {
       const resumed = this.listenedBefore;
       this.listenedBefore = true;
       if (this.confirmAll() && resumed) this.onResume?.();
-      // The first proof need not wait for the next pulse.
-      this.publish(PULSE_TOPIC, this.watch.pulse());
+      this.pulse();
     } catch (error) {
       lost(error as Error);
     }
@@ -140,14 +119,9 @@ export class PgBus implements Bus {
 
   private deliver(text: string): void {
     const [sender, ...lines] = text.split('\n');
-    const own = sender === this.instance;
     for (const line of lines) {
       const space = line.indexOf(' ');
-      if (space <= 0) continue;
-      const topic = line.slice(0, space);
-      const message = line.slice(space + 1);
-      this.watch.heard(topic, sender, own, message);
-      if (!own) this.handlers.get(topic)?.(message);
+      if (space > 0) this.received(line.slice(0, space), sender, line.slice(space + 1));
     }
   }
 }

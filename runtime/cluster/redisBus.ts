@@ -1,27 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { type BusState, BusWatch, PULSE_TOPIC } from './busWatch.js';
-
-/** Notices between the instances of one deployment (Redis publish/subscribe, or PostgreSQL LISTEN/NOTIFY). */
-export interface Bus {
-  /** Calls `handler` with every other instance's notices on `topic`; register before `start()`. */
-  on(topic: string, handler: (message: string) => void): Promise<void>;
-  /** Subscribes every registered topic and starts pulsing. */
-  start(): Promise<void>;
-  publish(topic: string, message?: string): void;
-  /**
-   * True while every notice sent more than the staleness bound ago has surely arrived: every
-   * channel is subscribed and this instance's own pulse came back in time. While false, caches
-   * keep nothing longer than the bound.
-   */
-  readonly trusted: boolean;
-  readonly maxStalenessMs: number;
-  state(): BusState;
-  /** Called when every channel is subscribed again after a loss: notices of the gap are gone. */
-  onResume?: () => void;
-  close(): Promise<void>;
-}
+import { PulsedBus } from './bus.js';
+import { PULSE_TOPIC } from './busWatch.js';
 
 /** Notices a publisher could not send, kept for when Redis answers again (the oldest go first). */
 const MAX_UNSENT = 1000;
@@ -36,16 +16,11 @@ const MAX_UNSENT = 1000;
  * each confirmed by Redis's reply; ioredis's own resubscription is off, since a SUBSCRIBE written
  * before its ready check turns the connection into subscriber mode and fails that check.
  */
-export class RedisBus implements Bus {
-  private readonly instance = randomUUID();
-  private readonly handlers = new Map<string, (message: string) => void>();
-  private readonly watch: BusWatch;
+export class RedisBus extends PulsedBus {
   private readonly unsent = new Set<string>();
-  private pulseTimer?: NodeJS.Timeout;
   private started = false;
   private closed = false;
   private resumed = false;
-  onResume?: () => void;
 
   private constructor(
     private readonly redis: Redis,
@@ -54,7 +29,7 @@ export class RedisBus implements Bus {
     private readonly logger: Logger,
     maxStalenessMs: number,
   ) {
-    this.watch = new BusWatch('redis', maxStalenessMs, () => this.handlers.keys());
+    super('redis', maxStalenessMs);
   }
 
   static async connect(redis: Redis, prefix: string, logger: Logger, maxStalenessMs: number): Promise<RedisBus> {
@@ -71,20 +46,7 @@ export class RedisBus implements Bus {
     subscriber.on('close', () => bus.watch.lost());
     // Notices that could not go out are sent once Redis answers again.
     redis.on('ready', () => bus.flushUnsent());
-    bus.handlers.set(PULSE_TOPIC, () => undefined);
     return bus;
-  }
-
-  get trusted(): boolean {
-    return this.watch.trusted;
-  }
-
-  get maxStalenessMs(): number {
-    return this.watch.maxStalenessMs;
-  }
-
-  state(): BusState {
-    return this.watch.state();
   }
 
   async on(topic: string, handler: (message: string) => void): Promise<void> {
@@ -94,8 +56,7 @@ export class RedisBus implements Bus {
 
   async start(): Promise<void> {
     this.started = true;
-    this.pulseTimer = setInterval(() => this.publish(PULSE_TOPIC, this.watch.pulse()), this.watch.pulseMs);
-    this.pulseTimer.unref();
+    this.startPulse();
     await this.subscriber
       .connect()
       .catch((error) => this.logger.warn({ err: error }, 'redis subscriber cannot connect'));
@@ -112,7 +73,7 @@ export class RedisBus implements Bus {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.pulseTimer);
+    this.stopPulse();
     await this.subscriber.quit().catch(() => undefined);
   }
 
@@ -155,17 +116,15 @@ export class RedisBus implements Bus {
     if (!this.watch.confirmSubscribed(topic)) return;
     if (this.resumed) this.onResume?.();
     this.resumed = true;
-    // The first proof need not wait for the next pulse.
-    this.publish(PULSE_TOPIC, this.watch.pulse());
+    this.pulse();
   }
 
   private deliver(channel: string, text: string): void {
-    const topic = channel.slice(this.prefix.length + 1);
     const space = text.indexOf(' ');
-    const sender = space < 0 ? text : text.slice(0, space);
-    const message = space < 0 ? '' : text.slice(space + 1);
-    const own = sender === this.instance;
-    this.watch.heard(topic, sender, own, message);
-    if (!own) this.handlers.get(topic)?.(message);
+    this.received(
+      channel.slice(this.prefix.length + 1),
+      space < 0 ? text : text.slice(0, space),
+      space < 0 ? '' : text.slice(space + 1),
+    );
   }
 }

@@ -14,7 +14,7 @@ import type {
   Where,
 } from './types.js';
 
-/** What vouches for a cache across instances: the bus (runtime/cluster/redisBus.ts). */
+/** What vouches for a cache across instances: the bus (runtime/cluster/bus.ts). */
 export interface StalenessBound {
   /** Every other instance's notice sent more than the staleness bound ago has surely arrived. */
   readonly trusted: boolean;

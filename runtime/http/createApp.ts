@@ -18,7 +18,7 @@ import { ADMIN_PATH, adminRoutes } from './adminRoutes.js';
 import { apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
 import { authRoutes } from './authRoutes.js';
-import { canonicalPath } from './canonicalPath.js';
+import { canonicalPath, withoutTrailingSlash } from './canonicalPath.js';
 import { compose, MountTable } from './compose.js';
 import { correlationId } from './correlationId.js';
 import { corsPolicy } from './corsPolicy.js';
@@ -192,9 +192,9 @@ export function createApp({
   const setupRouter = setupRoutes(auth, setup);
   routes.addRouter('', setupRouter);
   // The setup router is entered only for its own paths (compared as Express does: exact case, one trailing slash).
-  const setupPaths = new Set(routerPaths(setupRouter).map(comparablePath));
+  const setupPaths = new Set(routerPaths(setupRouter).map(withoutTrailingSlash));
   app.use(gate, (req: Request, res: Response, next: NextFunction) =>
-    setupPaths.has(comparablePath(req.path)) ? setupRouter(req, res, next) : next(),
+    setupPaths.has(canonicalPath(req)) ? setupRouter(req, res, next) : next(),
   );
   if (ctx.registry.openapi) {
     const docs = docsRoutes(ctx.registry.openapi, ctx.registry.model.app.name);
@@ -254,5 +254,3 @@ function rememberMount(prefix: string) {
 function routerPaths(router: Router): string[] {
   return (router.stack as { route?: { path: string } }[]).flatMap((layer) => (layer.route ? [layer.route.path] : []));
 }
-
-const comparablePath = (path: string) => (path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);

@@ -19,8 +19,8 @@ export class LeaseLost extends Error {
  * one stops renewing (it died or stalled). A holder whose lease was lost stops at its next step.
  */
 export class RowLease {
-  /** Rows this holder took and has not let go: released at shutdown. */
-  private readonly held = new Set<string>();
+  /** Rows this holder took and has not let go (released at shutdown), with when its lease on each ends. */
+  private readonly held = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -39,7 +39,10 @@ export class RowLease {
     const row = await this.store.get(this.collection, id);
     if (!row) return null;
     const halfway = new Date(now.getTime() + this.leaseMs / 2).toISOString();
-    if (row.leaseOwner === this.owner && typeof row.leaseUntil === 'string' && row.leaseUntil > halfway) return row;
+    if (row.leaseOwner === this.owner && typeof row.leaseUntil === 'string' && row.leaseUntil > halfway) {
+      this.held.set(id, Date.parse(row.leaseUntil));
+      return row;
+    }
     const taken = await this.store.update(
       this.collection,
       id,
@@ -52,8 +55,7 @@ export class RowLease {
         ],
       },
     );
-    if (taken) this.held.add(id);
-    else this.held.delete(id);
+    this.track(id, taken, this.leaseMs);
     return taken;
   }
 
@@ -68,7 +70,7 @@ export class RowLease {
       { ...set, leaseOwner: this.owner, leaseUntil: this.until(forMs) },
       where,
     );
-    if (claimed) this.held.add(id);
+    this.track(id, claimed, forMs);
     return claimed;
   }
 
@@ -80,7 +82,9 @@ export class RowLease {
    * `save` refused.
    */
   async during<T>(id: string, action: () => Promise<T>): Promise<T> {
-    if (!(await this.save(id, {}))) throw new LeaseLost(id);
+    // A lease saved moments ago (the write after the previous action) needs no write before this one.
+    const left = (this.held.get(id) ?? 0) - this.now().getTime();
+    if (left < (this.leaseMs * 2) / 3 && !(await this.save(id, {}))) throw new LeaseLost(id);
     const renew = setInterval(() => void this.save(id, {}).catch(() => undefined), Math.max(10, this.leaseMs / 3));
     renew.unref();
     try {
@@ -98,7 +102,8 @@ export class RowLease {
       { ...set, leaseUntil: this.until(this.leaseMs) },
       this.mine(),
     );
-    if (!saved) this.held.delete(id);
+    // Inside a caller's transaction the write may still roll back: only a loss is certain.
+    if (store === this.store || !saved) this.track(id, saved, this.leaseMs);
     return saved !== null;
   }
 
@@ -120,7 +125,7 @@ export class RowLease {
 
   /** Lets every row this holder took go (shutdown). */
   async releaseAll(): Promise<void> {
-    await Promise.all([...this.held].map((id) => this.release(id).catch(() => undefined)));
+    await Promise.all([...this.held.keys()].map((id) => this.release(id).catch(() => undefined)));
   }
 
   /** Writes `set` when nobody holds the row (or the lease ran out). */
@@ -132,6 +137,12 @@ export class RowLease {
       ],
     };
     return this.store.update(this.collection, id, set, free);
+  }
+
+  /** After a conditional write: held for `ms` from now, or not held at all. */
+  private track(id: string, row: Doc | null, ms: number): void {
+    if (row) this.held.set(id, this.now().getTime() + ms);
+    else this.held.delete(id);
   }
 
   /** Held by this holder and not run out. */

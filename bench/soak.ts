@@ -4,7 +4,7 @@
 // the target is an RSS that stays flat (the last sample within 10% of the one after the first
 // minute) while the heap does.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, openSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,6 +23,8 @@ const SAMPLE_SECONDS = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? 10);
 const SILENT_STREAMS = 100;
 /** Streams are limited per user (realtime.maxStreamsPerUser, 10): the silent ones belong to several. */
 const SILENT_USERS = 20;
+/** BENCH_SOAK_CLI=1: the real `entigen serve` instead of the benchmark's server. */
+const BENCH_SOAK_CLI = process.env.BENCH_SOAK_CLI === '1';
 const PORT = 4700 + Math.floor(Math.random() * 200);
 
 /** A fresh database with administrators; their session tokens (the first one drives the load). */
@@ -82,6 +84,44 @@ function silentStream(token: string): Socket {
   return socket;
 }
 
+/** The benchmark's server: the example app, warnings only (as in bench/crud). */
+async function serveBench(databaseUrl: string): Promise<ChildProcess> {
+  const server = spawn(
+    process.execPath,
+    [join(here, 'crud', 'entigenServer.js'), databaseUrl, String(PORT), SECRET, root],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } },
+  );
+  await new Promise<void>((resolve) => server.stdout!.on('data', (d) => String(d).includes('listening') && resolve()));
+  return server;
+}
+
+/** `entigen serve` as a user runs it: the request log at info level, written to a file. */
+async function serveCli(databaseUrl: string): Promise<ChildProcess> {
+  const logFile = join(mkdtempSync(join(tmpdir(), 'entigen-soak-log-')), 'server.log');
+  const log = openSync(logFile, 'a');
+  const server = spawn(process.execPath, [join(here, '..', 'bin', 'entigen.js'), 'serve'], {
+    cwd: root,
+    stdio: ['ignore', log, 'inherit'],
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      SESSION_SECRET: SECRET,
+      APP_ENCRYPTION_KEY: SECRET,
+      RATE_LIMIT_API: '1000000000/60',
+      RATE_LIMIT_PUBLIC: '1000000000/60',
+      WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+    },
+  });
+  console.log(`entigen serve, log in ${logFile}`);
+  for (let tries = 0; tries < 200; tries++) {
+    if ((await call('GET', '/api/health', '')) > 0) return server;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('entigen serve did not start');
+}
+
 function memory(pid: number): { rssMb: number } {
   const rss = Number(
     execFileSync('ps', ['-o', 'rss=', '-p', String(pid)])
@@ -98,12 +138,7 @@ async function main(): Promise<void> {
   // A receiver that takes every delivery and never answers.
   const hanging = createServer(() => undefined);
   await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', () => resolve()));
-  const server: ChildProcess = spawn(
-    process.execPath,
-    [join(here, 'crud', 'entigenServer.js'), databaseUrl, String(PORT), SECRET, root],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } },
-  );
-  await new Promise<void>((resolve) => server.stdout!.on('data', (d) => String(d).includes('listening') && resolve()));
+  const server = BENCH_SOAK_CLI ? await serveCli(databaseUrl) : await serveBench(databaseUrl);
   const { port } = hanging.address() as { port: number };
   await call('POST', '/api/v1/webhooks', token, { url: `http://127.0.0.1:${port}/hook`, events: ['*'] });
 

@@ -848,8 +848,8 @@ export interface OrderFilters {
   quantity?: NonNullable<Order['quantity']> | Pick<FilterOperators<NonNullable<Order['quantity']>>, 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'exists'>;
   status?: NonNullable<Order['status']> | Pick<FilterOperators<NonNullable<Order['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
-export type OrderField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note';
-export interface OrderAggregateFields { group: 'ownerId' | 'product' | 'quantity' | 'status'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'quantity' }
+export type OrderField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note' | 'total';
+export interface OrderAggregateFields { group: 'ownerId' | 'product' | 'quantity' | 'status'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'quantity' | 'total' }
 export type OrderClient = Pick<EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity', OrderAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'> & OrderEndpointClient;
 /** The custom endpoints of orders. */
 export interface OrderEndpointClient {

@@ -17,20 +17,20 @@ export interface HookTypes {
   datasetRows: EntityHooks<DatasetRow, DatasetRowCreate, DatasetRowUpdate, Repositories>;
   formTemplates: EntityHooks<FormTemplate, FormTemplateCreate, FormTemplateUpdate, Repositories>;
   grants: EntityHooks<Grant, GrantCreate, GrantUpdate, Repositories>;
-  hookDeliveries: EntityHooks<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, Repositories>;
+  hookDeliveries: EntityHooks<HookDelivery, HookDeliveryCreate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, HookDeliveryUpdate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, Repositories>;
   jobExecutions: EntityHooks<JobExecution, JobExecutionCreate, JobExecutionUpdate, Repositories>;
   jobSnapshots: EntityHooks<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, Repositories>;
-  mediaAssets: EntityHooks<MediaAsset, MediaAssetCreate, MediaAssetUpdate, Repositories>;
-  orders: EntityHooks<Order, OrderCreate, OrderUpdate, Repositories> & { endpoints: OrderEndpoints };
+  mediaAssets: EntityHooks<MediaAsset, MediaAssetCreate & Partial<Pick<MediaAsset, 'size' | 'url'>>, MediaAssetUpdate & Partial<Pick<MediaAsset, 'size' | 'url'>>, Repositories>;
+  orders: EntityHooks<Order, OrderCreate & Partial<Pick<Order, 'total'>>, OrderUpdate & Partial<Pick<Order, 'total'>>, Repositories> & { endpoints: OrderEndpoints };
   organizations: EntityHooks<Organization, OrganizationCreate, OrganizationUpdate, Repositories>;
-  outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate, OutgoingMailUpdate, Repositories>;
+  outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, OutgoingMailUpdate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, Repositories>;
   products: EntityHooks<Product, ProductCreate, ProductUpdate, Repositories>;
   projects: EntityHooks<Project, ProjectCreate, ProjectUpdate, Repositories>;
   rules: EntityHooks<Rule, RuleCreate, RuleUpdate, Repositories>;
   scheduledJobs: EntityHooks<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, Repositories>;
   searchFeedback: EntityHooks<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, Repositories>;
-  webhookDeliveries: EntityHooks<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, Repositories>;
-  webhooks: EntityHooks<Webhook, WebhookCreate, WebhookUpdate, Repositories>;
+  webhookDeliveries: EntityHooks<WebhookDelivery, WebhookDeliveryCreate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, WebhookDeliveryUpdate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, Repositories>;
+  webhooks: EntityHooks<Webhook, WebhookCreate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, WebhookUpdate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, Repositories>;
 }
 
 /** Handlers of the custom endpoints of orders, as its entity file declares them. */

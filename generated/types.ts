@@ -724,6 +724,8 @@ export interface Order {
   status: OrderStatus | null;
   /** @maxLength 500 */
   note: string | null;
+  /** @minimum 0 */
+  total: number | null;
 }
 export interface OrderCreate {
   product: string;

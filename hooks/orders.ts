@@ -13,7 +13,8 @@ export default defineHooks('orders', {
       reject('CONFLICT', `Only ${stock} of ${product.name} in stock`, { quantity: `must be at most ${stock}` });
     }
     await repositories.products.increment(product.id, { stock: -data.quantity });
-    return data;
+    // A read-only field: only the server sets it, here from the product's price.
+    return { ...data, total: product.price * data.quantity };
   },
 
   async beforeUpdate({ data, existing, repositories }) {

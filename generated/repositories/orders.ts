@@ -10,7 +10,7 @@ export interface OrderFilter {
   quantity?: number | number[];
   status?: OrderStatus | OrderStatus[];
 }
-export type OrderSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note';
+export type OrderSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note' | 'total';
 
 /** Typed access to orders: no access checks or request validation; hooks and history through a writer. */
 export class OrderRepository extends Repository<Order, OrderCreate, OrderUpdate, OrderFilter, OrderSortKey> {

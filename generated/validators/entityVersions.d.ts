@@ -9,3 +9,5 @@ export declare const update: CompiledValidator;
 export declare const bulkItem: CompiledValidator;
 /** Body of PATCH /entityVersions/{id}/increment. */
 export declare const increment: CompiledValidator;
+/** The read-only fields a before-hook may set. */
+export declare const serverSet: CompiledValidator;

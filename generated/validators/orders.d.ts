@@ -9,5 +9,7 @@ export declare const update: CompiledValidator;
 export declare const bulkItem: CompiledValidator;
 /** Body of PATCH /orders/{id}/increment. */
 export declare const increment: CompiledValidator;
+/** The read-only fields a before-hook may set. */
+export declare const serverSet: CompiledValidator;
 /** Body of the custom endpoint approve. */
 export declare const endpoint_approve: CompiledValidator;

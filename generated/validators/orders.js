@@ -422,10 +422,75 @@ validate2.errors = vErrors;
 return errors === 0;
 }
 
-export const endpoint_approve = validate3;
-const schema3 = {"$id":"orders/endpoint_approve","type":"object","additionalProperties":false,"properties":{"note":{"type":"string","minLength":1,"maxLength":500}},"required":["note"]};
+export const serverSet = validate3;
+const schema3 = {"$id":"orders/serverSet","type":"object","additionalProperties":false,"properties":{"total":{"type":["number","null"],"minimum":0}}};
 
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="orders/serverSet" */;
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(key0 === "total")){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.total !== undefined){
+let data0 = data.total;
+const _errs2 = errors;
+if((!((typeof data0 == "number") && (isFinite(data0)))) && (data0 !== null)){
+const err1 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: schema3.properties.total.type},message:"must be number,null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const _errs3 = errors;
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var valid0 = _errs2 === errors;
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate3.errors = vErrors;
+return errors === 0;
+}
+
+export const endpoint_approve = validate4;
+const schema4 = {"$id":"orders/endpoint_approve","type":"object","additionalProperties":false,"properties":{"note":{"type":"string","minLength":1,"maxLength":500}},"required":["note"]};
+
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="orders/endpoint_approve" */;
 let vErrors = null;
 let errors = 0;
@@ -503,7 +568,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate3.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
 export const bulkItem = create;

@@ -312,4 +312,141 @@ errors++;
 validate2.errors = vErrors;
 return errors === 0;
 }
+
+export const serverSet = validate3;
+const schema3 = {"$id":"users/serverSet","type":"object","additionalProperties":false,"properties":{"authSource":{"type":["string","null"],"enum":["local","ldap","oidc",null]},"lastLoginAt":{"type":["string","null"],"pattern":"^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])([Tt ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([Zz]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$|^\\{\\{now\\}\\}$"},"emailVerified":{"type":["boolean","null"]},"mfaEnabledAt":{"type":["string","null"],"pattern":"^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])([Tt ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([Zz]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$|^\\{\\{now\\}\\}$"}}};
+const pattern0 = new RegExp("^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])([Tt ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([Zz]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$|^\\{\\{now\\}\\}$", "u");
+
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="users/serverSet" */;
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((((key0 === "authSource") || (key0 === "lastLoginAt")) || (key0 === "emailVerified")) || (key0 === "mfaEnabledAt"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.authSource !== undefined){
+let data0 = data.authSource;
+const _errs2 = errors;
+if((typeof data0 !== "string") && (data0 !== null)){
+const err1 = {instancePath:instancePath+"/authSource",schemaPath:"#/properties/authSource/type",keyword:"type",params:{type: schema3.properties.authSource.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const _errs3 = errors;
+const vSchema0 = schema3.properties.authSource.enum;
+if(!((((data0 === "local") || (data0 === "ldap")) || (data0 === "oidc")) || (data0 === null))){
+const err2 = {instancePath:instancePath+"/authSource",schemaPath:"#/properties/authSource/enum",keyword:"enum",params:{allowedValues: schema3.properties.authSource.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var valid0 = _errs2 === errors;
+}
+if(data.lastLoginAt !== undefined){
+let data1 = data.lastLoginAt;
+const _errs4 = errors;
+if((typeof data1 !== "string") && (data1 !== null)){
+const err3 = {instancePath:instancePath+"/lastLoginAt",schemaPath:"#/properties/lastLoginAt/type",keyword:"type",params:{type: schema3.properties.lastLoginAt.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+const _errs5 = errors;
+if(typeof data1 === "string"){
+if(!pattern0.test(data1)){
+const err4 = {instancePath:instancePath+"/lastLoginAt",schemaPath:"#/properties/lastLoginAt/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])([Tt ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([Zz]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$|^\\{\\{now\\}\\}$"},message:"must match pattern \""+"^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])([Tt ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([Zz]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$|^\\{\\{now\\}\\}$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var valid0 = _errs4 === errors;
+}
+if(data.emailVerified !== undefined){
+let data2 = data.emailVerified;
+const _errs6 = errors;
+if((typeof data2 !== "boolean") && (data2 !== null)){
+const err5 = {instancePath:instancePath+"/emailVerified",schemaPath:"#/properties/emailVerified/type",keyword:"type",params:{type: schema3.properties.emailVerified.type},message:"must be boolean,null"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+const _errs7 = errors;
+var valid0 = _errs6 === errors;
+}
+if(data.mfaEnabledAt !== undefined){
+let data3 = data.mfaEnabledAt;
+const _errs8 = errors;
+if((typeof data3 !== "string") && (data3 !== null)){
+const err6 = {instancePath:instancePath+"/mfaEnabledAt",schemaPath:"#/properties/mfaEnabledAt/type",keyword:"type",params:{type: schema3.properties.mfaEnabledAt.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+const _errs9 = errors;
+if(typeof data3 === "string"){
+if(!pattern0.test(data3)){
+const err7 = {instancePath:instancePath+"/mfaEnabledAt",schemaPath:"#/properties/mfaEnabledAt/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])([Tt ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([Zz]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$|^\\{\\{now\\}\\}$"},message:"must match pattern \""+"^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])([Tt ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?([Zz]|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?$|^\\{\\{now\\}\\}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+var valid0 = _errs8 === errors;
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate3.errors = vErrors;
+return errors === 0;
+}
 export const bulkItem = create;

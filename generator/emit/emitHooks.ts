@@ -1,7 +1,14 @@
-import type { AppModel } from '../../runtime/model/types.js';
+import { serverSetFields } from '../../runtime/model/entityRoutes.js';
+import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
 import { tsType } from './emitTypes.js';
 import { newWriter } from './header.js';
+
+/** ` & Partial<Pick<Record, 'a' | 'b'>>`: the read-only fields a before-hook may set, or nothing. */
+function serverSetType(entity: EntityModel, record: string): string {
+  const names = serverSetFields(entity).map((f) => `'${f.name}'`);
+  return names.length > 0 ? ` & Partial<Pick<${record}, ${names.join(' | ')}>>` : '';
+}
 
 /**
  * generated/hooks.ts: `defineHooks(plural, hooks)`, typed per entity from its record, create and
@@ -31,8 +38,9 @@ export function emitHooks(model: AppModel): Map<string, string> {
     for (const entity of entities) {
       const names = typeNamesOf(entity);
       const endpoints = (entity.endpoints ?? []).length > 0 ? ` & { endpoints: ${entity.name}Endpoints }` : '';
+      const serverSet = serverSetType(entity, names.record);
       writer.writeLine(
-        `${entity.plural}: EntityHooks<${names.record}, ${names.create}, ${names.update}, Repositories>${endpoints};`,
+        `${entity.plural}: EntityHooks<${names.record}, ${names.create}${serverSet}, ${names.update}${serverSet}, Repositories>${endpoints};`,
       );
     }
   });

@@ -1,6 +1,6 @@
 import AjvModule from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { endpointValidatorName, writableFields } from '../../runtime/model/entityRoutes.js';
+import { endpointValidatorName, serverSetFields, writableFields } from '../../runtime/model/entityRoutes.js';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import { type JsonSchema, objectSchema, valueSchema } from '../model/valueSchema.js';
 import { GENERATED_HEADER } from './header.js';
@@ -23,6 +23,18 @@ export function bodySchemas(entity: EntityModel): Record<'create' | 'update' | '
       properties: Object.fromEntries(numeric.map((f) => [f.name, valueSchema({ type: f.type })])),
     },
   };
+}
+
+/**
+ * The read-only fields, which only the server sets (before-hooks may): each optional, checked
+ * for its type and constraints. A hook's result is checked by this for those fields and by the
+ * create or update body schema for the rest.
+ */
+export function serverSetSchema(entity: EntityModel): JsonSchema {
+  return objectSchema(
+    serverSetFields(entity).map((f) => ({ ...f, required: false })),
+    'update',
+  );
 }
 
 /** The body schema of each custom endpoint that reads a body, by validator export name. */
@@ -52,7 +64,7 @@ export function emitValidators(model: AppModel): Map<string, string> {
       meta: false,
       validateSchema: false,
     });
-    const schemas = { ...bodySchemas(entity), ...endpointBodySchemas(entity) };
+    const schemas = { ...bodySchemas(entity), serverSet: serverSetSchema(entity), ...endpointBodySchemas(entity) };
     for (const [name, schema] of Object.entries(schemas)) ajv.addSchema({ $id: `${entity.plural}/${name}`, ...schema });
     const code = standaloneCode(
       ajv,
@@ -64,7 +76,7 @@ export function emitValidators(model: AppModel): Map<string, string> {
     ]);
     files.set(
       `validators/${entity.plural}.js`,
-      `${GENERATED_HEADER}\n${code.trimEnd()}\nexport const bulkItem = create;\n`,
+      [GENERATED_HEADER, code.trimEnd(), 'export const bulkItem = create;', ''].join('\n'),
     );
     files.set(
       `validators/${entity.plural}.d.ts`,
@@ -80,6 +92,8 @@ export function emitValidators(model: AppModel): Map<string, string> {
         'export declare const bulkItem: CompiledValidator;',
         `/** Body of PATCH /${entity.plural}/{id}/increment. */`,
         'export declare const increment: CompiledValidator;',
+        '/** The read-only fields a before-hook may set. */',
+        'export declare const serverSet: CompiledValidator;',
         ...endpointDeclarations,
         '',
       ].join('\n'),

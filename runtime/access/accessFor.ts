@@ -36,15 +36,40 @@ export function accessFor(caller: Caller, entity: EntityModel, action: Action | 
       parts.push({ field: 'ownerId', op: 'eq', value: caller.user.id });
     }
     if (permission.condition) {
-      const field = entity.fields.find((f) => f.name === permission.condition!.field);
-      if (!field) continue;
-      parts.push({ field: field.name, op: 'eq', value: typedValue(field.type, permission.condition.value) });
+      const condition = conditionFor(caller, entity, permission.condition);
+      if (!condition) continue;
+      parts.push(condition);
     }
     if (parts.length === 0) return { allowed: true };
     alternatives.push(parts.length === 1 ? parts[0] : { and: parts });
   }
   if (alternatives.length === 0) return { allowed: false };
   return { allowed: true, where: alternatives.length === 1 ? alternatives[0] : { or: alternatives } };
+}
+
+/**
+ * `field:value` as a query condition: the value typed for the field, or the caller's own value
+ * for `{{user.id}}` / `{{user.email}}` (nothing matches without a signed-in caller). An array
+ * field matches when it contains the value.
+ */
+function conditionFor(caller: Caller, entity: EntityModel, condition: { field: string; value: string }): Where | null {
+  const field = entity.fields.find((f) => f.name === condition.field);
+  if (!field) return null;
+  const macro = callerValueOf(condition.value);
+  let value: unknown;
+  if (macro) {
+    value = caller.user?.[macro];
+    if (typeof value !== 'string') return null;
+  } else value = typedValue(field.type === 'array' ? (field.items?.type ?? 'string') : field.type, condition.value);
+  return field.type === 'array' ? { field: field.name, op: 'contains', value } : { field: field.name, op: 'eq', value };
+}
+
+/** The caller's values a permission may name, by macro. */
+export const CALLER_VALUES = { '{{user.id}}': 'id', '{{user.email}}': 'email' } as const;
+
+/** `{{user.id}}` -> 'id'; undefined for a constant or an unknown macro. */
+export function callerValueOf(text: string): 'id' | 'email' | undefined {
+  return (CALLER_VALUES as Record<string, 'id' | 'email'>)[text];
 }
 
 function typedValue(type: string, text: string): unknown {

@@ -35,7 +35,7 @@ export function repositoryWriter(scopeOf: () => RepositoryScope): RepositoryWrit
       throw new HookFailed(
         plural,
         'beforeCreate',
-        new Error(`writes through hook repositories nest deeper than ${MAX_HOOK_DEPTH} levels: ${chain}`),
+        `writes through hook repositories nest deeper than ${MAX_HOOK_DEPTH} levels: ${chain}`,
       );
     }
     return writeWithHistory(base.ctx, entity(base, plural), base.caller, undefined, (store) =>

@@ -1,7 +1,7 @@
 import type { Caller } from '../access/caller.js';
 import type { RepositoryScope, RuntimeContext } from '../context.js';
 import { ApiError } from '../errors/apiError.js';
-import { writableFields } from '../model/entityRoutes.js';
+import { serverSetFields, writableFields } from '../model/entityRoutes.js';
 import type { EntityModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
 import { validationDetails } from '../validation/validationDetails.js';
@@ -23,11 +23,17 @@ export function writeScope(ctx: RuntimeContext, caller: Caller, now: Date, opera
   return { ctx, caller, now, operation, depth: 0, path: [] };
 }
 
-/** A hook threw something other than an ApiError: a fault of the application, logged, answered 500. */
+/**
+ * A hook threw something other than an ApiError, or returned what its entity refuses: a fault
+ * of the application, logged, answered 500. The hook's own error travels as `hookError`, not as
+ * `cause`: loggers append a cause's message to the error's, and the message already tells it.
+ */
 export class HookFailed extends Error {
-  constructor(plural: string, hook: HookName, cause: unknown) {
-    super(`hook ${plural}.${hook} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  readonly hookError?: Error;
+  constructor(plural: string, hook: HookName, problem: unknown) {
+    super(`hook ${plural}.${hook} failed: ${problem instanceof Error ? problem.message : String(problem)}`);
     this.name = 'HookFailed';
+    if (problem instanceof Error) this.hookError = problem;
   }
 }
 
@@ -43,7 +49,8 @@ export async function runBeforeCreate(
   const result = await call(plural, 'beforeCreate', () => hook(hookArgs(scope, plural, { data: writable })));
   if (result === undefined) return values;
   checkResult(scope, plural, 'beforeCreate', result, 'create');
-  return { ...(result as Record<string, unknown>), ...rest };
+  // The hook's values last: it may set read-only fields (the schema refuses system ones).
+  return { ...rest, ...(result as Record<string, unknown>) };
 }
 
 /** beforeUpdate: the patch (writable fields only), possibly changed; `existing` is the stored record. */
@@ -62,7 +69,7 @@ export async function runBeforeUpdate(
   );
   if (result === undefined) return patch;
   checkResult(scope, plural, 'beforeUpdate', result, 'update');
-  return { ...(result as Record<string, unknown>), ...rest };
+  return { ...rest, ...(result as Record<string, unknown>) };
 }
 
 export async function runBeforeDelete(scope: WriteScope, plural: string, id: string, existing: Doc): Promise<void> {
@@ -121,7 +128,10 @@ function splitWritable(scope: WriteScope, plural: string, values: Record<string,
   return { writable, rest };
 }
 
-/** What a hook returns must be a body a client could have sent: else the write fails (500) and nothing is stored. */
+/**
+ * What a hook returns must be a body a client could have sent, plus any read-only field, valid
+ * for its type and constraints: else the write fails (500) and nothing is stored.
+ */
 function checkResult(
   scope: WriteScope,
   plural: string,
@@ -129,9 +139,33 @@ function checkResult(
   result: unknown,
   as: 'create' | 'update',
 ): void {
-  const validate = scope.ctx.registry.entities.get(plural)!.validators[as];
-  if (validate(result)) return;
-  const details = validationDetails(validate.errors ?? []);
+  const { validators, model } = scope.ctx.registry.entities.get(plural)!;
+  let details: Record<string, string>;
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) {
+    details = validationDetails(validators[as](result) ? [] : (validators[as].errors ?? []));
+  } else {
+    const serverSet = serverSetNames(model);
+    const body: Record<string, unknown> = {};
+    const set: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(result)) (serverSet.has(key) ? set : body)[key] = value;
+    details = {
+      ...(validators[as](body) ? {} : validationDetails(validators[as].errors ?? [])),
+      ...(validators.serverSet(set) ? {} : validationDetails(validators.serverSet.errors ?? [])),
+    };
+  }
+  if (Object.keys(details).length === 0) return;
   const problems = Object.entries(details).map(([field, message]) => `${field} ${message}`);
-  throw new HookFailed(plural, hook, new Error(`returned data the ${as} schema refuses: ${problems.join('; ')}`));
+  throw new HookFailed(plural, hook, `returned data the ${as} schema refuses: ${problems.join('; ')}`);
+}
+
+/** The read-only field names of each entity model, computed once. */
+const serverSetNamesOf = new WeakMap<EntityModel, ReadonlySet<string>>();
+
+function serverSetNames(model: EntityModel): ReadonlySet<string> {
+  let names = serverSetNamesOf.get(model);
+  if (!names) {
+    names = new Set(serverSetFields(model).map((f) => f.name));
+    serverSetNamesOf.set(model, names);
+  }
+  return names;
 }

@@ -51,6 +51,8 @@ export interface EntityValidators {
   update: CompiledValidator;
   bulkItem: CompiledValidator;
   increment: CompiledValidator;
+  /** The read-only fields a before-hook may set (the rest of its result is checked as a body). */
+  serverSet: CompiledValidator;
   /** One per custom endpoint that reads a body. */
   [endpoint: `endpoint_${string}`]: CompiledValidator;
 }
@@ -66,6 +68,11 @@ export interface EntityDefinition {
 /** Fields a request body may set: not server-set, not hidden, not read-only. */
 export function writableFields(entity: EntityModel): FieldModel[] {
   return entity.fields.filter((f) => !f.system && !f.hidden && !f.readOnly);
+}
+
+/** Fields only the server sets: read-only ones (not system, not hidden), which before-hooks may set. */
+export function serverSetFields(entity: EntityModel): FieldModel[] {
+  return entity.fields.filter((f) => !f.system && !f.hidden && f.readOnly);
 }
 
 /**

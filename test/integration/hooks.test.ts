@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../generated/index.js';
 import type { EntityHooks } from '../../runtime/hooks/hookTypes.js';
@@ -102,6 +103,92 @@ describe('the example app: an order takes its quantity off the stock in one tran
     expect(bulk.body.error.details).toEqual({ 'items.1.quantity': 'must be at most 1' });
     expect(await stockOf(lamp.id)).toBe(2);
     expect(await orders(lamp.id)).toEqual([]);
+  });
+});
+
+describe('read-only fields: set by before-hooks, never by clients', () => {
+  let server: TestServer;
+  let admin: { token: string };
+  const logged: string[] = [];
+  const exampleOrders = registry.hooks.get('orders')!;
+  beforeAll(async () => {
+    server = await startTestServer(
+      {},
+      {
+        logger: pino({ level: 'error' }, { write: (line: string) => void logged.push(line) }),
+        registry: withHooks({
+          orders: {
+            ...exampleOrders,
+            beforeCreate: async (args) => {
+              const data = args.data as { note?: string };
+              if (data.note === 'negative') return { ...data, total: -1 };
+              if (data.note === 'text') return { ...data, total: 'a lot' };
+              if (data.note === 'system') return { ...data, createdAt: '2001-01-01T00:00:00.000Z' };
+              return exampleOrders.beforeCreate!(args);
+            },
+            beforeUpdate: async (args) => {
+              const data = args.data as { note?: string };
+              if (data.note === 'recount') return { ...data, total: 99.5 };
+              return exampleOrders.beforeUpdate!(args);
+            },
+          },
+        }),
+      },
+    );
+    admin = await server.user({ roles: ['ADMIN'] });
+  });
+  afterAll(() => server.close());
+
+  const call = (method: string, path: string, body?: unknown) =>
+    server.call(method, path, { token: admin.token, body });
+  const lamp = async () =>
+    (await call('POST', '/api/v1/products', { name: 'Lamp', sku: `L-${Math.random()}`, price: 12.5, stock: 50 })).body
+      .data;
+
+  it('stores what beforeCreate and beforeUpdate set, and shows it on every read', async () => {
+    const product = await lamp();
+    const placed = await call('POST', '/api/v1/orders', { product: product.id, quantity: 3 });
+    expect(placed.status).toBe(201);
+    expect(placed.body.data.total).toBe(37.5);
+    expect((await call('GET', `/api/v1/orders/${placed.body.data.id}`)).body.data.total).toBe(37.5);
+    const recounted = await call('PATCH', `/api/v1/orders/${placed.body.data.id}`, { note: 'recount' });
+    expect(recounted.status).toBe(200);
+    expect(recounted.body.data).toMatchObject({ total: 99.5, note: 'recount' });
+  });
+
+  it('refuses the field from a client on create, bulk and update', async () => {
+    const product = await lamp();
+    const sent = await call('POST', '/api/v1/orders', { product: product.id, quantity: 1, total: 0 });
+    expect(sent.status).toBe(400);
+    expect(sent.body.error.details).toEqual({ total: 'is not allowed' });
+    const bulk = await call('POST', '/api/v1/orders/bulk', { items: [{ product: product.id, quantity: 1, total: 0 }] });
+    expect(bulk.status).toBe(400);
+    expect(bulk.body.error.details).toEqual({ 'items.0.total': 'is not allowed' });
+    const order = (await call('POST', '/api/v1/orders', { product: product.id, quantity: 1 })).body.data;
+    const patched = await call('PATCH', `/api/v1/orders/${order.id}`, { total: 1 });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.details).toEqual({ total: 'is not allowed' });
+  });
+
+  it('checks a hook’s value against the field’s type and constraints: 500, nothing stored, one message', async () => {
+    const product = await lamp();
+    const count = async () => (await call('GET', `/api/v1/orders?product=${product.id}`)).body.data.items.length;
+    logged.length = 0;
+    for (const [note, problem] of [
+      ['negative', 'total must be at least 0'],
+      ['text', 'total must be number or null'],
+      ['system', 'createdAt is not allowed'],
+    ]) {
+      const failed = await call('POST', '/api/v1/orders', { product: product.id, quantity: 1, note });
+      expect(failed.status).toBe(500);
+      expect(failed.body.error).toEqual({ code: 'INTERNAL_ERROR', message: 'Internal server error' });
+      const line = logged.find((text) => text.includes(problem));
+      expect(line, `a log line naming "${problem}"`).toBeDefined();
+      // The problem is told once, not once for the error and again for its cause.
+      const { err } = JSON.parse(line!) as { err: { message: string } };
+      expect(err.message).toBe(`hook orders.beforeCreate failed: returned data the create schema refuses: ${problem}`);
+    }
+    expect(await count()).toBe(0);
   });
 });
 

@@ -15,18 +15,18 @@ export interface HookTypes {
   datasetRows: EntityHooks<DatasetRow, DatasetRowCreate, DatasetRowUpdate, Repositories>;
   formTemplates: EntityHooks<FormTemplate, FormTemplateCreate, FormTemplateUpdate, Repositories>;
   grants: EntityHooks<Grant, GrantCreate, GrantUpdate, Repositories>;
-  hookDeliveries: EntityHooks<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, Repositories>;
+  hookDeliveries: EntityHooks<HookDelivery, HookDeliveryCreate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, HookDeliveryUpdate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, Repositories>;
   jobExecutions: EntityHooks<JobExecution, JobExecutionCreate, JobExecutionUpdate, Repositories>;
   jobSnapshots: EntityHooks<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, Repositories>;
-  mediaAssets: EntityHooks<MediaAsset, MediaAssetCreate, MediaAssetUpdate, Repositories>;
-  outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate, OutgoingMailUpdate, Repositories>;
+  mediaAssets: EntityHooks<MediaAsset, MediaAssetCreate & Partial<Pick<MediaAsset, 'size' | 'url'>>, MediaAssetUpdate & Partial<Pick<MediaAsset, 'size' | 'url'>>, Repositories>;
+  outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, OutgoingMailUpdate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, Repositories>;
   rules: EntityHooks<Rule, RuleCreate, RuleUpdate, Repositories>;
   scheduledJobs: EntityHooks<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, Repositories>;
   searchFeedback: EntityHooks<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, Repositories>;
   teams: EntityHooks<Team, TeamCreate, TeamUpdate, Repositories>;
-  things: EntityHooks<Thing, ThingCreate, ThingUpdate, Repositories>;
-  webhookDeliveries: EntityHooks<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, Repositories>;
-  webhooks: EntityHooks<Webhook, WebhookCreate, WebhookUpdate, Repositories>;
+  things: EntityHooks<Thing, ThingCreate & Partial<Pick<Thing, 'computed'>>, ThingUpdate & Partial<Pick<Thing, 'computed'>>, Repositories>;
+  webhookDeliveries: EntityHooks<WebhookDelivery, WebhookDeliveryCreate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, WebhookDeliveryUpdate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, Repositories>;
+  webhooks: EntityHooks<Webhook, WebhookCreate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, WebhookUpdate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, Repositories>;
 }
 
 /** A hook module's default export: `export default defineHooks('orders', { beforeCreate() { ... } })`. */

@@ -8,14 +8,14 @@ export type { AfterCommitArgs, ChangeEventName, HookContext, WriteOperation } fr
 
 /** The hooks each entity may have, typed from its generated record, create and update types. */
 export interface HookTypes {
-  hookDeliveries: EntityHooks<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, Repositories>;
+  hookDeliveries: EntityHooks<HookDelivery, HookDeliveryCreate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, HookDeliveryUpdate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, Repositories>;
   jobExecutions: EntityHooks<JobExecution, JobExecutionCreate, JobExecutionUpdate, Repositories>;
   jobSnapshots: EntityHooks<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, Repositories>;
   notes: EntityHooks<Note, NoteCreate, NoteUpdate, Repositories>;
-  outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate, OutgoingMailUpdate, Repositories>;
+  outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, OutgoingMailUpdate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, Repositories>;
   scheduledJobs: EntityHooks<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, Repositories>;
-  webhookDeliveries: EntityHooks<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, Repositories>;
-  webhooks: EntityHooks<Webhook, WebhookCreate, WebhookUpdate, Repositories>;
+  webhookDeliveries: EntityHooks<WebhookDelivery, WebhookDeliveryCreate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, WebhookDeliveryUpdate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, Repositories>;
+  webhooks: EntityHooks<Webhook, WebhookCreate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, WebhookUpdate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, Repositories>;
 }
 
 /** A hook module's default export: `export default defineHooks('orders', { beforeCreate() { ... } })`. */

@@ -537,4 +537,95 @@ errors++;
 validate2.errors = vErrors;
 return errors === 0;
 }
+
+export const serverSet = validate3;
+const schema3 = {"$id":"webhooks/serverSet","type":"object","additionalProperties":false,"properties":{"secret":{"type":["string","null"]},"startAfter":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991}}};
+
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+/*# sourceURL="webhooks/serverSet" */;
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "secret") || (key0 === "startAfter"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.secret !== undefined){
+let data0 = data.secret;
+const _errs2 = errors;
+if((typeof data0 !== "string") && (data0 !== null)){
+const err1 = {instancePath:instancePath+"/secret",schemaPath:"#/properties/secret/type",keyword:"type",params:{type: schema3.properties.secret.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+const _errs3 = errors;
+var valid0 = _errs2 === errors;
+}
+if(data.startAfter !== undefined){
+let data1 = data.startAfter;
+const _errs4 = errors;
+if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
+const err2 = {instancePath:instancePath+"/startAfter",schemaPath:"#/properties/startAfter/type",keyword:"type",params:{type: schema3.properties.startAfter.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+const _errs5 = errors;
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 9007199254740991 || isNaN(data1)){
+const err3 = {instancePath:instancePath+"/startAfter",schemaPath:"#/properties/startAfter/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data1 < -9007199254740991 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/startAfter",schemaPath:"#/properties/startAfter/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var valid0 = _errs4 === errors;
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate3.errors = vErrors;
+return errors === 0;
+}
 export const bulkItem = create;

@@ -1,4 +1,5 @@
 import { parsePermission } from '../../runtime/access/parsePermission.js';
+import { conditionProblem } from '../../runtime/access/permissionCondition.js';
 import type { FieldModel, Ownership } from '../../runtime/model/types.js';
 import { ACTIONS } from '../../runtime/model/types.js';
 import type { PathSegment } from '../schema/loadYaml.js';
@@ -26,11 +27,8 @@ export function checkRolePermissions(
         report(path, `"${text}": scope own needs an owned entity (this one is system-owned)`);
       if (scope && action === 'create') report(path, `"${text}": create takes no scope`);
       if (condition) {
-        const field = entity.byName.get(condition.field);
-        if (!field) report(path, `"${text}": unknown field "${condition.field}"`);
-        else if (field.hidden || ['object', 'any', 'array', 'encryptedKey'].includes(field.type)) {
-          report(path, `"${text}": field "${condition.field}" (${field.type}) cannot condition a permission`);
-        }
+        const problem = conditionProblem([...entity.byName.values()], condition);
+        if (problem) report(path, `"${text}": ${problem}`);
       }
     }
   }

@@ -27,4 +27,29 @@ describe('loadYaml', () => {
       message: expect.stringContaining('unique'),
     });
   });
+
+  it('says to quote a {{...}} value that YAML would read as a mapping in a flow list', () => {
+    const { source, diagnostics } = loadYaml(
+      'x.yaml',
+      'permissions:\n  AGENT: ["view:x", view:assignee:{{user.id}}]\n',
+    );
+    expect(source).toBeUndefined();
+    expect(diagnostics).toEqual([
+      {
+        file: 'x.yaml',
+        line: 2,
+        col: 21,
+        path: '',
+        message:
+          'unquoted "view:assignee:{{user.id}}": in a [flow list] YAML reads {{ as a mapping; quote the value: "view:assignee:{{user.id}}"',
+      },
+    ]);
+    // Quoted, or in a block list, it is plain text.
+    expect(loadYaml('x.yaml', 'AGENT: ["view:assignee:{{user.id}}"]\n').source!.data).toEqual({
+      AGENT: ['view:assignee:{{user.id}}'],
+    });
+    expect(loadYaml('x.yaml', 'AGENT:\n  - view:assignee:{{user.id}}\n').source!.data).toEqual({
+      AGENT: ['view:assignee:{{user.id}}'],
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { Diagnostic } from '../diagnostics.js';
 
 export type PathSegment = string | number;
@@ -27,6 +27,17 @@ export function loadYaml(file: string, text: string): { source?: SourceFile; dia
     }));
     return { diagnostics };
   }
+  const unquoted = unquotedMacros(doc, text);
+  if (unquoted.length > 0) {
+    return {
+      diagnostics: unquoted.map(({ offset, written }) => ({
+        file,
+        ...position(offset),
+        path: '',
+        message: `unquoted "${written}": in a [flow list] YAML reads {{ as a mapping; quote the value: "${written}"`,
+      })),
+    };
+  }
   const locate = (path: PathSegment[], at: 'key' | 'value' = 'value') => position(offsetOf(doc, path, at));
   const source: SourceFile = {
     file,
@@ -35,6 +46,26 @@ export function loadYaml(file: string, text: string): { source?: SourceFile; dia
     diagnostic: (path, message, at) => ({ file, ...locate(path, at), path: path.join('.'), message }),
   };
   return { source, diagnostics: [] };
+}
+
+/**
+ * `[view:assignee:{{user.id}}]` parses without an error as a mapping inside a mapping: every flow
+ * mapping that starts with `{{`, with the plain text it was meant to be (from the key before it).
+ */
+function unquotedMacros(doc: Document, text: string): { offset: number; written: string }[] {
+  const found: { offset: number; written: string }[] = [];
+  visit(doc, {
+    Map(_, node, path) {
+      if (!node.flow || !node.range || !text.startsWith('{{', node.range[0])) return;
+      const pair = path.at(-1);
+      const start = isPair(pair) ? (rangeStart(pair.key) ?? node.range[0]) : node.range[0];
+      const close = text.indexOf('}}', node.range[0]);
+      const end = close === -1 ? node.range[1] : close + 2;
+      found.push({ offset: start, written: text.slice(start, end).replace(/:\s+\{\{/, ':{{') });
+      return visit.SKIP;
+    },
+  });
+  return found;
 }
 
 /** Offset of the node at `path`, or of its nearest existing ancestor. */

@@ -2,6 +2,7 @@ import type { Action, EntityModel } from '../model/types.js';
 import type { Where } from '../store/types.js';
 import type { Caller } from './caller.js';
 import { type Permission, parsePermission, SYSTEM_ADMIN } from './parsePermission.js';
+import { callerValueOf } from './permissionCondition.js';
 
 /** Allowed, with the records it applies to; `where` undefined means every record. */
 export type Access = { allowed: false } | { allowed: true; where?: Where };
@@ -22,7 +23,8 @@ function parseCached(text: string): Permission | null {
 /**
  * Layer 1 and 2 of the spec: the caller's permissions for `action` on `entity`, turned into a
  * query constraint. Permissions OR together; `own` adds ownerId = caller; a field condition
- * adds field = value. `system:admin` bypasses everything.
+ * adds field = value (the caller's own id or email for `{{user.id}}` / `{{user.email}}`; an
+ * array field contains it). `system:admin` bypasses everything.
  */
 export function accessFor(caller: Caller, entity: EntityModel, action: Action | string): Access {
   if (caller.isAdmin || caller.permissions.has(SYSTEM_ADMIN)) return { allowed: true };
@@ -60,16 +62,9 @@ function conditionFor(caller: Caller, entity: EntityModel, condition: { field: s
   if (macro) {
     value = caller.user?.[macro];
     if (typeof value !== 'string') return null;
-  } else value = typedValue(field.type === 'array' ? (field.items?.type ?? 'string') : field.type, condition.value);
+  } else if (condition.value.includes('{{')) return null;
+  else value = typedValue(field.type === 'array' ? (field.items?.type ?? 'string') : field.type, condition.value);
   return field.type === 'array' ? { field: field.name, op: 'contains', value } : { field: field.name, op: 'eq', value };
-}
-
-/** The caller's values a permission may name, by macro. */
-export const CALLER_VALUES = { '{{user.id}}': 'id', '{{user.email}}': 'email' } as const;
-
-/** `{{user.id}}` -> 'id'; undefined for a constant or an unknown macro. */
-export function callerValueOf(text: string): 'id' | 'email' | undefined {
-  return (CALLER_VALUES as Record<string, 'id' | 'email'>)[text];
 }
 
 function typedValue(type: string, text: string): unknown {

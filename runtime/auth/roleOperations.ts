@@ -2,6 +2,7 @@ import { BUILTIN_ROLE_KEYS, builtinRoleId, type RoleDefinition } from '../access
 import type { Caller } from '../access/caller.js';
 import { requireAdmin } from '../access/guards.js';
 import { API_ACCESS, customActionsOf, parsePermission, SYSTEM_ADMIN } from '../access/parsePermission.js';
+import { conditionProblem } from '../access/permissionCondition.js';
 import { ADMIN } from '../access/roleTable.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
@@ -181,10 +182,15 @@ function checkPermissions(model: AppModel, permissions: string[]): Record<string
   permissions.forEach((text, i) => {
     if (text === SYSTEM_ADMIN || text === API_ACCESS) return;
     const parsed = parsePermission(text, customActionsOf(model));
-    if (!parsed.ok) details[`permissions.${i}`] = `"${text}": ${parsed.reason}`;
-    else if (!model.entities.some((e) => e.plural === parsed.permission.entity)) {
-      details[`permissions.${i}`] = `"${text}": unknown entity ${parsed.permission.entity}`;
+    if (!parsed.ok) {
+      details[`permissions.${i}`] = `"${text}": ${parsed.reason}`;
+      return;
     }
+    const entity = model.entities.find((e) => e.plural === parsed.permission.entity);
+    if (!entity) details[`permissions.${i}`] = `"${text}": unknown entity ${parsed.permission.entity}`;
+    const problem =
+      entity && parsed.permission.condition && conditionProblem(entity.fields, parsed.permission.condition);
+    if (problem) details[`permissions.${i}`] = `"${text}": ${problem}`;
   });
   return details;
 }

@@ -11,7 +11,7 @@ import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
 import { resolveMacros } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
-import { scopeFor } from './requireAccess.js';
+import { creationRule, requireCreatable, scopeFor } from './requireAccess.js';
 import { storeWrite } from './storeWrite.js';
 
 export const MAX_BULK_ITEMS = 500;
@@ -34,6 +34,7 @@ export async function bulkCreateOperation({
 }: BulkCreateInput): Promise<{ items: Doc[]; count: number }> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
+  const rule = creationRule(caller, model);
   const items = readItems(body);
   const details: Record<string, string> = {};
   for (const [i, item] of items.entries())
@@ -62,7 +63,9 @@ export async function bulkCreateOperation({
         const values = await underItem(i, () =>
           runBeforeCreate(scope, plural, newRecordValues(model, item as Record<string, unknown>, caller, now)),
         );
-        docs.push(buildNewRecord(model, values, caller, ctx, now, tenantId));
+        const doc = buildNewRecord(model, values, caller, ctx, now, tenantId);
+        await underItem(i, async () => requireCreatable(model, rule, doc));
+        docs.push(doc);
       }
       const inserted = await store.insertMany(plural, docs);
       return {

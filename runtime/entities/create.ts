@@ -11,7 +11,7 @@ import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
 import { resolveMacros } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
-import { scopeFor } from './requireAccess.js';
+import { creationRule, requireCreatable, scopeFor } from './requireAccess.js';
 import { storeWrite } from './storeWrite.js';
 
 export interface CreateInput {
@@ -35,6 +35,7 @@ export async function createOperation({
 }: CreateInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
+  const rule = creationRule(caller, model);
   const input = requireValid(validators.create, body);
   if (model.ownership === 'owned' && !caller.user)
     throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
@@ -48,6 +49,7 @@ export async function createOperation({
       const values = await runBeforeCreate(scope, plural, newRecordValues(model, input, caller, now));
       const doc = buildNewRecord(model, values, caller, ctx, now, tenantId);
       if (serverFields) Object.assign(doc, serverFields(doc));
+      requireCreatable(model, rule, doc);
       const after = await store.insert(plural, doc);
       return { result: after, changes: [{ changeType: 'create', after, fresh: true }] };
     }),

@@ -1,6 +1,7 @@
 import { accessFor, andWhere } from '../access/accessFor.js';
 import { type Caller, isAnonymous } from '../access/caller.js';
 import { grantedIds } from '../access/grants.js';
+import { matchesWhere } from '../access/matchesWhere.js';
 import { tenantWhere } from '../access/tenancy.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError, notFound } from '../errors/apiError.js';
@@ -67,6 +68,25 @@ export async function findWritable(
     throw new ApiError('FORBIDDEN', `You may not ${action} this ${singular(entity)}`);
   }
   return { doc, where: writable };
+}
+
+/**
+ * A conditioned create permission (`tickets:create:assignee:{{user.id}}`) holds only for new
+ * records that satisfy its condition: the constraint to check them against, if any.
+ */
+export function creationRule(caller: Caller, entity: EntityModel): Where | undefined {
+  const access = accessFor(caller, entity, 'create');
+  return access.allowed ? access.where : undefined;
+}
+
+/** 403 when the new record is outside the caller's create permission (see creationRule). */
+export function requireCreatable(entity: EntityModel, rule: Where | undefined, doc: Doc): void {
+  if (rule && !matchesWhere(doc, rule)) {
+    throw new ApiError(
+      'FORBIDDEN',
+      `You may not create this ${singular(entity)}: your create permission holds for other values`,
+    );
+  }
 }
 
 function singular(entity: EntityModel): string {

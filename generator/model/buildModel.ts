@@ -1,5 +1,7 @@
+import { customActionsOf } from '../../runtime/access/parsePermission.js';
+import { permissionProblem } from '../../runtime/access/permissionCondition.js';
 import { USERS } from '../../runtime/model/collections.js';
-import type { AppModel, EntityModel, Feature, TenancyModel } from '../../runtime/model/types.js';
+import type { AppModel, EntityModel, Feature, RoleModel, TenancyModel } from '../../runtime/model/types.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { SourceFile } from '../schema/loadYaml.js';
 import { normalizeEntity, type RawEntity } from './normalizeEntity.js';
@@ -19,6 +21,44 @@ export interface RawConfig {
   app?: { name?: string };
   features?: Feature[];
   tenancy?: { entity: string; membersField: string };
+  roles?: Record<string, { label?: string; description?: string; permissions?: string[] }>;
+}
+
+/**
+ * The config's `roles:`, each permission checked like a stored role's (a known entity and
+ * action, a condition on a field that can hold its value), reported at its place in the file.
+ */
+function configRoles(
+  config: { source?: SourceFile; raw: RawConfig },
+  entities: readonly EntityModel[],
+  diagnostics: Diagnostic[],
+): RoleModel[] {
+  const declared = config.raw.roles ?? {};
+  const customActions = customActionsOf({ entities });
+  return Object.keys(declared)
+    .sort()
+    .map((key) => {
+      const role = declared[key];
+      const permissions = role.permissions ?? [];
+      permissions.forEach((text, i) => {
+        const problem = permissionProblem(text, entities, customActions);
+        if (problem && config.source) {
+          diagnostics.push(config.source.diagnostic(['roles', key, 'permissions', i], `"${text}": ${problem}`));
+        }
+      });
+      return {
+        key,
+        label: role.label ?? roleLabel(key),
+        ...(role.description ? { description: role.description } : {}),
+        permissions,
+      };
+    });
+}
+
+/** SUPPORT_LEAD -> Support lead. */
+function roleLabel(key: string): string {
+  const words = key.toLowerCase().replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** Path segments under /api/v1 that the runtime serves itself. */
@@ -93,11 +133,13 @@ export function buildModel(
   checkRelations(entities, entitySources, diagnostics);
 
   entities.sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0));
+  const roles = configRoles(config, entities, diagnostics);
   const model: AppModel = {
     version: 1,
     app: { name: config.raw.app?.name ?? DEFAULT_APP_NAME },
     features: [...(config.raw.features ?? [])].sort(),
     ...(tenancy ? { tenancy } : {}),
+    ...(roles.length > 0 ? { roles } : {}),
     entities,
   };
   return { model, diagnostics };

@@ -1,5 +1,6 @@
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
-import type { FieldModel, ValueModel } from '../model/types.js';
+import type { EntityModel, FieldModel, ValueModel } from '../model/types.js';
+import { API_ACCESS, type CustomActions, parsePermission, SYSTEM_ADMIN } from './parsePermission.js';
 
 /** The caller's values a permission's condition may name, and the user field each reads. */
 export const CALLER_VALUES = { '{{user.id}}': 'id', '{{user.email}}': 'email' } as const;
@@ -62,4 +63,21 @@ function constantProblem(value: ValueModel, text: string): string | undefined {
 
 function describe(field: FieldModel): string {
   return field.type === 'array' ? `array of ${field.items?.type ?? 'any'}` : field.type;
+}
+
+/**
+ * Why a full permission string cannot be held in this model (a role's, stored or declared in
+ * the config), or undefined when it can: its grammar, its entity, its condition.
+ */
+export function permissionProblem(
+  text: string,
+  entities: readonly Pick<EntityModel, 'plural' | 'fields'>[],
+  customActions: CustomActions,
+): string | undefined {
+  if (text === SYSTEM_ADMIN || text === API_ACCESS) return undefined;
+  const parsed = parsePermission(text, customActions);
+  if (!parsed.ok) return parsed.reason;
+  const entity = entities.find((e) => e.plural === parsed.permission.entity);
+  if (!entity) return `unknown entity ${parsed.permission.entity}`;
+  return parsed.permission.condition ? conditionProblem(entity.fields, parsed.permission.condition) : undefined;
 }

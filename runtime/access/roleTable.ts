@@ -8,8 +8,8 @@ import { SYSTEM_ADMIN } from './parsePermission.js';
 export const ADMIN = 'ADMIN';
 
 /**
- * Every role: built-ins from code, overridden by stored roles of the same key, plus custom
- * stored roles. Cached in memory; `invalidate()` after a role changes.
+ * Every role: built-ins from code and roles from the app's files, overridden by stored roles of
+ * the same key, plus custom stored roles. Cached in memory; `invalidate()` after a role changes.
  */
 export class RoleTable {
   private roles?: Promise<Map<string, RoleDefinition>>;
@@ -82,7 +82,8 @@ export class RoleTable {
           ...new Set([...fixed, ...((role.permissions as string[]) ?? []), ...(this.fromEntities.get(key) ?? [])]),
         ],
         isSystem: Boolean(role.isSystem),
-        isBuiltin: this.builtins.has(key),
+        isBuiltin: this.builtins.get(key)?.isBuiltin ?? false,
+        origin: 'stored',
       });
     }
     return roles;

@@ -1,8 +1,8 @@
 import { BUILTIN_ROLE_KEYS, builtinRoleId, type RoleDefinition } from '../access/builtinRoles.js';
 import type { Caller } from '../access/caller.js';
 import { requireAdmin } from '../access/guards.js';
-import { API_ACCESS, customActionsOf, parsePermission, SYSTEM_ADMIN } from '../access/parsePermission.js';
-import { conditionProblem } from '../access/permissionCondition.js';
+import { API_ACCESS, customActionsOf, SYSTEM_ADMIN } from '../access/parsePermission.js';
+import { permissionProblem } from '../access/permissionCondition.js';
 import { ADMIN } from '../access/roleTable.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
@@ -83,7 +83,7 @@ export async function createRole(auth: AuthContext, caller: Caller, input: RoleI
     throw new ApiError('CONFLICT', `Role ${key} already exists`, { key: 'already exists' });
   const now = auth.ctx.now().toISOString();
   await auth.ctx.store.insert(ROLES, {
-    id: roleId(key),
+    id: await roleId(auth, key),
     key,
     label: input.label,
     description: input.description ?? null,
@@ -95,7 +95,7 @@ export async function createRole(auth: AuthContext, caller: Caller, input: RoleI
   return roleView(auth, key);
 }
 
-/** Changes a stored role; changing a built-in one stores an override of it. */
+/** Changes a stored role; changing a built-in or file role stores an override of it. */
 export async function updateRole(
   auth: AuthContext,
   caller: Caller,
@@ -114,9 +114,9 @@ export async function updateRole(
   if (stored) await auth.ctx.store.update(ROLES, stored.id, { ...changes, updatedAt: now });
   else {
     const builtin = (await auth.roles.all()).get(key);
-    if (!builtin?.isBuiltin) throw notFound(`Role ${key}`);
+    if (!builtin || builtin.origin === 'stored') throw notFound(`Role ${key}`);
     await auth.ctx.store.insert(ROLES, {
-      id: roleId(key),
+      id: await roleId(auth, key),
       key,
       label: builtin.label,
       description: builtin.description ?? null,
@@ -130,7 +130,7 @@ export async function updateRole(
   return roleView(auth, key);
 }
 
-/** Deletes a stored role; a built-in one falls back to its definition in code. */
+/** Deletes a stored role; an override of a built-in or file role falls back to that definition. */
 export async function deleteRole(
   auth: AuthContext,
   caller: Caller,
@@ -139,10 +139,17 @@ export async function deleteRole(
   requireAdmin(caller);
   const stored = await storedRole(auth, key);
   if (!stored) {
-    if ((await auth.roles.all()).get(key)?.isBuiltin) {
+    const origin = (await auth.roles.all()).get(key)?.origin;
+    if (origin === 'builtin') {
       throw new ApiError(
         'UNPROCESSABLE_ENTITY',
         `Built-in role ${key} is defined in code and cannot be deleted; override it instead`,
+      );
+    }
+    if (origin === 'file') {
+      throw new ApiError(
+        'UNPROCESSABLE_ENTITY',
+        `Role ${key} is declared in the app's files (entigen.config.yaml or an entity file); remove it there, or override it`,
       );
     }
     throw notFound(`Role ${key}`);
@@ -163,9 +170,10 @@ async function roleView(auth: AuthContext, key: string): Promise<RoleDefinition>
   return (await auth.roles.all()).get(key)!;
 }
 
-/** A stored override of a built-in role keeps the built-in's id; other roles get a new one. */
-function roleId(key: string): string {
-  return (BUILTIN_ROLE_KEYS as readonly string[]).includes(key) ? builtinRoleId(key) : newId();
+/** A stored override of a built-in or file role keeps that role's id; other roles get a new one. */
+async function roleId(auth: AuthContext, key: string): Promise<string> {
+  if ((BUILTIN_ROLE_KEYS as readonly string[]).includes(key)) return builtinRoleId(key);
+  return (await auth.roles.all()).get(key)?.origin === 'file' ? builtinRoleId(key) : newId();
 }
 
 /** ADMIN's system:admin cannot be taken away: that would lock every administrator out. */
@@ -179,17 +187,9 @@ function keepAdminWhole(key: string, permissions: string[]): void {
 
 function checkPermissions(model: AppModel, permissions: string[]): Record<string, string> {
   const details: Record<string, string> = {};
+  const customActions = customActionsOf(model);
   permissions.forEach((text, i) => {
-    if (text === SYSTEM_ADMIN || text === API_ACCESS) return;
-    const parsed = parsePermission(text, customActionsOf(model));
-    if (!parsed.ok) {
-      details[`permissions.${i}`] = `"${text}": ${parsed.reason}`;
-      return;
-    }
-    const entity = model.entities.find((e) => e.plural === parsed.permission.entity);
-    if (!entity) details[`permissions.${i}`] = `"${text}": unknown entity ${parsed.permission.entity}`;
-    const problem =
-      entity && parsed.permission.condition && conditionProblem(entity.fields, parsed.permission.condition);
+    const problem = permissionProblem(text, model.entities, customActions);
     if (problem) details[`permissions.${i}`] = `"${text}": ${problem}`;
   });
   return details;

@@ -171,10 +171,20 @@ export interface TenancyModel {
   membersField: string;
 }
 
+/** A role declared in entigen.config.yaml (`roles:`), with full permission strings. */
+export interface RoleModel {
+  key: string;
+  label: string;
+  description?: string;
+  permissions: string[];
+}
+
 export interface AppModel {
   version: 1;
   app: { name: string };
   features: Feature[];
   tenancy?: TenancyModel;
+  /** Roles declared in the config file, by key order; absent when none are. */
+  roles?: RoleModel[];
   entities: EntityModel[];
 }

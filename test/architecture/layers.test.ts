@@ -8,7 +8,11 @@ const graph = importGraph(repoRoot, ['runtime', 'generator', 'bin']);
 const edges = [...graph].flatMap(([from, targets]) => targets.map((to) => ({ from, to })));
 
 /** What the generator may use of the runtime: the shared vocabulary, nothing that runs a server. */
-const GENERATOR_MAY_IMPORT = [/^runtime\/model\//, /^runtime\/errors\//, /^runtime\/access\/(parsePermission|permissionCondition)\.ts$/];
+const GENERATOR_MAY_IMPORT = [
+  /^runtime\/model\//,
+  /^runtime\/errors\//,
+  /^runtime\/access\/(parsePermission|permissionCondition)\.ts$/,
+];
 
 describe('layers', () => {
   it('reads the whole source tree', () => {

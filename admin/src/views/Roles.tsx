@@ -12,6 +12,8 @@ export interface Role {
   description?: string | null;
   isSystem?: boolean;
   isBuiltin?: boolean;
+  /** builtin: in code; file: declared in the app's files; stored: made or overridden here. */
+  origin?: 'builtin' | 'file' | 'stored';
   permissions: string[];
 }
 export interface AvailablePermission {
@@ -122,6 +124,7 @@ export function Roles({ session }: { session: Session }) {
                 <td>
                   <code>{role.key}</code>
                   {role.isBuiltin && <span class="badge">Built-in</span>}
+                  {role.origin === 'file' && <span class="badge">From files</span>}
                 </td>
                 <td>
                   {role.label}
@@ -132,7 +135,7 @@ export function Roles({ session }: { session: Session }) {
                   <button type="button" class="small" onClick={() => setEditing(role)}>
                     Edit
                   </button>
-                  {!role.isBuiltin && (
+                  {!role.isBuiltin && role.origin !== 'file' && (
                     <button type="button" class="small danger" onClick={() => remove(role)}>
                       Delete
                     </button>

@@ -85,6 +85,7 @@ const role = object(
     description: { type: ['string', 'null'] },
     isSystem: { type: 'boolean' },
     isBuiltin: { type: 'boolean' },
+    origin: { enum: ['builtin', 'file', 'stored'] },
     permissions: strings,
   },
   ['id', 'key', 'label', 'permissions'],

@@ -927,9 +927,10 @@ export interface ScheduledJobFilters {
   handler?: NonNullable<ScheduledJob['handler']> | Pick<FilterOperators<NonNullable<ScheduledJob['handler']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
   scheduleType?: NonNullable<ScheduledJob['scheduleType']> | Pick<FilterOperators<NonNullable<ScheduledJob['scheduleType']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
   enabled?: NonNullable<ScheduledJob['enabled']> | Pick<FilterOperators<NonNullable<ScheduledJob['enabled']>>, 'eq' | 'ne' | 'exists'>;
+  origin?: NonNullable<ScheduledJob['origin']> | Pick<FilterOperators<NonNullable<ScheduledJob['origin']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
-export type ScheduledJobField = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'handler' | 'scheduleType' | 'schedules' | 'timezone' | 'enabled' | 'timeout' | 'lastRunAt' | 'nextRunAt' | 'lastStatus' | 'failureCount' | 'lastError' | 'metadata';
-export interface ScheduledJobAggregateFields { group: 'name' | 'handler' | 'scheduleType' | 'enabled'; date: 'createdAt' | 'updatedAt' | 'lastRunAt' | 'nextRunAt'; number: 'timeout' | 'failureCount' }
+export type ScheduledJobField = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'handler' | 'scheduleType' | 'schedules' | 'timezone' | 'enabled' | 'timeout' | 'lastRunAt' | 'nextRunAt' | 'lastStatus' | 'failureCount' | 'lastError' | 'metadata' | 'origin';
+export interface ScheduledJobAggregateFields { group: 'name' | 'handler' | 'scheduleType' | 'enabled' | 'origin'; date: 'createdAt' | 'updatedAt' | 'lastRunAt' | 'nextRunAt'; number: 'timeout' | 'failureCount' }
 export type ScheduledJobClient = Pick<EntityClient<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, ScheduledJobFilters, ScheduledJobField, 'timeout' | 'failureCount', ScheduledJobAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
 
 // Search feedback (/searchFeedback)

@@ -27,7 +27,7 @@ export interface HookTypes {
   products: EntityHooks<Product, ProductCreate, ProductUpdate, Repositories>;
   projects: EntityHooks<Project, ProjectCreate, ProjectUpdate, Repositories>;
   rules: EntityHooks<Rule, RuleCreate, RuleUpdate, Repositories>;
-  scheduledJobs: EntityHooks<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, Repositories>;
+  scheduledJobs: EntityHooks<ScheduledJob, ScheduledJobCreate & Partial<Pick<ScheduledJob, 'origin'>>, ScheduledJobUpdate & Partial<Pick<ScheduledJob, 'origin'>>, Repositories>;
   searchFeedback: EntityHooks<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, Repositories>;
   webhookDeliveries: EntityHooks<WebhookDelivery, WebhookDeliveryCreate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, WebhookDeliveryUpdate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, Repositories>;
   webhooks: EntityHooks<Webhook, WebhookCreate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, WebhookUpdate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, Repositories>;

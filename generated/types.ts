@@ -1001,6 +1001,7 @@ export interface RuleUpdate {
 // Scheduled jobs (/scheduledJobs)
 export type ScheduledJobScheduleType = 'cron' | 'interval';
 export type ScheduledJobLastStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+export type ScheduledJobOrigin = 'api' | 'file';
 export interface ScheduledJob {
   id: string;
   createdAt: string;
@@ -1019,6 +1020,7 @@ export interface ScheduledJob {
   failureCount: number | null;
   lastError: string | null;
   metadata: unknown;
+  origin: ScheduledJobOrigin | null;
 }
 export interface ScheduledJobCreate {
   name: string;

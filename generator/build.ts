@@ -8,6 +8,7 @@ import { startValidatorHelper } from './emit/emitValidatorsInParallel.js';
 import { coveredChanges, previousModel, uncoveredChanges } from './migrations.js';
 import { buildModel, type EntitySource, type RawConfig } from './model/buildModel.js';
 import { checkHookFiles } from './model/checkHookFiles.js';
+import { scanExports } from './model/scanExports.js';
 import { featureFolders, type HookFile, type Inputs, packageEntityFiles, readInputs } from './readInputs.js';
 import { checkShape } from './schema/checkShape.js';
 import { loadYaml, type SourceFile } from './schema/loadYaml.js';
@@ -77,6 +78,28 @@ function hookModules(files: readonly HookFile[], outDir: string): HookModuleImpo
   });
 }
 
+/**
+ * Every handler `jobs.schedules` names must be exported by the module `jobs.handlers` names
+ * (read, not run: a module whose exports cannot all be named is left to the server's start).
+ */
+function checkJobHandlers(model: AppModel, config: SourceFile, handlers: Inputs['jobHandlers']): Diagnostic[] {
+  const schedules = model.jobSchedules ?? [];
+  if (schedules.length === 0) return [];
+  if (!handlers)
+    return [config.diagnostic(['jobs', 'schedules'], 'needs jobs.handlers: the module that exports the handlers')];
+  if (handlers.text === null) return [config.diagnostic(['jobs', 'handlers'], `${handlers.file} does not exist`)];
+  const { names, complete } = scanExports(handlers.text);
+  if (!complete) return [];
+  return schedules
+    .filter((job) => !names.has(job.handler))
+    .map((job) =>
+      config.diagnostic(
+        ['jobs', 'schedules', job.name, 'handler'],
+        `"${job.handler}" is not exported by ${handlers.file} (exports: ${[...names].sort().join(', ') || 'none'})`,
+      ),
+    );
+}
+
 /** load -> check shape -> model; every problem of every file is collected before failing. */
 export function modelFromInputs(inputs: Inputs): AppModel {
   const diagnostics: Diagnostic[] = [];
@@ -121,6 +144,7 @@ export function modelFromInputs(inputs: Inputs): AppModel {
   }
   const { model, diagnostics: modelProblems } = buildModel(sources, { source: configSource, raw });
   diagnostics.push(...modelProblems);
+  if (configSource) diagnostics.push(...checkJobHandlers(model, configSource, inputs.jobHandlers));
   if (diagnostics.length > 0) throw new BuildFailure(sortDiagnostics(diagnostics));
   return model;
 }

@@ -22,6 +22,8 @@ export interface HookFile {
 
 export interface Inputs {
   config?: { file: string; text: string };
+  /** The module `jobs.handlers` names, when the config names one: its text, or null when it does not exist. */
+  jobHandlers?: { file: string; text: string | null };
   entityFiles: InputFile[];
   /** The project's hook modules, in name order; absent when it has none. */
   hookFiles?: HookFile[];
@@ -49,7 +51,19 @@ export function readInputs(root: string, entitiesDir: string): Inputs {
   ];
   const hooksDir = hooksDirOf(config?.text);
   const hookFiles = hookFilesIn(root, hooksDir);
-  return { config, entityFiles, ...(hookFiles.length > 0 ? { hookFiles } : {}) };
+  const handlers = jobHandlersOf(config?.text);
+  const jobHandlers = handlers
+    ? {
+        file: handlers,
+        text: existsSync(resolve(root, handlers)) ? readFileSync(resolve(root, handlers), 'utf8') : null,
+      }
+    : undefined;
+  return {
+    config,
+    entityFiles,
+    ...(hookFiles.length > 0 ? { hookFiles } : {}),
+    ...(jobHandlers ? { jobHandlers } : {}),
+  };
 }
 
 /** `hooks.dir` of the config text, or the default; a config too broken to read gets the default (its own errors follow). */
@@ -59,6 +73,16 @@ export function hooksDirOf(configText: string | undefined): string {
     return typeof dir === 'string' && dir !== '' ? dir : DEFAULT_HOOKS_DIR;
   } catch {
     return DEFAULT_HOOKS_DIR;
+  }
+}
+
+/** `jobs.handlers` of the config text, if it names one. */
+function jobHandlersOf(configText: string | undefined): string | undefined {
+  try {
+    const path = (parse(configText ?? '') as { jobs?: { handlers?: unknown } } | null)?.jobs?.handlers;
+    return typeof path === 'string' && path !== '' ? path : undefined;
+  } catch {
+    return undefined;
   }
 }
 

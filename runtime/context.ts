@@ -14,6 +14,8 @@ import type { Doc, Store } from './store/types.js';
 export interface EntityRules {
   beforeCreate?(ctx: RuntimeContext, caller: Caller, values: Record<string, unknown>): Promise<void>;
   beforeUpdate?(ctx: RuntimeContext, caller: Caller, current: Doc, values: Record<string, unknown>): Promise<void>;
+  /** Before a delete, with the record as it is: may refuse. */
+  beforeRemove?(ctx: RuntimeContext, caller: Caller, current: Doc): Promise<void>;
   /** After a delete committed, with the record as it was. */
   afterRemove?(doc: Doc): void;
 }

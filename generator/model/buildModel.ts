@@ -1,9 +1,17 @@
 import { customActionsOf } from '../../runtime/access/parsePermission.js';
 import { permissionProblem } from '../../runtime/access/permissionCondition.js';
+import { isValidTimezone, scheduleProblem } from '../../runtime/jobs/schedule.js';
 import { USERS } from '../../runtime/model/collections.js';
-import type { AppModel, EntityModel, Feature, RoleModel, TenancyModel } from '../../runtime/model/types.js';
+import type {
+  AppModel,
+  EntityModel,
+  Feature,
+  JobScheduleModel,
+  RoleModel,
+  TenancyModel,
+} from '../../runtime/model/types.js';
 import type { Diagnostic } from '../diagnostics.js';
-import type { SourceFile } from '../schema/loadYaml.js';
+import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
 import { normalizeEntity, type RawEntity } from './normalizeEntity.js';
 import { typeNamesOf } from './typeNames.js';
 
@@ -22,6 +30,18 @@ export interface RawConfig {
   features?: Feature[];
   tenancy?: { entity: string; membersField: string };
   roles?: Record<string, { label?: string; description?: string; permissions?: string[] }>;
+  jobs?: { handlers?: string; schedules?: Record<string, RawJobSchedule> };
+}
+
+/** One entry of `jobs.schedules` as the config schema admits it. */
+interface RawJobSchedule {
+  handler: string;
+  cron?: string | string[];
+  interval?: string | string[];
+  timezone?: string;
+  timeout?: string;
+  description?: string;
+  enabled?: boolean;
 }
 
 /**
@@ -51,6 +71,50 @@ function configRoles(
         label: role.label ?? roleLabel(key),
         ...(role.description ? { description: role.description } : {}),
         permissions,
+      };
+    });
+}
+
+/**
+ * The config's `jobs.schedules`: each with exactly one of `cron` and `interval`, valid
+ * expressions and timezone. Whether the handlers module exports each handler is checked
+ * with the module's text (checkJobHandlers).
+ */
+function configJobSchedules(
+  config: { source?: SourceFile; raw: RawConfig },
+  diagnostics: Diagnostic[],
+): JobScheduleModel[] {
+  const declared = config.raw.jobs?.schedules ?? {};
+  const report = (path: PathSegment[], message: string) => {
+    if (config.source) diagnostics.push(config.source.diagnostic(['jobs', 'schedules', ...path], message));
+  };
+  return Object.keys(declared)
+    .sort()
+    .map((name) => {
+      const job = declared[name];
+      if ((job.cron === undefined) === (job.interval === undefined)) {
+        report([name], 'needs exactly one of cron and interval');
+      }
+      const scheduleType = job.interval !== undefined ? 'interval' : 'cron';
+      const raw = job.interval ?? job.cron ?? [];
+      const schedules = Array.isArray(raw) ? raw : [raw];
+      schedules.forEach((expression, i) => {
+        const problem = scheduleProblem(scheduleType, expression);
+        if (problem) report(Array.isArray(raw) ? [name, scheduleType, i] : [name, scheduleType], problem);
+      });
+      const timezone = job.timezone ?? 'UTC';
+      if (!isValidTimezone(timezone)) {
+        report([name, 'timezone'], `"${timezone}" is not an IANA timezone such as UTC or Europe/Berlin`);
+      }
+      return {
+        name,
+        handler: job.handler,
+        scheduleType,
+        schedules,
+        timezone,
+        ...(job.timeout ? { timeout: job.timeout } : {}),
+        ...(job.description ? { description: job.description } : {}),
+        enabled: job.enabled ?? true,
       };
     });
 }
@@ -134,12 +198,14 @@ export function buildModel(
 
   entities.sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0));
   const roles = configRoles(config, entities, diagnostics);
+  const jobSchedules = configJobSchedules(config, diagnostics);
   const model: AppModel = {
     version: 1,
     app: { name: config.raw.app?.name ?? DEFAULT_APP_NAME },
     features: [...(config.raw.features ?? [])].sort(),
     ...(tenancy ? { tenancy } : {}),
     ...(roles.length > 0 ? { roles } : {}),
+    ...(jobSchedules.length > 0 ? { jobSchedules } : {}),
     entities,
   };
   return { model, diagnostics };

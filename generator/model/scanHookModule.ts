@@ -12,7 +12,7 @@ export interface ScannedHookModule {
   call?: { line: number; col: number };
 }
 
-type Token = { kind: 'ident' | 'string' | 'punct'; value: string; at: number };
+export type Token = { kind: 'ident' | 'string' | 'punct'; value: string; at: number };
 
 export function scanHookModule(text: string): ScannedHookModule {
   const tokens = tokenize(text);
@@ -68,7 +68,7 @@ function isKeyToken(token: Token | undefined): token is Token {
   return token !== undefined && (token.kind === 'ident' || token.kind === 'string');
 }
 
-function tokenize(text: string): Token[] {
+export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {

@@ -27,6 +27,7 @@ export async function removeOperation({
 }: RemoveInput): Promise<{ id: string; deleted: true }> {
   const { model } = entityOf(ctx, plural);
   const { doc, where } = await findWritable(ctx, model, id, caller, 'delete');
+  await rulesFor(ctx, plural)?.beforeRemove?.(ctx, caller, doc);
   // Full versioning writes a `delete` version, with the last state, in the same transaction.
   let removed = doc;
   const result = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {

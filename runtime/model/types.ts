@@ -179,6 +179,19 @@ export interface RoleModel {
   permissions: string[];
 }
 
+/** A scheduled job declared in entigen.config.yaml (`jobs.schedules`), owned by that file. */
+export interface JobScheduleModel {
+  name: string;
+  handler: string;
+  scheduleType: 'cron' | 'interval';
+  schedules: string[];
+  timezone: string;
+  /** A duration such as `10m`; absent: the scheduled job's default. */
+  timeout?: string;
+  description?: string;
+  enabled: boolean;
+}
+
 export interface AppModel {
   version: 1;
   app: { name: string };
@@ -186,5 +199,7 @@ export interface AppModel {
   tenancy?: TenancyModel;
   /** Roles declared in the config file, by key order; absent when none are. */
   roles?: RoleModel[];
+  /** Scheduled jobs declared in the config file, by name order; absent when none are. */
+  jobSchedules?: JobScheduleModel[];
   entities: EntityModel[];
 }

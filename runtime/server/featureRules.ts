@@ -17,21 +17,22 @@ import type { AppModel } from '../model/types.js';
 
 /**
  * The composition root of entity rules: each feature's rules, from its own folder, for the
- * entities this model has (webhooks and the delivery records, grants, scheduled jobs, media
- * assets, the configured tenancy entity).
+ * entities this model has (webhooks and the delivery records, grants, scheduled jobs naming
+ * one of `jobHandlers`, media assets, the configured tenancy entity).
  */
 export function featureRules(
   model: AppModel,
   config: { webhooks: Pick<RuntimeConfig['webhooks'], 'allowPrivateTargets'> } = {
     webhooks: { allowPrivateTargets: false },
   },
+  jobHandlers: readonly string[] = [],
 ): EntityRulesTable {
   const byFeature: [string | undefined, EntityRules][] = [
     [WEBHOOKS, webhookRules(model, config.webhooks)],
     [WEBHOOK_DELIVERIES, deliveryRules],
     [HOOK_DELIVERIES, deliveryRules],
     [GRANTS, grantRules],
-    [SCHEDULED_JOBS, jobRules],
+    [SCHEDULED_JOBS, jobRules(jobHandlers)],
     [MEDIA_ASSETS, mediaRules],
     [model.tenancy?.entity, tenantMembershipRules],
   ];

@@ -29,6 +29,7 @@ import { sweepIdempotencyRecords } from '../http/idempotency.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
 import type { NodeListener } from '../http/nodeAdapter.js';
 import { type LimiterStore, memoryLimiterStore, redisLimiterStore } from '../http/rateLimit/limiterStore.js';
+import { reconcileFileSchedules } from '../jobs/fileSchedules.js';
 import { type JobHandler, Scheduler } from '../jobs/scheduler.js';
 import { MailOutbox } from '../mail/mailOutbox.js';
 import { MailTemplates } from '../mail/mailTemplates.js';
@@ -218,6 +219,15 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     );
   try {
     await checkMigrations(store, options.root, options.registry.model, options.now ?? (() => new Date()));
+    const declared = options.registry.model.jobSchedules ?? [];
+    const jobs = await reconcileFileSchedules(
+      store,
+      declared,
+      Object.keys(options.handlers ?? {}),
+      (options.now ?? (() => new Date()))(),
+    );
+    if (jobs.created.length + jobs.updated.length + jobs.released.length > 0)
+      logger.info(jobs, 'scheduled jobs of entigen.config.yaml: created, updated, released');
   } catch (error) {
     await store.close();
     throw error;
@@ -227,7 +237,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     store,
     secrets,
     cipher: new FieldCipher(secrets.encryption),
-    rules: featureRules(options.registry.model, config),
+    rules: featureRules(options.registry.model, config, Object.keys(options.handlers ?? {})),
     hooks: options.hooks ? hookTable(options.registry.entities, options.hooks) : (options.registry.hooks ?? new Map()),
     logger,
     now: options.now ?? (() => new Date()),

@@ -157,12 +157,36 @@ describe('scheduled jobs', () => {
     expect(seen.signalAborted).toBe(true);
   });
 
-  it('never runs disabled jobs; an unknown handler fails clearly', async () => {
+  it('never runs disabled jobs; an unknown handler is refused, and one gone since fails clearly', async () => {
     const off = (
       await createJob({ name: 'Off', handler: 'hello', scheduleType: 'interval', schedules: ['1m'], enabled: false })
     ).body.data;
-    const ghost = (await createJob({ name: 'Ghost', handler: 'missing', scheduleType: 'interval', schedules: ['1m'] }))
-      .body.data;
+    const refused = await createJob({ name: 'Ghost', handler: 'missing', scheduleType: 'interval', schedules: ['1m'] });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.handler).toBe(
+      `"missing" is not a handler: jobs.handlers exports ${Object.keys(handlers).join(', ')}`,
+    );
+    const renamed = await server.call('PATCH', `/api/v1/scheduledJobs/${off.id}`, {
+      token: admin.token,
+      body: { handler: 'missing' },
+    });
+    expect(renamed.status).toBe(400);
+    // A job stored before its handler left the module (written straight into the store).
+    const ghost = await server.ctx.store.insert('scheduledJobs', {
+      id: '0000000000000000000000aa',
+      name: 'Ghost',
+      handler: 'missing',
+      scheduleType: 'interval',
+      schedules: ['1m'],
+      timezone: 'UTC',
+      enabled: true,
+      timeout: 300_000,
+      failureCount: 0,
+      origin: 'api',
+      nextRunAt: new Date(now).toISOString(),
+      createdAt: new Date(now).toISOString(),
+      updatedAt: new Date(now).toISOString(),
+    });
     now += 61_000;
     await tick();
     expect(await executions(`jobId=${off.id}`)).toEqual([]);

@@ -21,7 +21,7 @@ export interface HookTypes {
   mediaAssets: EntityHooks<MediaAsset, MediaAssetCreate & Partial<Pick<MediaAsset, 'size' | 'url'>>, MediaAssetUpdate & Partial<Pick<MediaAsset, 'size' | 'url'>>, Repositories>;
   outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, OutgoingMailUpdate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, Repositories>;
   rules: EntityHooks<Rule, RuleCreate, RuleUpdate, Repositories>;
-  scheduledJobs: EntityHooks<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, Repositories>;
+  scheduledJobs: EntityHooks<ScheduledJob, ScheduledJobCreate & Partial<Pick<ScheduledJob, 'origin'>>, ScheduledJobUpdate & Partial<Pick<ScheduledJob, 'origin'>>, Repositories>;
   searchFeedback: EntityHooks<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, Repositories>;
   teams: EntityHooks<Team, TeamCreate, TeamUpdate, Repositories>;
   things: EntityHooks<Thing, ThingCreate & Partial<Pick<Thing, 'computed'>>, ThingUpdate & Partial<Pick<Thing, 'computed'>>, Repositories>;

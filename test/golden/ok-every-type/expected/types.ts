@@ -728,6 +728,7 @@ export interface RuleUpdate {
 // Scheduled jobs (/scheduledJobs)
 export type ScheduledJobScheduleType = 'cron' | 'interval';
 export type ScheduledJobLastStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+export type ScheduledJobOrigin = 'api' | 'file';
 export interface ScheduledJob {
   id: string;
   createdAt: string;
@@ -746,6 +747,7 @@ export interface ScheduledJob {
   failureCount: number | null;
   lastError: string | null;
   metadata: unknown;
+  origin: ScheduledJobOrigin | null;
 }
 export interface ScheduledJobCreate {
   name: string;

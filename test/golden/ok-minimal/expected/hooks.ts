@@ -13,7 +13,7 @@ export interface HookTypes {
   jobSnapshots: EntityHooks<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, Repositories>;
   notes: EntityHooks<Note, NoteCreate, NoteUpdate, Repositories>;
   outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, OutgoingMailUpdate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, Repositories>;
-  scheduledJobs: EntityHooks<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, Repositories>;
+  scheduledJobs: EntityHooks<ScheduledJob, ScheduledJobCreate & Partial<Pick<ScheduledJob, 'origin'>>, ScheduledJobUpdate & Partial<Pick<ScheduledJob, 'origin'>>, Repositories>;
   webhookDeliveries: EntityHooks<WebhookDelivery, WebhookDeliveryCreate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, WebhookDeliveryUpdate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, Repositories>;
   webhooks: EntityHooks<Webhook, WebhookCreate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, WebhookUpdate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, Repositories>;
 }

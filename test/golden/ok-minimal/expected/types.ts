@@ -473,6 +473,7 @@ export interface RoleUpdate {
 // Scheduled jobs (/scheduledJobs)
 export type ScheduledJobScheduleType = 'cron' | 'interval';
 export type ScheduledJobLastStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+export type ScheduledJobOrigin = 'api' | 'file';
 export interface ScheduledJob {
   id: string;
   createdAt: string;
@@ -491,6 +492,7 @@ export interface ScheduledJob {
   failureCount: number | null;
   lastError: string | null;
   metadata: unknown;
+  origin: ScheduledJobOrigin | null;
 }
 export interface ScheduledJobCreate {
   name: string;

@@ -882,7 +882,7 @@ return errors === 0;
 }
 
 export const serverSet = validate3;
-const schema3 = {"$id":"scheduledJobs/serverSet","type":"object","additionalProperties":false,"properties":{}};
+const schema3 = {"$id":"scheduledJobs/serverSet","type":"object","additionalProperties":false,"properties":{"origin":{"type":["string","null"],"enum":["api","file",null]}}};
 
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="scheduledJobs/serverSet" */;
@@ -892,6 +892,7 @@ const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
+if(!(key0 === "origin")){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -902,13 +903,41 @@ vErrors.push(err0);
 errors++;
 }
 }
-else {
-const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.origin !== undefined){
+let data0 = data.origin;
+const _errs2 = errors;
+if((typeof data0 !== "string") && (data0 !== null)){
+const err1 = {instancePath:instancePath+"/origin",schemaPath:"#/properties/origin/type",keyword:"type",params:{type: schema3.properties.origin.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err1];
 }
 else {
 vErrors.push(err1);
+}
+errors++;
+}
+const _errs3 = errors;
+const vSchema0 = schema3.properties.origin.enum;
+if(!(((data0 === "api") || (data0 === "file")) || (data0 === null))){
+const err2 = {instancePath:instancePath+"/origin",schemaPath:"#/properties/origin/enum",keyword:"enum",params:{allowedValues: schema3.properties.origin.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+var valid0 = _errs2 === errors;
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
 }
 errors++;
 }

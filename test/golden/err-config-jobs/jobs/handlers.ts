@@ -1,0 +1,5 @@
+export async function closeResolved() {
+  return 'closed';
+}
+
+export const remind = async () => 'reminded';

@@ -1,5 +1,5 @@
-import { customActionsOf } from '../../runtime/access/parsePermission.js';
-import { permissionProblem } from '../../runtime/access/permissionCondition.js';
+import { customActionsOf, parsePermission } from '../../runtime/access/parsePermission.js';
+import { MAX_THROUGH_DEPTH, permissionProblem } from '../../runtime/access/permissionCondition.js';
 import { isValidTimezone, scheduleProblem } from '../../runtime/jobs/schedule.js';
 import { USERS } from '../../runtime/model/collections.js';
 import type {
@@ -119,6 +119,70 @@ function configJobSchedules(
     });
 }
 
+/**
+ * Rules through references (`comments:view:@ticket`) follow at most MAX_THROUGH_DEPTH
+ * references and never come back to where they started: a cycle or a longer chain is an error
+ * at the rule that makes it.
+ */
+function checkThroughChains(
+  entities: readonly EntityModel[],
+  sources: readonly EntitySource[],
+  roles: readonly RoleModel[],
+  configSource: SourceFile | undefined,
+  diagnostics: Diagnostic[],
+): void {
+  const byPlural = new Map(entities.map((e) => [e.plural, e]));
+  const edges: { from: string; to: string; text: string; report: (message: string) => void }[] = [];
+  const add = (text: string, report: (message: string) => void) => {
+    const parsed = parsePermission(text, 'any');
+    if (!parsed.ok || !parsed.permission.through) return;
+    const field = byPlural.get(parsed.permission.entity)?.fields.find((f) => f.name === parsed.permission.through);
+    const to = field?.type === 'array' ? field.items?.ref : field?.ref;
+    if (to) edges.push({ from: parsed.permission.entity, to, text, report });
+  };
+  for (const entity of entities) {
+    const source = sources.find((s) => (s.source.data as RawEntity).plural === entity.plural)?.source;
+    const raw = ((source?.data as RawEntity | undefined)?.permissions ?? {}) as Record<string, string[]>;
+    for (const [role, texts] of Object.entries(raw)) {
+      for (const [i, text] of texts.entries()) {
+        add(`${entity.plural}:${text}`, (message) => {
+          diagnostics.push(source!.diagnostic(['permissions', role, i], `"${text}": ${message}`));
+        });
+      }
+    }
+  }
+  for (const role of roles) {
+    for (const [i, text] of role.permissions.entries()) {
+      add(text, (message) => {
+        if (configSource)
+          diagnostics.push(configSource.diagnostic(['roles', role.key, 'permissions', i], `"${text}": ${message}`));
+      });
+    }
+  }
+  const next = new Map<string, Set<string>>();
+  for (const edge of edges) next.set(edge.from, (next.get(edge.from) ?? new Set()).add(edge.to));
+  /** The longest chain of references from `plural`, or a cycle through it (its path). */
+  const longest = (plural: string, path: string[]): { length: number; cycle?: string[] } => {
+    if (path.includes(plural)) return { length: Infinity, cycle: [...path.slice(path.indexOf(plural)), plural] };
+    let best: { length: number; cycle?: string[] } = { length: 0 };
+    for (const to of next.get(plural) ?? []) {
+      const found = longest(to, [...path, plural]);
+      if (found.cycle) return found;
+      if (found.length + 1 > best.length) best = { length: found.length + 1 };
+    }
+    return best;
+  };
+  for (const edge of edges) {
+    const found = longest(edge.to, [edge.from]);
+    if (found.cycle) edge.report(`rules through references go round in a circle: ${found.cycle.join(' -> ')}`);
+    else if (found.length + 1 > MAX_THROUGH_DEPTH) {
+      edge.report(
+        `follows ${found.length + 1} references from ${edge.from}; at most ${MAX_THROUGH_DEPTH} are followed`,
+      );
+    }
+  }
+}
+
 /** SUPPORT_LEAD -> Support lead. */
 function roleLabel(key: string): string {
   const words = key.toLowerCase().replace(/_/g, ' ');
@@ -198,6 +262,7 @@ export function buildModel(
 
   entities.sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0));
   const roles = configRoles(config, entities, diagnostics);
+  checkThroughChains(entities, entitySources, roles, config.source, diagnostics);
   const jobSchedules = configJobSchedules(config, diagnostics);
   const model: AppModel = {
     version: 1,

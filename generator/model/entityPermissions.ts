@@ -1,5 +1,5 @@
 import { parsePermission } from '../../runtime/access/parsePermission.js';
-import { conditionProblem } from '../../runtime/access/permissionCondition.js';
+import { conditionProblem, throughProblem } from '../../runtime/access/permissionCondition.js';
 import type { FieldModel, Ownership } from '../../runtime/model/types.js';
 import { ACTIONS } from '../../runtime/model/types.js';
 import type { PathSegment } from '../schema/loadYaml.js';
@@ -22,7 +22,12 @@ export function checkRolePermissions(
         report(path, `"${text}": ${parsed.reason}`);
         continue;
       }
-      const { scope, condition, action } = parsed.permission;
+      const { scope, condition, action, through } = parsed.permission;
+      if (through) {
+        const problem = throughProblem([...entity.byName.values()], through);
+        if (problem) report(path, `"${text}": ${problem}`);
+        continue;
+      }
       if (scope === 'own' && entity.ownership === 'system')
         report(path, `"${text}": scope own needs an owned entity (this one is system-owned)`);
       if (scope && action === 'create') report(path, `"${text}": create takes no scope`);

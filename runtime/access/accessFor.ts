@@ -24,7 +24,9 @@ function parseCached(text: string): Permission | null {
  * Layer 1 and 2 of the spec: the caller's permissions for `action` on `entity`, turned into a
  * query constraint. Permissions OR together; `own` adds ownerId = caller; a field condition
  * adds field = value (the caller's own id or email for `{{user.id}}` / `{{user.email}}`; an
- * array field contains it). `system:admin` bypasses everything.
+ * array field contains it); `@field` adds "references a record the caller may view", its inner
+ * constraint left pending for viewScopes() (runtime/access/throughRules.ts) to fill in.
+ * `system:admin` bypasses everything.
  */
 export function accessFor(caller: Caller, entity: EntityModel, action: Action | string): Access {
   if (caller.isAdmin || caller.permissions.has(SYSTEM_ADMIN)) return { allowed: true };
@@ -33,6 +35,12 @@ export function accessFor(caller: Caller, entity: EntityModel, action: Action | 
     const permission = parseCached(text);
     if (!permission || permission.entity !== entity.plural || permission.action !== action) continue;
     const parts: Where[] = [];
+    if (permission.through) {
+      const field = entity.fields.find((f) => f.name === permission.through);
+      const collection = field?.ref ?? field?.items?.ref;
+      if (!field || !collection) continue;
+      parts.push({ through: { field: field.name, collection, viewScopePending: true } });
+    }
     if (permission.scope === 'own') {
       if (!caller.user || entity.ownership !== 'owned') continue;
       parts.push({ field: 'ownerId', op: 'eq', value: caller.user.id });

@@ -10,6 +10,8 @@ export function matchesWhere(doc: Record<string, unknown>, where: Where | undefi
   if ('and' in where) return where.and.every((w) => matchesWhere(doc, w));
   if ('or' in where) return where.or.some((w) => matchesWhere(doc, w));
   if ('not' in where) return !matchesWhere(doc, where.not);
+  // A condition through a reference needs the store: settleThrough() answers it first.
+  if ('through' in where) throw new Error(`a condition through ${where.through.field} was not settled`);
   return matchesCondition(doc[where.field], where);
 }
 

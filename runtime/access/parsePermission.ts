@@ -2,12 +2,14 @@ import { ACTIONS, type Action } from '../model/types.js';
 
 export type Scope = 'own' | 'all';
 
-/** One permission string taken apart: `entity:action[:field:value][:scope]`. */
+/** One permission string taken apart: `entity:action[:field:value][:scope]` or `entity:action:@refField`. */
 export interface Permission {
   entity: string;
   action: string;
   scope?: Scope;
   condition?: { field: string; value: string };
+  /** `@ticket`: holds for records whose `ticket` references a record the caller may view. */
+  through?: string;
 }
 
 export type ParseResult = { ok: true; permission: Permission } | { ok: false; reason: string };
@@ -44,7 +46,8 @@ export function parsePermission(text: string, customActions?: CustomActions | 'a
   if (parts.length < 2 || parts.length > 5) {
     return {
       ok: false,
-      reason: 'must look like entity:action, entity:action:scope or entity:action:field:value[:scope]',
+      reason:
+        'must look like entity:action, entity:action:scope, entity:action:field:value[:scope] or entity:action:@field',
     };
   }
   const [entity, action, ...rest] = parts;
@@ -55,6 +58,14 @@ export function parsePermission(text: string, customActions?: CustomActions | 'a
     return { ok: false, reason: `unknown action "${action}"; actions: ${[...ACTIONS, ...(custom ?? [])].join(', ')}` };
   }
   const permission: Permission = { entity, action };
+  if (rest.length === 1 && rest[0].startsWith('@')) {
+    const field = rest[0].slice(1);
+    if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(field)) return { ok: false, reason: `"${rest[0]}" must be @ and a field name` };
+    permission.through = field;
+    return { ok: true, permission };
+  }
+  if (rest.some((part) => part.startsWith('@')))
+    return { ok: false, reason: 'a rule through a reference stands alone: entity:action:@field' };
   if (rest.length === 1 || rest.length === 3) {
     const scope = rest.pop()!;
     if (!SCOPES.includes(scope)) return { ok: false, reason: `unknown scope "${scope}"; scopes: own, all` };

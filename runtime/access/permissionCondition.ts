@@ -79,5 +79,19 @@ export function permissionProblem(
   if (!parsed.ok) return parsed.reason;
   const entity = entities.find((e) => e.plural === parsed.permission.entity);
   if (!entity) return `unknown entity ${parsed.permission.entity}`;
+  if (parsed.permission.through) return throughProblem(entity.fields, parsed.permission.through);
   return parsed.permission.condition ? conditionProblem(entity.fields, parsed.permission.condition) : undefined;
+}
+
+/** How many references a rule may follow: comment -> ticket -> project -> customer. */
+export const MAX_THROUGH_DEPTH = 3;
+
+/** Why `@field` cannot follow this field (it must be a reference, or an array of references), or undefined. */
+export function throughProblem(fields: readonly FieldModel[], name: string): string | undefined {
+  const field = fields.find((f) => f.name === name);
+  if (!field) return `unknown field "${name}"`;
+  const ref = field.type === 'array' ? field.items?.ref : field.ref;
+  if (!ref)
+    return `@${name} must name a reference (objectId with ref, or an array of them); ${name} is ${describe(field)}`;
+  return undefined;
 }

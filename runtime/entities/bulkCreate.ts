@@ -34,7 +34,7 @@ export async function bulkCreateOperation({
 }: BulkCreateInput): Promise<{ items: Doc[]; count: number }> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
-  const rule = creationRule(caller, model);
+  const rule = await creationRule(ctx, caller, model);
   const items = readItems(body);
   const details: Record<string, string> = {};
   for (const [i, item] of items.entries())
@@ -64,7 +64,7 @@ export async function bulkCreateOperation({
           runBeforeCreate(scope, plural, newRecordValues(model, item as Record<string, unknown>, caller, now)),
         );
         const doc = buildNewRecord(model, values, caller, ctx, now, tenantId);
-        await underItem(i, async () => requireCreatable(model, rule, doc));
+        await underItem(i, () => requireCreatable(store, model, rule, doc));
         docs.push(doc);
       }
       const inserted = await store.insertMany(plural, docs);

@@ -35,7 +35,7 @@ export async function createOperation({
 }: CreateInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
-  const rule = creationRule(caller, model);
+  const rule = await creationRule(ctx, caller, model);
   const input = requireValid(validators.create, body);
   if (model.ownership === 'owned' && !caller.user)
     throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
@@ -49,7 +49,7 @@ export async function createOperation({
       const values = await runBeforeCreate(scope, plural, newRecordValues(model, input, caller, now));
       const doc = buildNewRecord(model, values, caller, ctx, now, tenantId);
       if (serverFields) Object.assign(doc, serverFields(doc));
-      requireCreatable(model, rule, doc);
+      await requireCreatable(store, model, rule, doc);
       const after = await store.insert(plural, doc);
       return { result: after, changes: [{ changeType: 'create', after, fresh: true }] };
     }),

@@ -2,12 +2,14 @@ import { accessFor, andWhere } from '../access/accessFor.js';
 import { type Caller, isAnonymous } from '../access/caller.js';
 import { grantedIds } from '../access/grants.js';
 import { matchesWhere } from '../access/matchesWhere.js';
+import { MAX_THROUGH_DEPTH } from '../access/permissionCondition.js';
+import { settleThroughFor } from '../access/settleThrough.js';
 import { tenantWhere } from '../access/tenancy.js';
 import type { RuntimeContext } from '../context.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { Action, EntityModel } from '../model/types.js';
-import type { Doc, Where } from '../store/types.js';
+import type { Doc, Store, Where } from '../store/types.js';
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 
@@ -21,10 +23,11 @@ export async function scopeFor(
   caller: Caller,
   entity: EntityModel,
   action: Action | string,
+  depth = 0,
 ): Promise<Where | undefined> {
   const access = accessFor(caller, entity, action);
   let allowed = access.allowed;
-  let where = access.allowed ? access.where : undefined;
+  let where = access.allowed ? await withViewScopes(ctx, caller, access.where, depth) : undefined;
   if (!caller.isAdmin && (!allowed || where)) {
     const shared = await grantedIds(ctx, caller, entity, action);
     if (shared.length > 0) {
@@ -39,6 +42,41 @@ export async function scopeFor(
       : new ApiError('FORBIDDEN', `You may not ${action} ${entity.plural}`);
   }
   return andWhere(where, await tenantWhere(ctx, caller, entity));
+}
+
+const NOTHING: Where = { or: [] };
+
+/**
+ * Each `@field` rule's pending condition given the caller's view scope of the entity the field
+ * references (itself resolved the same way, at most MAX_THROUGH_DEPTH references deep): a
+ * record passes when it references a record the caller may view.
+ */
+async function withViewScopes(
+  ctx: RuntimeContext,
+  caller: Caller,
+  where: Where | undefined,
+  depth: number,
+): Promise<Where | undefined> {
+  if (!where) return where;
+  if ('and' in where) return { and: await Promise.all(where.and.map((w) => withViewScopesOf(ctx, caller, w, depth))) };
+  if ('or' in where) return { or: await Promise.all(where.or.map((w) => withViewScopesOf(ctx, caller, w, depth))) };
+  if ('not' in where) return { not: await withViewScopesOf(ctx, caller, where.not, depth) };
+  if (!('through' in where) || !where.through.viewScopePending) return where;
+  const target = ctx.registry.entities.get(where.through.collection)?.model;
+  if (!target || depth >= MAX_THROUGH_DEPTH) return NOTHING;
+  let inner: Where | undefined;
+  try {
+    inner = await scopeFor(ctx, caller, target, 'view', depth + 1);
+  } catch (error) {
+    if (error instanceof ApiError) return NOTHING;
+    throw error;
+  }
+  const { field, collection } = where.through;
+  return { through: { field, collection, ...(inner ? { where: inner } : {}) } };
+}
+
+async function withViewScopesOf(ctx: RuntimeContext, caller: Caller, where: Where, depth: number): Promise<Where> {
+  return (await withViewScopes(ctx, caller, where, depth)) ?? { and: [] };
 }
 
 /** The record if the caller may view it; 404 otherwise, so hidden records stay unknown. */
@@ -71,17 +109,26 @@ export async function findWritable(
 }
 
 /**
- * A conditioned create permission (`tickets:create:assignee:{{user.id}}`) holds only for new
- * records that satisfy its condition: the constraint to check them against, if any.
+ * A conditioned create permission (`tickets:create:assignee:{{user.id}}`, `comments:create:@ticket`)
+ * holds only for new records that satisfy its condition: the constraint to check them against, if any.
  */
-export function creationRule(caller: Caller, entity: EntityModel): Where | undefined {
+export async function creationRule(
+  ctx: RuntimeContext,
+  caller: Caller,
+  entity: EntityModel,
+): Promise<Where | undefined> {
   const access = accessFor(caller, entity, 'create');
-  return access.allowed ? access.where : undefined;
+  return access.allowed ? withViewScopes(ctx, caller, access.where, 0) : undefined;
 }
 
-/** 403 when the new record is outside the caller's create permission (see creationRule). */
-export function requireCreatable(entity: EntityModel, rule: Where | undefined, doc: Doc): void {
-  if (rule && !matchesWhere(doc, rule)) {
+/** 403 when the new record is outside the caller's create permission (see creationRule); `store` is the write's. */
+export async function requireCreatable(
+  store: Store,
+  entity: EntityModel,
+  rule: Where | undefined,
+  doc: Doc,
+): Promise<void> {
+  if (rule && !matchesWhere(doc, await settleThroughFor(store, rule, doc))) {
     throw new ApiError(
       'FORBIDDEN',
       `You may not create this ${singular(entity)}: your create permission holds for other values`,

@@ -1,5 +1,6 @@
 import type { Caller } from '../access/caller.js';
 import { matchesWhere } from '../access/matchesWhere.js';
+import { settleThroughFor } from '../access/settleThrough.js';
 import type { RuntimeContext } from '../context.js';
 import { scopeFor } from '../entities/requireAccess.js';
 import { notFound } from '../errors/apiError.js';
@@ -32,7 +33,7 @@ export async function requireHistoryAccess(
   if (await ctx.store.get(entity.plural, id, viewable)) return;
   if (await ctx.store.get(entity.plural, id)) throw notFound(entity.name);
   const last = await lastKnownState(ctx, entity, id);
-  if (!last || !matchesWhere(last, viewable)) throw notFound(entity.name);
+  if (!last || !matchesWhere(last, await settleThroughFor(ctx.store, viewable, last))) throw notFound(entity.name);
 }
 
 async function lastKnownState(ctx: RuntimeContext, entity: EntityModel, id: string): Promise<Doc | undefined> {

@@ -1,4 +1,5 @@
 import type { AppModel } from '../model/types.js';
+import { hasThrough } from './common/throughIds.js';
 import type {
   AggregateQuery,
   AggregateResult,
@@ -148,7 +149,8 @@ export class CountCachingStore implements Store {
   }
 
   async count(collection: string, query: CountQuery): Promise<number> {
-    if (this.touched) return this.inner.count(collection, query);
+    // A count through a reference also depends on the referenced collection: never remembered.
+    if (this.touched || hasThrough(query.where)) return this.inner.count(collection, query);
     this.cache.sync();
     const key = `${collection}\u0000${JSON.stringify(query)}`;
     const cached = this.cache.get(key, collection);

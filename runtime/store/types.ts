@@ -29,7 +29,25 @@ export interface Condition {
   op: ComparisonOp;
   value?: unknown;
 }
-export type Where = Condition | { and: Where[] } | { or: Where[] } | { not: Where };
+/**
+ * A record reached through a reference: `field` (an objectId, or an array of them) names a
+ * record of `collection` that matches `where` (any record of it when `where` is absent); for
+ * an array, at least one. SQL stores compile it into a subquery, MongoDB fetches the ids first.
+ */
+export interface Through {
+  field: string;
+  collection: string;
+  where?: Where;
+  /**
+   * Set by the access layer until it puts the caller's view scope of `collection` into `where`;
+   * a store given one still set matches nothing (fail closed).
+   */
+  viewScopePending?: true;
+}
+export type Where = Condition | { and: Where[] } | { or: Where[] } | { not: Where } | { through: Through };
+
+/** The most ids a store that cannot join (MongoDB) fetches to answer a `through` condition. */
+export const MAX_THROUGH_IDS = 50_000;
 
 export type Direction = 'asc' | 'desc';
 export interface SortKey {

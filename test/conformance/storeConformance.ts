@@ -37,10 +37,23 @@ fields:
 filters: [place]
 `;
 
+/** Records that reference things: one reference, and an array of them. */
+const REMARKS = `
+version: 1
+name: Remark
+plural: remarks
+base: owned
+fields:
+  label: { type: string }
+  thing: { type: objectId, ref: things }
+  about: { type: array, items: { type: objectId, ref: things } }
+`;
+
 export const conformanceModel = modelFromInputs({
   entityFiles: [
     { file: 'things.yaml', text: THINGS_ENTITY, origin: 'app' },
     { file: 'happenings.yaml', text: HAPPENINGS, origin: 'app' },
+    { file: 'remarks.yaml', text: REMARKS, origin: 'app' },
   ],
 });
 
@@ -192,6 +205,42 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       const found = await store.find('things', { where: where as never, sort: [{ field: 'name', direction: 'asc' }] });
       expect(names(found)).toEqual(expected);
       expect(await store.count('things', { where: where as never })).toBe(expected.length);
+    });
+
+    it('matches through a reference: the referenced record (any, for an array) meets the inner condition', async () => {
+      const [item10, banana, , apple] = docs;
+      const remark = async (label: string, fields: Record<string, unknown>) =>
+        store.insert('remarks', make({ label, ...fields }));
+      const one = await remark('one', { thing: item10.id, about: [apple.id, banana.id] });
+      await remark('two', { thing: banana.id, about: [] });
+      await remark('three', {});
+      const labels = async (where: Where) =>
+        (await store.find('remarks', { where, sort: [{ field: 'label', direction: 'asc' }] })).map((d) => d.label);
+      const kindA: Where = { field: 'kind', op: 'eq', value: 'a' };
+      const kindB: Where = { field: 'kind', op: 'eq', value: 'b' };
+      expect(await labels({ through: { field: 'thing', collection: 'things', where: kindA } })).toEqual(['one']);
+      expect(await labels({ through: { field: 'thing', collection: 'things', where: kindB } })).toEqual(['two']);
+      expect(await labels({ through: { field: 'thing', collection: 'things' } })).toEqual(['one', 'two']);
+      expect(await labels({ through: { field: 'about', collection: 'things', where: kindB } })).toEqual(['one']);
+      expect(
+        await labels({
+          or: [
+            { through: { field: 'about', collection: 'things', where: { field: 'kind', op: 'eq', value: 'c' } } },
+            { field: 'label', op: 'eq', value: 'three' },
+          ],
+        }),
+      ).toEqual(['three']);
+      expect(
+        await store.count('remarks', { where: { through: { field: 'thing', collection: 'things', where: kindA } } }),
+      ).toBe(1);
+      expect(
+        await store.get('remarks', one.id, { through: { field: 'thing', collection: 'things', where: kindB } }),
+      ).toBeNull();
+      expect(
+        await store.get('remarks', one.id, { through: { field: 'thing', collection: 'things', where: kindA } }),
+      ).not.toBeNull();
+      // A condition the access layer has not finished matches nothing.
+      expect(await labels({ through: { field: 'thing', collection: 'things', viewScopePending: true } })).toEqual([]);
     });
 
     it('sorts strings case-insensitively with natural numbers, numbers numerically, nulls first ascending', async () => {

@@ -1,9 +1,11 @@
 import type { Caller } from '../../access/caller.js';
 import { matchesWhere } from '../../access/matchesWhere.js';
+import { settleThroughFor } from '../../access/settleThrough.js';
 import type { RuntimeContext } from '../../context.js';
 import { listConstraint } from '../../entities/listConstraint.js';
 import { presentRecord } from '../../entities/presentRecord.js';
 import type { EntityModel } from '../../model/types.js';
+import { hasThrough } from '../../store/common/throughIds.js';
 import type { Where } from '../../store/types.js';
 import type { ChangeEvent } from '../eventLog.js';
 
@@ -75,8 +77,8 @@ export class SubscriptionView {
       where = NOTHING;
       this.constraints.set(entity.plural, { where, until: Date.now() + CONSTRAINT_TTL_MS });
     }
-    const before = event.before ? matchesWhere(event.before, where) : false;
-    const after = event.after ? matchesWhere(event.after, where) : false;
+    const before = event.before ? matchesWhere(event.before, await this.settled(where, event.before)) : false;
+    const after = event.after ? matchesWhere(event.after, await this.settled(where, event.after)) : false;
     const type = `${entity.plural}.${event.event}`;
     if (event.event === 'deleted') return before ? { seq: event.seq, type, data: { id: event.entityId } } : undefined;
     if (after) return { seq: event.seq, type, data: this.present(entity, event.after!) };
@@ -84,6 +86,11 @@ export class SubscriptionView {
     return event.event === 'archived'
       ? { seq: event.seq, type, data: { id: event.entityId } }
       : { seq: event.seq, type: `${entity.plural}.deleted`, data: { id: event.entityId, reason: 'hidden' } };
+  }
+
+  /** A rule through a reference asks the store about the referenced record (rules without one need nothing). */
+  private settled(where: Where | undefined, state: Record<string, unknown>): Promise<Where | undefined> {
+    return hasThrough(where) ? settleThroughFor(this.ctx.store, where, state) : Promise.resolve(where);
   }
 
   private present(entity: EntityModel, doc: Record<string, unknown>): Record<string, unknown> {

@@ -22,6 +22,8 @@ export interface TableLayout {
   unique: string[];
   /** The indexes the entity's lists need (planIndexes); sync adds what is missing and drops what is not planned. */
   indexes: PlannedIndex[];
+  /** Every layout of the store, by collection: what a `through` condition reaches (set by the store's init). */
+  siblings?: ReadonlyMap<string, TableLayout>;
 }
 
 const TEXT_TYPES = new Set(['string', 'url', 'enum', 'objectId', 'isoDate', 'encryptedKey']);

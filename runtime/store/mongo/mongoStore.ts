@@ -12,6 +12,7 @@ import { aggregateValues } from '../common/aggregateValues.js';
 import { indexesFor } from '../common/indexPlan.js';
 import { foldText } from '../common/sortKey.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
+import { settleThroughByIds } from '../common/throughIds.js';
 import {
   type AggregateGroup,
   type AggregateQuery,
@@ -94,6 +95,7 @@ export class MongoStore implements Store {
       for (const entity of model.entities) {
         const layout = tableLayout(entity);
         this.shared.layouts.set(entity.plural, layout);
+        layout.siblings = this.shared.layouts;
         await this.shared.db.createCollection(layout.table).catch((error: unknown) => {
           if ((error as MongoServerError).code !== NAMESPACE_EXISTS) throw error;
         });
@@ -148,8 +150,9 @@ export class MongoStore implements Store {
     return changes;
   }
 
-  async find(collection: string, query: FindQuery): Promise<Doc[]> {
+  async find(collection: string, found: FindQuery): Promise<Doc[]> {
     const layout = this.layout(collection);
+    const query = { ...found, where: await this.settle(layout, found.where) };
     const filter = this.filter(
       layout,
       query,
@@ -174,13 +177,15 @@ export class MongoStore implements Store {
     });
   }
 
-  async count(collection: string, query: CountQuery): Promise<number> {
+  async count(collection: string, counted: CountQuery): Promise<number> {
     const layout = this.layout(collection);
+    const query = { ...counted, where: await this.settle(layout, counted.where) };
     return guard(() => this.collection(layout).countDocuments(this.filter(layout, query), { session: this.session }));
   }
 
-  async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
+  async aggregate(collection: string, asked: AggregateQuery): Promise<AggregateResult> {
     const layout = this.layout(collection);
+    const query = { ...asked, where: await this.settle(layout, asked.where) };
     const pipeline = toMongoAggregate(query, this.filter(layout, query));
     const [answer] = await guard(() =>
       this.collection(layout).aggregate(pipeline, { session: this.session, allowDiskUse: true }).toArray(),
@@ -200,8 +205,9 @@ export class MongoStore implements Store {
     return { groups: rows.map((row) => aggregateGroup(layout, query, row)), totalGroups };
   }
 
-  async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
+  async get(collection: string, id: string, constraint?: Where): Promise<Doc | null> {
     const layout = this.layout(collection);
+    const where = await this.settle(layout, constraint);
     const stored = await guard(() =>
       this.collection(layout).findOne(withId(id, where, layout), { session: this.session }),
     );
@@ -227,8 +233,9 @@ export class MongoStore implements Store {
     return stored.map((doc) => fromMongoDoc(layout, doc));
   }
 
-  async update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
+  async update(collection: string, id: string, set: UpdateSet, constraint?: Where): Promise<Doc | null> {
     const layout = this.layout(collection);
+    const where = await this.settle(layout, constraint);
     const update = toMongoUpdate(layout, set);
     if (Object.keys(update).length === 0) return this.get(collection, id, where);
     const searchChanged = layout.searchFields.some((f) => f in set);
@@ -259,9 +266,10 @@ export class MongoStore implements Store {
     id: string,
     by: IncrementInput,
     set: UpdateSet = {},
-    where?: Where,
+    constraint?: Where,
   ): Promise<Doc | null> {
     const layout = this.layout(collection);
+    const where = await this.settle(layout, constraint);
     const after = await this.write(layout, () =>
       this.collection(layout).findOneAndUpdate(withId(id, where, layout), toMongoUpdate(layout, set, by), {
         session: this.session,
@@ -271,8 +279,9 @@ export class MongoStore implements Store {
     return after ? fromMongoDoc(layout, after) : null;
   }
 
-  async remove(collection: string, id: string, where?: Where): Promise<boolean> {
+  async remove(collection: string, id: string, constraint?: Where): Promise<boolean> {
     const layout = this.layout(collection);
+    const where = await this.settle(layout, constraint);
     const { deletedCount } = await guard(() =>
       this.collection(layout).deleteOne(withId(id, where, layout), { session: this.session }),
     );
@@ -312,6 +321,15 @@ export class MongoStore implements Store {
     const layout = this.shared.layouts.get(collection);
     if (!layout) throw new Error(`unknown collection ${collection}`);
     return layout;
+  }
+
+  /** `through` conditions as the ids they reach: MongoDB cannot join in a find. */
+  private settle(layout: TableLayout, where: Where | undefined): Promise<Where | undefined> {
+    return settleThroughByIds(where, layout, async (collection, inner, limit) =>
+      (
+        await this.find(collection, { where: inner, select: ['id'], limit, sort: [{ field: 'id', direction: 'asc' }] })
+      ).map((doc) => doc.id),
+    );
   }
 
   private filter(layout: TableLayout, query: CountQuery, extra?: MongoFilter): MongoFilter {

@@ -32,6 +32,7 @@ export function toMongoFilter(where: Where | undefined, layout?: Pick<MongoLayou
   if ('and' in where) return where.and.length === 0 ? {} : { $and: where.and.map((w) => toMongoFilter(w, layout)) };
   if ('or' in where) return where.or.length === 0 ? NOTHING : { $or: where.or.map((w) => toMongoFilter(w, layout)) };
   if ('not' in where) return negate(where.not, layout);
+  if ('through' in where) throw new Error('a through condition reaches the MongoDB filter unsettled');
   return condition(where, layout?.foldFields ?? NO_FIELDS);
 }
 
@@ -45,6 +46,7 @@ function negate(where: Where, layout: Pick<MongoLayout, 'foldFields'> | undefine
   if ('and' in where) return where.and.length === 0 ? NOTHING : { $or: where.and.map((w) => negate(w, layout)) };
   if ('or' in where) return where.or.length === 0 ? {} : { $and: where.or.map((w) => negate(w, layout)) };
   if ('not' in where) return toMongoFilter(where.not, layout);
+  if ('through' in where) throw new Error('a through condition reaches the MongoDB filter unsettled');
   return negatedCondition(where, layout?.foldFields ?? NO_FIELDS);
 }
 

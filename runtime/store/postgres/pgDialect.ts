@@ -14,6 +14,8 @@ export const pgDialect: SqlDialect = {
   bind,
   jsonArrayHasAny: (column, placeholders) =>
     `EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(${column}) = 'array' THEN ${column} ELSE '[]'::jsonb END) AS e(v) WHERE e.v IN (${placeholders.map((p) => `${p}::text`).join(', ')}))`,
+  jsonArrayHasAnyOf: (column, subquery) =>
+    `EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(${column}) = 'array' THEN ${column} ELSE '[]'::jsonb END) AS e(v) WHERE e.v IN (${subquery}))`,
   booleansAsIntegers: false,
   textMatch: (_layout, terms, params) =>
     `to_tsvector('simple', coalesce("${SEARCH_COLUMN}", '')) @@ to_tsquery('simple', ${bind(params, terms.map((t) => `${normalizeSearch(t)}:*`).join(' & '))})`,

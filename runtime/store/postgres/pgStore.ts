@@ -176,6 +176,7 @@ export class PgStore implements Store {
         changes.added.push(...added);
         changes.dropped.push(...dropped);
         this.shared.layouts.set(entity.plural, layout);
+        layout.siblings = this.shared.layouts;
       }
     });
     // Tables may have changed: statements prepared before could return other columns.

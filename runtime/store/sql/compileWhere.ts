@@ -1,6 +1,6 @@
 import { foldText } from '../common/sortKey.js';
 import type { TableLayout } from '../common/tableLayout.js';
-import type { Condition, Where } from '../types.js';
+import type { Condition, Through, Where } from '../types.js';
 import type { SqlDialect } from './dialect.js';
 import { ident } from './ident.js';
 
@@ -15,7 +15,19 @@ export function compileWhere(where: Where, layout: TableLayout, dialect: SqlDial
       ? '1=0'
       : `(${where.or.map((w) => compileWhere(w, layout, dialect, params)).join(' OR ')})`;
   if ('not' in where) return `NOT (${compileWhere(where.not, layout, dialect, params)})`;
+  if ('through' in where) return compileThrough(where.through, layout, dialect, params);
   return compileCondition(where, layout, dialect, params);
+}
+
+/** The reference (or any reference of the array) is the id of a matching record: a subquery, joined by the planner. */
+function compileThrough(through: Through, layout: TableLayout, dialect: SqlDialect, params: unknown[]): string {
+  const column = layout.columns.get(through.field);
+  const target = layout.siblings?.get(through.collection);
+  if (!column || !target || through.viewScopePending) return '1=0';
+  const inner = through.where ? ` WHERE ${compileWhere(through.where, target, dialect, params)}` : '';
+  const ids = `SELECT "id" FROM ${ident(target.table)}${inner}`;
+  const col = ident(column.field);
+  return column.kind === 'json' ? dialect.jsonArrayHasAnyOf(col, ids) : `${col} IN (${ids})`;
 }
 
 function compileCondition(condition: Condition, layout: TableLayout, dialect: SqlDialect, params: unknown[]): string {

@@ -10,6 +10,8 @@ export const sqliteDialect: SqlDialect = {
   },
   jsonArrayHasAny: (column, placeholders) =>
     `EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.value IN (${placeholders.join(', ')}))`,
+  jsonArrayHasAnyOf: (column, subquery) =>
+    `EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.value IN (${subquery}))`,
   booleansAsIntegers: true,
   textMatch(layout, terms, params) {
     const fts = ident(ftsTable(layout));

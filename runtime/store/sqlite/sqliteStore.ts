@@ -106,6 +106,7 @@ export class SqliteStore implements Store {
       changes.added.push(...added);
       changes.dropped.push(...dropped);
       this.shared.layouts.set(entity.plural, layout);
+      layout.siblings = this.shared.layouts;
     }
     return changes;
   }

@@ -1,0 +1,47 @@
+import { MAX_THROUGH_IDS, type Where } from '../types.js';
+import type { TableLayout } from './tableLayout.js';
+
+/**
+ * For a store that cannot join (MongoDB): each `through` condition replaced by the ids it
+ * reaches, fetched with `ids` (the inner condition settled the same way first). More than
+ * MAX_THROUGH_IDS is refused rather than answered wrongly.
+ */
+export async function settleThroughByIds(
+  where: Where | undefined,
+  layout: TableLayout,
+  ids: (collection: string, where: Where | undefined, limit: number) => Promise<string[]>,
+): Promise<Where | undefined> {
+  if (!where || !hasThrough(where)) return where;
+  if ('and' in where) return { and: await Promise.all(where.and.map((w) => settle(w, layout, ids))) };
+  if ('or' in where) return { or: await Promise.all(where.or.map((w) => settle(w, layout, ids))) };
+  if ('not' in where) return { not: await settle(where.not, layout, ids) };
+  if (!('through' in where)) return where;
+  const { field, collection, where: inner } = where.through;
+  const column = layout.columns.get(field);
+  const target = layout.siblings?.get(collection);
+  if (!column || !target || where.through.viewScopePending) return { or: [] };
+  const found = await ids(collection, await settleThroughByIds(inner, target, ids), MAX_THROUGH_IDS + 1);
+  if (found.length > MAX_THROUGH_IDS) {
+    throw new Error(
+      `a rule through ${layout.table}.${field} reaches more than ${MAX_THROUGH_IDS} ${collection}; this store cannot join them`,
+    );
+  }
+  return column.kind === 'json' ? { field, op: 'contains', value: found } : { field, op: 'in', value: found };
+}
+
+async function settle(
+  where: Where,
+  layout: TableLayout,
+  ids: (collection: string, where: Where | undefined, limit: number) => Promise<string[]>,
+): Promise<Where> {
+  return (await settleThroughByIds(where, layout, ids)) ?? { and: [] };
+}
+
+/** Whether a condition reaches through a reference anywhere in it. */
+export function hasThrough(where: Where | undefined): boolean {
+  if (!where) return false;
+  if ('and' in where) return where.and.some(hasThrough);
+  if ('or' in where) return where.or.some(hasThrough);
+  if ('not' in where) return hasThrough(where.not);
+  return 'through' in where;
+}

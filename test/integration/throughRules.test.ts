@@ -1,0 +1,178 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openSse, type SseStream } from '../support/sse.js';
+import { GENEROUS_LIMITS, startTestServer, type TestServer } from '../support/testServer.js';
+
+type Who = { id: string; token: string };
+
+/**
+ * `comments:view:@article`: a comment is visible to whoever may view its article. Readers view
+ * the articles they author (`articles:view:author:{{user.id}}`), so each sees exactly the
+ * comments on those, on every read path.
+ */
+describe('rules through a reference: @field', () => {
+  let server: TestServer;
+  let admin: Who;
+  const readers: Who[] = [];
+  const streams: SseStream[] = [];
+  /** Articles by id: the reader who authors it (or none). */
+  const authorOf = new Map<string, string | undefined>();
+  /** Comments by id: the article it is on. */
+  const articleOf = new Map<string, string>();
+
+  beforeAll(async () => {
+    server = await startTestServer({}, { overrides: { rateLimit: GENEROUS_LIMITS } });
+    admin = (await server.user({ roles: ['ADMIN'] })) as Who;
+    const role = await server.call('POST', '/api/v1/roles', {
+      token: admin.token,
+      body: {
+        key: 'READER',
+        label: 'Reader',
+        permissions: [
+          'articles:view:author:{{user.id}}',
+          'comments:view:@article',
+          'comments:create:@article',
+          'comments:edit:@article',
+        ],
+      },
+    });
+    expect(role.status).toBe(201);
+    for (let i = 0; i < 3; i++) readers.push((await server.user({ roles: ['READER'] })) as Who);
+    // A seeded random arrangement: 12 articles, each by one of the readers or nobody, 40 comments.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let i = 0; i < 12; i++) {
+      const author = random(4) === 3 ? undefined : readers[random(3)].id;
+      const made = await server.call('POST', '/api/v1/articles', {
+        token: admin.token,
+        body: { title: `Article ${i}`, body: 'text', ...(author ? { author } : {}) },
+      });
+      authorOf.set(made.body.data.id, author);
+    }
+    const articles = [...authorOf.keys()];
+    for (let i = 0; i < 40; i++) {
+      const article = articles[random(articles.length)];
+      const made = await server.call('POST', '/api/v1/comments', {
+        token: admin.token,
+        body: { article, body: `remark ${i}` },
+      });
+      expect(made.status).toBe(201);
+      articleOf.set(made.body.data.id, article);
+    }
+  });
+  afterEach(() => {
+    for (const stream of streams.splice(0)) stream.close();
+  });
+  afterAll(() => server.close());
+
+  const as = (who: { token: string }) => (method: string, path: string, body?: unknown) =>
+    server.call(method, path, { token: who.token, body });
+  /** What the rules say, worked out by hand from the arrangement. */
+  const expected = (reader: Who) =>
+    [...articleOf].filter(([, article]) => authorOf.get(article) === reader.id).map(([comment]) => comment);
+  const ids = (items: { id: string }[]) => items.map((item) => item.id).sort();
+
+  it('lists, counts, aggregates and gets exactly the comments on articles the caller may view', async () => {
+    for (const reader of readers) {
+      const want = expected(reader).sort();
+      const list = await as(reader)('GET', '/api/v1/comments?limit=100');
+      expect(list.status).toBe(200);
+      expect(ids(list.body.data.items)).toEqual(want);
+      expect(list.body.data.totalCount).toBe(want.length);
+      // Pages stay full: the rule is part of the query, not a filter after it.
+      if (want.length > 2) {
+        const page = await as(reader)('GET', '/api/v1/comments?limit=2');
+        expect(page.body.data.items).toHaveLength(2);
+      }
+      const aggregate = await as(reader)('GET', '/api/v1/comments/aggregate?groupBy=article');
+      expect(aggregate.status).toBe(200);
+      const counted = Object.fromEntries(
+        aggregate.body.data.groups.map((g: { key: { article: string }; count: number }) => [g.key.article, g.count]),
+      );
+      const byArticle: Record<string, number> = {};
+      for (const comment of want) byArticle[articleOf.get(comment)!] = (byArticle[articleOf.get(comment)!] ?? 0) + 1;
+      expect(counted).toEqual(byArticle);
+      for (const [comment] of articleOf) {
+        const status = (await as(reader)('GET', `/api/v1/comments/${comment}`)).status;
+        expect(status, comment).toBe(want.includes(comment) ? 200 : 404);
+      }
+    }
+  });
+
+  it('holds for search, the reverse relation and populate', async () => {
+    const reader = readers[0];
+    const want = expected(reader).sort();
+    const found = await as(reader)('GET', '/api/v1/search?q=remark&limit=100');
+    expect(found.status).toBe(200);
+    const hits = found.body.data.items.filter((hit: { entity: string }) => hit.entity === 'comments');
+    expect(ids(hits)).toEqual(want);
+    const own = [...authorOf].find(([, author]) => author === reader.id)![0];
+    const relation = await as(reader)('GET', `/api/v1/articles/${own}/comments?limit=100`);
+    expect(relation.status).toBe(200);
+    expect(ids(relation.body.data.items)).toEqual(want.filter((c) => articleOf.get(c) === own));
+    const populated = await as(reader)('GET', `/api/v1/articles/${own}?populate=comments`);
+    expect(ids(populated.body.data.comments.items)).toEqual(want.filter((c) => articleOf.get(c) === own));
+  });
+
+  it('follows a change of the referenced record at once, counts included', async () => {
+    const [first, second] = readers;
+    const moved = [...authorOf].find(([, author]) => author === first.id)![0];
+    const before = (await as(second)('GET', '/api/v1/comments?limit=1')).body.data.totalCount;
+    const onIt = [...articleOf.values()].filter((article) => article === moved).length;
+    expect((await as(admin)('PATCH', `/api/v1/articles/${moved}`, { author: second.id })).status).toBe(200);
+    authorOf.set(moved, second.id);
+    expect((await as(second)('GET', '/api/v1/comments?limit=1')).body.data.totalCount).toBe(before + onIt);
+    expect(ids((await as(first)('GET', '/api/v1/comments?limit=100')).body.data.items)).toEqual(expected(first).sort());
+  });
+
+  it('creates and edits only on viewable records', async () => {
+    const reader = readers[2];
+    const own = [...authorOf].find(([, author]) => author === reader.id)?.[0];
+    const other = [...authorOf].find(([, author]) => author !== reader.id)![0];
+    if (own) {
+      const made = await as(reader)('POST', '/api/v1/comments', { article: own, body: 'mine' });
+      expect(made.status).toBe(201);
+      articleOf.set(made.body.data.id, own);
+      expect((await as(reader)('PATCH', `/api/v1/comments/${made.body.data.id}`, { body: 'edited' })).status).toBe(200);
+    }
+    // An article the caller may not view is, to it, no article at all: refused before the rule.
+    const refused = await as(reader)('POST', '/api/v1/comments', { article: other, body: 'not mine' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details).toHaveProperty('article');
+    const stored = await as(admin)('GET', `/api/v1/comments?article=${other}&limit=100`);
+    expect(stored.body.data.items.map((c: { body: string }) => c.body)).not.toContain('not mine');
+    const theirs = [...articleOf].find(([, article]) => authorOf.get(article) !== reader.id)![0];
+    expect((await as(reader)('PATCH', `/api/v1/comments/${theirs}`, { body: 'x' })).status).toBe(404);
+  });
+
+  it('streams a comment only to those who may view its article', async () => {
+    const [first, second] = readers;
+    const firstStream = await openSse(`${server.url}/api/v1/realtime?entities=comments`, { token: first.token });
+    const secondStream = await openSse(`${server.url}/api/v1/realtime?entities=comments`, { token: second.token });
+    streams.push(firstStream, secondStream);
+    const ofFirst = [...authorOf].find(([, author]) => author === first.id)![0];
+    const ofSecond = [...authorOf].find(([, author]) => author === second.id)![0];
+    const a = await as(admin)('POST', '/api/v1/comments', { article: ofFirst, body: 'for the first' });
+    const b = await as(admin)('POST', '/api/v1/comments', { article: ofSecond, body: 'for the second' });
+    await firstStream.next((e) => e.event === 'comments.created' && e.data.id === a.body.data.id);
+    await secondStream.next((e) => e.event === 'comments.created' && e.data.id === b.body.data.id);
+    const seen = (stream: SseStream) => stream.events.map((e) => e.data?.id);
+    expect(seen(firstStream)).not.toContain(b.body.data.id);
+    expect(seen(secondStream)).not.toContain(a.body.data.id);
+  });
+
+  it('refuses a rule through a field that is not a reference when a role is saved', async () => {
+    const refused = await server.call('POST', '/api/v1/roles', {
+      token: admin.token,
+      body: { key: 'BROKEN', label: 'Broken', permissions: ['comments:view:@body', 'comments:view:@article:own'] },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual({
+      'permissions.0':
+        '"comments:view:@body": @body must name a reference (objectId with ref, or an array of them); body is string',
+      'permissions.1': '"comments:view:@article:own": a rule through a reference stands alone: entity:action:@field',
+    });
+  });
+});

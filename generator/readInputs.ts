@@ -77,7 +77,7 @@ export function hooksDirOf(configText: string | undefined): string {
 }
 
 /** `jobs.handlers` of the config text, if it names one. */
-function jobHandlersOf(configText: string | undefined): string | undefined {
+export function jobHandlersOf(configText: string | undefined): string | undefined {
   try {
     const path = (parse(configText ?? '') as { jobs?: { handlers?: unknown } } | null)?.jobs?.handlers;
     return typeof path === 'string' && path !== '' ? path : undefined;

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, type FSWatcher, watch } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, type FSWatcher, readFileSync, watch } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from '../../generator/build.js';
 import { BuildFailure, formatDiagnostic } from '../../generator/diagnostics.js';
+import { hooksDirOf, jobHandlersOf } from '../../generator/readInputs.js';
 import { writeOutput } from '../../generator/writeOutput.js';
 import { MIGRATIONS_DIR } from '../../runtime/model/readMigrationFiles.js';
 import { reportFailure } from './reportFailure.js';
@@ -26,8 +27,8 @@ const say = (line: string) => process.stderr.write(`entigen dev: ${line}\n`);
 
 /**
  * `entigen dev`: builds, serves (`entigen serve` as a child process), and on every change of the
- * entity files or the config rebuilds and restarts the server. A failing build prints its errors
- * and keeps the last good server running.
+ * entity files, the config, the migrations, the hooks or the job handlers rebuilds and restarts
+ * the server. A failing build prints its errors and keeps the last good server running.
  */
 export async function devCommand(options: DevOptions): Promise<void> {
   const root = process.cwd();
@@ -104,25 +105,49 @@ export async function devCommand(options: DevOptions): Promise<void> {
   // Folders are watched, never files: editors that save by writing a new file and renaming it over
   // the old one (vim, JetBrains, sed -i) replace the file, and a watch on the old file goes silent.
   // Entity files and migrations sit at the top of their folders, so no recursive watch is needed.
+  // Code folders (hooks, job handlers) are watched recursively: a module may import its neighbours.
   const watchers = new Map<string, FSWatcher>();
-  const watchFolder = (dir: string, label: string) => {
+  const watchFolder = (dir: string, label: string, recursive = false) => {
     if (watchers.has(dir) || !existsSync(dir)) return;
-    const watcher = watch(dir, (_event, file) => changed(file ? `${label}/${String(file)}` : label));
+    const watcher = watch(dir, { recursive }, (_event, file) => {
+      const name = file ? String(file) : '';
+      // Editors' swap and backup files are not code.
+      if (recursive && /(^|\/)\.|~$|\.swp$/.test(name)) return;
+      changed(name ? `${label}/${name}` : label);
+    });
     watcher.on('error', () => watchers.delete(dir));
     watchers.set(dir, watcher);
   };
   const migrationsDir = resolve(root, MIGRATIONS_DIR);
+  /** The hooks folder and the job handlers' folder the config names now (they may move with it). */
+  const codeFolders = (): string[] => {
+    const config = CONFIG_FILES.map((name) => resolve(root, name)).find((path) => existsSync(path));
+    const text = config ? readFileSync(config, 'utf8') : undefined;
+    const handlers = jobHandlersOf(text);
+    return [hooksDirOf(text), ...(handlers ? [dirname(handlers)] : [])]
+      .map((dir) => relative(root, resolve(root, dir)))
+      .filter((dir) => dir !== '' && !dir.startsWith('..'));
+  };
+  const watchCode = () => {
+    for (const dir of codeFolders()) watchFolder(resolve(root, dir), dir, true);
+  };
   try {
     const entitiesDir = resolve(root, options.entities);
     if (!existsSync(entitiesDir)) throw new Error(`${options.entities}/ not found; run \`entigen init\` first`);
     watchFolder(entitiesDir, options.entities.replace(/\/+$/, ''));
     watchFolder(migrationsDir, MIGRATIONS_DIR);
+    watchCode();
     const rootWatcher = watch(root, (_event, file) => {
       const name = file ? String(file) : '';
-      if (CONFIG_FILES.includes(name)) changed(name);
-      else if (name === MIGRATIONS_DIR && existsSync(migrationsDir)) {
+      if (CONFIG_FILES.includes(name)) {
+        watchCode();
+        changed(name);
+      } else if (name === MIGRATIONS_DIR && existsSync(migrationsDir)) {
         watchFolder(migrationsDir, MIGRATIONS_DIR);
         changed(`${MIGRATIONS_DIR}/`);
+      } else if (codeFolders().includes(name) && existsSync(resolve(root, name))) {
+        watchCode();
+        changed(`${name}/`);
       }
     });
     watchers.set(root, rootWatcher);
@@ -130,7 +155,9 @@ export async function devCommand(options: DevOptions): Promise<void> {
     reportFailure(error);
     return;
   }
-  say(`watching ${options.entities}/, ${MIGRATIONS_DIR}/ and ${CONFIG_FILES[0]}`);
+  say(
+    `watching ${[`${options.entities}/`, `${MIGRATIONS_DIR}/`, ...codeFolders().map((dir) => `${dir}/`), CONFIG_FILES[0]].join(', ')}`,
+  );
   await rebuild('start');
 
   const shutdown = async () => {

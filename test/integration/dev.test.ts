@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliPath, servableApp } from '../support/cli.js';
@@ -93,6 +93,25 @@ describe('entigen dev', () => {
     mkdirSync(join(app, 'migrations'), { recursive: true });
     writeFileSync(join(app, 'migrations', '20260101000000_noop.yaml'), 'covers: []\nsteps: []\n');
     await waitFor(/entigen dev: migrations\/[^ ]* changed: \d+ entities built/, 1);
+  });
+
+  it('rebuilds and restarts when a hook module or a job handler changes', async () => {
+    const served = () => [...output.matchAll(new RegExp(listening.source, 'g'))].length;
+    // The migration of the test before is pending, which stops the server from starting: drop it.
+    let before = served();
+    rmSync(join(app, 'migrations', '20260101000000_noop.yaml'));
+    await waitFor(listening, before + 1);
+    const hook = join(app, 'hooks', 'orders.ts');
+    before = served();
+    writeFileSync(hook, `${readFileSync(hook, 'utf8')}\n// edited\n`);
+    await waitFor(listening, before + 1);
+    expect(output).toMatch(/entigen dev: hooks\/orders\.ts changed: \d+ entities built/);
+    before = served();
+    const handlers = join(app, 'jobs', 'handlers.ts');
+    writeFileSync(handlers, `${readFileSync(handlers, 'utf8')}\n// edited\n`);
+    await waitFor(listening, before + 1);
+    expect(output).toMatch(/entigen dev: jobs\/handlers\.ts changed: \d+ entities built/);
+    expect(output).toMatch(/watching entities\/, migrations\/, hooks\/, jobs\/, entigen\.config\.yaml/);
   });
 
   it('stops its server and exits 0 on SIGTERM', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { newId } from '../entities/prepareWrite.js';
 import type { EntityHooks } from '../hooks/hookTypes.js';
@@ -19,7 +20,12 @@ export interface DispatcherOptions {
   leaseMs?: number;
   /** Repositories for afterCommit hooks (each write its own transaction, hooks included). */
   repositories?: () => unknown;
+  /** Who made a change, as a Caller as they are now (the event keeps only the user's id). */
+  callerOf?: (userId: string | undefined) => Promise<Caller>;
 }
+
+/** No user: an anonymous write, or the system's own (jobs, hooks' repositories, scripts). */
+const NOBODY: Caller = Object.freeze({ roles: [], permissions: new Set<string>(), isAdmin: false });
 
 /** The one cursor of afterCommit delivery (a fixed id: every instance contends for the same row). */
 const CURSOR_ID = '000000000000000000000002';
@@ -295,7 +301,7 @@ export class HookDispatcher {
           id: event.entityId,
           record: event.after ?? null,
           previous: event.before ?? null,
-          caller: { userId: event.userId ?? null },
+          caller: (await this.options.callerOf?.(event.userId ?? undefined)) ?? NOBODY,
           at: event.at,
           repositories: this.options.repositories?.(),
         }),

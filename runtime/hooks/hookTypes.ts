@@ -36,8 +36,12 @@ export interface AfterCommitArgs<TRecord, TRepositories> {
   record: TRecord | null;
   /** The record before it (null for a create). */
   previous: TRecord | null;
-  /** Who made the change: the user's id, or null for anonymous and system writes. */
-  caller: { userId: string | null };
+  /**
+   * Who made the change, as a Caller like every other hook's, with the user's roles and
+   * permissions as they are now; no `user` for anonymous and system writes, and only the id
+   * for a user deleted since.
+   */
+  caller: Caller;
   /** When the change committed (ISO 8601). */
   at: string;
   /** Typed repositories; each write is its own transaction and runs that entity's hooks. */

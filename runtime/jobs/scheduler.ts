@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { type Caller, SYSTEM_CALLER } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { newId } from '../entities/prepareWrite.js';
 import { DEFAULT_JOB_TIMEOUT_MS, JOB_EXECUTIONS, SCHEDULED_JOBS } from '../model/collections.js';
@@ -12,6 +13,8 @@ import { metricPoints, storeSnapshots } from './snapshots.js';
 export interface JobContext<R = unknown> {
   job: Doc;
   execution: Doc;
+  /** The runtime itself, as every job runs (a manual run's admin is the execution's triggeredByUserId). */
+  caller: Caller;
   signal: AbortSignal;
   logger: Logger;
   repositories: R;
@@ -183,7 +186,7 @@ export class Scheduler {
           `No handler named "${job.handler}" is registered (jobs.handlers exports: ${Object.keys(this.options.handlers).join(', ') || 'none'})`,
         );
       const result = await Promise.race([
-        handler({ job, execution, signal, logger, repositories: this.options.repositories }),
+        handler({ job, execution, caller: SYSTEM_CALLER, signal, logger, repositories: this.options.repositories }),
         aborted,
       ]);
       output = result === undefined ? null : typeof result === 'string' ? result : JSON.stringify(result);

@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import type { Express, RequestHandler } from 'express';
 import { type Logger, pino } from 'pino';
-import { SYSTEM_CALLER } from '../access/caller.js';
+import { type Caller, SYSTEM_CALLER } from '../access/caller.js';
+import { callerForUser } from '../access/resolveCaller.js';
 import { RoleTable } from '../access/roleTable.js';
 import type { AuthContext, Mailer } from '../auth/authContext.js';
 import { createFirstAdmin, hasAdmin, SetupState } from '../auth/setup.js';
@@ -36,6 +37,7 @@ import { MailTemplates } from '../mail/mailTemplates.js';
 import { logTransport, smtpTransport } from '../mail/mailTransports.js';
 import { sendTestMail } from '../mail/testMail.js';
 import { checkMigrations } from '../migrations/applyMigrations.js';
+import { USERS } from '../model/collections.js';
 import type { RepositoryWriter } from '../repository.js';
 import { CountCache, CountCachingStore } from '../store/countCache.js';
 import { MeasuredStore } from '../store/measuredStore.js';
@@ -175,6 +177,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       return closing;
     },
   };
+}
+
+/** The author of a logged change as a Caller, as they are now; a deleted user keeps only its id. */
+async function callerOfChange(store: Store, roles: RoleTable, userId: string | undefined): Promise<Caller> {
+  const none: Caller = { roles: [], permissions: new Set<string>(), isAdmin: false };
+  if (!userId) return none;
+  const user = await store.get(USERS, userId);
+  if (!user) return { ...none, user: { id: userId, email: '', displayName: '' } };
+  return callerForUser(user, roles);
 }
 
 /** What startServer needs besides the public face: the drain flag and whether Redis is in use. */
@@ -323,7 +334,11 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   // While the bus cannot prove that every notice arrived, nothing cached outlives the bound.
   if (countCache && bus) countCache.trust = bus;
 
-  const dispatcher = new HookDispatcher(ctx, { ...config.hooks, repositories: systemRepositories });
+  const dispatcher = new HookDispatcher(ctx, {
+    ...config.hooks,
+    repositories: systemRepositories,
+    callerOf: (userId) => callerOfChange(store, auth.roles, userId),
+  });
   // One reader of the event log for realtime streams; other instances' commits arrive through
   // Redis when it is configured, and by polling the log either way.
   const feed = new LogFeed({

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../generated/index.js';
+import type { Caller } from '../../runtime/access/caller.js';
 import type { EntityHooks } from '../../runtime/hooks/hookTypes.js';
 import { reject } from '../../runtime/hooks/reject.js';
 import { GENEROUS_LIMITS, startTestServer, type TestServer } from '../support/testServer.js';
@@ -195,8 +196,9 @@ describe('read-only fields: set by before-hooks, never by clients', () => {
 describe('hooks on every write path', () => {
   const seen: string[] = [];
   const events: string[] = [];
+  const callers: Caller[] = [];
   let server: TestServer;
-  let admin: { token: string };
+  let admin: { id: string; token: string };
   beforeAll(async () => {
     server = await startTestServer(
       {},
@@ -226,8 +228,9 @@ describe('hooks on every write path', () => {
               seen.push('delete');
               if ((existing as { title: string }).title === 'keep') reject('FORBIDDEN', 'This one stays');
             },
-            afterCommit: ({ event, record, previous }) => {
+            afterCommit: ({ event, record, previous, caller }) => {
               events.push(`${event}:${(record ?? previous)?.title}`);
+              callers.push(caller);
             },
           },
         }),
@@ -275,6 +278,9 @@ describe('hooks on every write path', () => {
       'reverted:One',
       'deleted:One',
     ]);
+    // afterCommit's caller is a Caller like every hook's: the author, with roles and permissions.
+    expect(callers[0]).toMatchObject({ user: { id: admin.id }, roles: ['ADMIN'], isAdmin: true });
+    expect(callers[0].permissions.has('system:admin')).toBe(true);
   });
 
   it('answers a hook’s reject with its code and details, and keeps the record as it was', async () => {

@@ -26,7 +26,7 @@ export default defineHooks('notes', {
 
   afterCommit({ event, id, caller }) {
     // A side effect after the commit: send a mail, call a webhook, update a search index...
-    console.log(`note ${id} ${event} by ${caller.userId ?? 'anonymous'}`);
+    console.log(`note ${id} ${event} by ${caller.user?.email ?? 'anonymous'}`);
   },
 
   // POST /api/v1/notes/{id}/pin, declared in entities/notes.yaml; needs notes:pin (USER: pin:own).

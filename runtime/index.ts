@@ -24,7 +24,15 @@ export { type RejectCode, reject } from './hooks/reject.js';
 export type { JobContext, JobHandler } from './jobs/scheduler.js';
 export type { EntityDefinition, EntityRouteName, RouteSpec } from './model/entityRoutes.js';
 export type * from './model/types.js';
-export { type FindOptions, Repository, type RepositoryWriter } from './repository.js';
+export {
+  type AggregateOptions,
+  type FilterOps,
+  type FilterValue,
+  type FindOptions,
+  type Page,
+  Repository,
+  type RepositoryWriter,
+} from './repository.js';
 export {
   createEntigen,
   type Entigen,

@@ -1,5 +1,15 @@
 import { ObjectId } from 'bson';
-import type { Direction, Doc, Store, Where } from './store/types.js';
+import type {
+  AggregateResult,
+  AggregateSort,
+  Condition,
+  Direction,
+  Doc,
+  GroupKey,
+  Measure,
+  Store,
+  Where,
+} from './store/types.js';
 
 export interface RepositoryOptions {
   /** Owned entities get archivedAt: null on create. */
@@ -30,11 +40,56 @@ export interface RepositoryWriter {
   remove(plural: string, id: string): Promise<boolean>;
 }
 
+/**
+ * The list language's operators, for one field: `{ price: { gte: 10, lt: 50 } }`. `contains` and
+ * `startsWith` ignore case and accents; `ne` and `nin` keep records without a value. On an array
+ * field `eq` holds the value, `in` any of them, `nin` none of them.
+ */
+export interface FilterOps<T> {
+  eq?: T | null;
+  ne?: T | null;
+  gt?: T;
+  gte?: T;
+  lt?: T;
+  lte?: T;
+  in?: T[];
+  nin?: T[];
+  exists?: boolean;
+  contains?: string;
+  startsWith?: string;
+}
+
+/** A filter on one field: a value (null: no value), a list of which any may match, or operators. */
+export type FilterValue<T> = T | null | T[] | FilterOps<T>;
+
+const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'exists', 'contains', 'startsWith'] as const;
+
 export interface FindOptions<TFilter, TSort extends string> {
   filter?: TFilter;
+  /** Default: id descending; the id always breaks ties. */
   sort?: { field: TSort; direction: Direction }[];
   limit?: number;
   skip?: number;
+  /** Records after this id in id order (a cursor: the last id of the previous page); needs id order. */
+  after?: string;
+}
+
+/** One page and the cursor of the next (null after the last page). */
+export interface Page<TRecord> {
+  items: TRecord[];
+  next: string | null;
+}
+
+export interface AggregateOptions<TFilter> {
+  filter?: TFilter;
+  /** At most three keys; dates may be bucketed (`{ field: 'createdAt', bucket: 'month' }`). */
+  groupBy?: GroupKey[];
+  measures?: Measure[];
+  sort?: AggregateSort[];
+  limit?: number;
+  skip?: number;
+  /** IANA name the date buckets are computed in (UTC). */
+  timeZone?: string;
 }
 
 /**
@@ -52,17 +107,42 @@ export class Repository<TRecord, TCreate, TUpdate, TFilter extends object, TSort
   ) {}
 
   async find(options: FindOptions<TFilter, TSort> = {}): Promise<TRecord[]> {
+    if (options.after !== undefined && options.sort?.some((key) => key.field !== 'id')) {
+      throw new Error(`${this.plural}: a cursor (after) follows id order; sort by id only, or page with skip`);
+    }
     const docs = await this.store.find(this.plural, {
       where: this.where(options.filter),
       sort: options.sort,
       limit: options.limit,
       skip: options.skip,
+      after: options.after,
     });
     return docs as TRecord[];
   }
 
+  /** A page in id order (newest first unless `sort` says id ascending) and the cursor of the next. */
+  async page(options: Omit<FindOptions<TFilter, TSort>, 'skip'> & { limit: number }): Promise<Page<TRecord>> {
+    const items = await this.find({ ...options, limit: options.limit + 1 });
+    const more = items.length > options.limit;
+    if (more) items.pop();
+    return { items, next: more ? (items.at(-1) as { id: string }).id : null };
+  }
+
   count(filter?: TFilter): Promise<number> {
     return this.store.count(this.plural, { where: this.where(filter) });
+  }
+
+  /** Counts and measures by group, as GET /{plural}/aggregate answers them (without access checks). */
+  aggregate(options: AggregateOptions<TFilter> = {}): Promise<AggregateResult> {
+    return this.store.aggregate(this.plural, {
+      where: this.where(options.filter),
+      groupBy: options.groupBy ?? [],
+      measures: options.measures ?? [],
+      sort: options.sort ?? [],
+      limit: options.limit ?? 100,
+      skip: options.skip ?? 0,
+      timeZone: options.timeZone ?? 'UTC',
+    });
   }
 
   async get(id: string): Promise<TRecord | null> {
@@ -107,11 +187,38 @@ export class Repository<TRecord, TCreate, TUpdate, TFilter extends object, TSort
     const parts: Where[] = [];
     for (const [field, value] of Object.entries(filter)) {
       if (value === undefined) continue;
-      if (this.options.arrayFields.includes(field))
-        parts.push({ field, op: 'contains', value: Array.isArray(value) ? value : [value] });
-      else if (Array.isArray(value)) parts.push({ field, op: 'in', value });
+      const array = this.options.arrayFields.includes(field);
+      if (isOperators(value)) parts.push(...this.operators(field, value, array));
+      else if (array) {
+        if (value === null) parts.push({ field, op: 'exists', value: false });
+        else parts.push({ field, op: 'contains', value: Array.isArray(value) ? value : [value] });
+      } else if (Array.isArray(value)) parts.push({ field, op: 'in', value });
       else parts.push({ field, op: 'eq', value });
     }
     return parts.length === 0 ? undefined : { and: parts };
   }
+
+  private operators(field: string, ops: Record<string, unknown>, array: boolean): Where[] {
+    const out: Where[] = [];
+    for (const [op, value] of Object.entries(ops)) {
+      if (value === undefined) continue;
+      if (!(OPERATORS as readonly string[]).includes(op)) {
+        throw new Error(`${this.plural}.${field}: unknown filter operator "${op}"; operators: ${OPERATORS.join(', ')}`);
+      }
+      if (array && op === 'eq') out.push({ field, op: 'contains', value: [value] });
+      else if (array && op === 'in') out.push({ field, op: 'contains', value });
+      else if (array && op === 'nin') out.push({ not: { field, op: 'contains', value } });
+      else if (op === 'contains') out.push({ field, op: 'textContains', value });
+      else if (op === 'startsWith') out.push({ field, op: 'textStartsWith', value });
+      else out.push({ field, op: op as Condition['op'], value });
+    }
+    return out;
+  }
+}
+
+/** `{ gt: 1 }` rather than a value: a plain object whose keys are all operator names. */
+function isOperators(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length > 0 && Object.getPrototypeOf(value) === Object.prototype;
 }

@@ -9,20 +9,24 @@ export function emitRepositories(model: AppModel): Map<string, string> {
   const files = new Map<string, string>();
   for (const entity of model.entities) {
     const names = typeNamesOf(entity);
-    const filterable = entity.fields.filter((f) => f.filterable || f.name === 'id');
+    // The list language's fields: the declared filters (indexed, text folded) and the id.
+    const filterable = entity.fields.filter((f) => (f.filterable || f.name === 'id') && isComparable(f));
     const sortable = entity.fields.filter((f) => !f.hidden && SORTABLE.has(f.type)).map((f) => f.name);
     const enumImports = filterable.map((f) => names.enums.get(f.name)).filter((n): n is string => n !== undefined);
     const writer = newWriter();
-    writer.writeLine("import { Repository, type RepositoryWriter, type Store } from 'entigen/runtime';");
+    writer.writeLine(
+      "import { type FilterValue, Repository, type RepositoryWriter, type Store } from 'entigen/runtime';",
+    );
     writer.writeLine(
       `import type { ${[...new Set([names.record, names.create, names.update, ...enumImports])].sort().join(', ')} } from '../types.js';`,
     );
     writer.blankLine();
-    writer.writeLine(`/** Filters of ${entity.plural}: a value, or a list of which any may match. */`);
+    writer.writeLine(
+      `/** Filters of ${entity.plural}: a value, a list of which any may match, or operators ({ gt: 1 }). */`,
+    );
     writer.write(`export interface ${entity.name}Filter`).block(() => {
       for (const field of filterable) {
-        const type = filterType(field, names.enums.get(field.name));
-        writer.writeLine(`${field.name}?: ${type} | ${type}[];`);
+        writer.writeLine(`${field.name}?: FilterValue<${filterType(field, names.enums.get(field.name))}>;`);
       }
     });
     writer.writeLine(`export type ${entity.name}SortKey = ${sortable.map(quote).join(' | ')};`);
@@ -45,6 +49,11 @@ export function emitRepositories(model: AppModel): Map<string, string> {
     files.set(`repositories/${entity.plural}.ts`, writer.toString());
   }
   return files;
+}
+
+function isComparable(field: FieldModel): boolean {
+  const value = field.type === 'array' ? field.items : field;
+  return value !== undefined && SORTABLE.has(value.type);
 }
 
 function filterType(field: FieldModel, enumName: string | undefined): string {

@@ -28,6 +28,8 @@ const running = await startServer({
     RATE_LIMIT_PUBLIC: '1000000000/60',
     // The entigen-node target: the node:http adapter.
     ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}),
+    // ENTIGEN_COUNT_CACHE=off: every totalCount from the store (what a first, uncached list costs).
+    ...(process.env.ENTIGEN_COUNT_CACHE ? { ENTIGEN_COUNT_CACHE: process.env.ENTIGEN_COUNT_CACHE } : {}),
     // The realtime benchmark runs two instances that share Redis.
     ...(process.env.REDIS_URL
       ? { REDIS_URL: process.env.REDIS_URL, ENTIGEN_REDIS_PREFIX: process.env.ENTIGEN_REDIS_PREFIX ?? 'bench' }

@@ -138,4 +138,27 @@ describe('count cache', () => {
     await other.close();
     await inner.close();
   });
+
+  it('keeps a count through a reference until its own or the referenced collection is written', async () => {
+    const { store, cache } = await open();
+    const a = thing('a');
+    await store.insert('things', a);
+    const remark = { ...thing('x'), label: 'r', thing: a.id };
+    await store.insert('remarks', remark);
+    const throughKindA = {
+      where: {
+        through: { field: 'thing', collection: 'things', where: { field: 'kind', op: 'eq' as const, value: 'a' } },
+      },
+    };
+    expect(await store.count('remarks', throughKindA)).toBe(1);
+    expect(await store.count('remarks', throughKindA)).toBe(1);
+    expect(cache.hits).toBe(1);
+    // The referenced record changes: the remark no longer matches, and the cache knows.
+    await store.update('things', a.id, { kind: 'b' });
+    expect(await store.count('remarks', throughKindA)).toBe(0);
+    await store.update('things', a.id, { kind: 'a' });
+    expect(await store.count('remarks', throughKindA)).toBe(1);
+    await store.insert('remarks', { ...remark, id: newId() });
+    expect(await store.count('remarks', throughKindA)).toBe(2);
+  });
 });

@@ -1,5 +1,5 @@
 import type { AppModel } from '../model/types.js';
-import { hasThrough } from './common/throughIds.js';
+import { hasThrough, throughCollections } from './common/throughIds.js';
 import type {
   AggregateQuery,
   AggregateResult,
@@ -149,10 +149,14 @@ export class CountCachingStore implements Store {
   }
 
   async count(collection: string, query: CountQuery): Promise<number> {
-    // A count through a reference also depends on the referenced collection: never remembered.
-    if (this.touched || hasThrough(query.where)) return this.inner.count(collection, query);
-    this.cache.sync();
+    if (this.touched) return this.inner.count(collection, query);
     const key = `${collection}\u0000${JSON.stringify(query)}`;
+    // A count through a reference depends on the referenced collections too: kept until any changes.
+    if (hasThrough(query.where)) {
+      const collections = [collection, ...throughCollections(query.where)];
+      return this.cache.remember(key, collections, () => this.inner.count(collection, query));
+    }
+    this.cache.sync();
     const cached = this.cache.get(key, collection);
     if (cached !== undefined) return cached;
     const generation = this.cache.generation(collection);

@@ -45,3 +45,16 @@ export function hasThrough(where: Where | undefined): boolean {
   if ('not' in where) return hasThrough(where.not);
   return 'through' in where;
 }
+
+/** The collections a condition reaches through references (each once), besides its own. */
+export function throughCollections(where: Where | undefined, into: Set<string> = new Set()): Set<string> {
+  if (!where) return into;
+  if ('and' in where) for (const w of where.and) throughCollections(w, into);
+  else if ('or' in where) for (const w of where.or) throughCollections(w, into);
+  else if ('not' in where) throughCollections(where.not, into);
+  else if ('through' in where) {
+    into.add(where.through.collection);
+    throughCollections(where.through.where, into);
+  }
+  return into;
+}

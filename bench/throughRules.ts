@@ -19,7 +19,6 @@ const root = join(here, '..', '..');
 const SECRET = 'bench-through-secret';
 const ARTICLES = Number(process.env.BENCH_THROUGH_ARTICLES ?? 10_000);
 const COMMENTS = Number(process.env.BENCH_THROUGH_COMMENTS ?? 100_000);
-const AUTHORED = Math.round(ARTICLES / 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = 3;
 const PORT = 4900 + Math.floor(Math.random() * 100);

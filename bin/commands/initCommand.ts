@@ -4,8 +4,15 @@ import { packageRoot } from '../../runtime/model/packageRoot.js';
 import { reportFailure } from './reportFailure.js';
 
 const TEMPLATE = join(packageRoot, 'templates', 'init');
+/** What a scaffolded project type-checks with: the TypeScript entigen is built with, Node 20's types. */
+const TYPESCRIPT_RANGE = '^5.9.0';
+const NODE_TYPES_RANGE = '^20.0.0';
 
-/** Scaffolds a project that builds at once: package.json, entigen.config.yaml, entities/notes.yaml, hooks/notes.ts. */
+/**
+ * Scaffolds a project that builds at once: package.json, entigen.config.yaml, entities/notes.yaml,
+ * hooks/notes.ts, a tsconfig.json whose `npm run typecheck` checks the hooks against the
+ * generated types, client-example.mts and .gitignore.
+ */
 export function initCommand(dir = '.'): void {
   try {
     const target = resolve(dir);
@@ -32,6 +39,8 @@ export function initCommand(dir = '.'): void {
       mkdirSync(join(target, 'hooks'), { recursive: true });
       put('hooks/notes.ts', readFileSync(join(TEMPLATE, 'hooks', 'notes.ts'), 'utf8'));
     }
+    if (!existsSync(join(target, 'tsconfig.json')))
+      put('tsconfig.json', readFileSync(join(TEMPLATE, 'tsconfig.json'), 'utf8'));
     if (!existsSync(join(target, 'client-example.mts')))
       put('client-example.mts', readFileSync(join(TEMPLATE, 'client-example.mts'), 'utf8'));
     if (!existsSync(join(target, '.gitignore'))) put('.gitignore', readFileSync(join(TEMPLATE, 'gitignore'), 'utf8'));
@@ -61,8 +70,11 @@ function projectManifest(name: string, target: string) {
       check: 'entigen check',
       start: 'entigen build && exec entigen serve',
       dev: 'entigen dev',
+      typecheck: 'entigen build && tsc -p tsconfig.json',
       'client-example': 'entigen run client-example.mts',
     },
     dependencies: { entigen: existsSync(join(packageRoot, '.git')) ? `file:${checkout}` : `^${version}` },
+    // tsc checks hooks, job handlers and scripts against the generated types (npm run typecheck).
+    devDependencies: { typescript: TYPESCRIPT_RANGE, '@types/node': NODE_TYPES_RANGE },
   };
 }

@@ -221,9 +221,12 @@ describe('entigen init and help', () => {
       'entities',
       'hooks',
       'package.json',
+      'tsconfig.json',
     ]);
     const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     expect(manifest.type).toBeUndefined();
+    expect(manifest.scripts.typecheck).toBe('entigen build && tsc -p tsconfig.json');
+    expect(Object.keys(manifest.devDependencies).sort()).toEqual(['@types/node', 'typescript']);
     expect(manifest.dependencies.entigen).toBeDefined();
     expect(readFileSync(join(dir, 'entigen.config.yaml'), 'utf8')).toContain('name: my-shop');
     expect((await runCli(['build'], dir)).status).toBe(0);

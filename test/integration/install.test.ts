@@ -123,30 +123,23 @@ describe('entigen init', () => {
         /^created note [0-9a-f]{24}: Written by the typed client\n1 pinned note\(s\); newest: Written by the typed client\n$/,
       );
     });
-    // After the server is gone: the client example's type check needs nothing running.
+    // After the server is gone: the scaffold's own type check (its tsconfig, its typescript)
+    // passes on the scaffold, and refuses a hook that returns what the entity does not take.
     const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
     expect(manifest.dependencies.entigen).toMatch(/^file:\.\.\//);
+    const typecheck = () => runAsync('npm', ['run', '--silent', 'typecheck'], { cwd: project });
+    const passed = await typecheck();
+    expect(passed.stdout + passed.stderr).not.toContain('error');
+    expect(passed.status).toBe(0);
+    const hook = join(project, 'hooks', 'notes.ts');
+    const original = readFileSync(hook, 'utf8');
+    expect(original).toContain('return { ...data, title: data.title.trim() };');
     writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          noEmit: true,
-          resolveJsonModule: true,
-          types: ['node'],
-          typeRoots: [join(repoRoot, 'node_modules', '@types')],
-        },
-        include: ['client-example.mts'],
-      }),
+      hook,
+      original.replace('return { ...data, title: data.title.trim() };', 'return { ...data, title: 42 };'),
     );
-    const tsc = await runAsync(
-      process.execPath,
-      [join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
-      { cwd: project },
-    );
-    expect(tsc.stdout + tsc.stderr).toBe('');
+    const refused = await typecheck();
+    expect(refused.status).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toMatch(/hooks\/notes\.ts\(\d+,\d+\): error TS2322/);
   });
 });

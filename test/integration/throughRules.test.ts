@@ -114,6 +114,10 @@ describe('rules through a reference: @field', () => {
     expect(ids(relation.body.data.items)).toEqual(want.filter((c) => articleOf.get(c) === own));
     const populated = await as(reader)('GET', `/api/v1/articles/${own}?populate=comments`);
     expect(ids(populated.body.data.comments.items)).toEqual(want.filter((c) => articleOf.get(c) === own));
+    // Forward: a visible comment's article is the caller's own, so it is filled in.
+    const comment = await as(reader)('GET', `/api/v1/comments/${want[0]}?populate=article`);
+    expect(comment.status).toBe(200);
+    expect(comment.body.data.article).toMatchObject({ id: articleOf.get(want[0]) });
   });
 
   it('follows a change of the referenced record at once, counts included', async () => {

@@ -19,11 +19,12 @@ export async function settleThroughFor(
   if ('or' in where) return { or: await Promise.all(where.or.map((w) => settled(store, w, record))) };
   if ('not' in where) return { not: await settled(store, where.not, record) };
   if (!('through' in where)) return where;
-  const { field, collection, where: inner, viewScopePending } = where.through;
+  const { field, collection, where: inner, viewScopePending, ids: known } = where.through;
   if (viewScopePending) return NEVER;
   const value = record[field];
   const ids = (Array.isArray(value) ? value : [value]).filter((id): id is string => typeof id === 'string');
   if (ids.length === 0) return NEVER;
+  if (known) return ids.some((id) => known.includes(id)) ? ALWAYS : NEVER;
   const byId: Where = { field: 'id', op: 'in', value: ids };
   const found = await store.count(collection, { where: inner ? { and: [byId, inner] } : byId });
   return found > 0 ? ALWAYS : NEVER;

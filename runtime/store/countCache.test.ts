@@ -160,5 +160,13 @@ describe('count cache', () => {
     expect(await store.count('remarks', throughKindA)).toBe(1);
     await store.insert('remarks', { ...remark, id: newId() });
     expect(await store.count('remarks', throughKindA)).toBe(2);
+    // Lists under the rule use the remembered ids of the referenced records, renewed on a write there.
+    const labels = async () => (await store.find('remarks', throughKindA)).length;
+    expect(await labels()).toBe(2);
+    await store.update('things', a.id, { kind: 'c' });
+    expect(await labels()).toBe(0);
+    expect(await store.get('remarks', remark.id, throughKindA.where)).toBeNull();
+    await store.update('things', a.id, { kind: 'a' });
+    expect(await store.get('remarks', remark.id, throughKindA.where)).not.toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import type { AppModel } from '../model/types.js';
-import { hasThrough, throughCollections } from './common/throughIds.js';
+import { hasThrough, throughCollections, withKnownIds } from './common/throughIds.js';
 import type {
   AggregateQuery,
   AggregateResult,
@@ -23,6 +23,10 @@ export interface StalenessBound {
 
 /** Counts remembered at most, over every collection (least recently used go first). */
 export const MAX_CACHED_COUNTS = 10_000;
+/** Ids remembered at most over every list a rule through a reference selects (about 30 bytes each). */
+export const MAX_REMEMBERED_IDS = 200_000;
+/** A rule selecting more ids than this is left to the store's subquery, not remembered. */
+export const MAX_IDS_PER_LIST = 5_000;
 
 /**
  * Exact counts, remembered per collection and query (the caller's access constraint is part of
@@ -35,6 +39,9 @@ export class CountCache {
   private readonly generations = new Map<string, number>();
   private readonly entries = new Map<string, { generation: number; count: number }>();
   private readonly remembered = new Map<string, { generation: number; value: unknown }>();
+  /** Id lists of rules through references (undefined: too many to keep), with their total size. */
+  private readonly idLists = new Map<string, { generation: number; ids: readonly string[] | undefined }>();
+  private rememberedIds = 0;
   onInvalidate?: (collection: string) => void;
   /** Whether another process wrote to the database since the last call (the embedded store tells). */
   changedElsewhere?: () => boolean;
@@ -84,6 +91,46 @@ export class CountCache {
     return value;
   }
 
+  /**
+   * The ids a rule through a reference selects, read from `collections` and kept until any of
+   * them is written; undefined when there are more than MAX_IDS_PER_LIST (`load` reads one more).
+   */
+  async rememberIds(
+    key: string,
+    collections: readonly string[],
+    load: (limit: number) => Promise<string[]>,
+  ): Promise<readonly string[] | undefined> {
+    this.sync();
+    let generation = 0;
+    for (const collection of collections) generation += this.generation(collection);
+    const entry = this.idLists.get(key);
+    if (entry && entry.generation === generation) {
+      this.hits++;
+      this.idLists.delete(key);
+      this.idLists.set(key, entry);
+      return entry.ids;
+    }
+    this.misses++;
+    const found = await load(MAX_IDS_PER_LIST + 1);
+    const ids = found.length > MAX_IDS_PER_LIST ? undefined : found;
+    let now = 0;
+    for (const collection of collections) now += this.generation(collection);
+    if (now === generation) {
+      this.forgetIds(key);
+      this.idLists.set(key, { generation, ids });
+      this.rememberedIds += ids?.length ?? 0;
+      while (this.rememberedIds > MAX_REMEMBERED_IDS) this.forgetIds(this.idLists.keys().next().value!);
+    }
+    return ids;
+  }
+
+  private forgetIds(key: string): void {
+    const entry = this.idLists.get(key);
+    if (!entry) return;
+    this.rememberedIds -= entry.ids?.length ?? 0;
+    this.idLists.delete(key);
+  }
+
   get(key: string, collection: string): number | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.generation !== this.generation(collection)) {
@@ -114,6 +161,8 @@ export class CountCache {
     for (const collection of this.generations.keys()) this.invalidate(collection, true);
     this.entries.clear();
     this.remembered.clear();
+    this.idLists.clear();
+    this.rememberedIds = 0;
   }
 
   get size(): number {
@@ -144,8 +193,8 @@ export class CountCachingStore implements Store {
     return this.inner.init(model);
   }
 
-  find(collection: string, query: FindQuery): Promise<FindResult> {
-    return this.inner.find(collection, query);
+  async find(collection: string, query: FindQuery): Promise<FindResult> {
+    return this.inner.find(collection, { ...query, where: await this.knownIds(query.where) });
   }
 
   async count(collection: string, query: CountQuery): Promise<number> {
@@ -154,7 +203,9 @@ export class CountCachingStore implements Store {
     // A count through a reference depends on the referenced collections too: kept until any changes.
     if (hasThrough(query.where)) {
       const collections = [collection, ...throughCollections(query.where)];
-      return this.cache.remember(key, collections, () => this.inner.count(collection, query));
+      return this.cache.remember(key, collections, async () =>
+        this.inner.count(collection, { ...query, where: await this.knownIds(query.where) }),
+      );
     }
     this.cache.sync();
     const cached = this.cache.get(key, collection);
@@ -165,12 +216,35 @@ export class CountCachingStore implements Store {
     return count;
   }
 
-  aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
-    return this.inner.aggregate(collection, query);
+  async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
+    return this.inner.aggregate(collection, { ...query, where: await this.knownIds(query.where) });
   }
 
-  get(collection: string, id: string, where?: Where): Promise<Doc | null> {
-    return this.inner.get(collection, id, where);
+  async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
+    return this.inner.get(collection, id, await this.knownIds(where));
+  }
+
+  /**
+   * Rules through references with the ids they select, remembered until a collection they read
+   * is written: a list under such a rule then costs what a list by ids costs. Inside a
+   * transaction, and for more ids than MAX_IDS_PER_LIST, the store's subquery answers.
+   */
+  private knownIds(where: Where | undefined): Promise<Where | undefined> {
+    if (this.touched || !hasThrough(where)) return Promise.resolve(where);
+    return withKnownIds(where, (through, settledInner) => {
+      const key = `ids\u0000${through.collection}\u0000${JSON.stringify(through.where ?? null)}`;
+      const collections = [through.collection, ...throughCollections(through.where)];
+      return this.cache.rememberIds(key, collections, async (limit) =>
+        (
+          await this.inner.find(through.collection, {
+            where: settledInner,
+            select: ['id'],
+            limit,
+            sort: [{ field: 'id', direction: 'asc' }],
+          })
+        ).map((doc) => doc.id),
+      );
+    });
   }
 
   insert(collection: string, doc: InsertInput): Promise<Doc> {

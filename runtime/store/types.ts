@@ -43,6 +43,8 @@ export interface Through {
    * a store given one still set matches nothing (fail closed).
    */
   viewScopePending?: true;
+  /** The ids `where` selects, when known already (remembered by the count cache): used instead of it. */
+  ids?: readonly string[];
 }
 export type Where = Condition | { and: Where[] } | { or: Where[] } | { not: Where } | { through: Through };
 

@@ -239,6 +239,10 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       expect(
         await store.get('remarks', one.id, { through: { field: 'thing', collection: 'things', where: kindA } }),
       ).not.toBeNull();
+      // Ids known already (remembered by the count cache) stand for the inner condition.
+      expect(await labels({ through: { field: 'thing', collection: 'things', ids: [item10.id] } })).toEqual(['one']);
+      expect(await labels({ through: { field: 'about', collection: 'things', ids: [banana.id] } })).toEqual(['one']);
+      expect(await labels({ through: { field: 'thing', collection: 'things', ids: [] } })).toEqual([]);
       // A condition the access layer has not finished matches nothing.
       expect(await labels({ through: { field: 'thing', collection: 'things', viewScopePending: true } })).toEqual([]);
     });

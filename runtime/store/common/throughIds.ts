@@ -1,4 +1,4 @@
-import { MAX_THROUGH_IDS, type Where } from '../types.js';
+import { MAX_THROUGH_IDS, type Through, type Where } from '../types.js';
 import type { TableLayout } from './tableLayout.js';
 
 /**
@@ -20,7 +20,9 @@ export async function settleThroughByIds(
   const column = layout.columns.get(field);
   const target = layout.siblings?.get(collection);
   if (!column || !target || where.through.viewScopePending) return { or: [] };
-  const found = await ids(collection, await settleThroughByIds(inner, target, ids), MAX_THROUGH_IDS + 1);
+  const found = where.through.ids
+    ? [...where.through.ids]
+    : await ids(collection, await settleThroughByIds(inner, target, ids), MAX_THROUGH_IDS + 1);
   if (found.length > MAX_THROUGH_IDS) {
     throw new Error(
       `a rule through ${layout.table}.${field} reaches more than ${MAX_THROUGH_IDS} ${collection}; this store cannot join them`,
@@ -57,4 +59,30 @@ export function throughCollections(where: Where | undefined, into: Set<string> =
     throughCollections(where.through.where, into);
   }
   return into;
+}
+
+/**
+ * Each `through` condition given the ids it selects, where `ids` knows them (a cache): inner
+ * conditions first, so a chain is answered from the bottom up. `ids` answers undefined to keep
+ * the condition as it is (too many ids to remember, or nothing known).
+ */
+export async function withKnownIds(
+  where: Where | undefined,
+  ids: (through: Through, settledInner: Where | undefined) => Promise<readonly string[] | undefined>,
+): Promise<Where | undefined> {
+  if (!where || !hasThrough(where)) return where;
+  if ('and' in where) return { and: await Promise.all(where.and.map((w) => known(w, ids))) };
+  if ('or' in where) return { or: await Promise.all(where.or.map((w) => known(w, ids))) };
+  if ('not' in where) return { not: await known(where.not, ids) };
+  if (!('through' in where) || where.through.viewScopePending || where.through.ids) return where;
+  const settledInner = await withKnownIds(where.through.where, ids);
+  const found = await ids(where.through, settledInner);
+  return { through: found ? { ...where.through, ids: found } : { ...where.through, where: settledInner } };
+}
+
+async function known(
+  where: Where,
+  ids: (through: Through, settledInner: Where | undefined) => Promise<readonly string[] | undefined>,
+): Promise<Where> {
+  return (await withKnownIds(where, ids)) ?? { and: [] };
 }

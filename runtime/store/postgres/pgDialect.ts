@@ -14,6 +14,7 @@ export const pgDialect: SqlDialect = {
   bind,
   jsonArrayHasAny: (column, placeholders) =>
     `EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(${column}) = 'array' THEN ${column} ELSE '[]'::jsonb END) AS e(v) WHERE e.v IN (${placeholders.map((p) => `${p}::text`).join(', ')}))`,
+  valuesOfJsonArray: (placeholder) => `SELECT jsonb_array_elements_text(${placeholder}::jsonb)`,
   jsonArrayHasAnyOf: (column, subquery) =>
     `EXISTS (SELECT 1 FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(${column}) = 'array' THEN ${column} ELSE '[]'::jsonb END) AS e(v) WHERE e.v IN (${subquery}))`,
   booleansAsIntegers: false,

@@ -24,8 +24,12 @@ function compileThrough(through: Through, layout: TableLayout, dialect: SqlDiale
   const column = layout.columns.get(through.field);
   const target = layout.siblings?.get(through.collection);
   if (!column || !target || through.viewScopePending) return '1=0';
-  const inner = through.where ? ` WHERE ${compileWhere(through.where, target, dialect, params)}` : '';
-  const ids = `SELECT "id" FROM ${ident(target.table)}${inner}`;
+  let ids: string;
+  if (through.ids) ids = dialect.valuesOfJsonArray(dialect.bind(params, idsJson(through.ids)));
+  else {
+    const inner = through.where ? ` WHERE ${compileWhere(through.where, target, dialect, params)}` : '';
+    ids = `SELECT "id" FROM ${ident(target.table)}${inner}`;
+  }
   const col = ident(column.field);
   return column.kind === 'json' ? dialect.jsonArrayHasAnyOf(col, ids) : `${col} IN (${ids})`;
 }
@@ -85,6 +89,17 @@ function compileCondition(condition: Condition, layout: TableLayout, dialect: Sq
       );
     }
   }
+}
+
+/** Remembered id lists are the same array on every request: their JSON is made once. */
+const jsonOfIds = new WeakMap<readonly string[], string>();
+function idsJson(ids: readonly string[]): string {
+  let json = jsonOfIds.get(ids);
+  if (json === undefined) {
+    json = JSON.stringify(ids);
+    jsonOfIds.set(ids, json);
+  }
+  return json;
 }
 
 /** LIKE's wildcards and its escape character, taken literally. */

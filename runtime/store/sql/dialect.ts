@@ -12,6 +12,8 @@ export interface SqlDialect {
   bind(params: unknown[], value: unknown): string;
   /** Condition: the JSON array column holds any of the placeholders. */
   jsonArrayHasAny(column: string, placeholders: string[]): string;
+  /** A one-column subquery of the text values of a JSON array given as a bound parameter. */
+  valuesOfJsonArray(placeholder: string): string;
   /** Condition: the JSON array column holds any value the one-column subquery selects. */
   jsonArrayHasAnyOf(column: string, subquery: string): string;
   /** Booleans stored as 0/1 (SQLite) rather than as booleans (PostgreSQL). */

@@ -10,6 +10,7 @@ export const sqliteDialect: SqlDialect = {
   },
   jsonArrayHasAny: (column, placeholders) =>
     `EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.value IN (${placeholders.join(', ')}))`,
+  valuesOfJsonArray: (placeholder) => `SELECT value FROM json_each(${placeholder})`,
   jsonArrayHasAnyOf: (column, subquery) =>
     `EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.value IN (${subquery}))`,
   booleansAsIntegers: true,

@@ -96,10 +96,23 @@ async function prepare(databaseUrl: string): Promise<{ admin: string; reader: st
   return { admin: signSession(SECRET, admin.id, Date.now()), reader: signSession(SECRET, reader.id, Date.now()) };
 }
 
+/** BENCH_PROFILE=DIR writes a V8 CPU profile of the server to DIR. */
+const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+
 function startServer(databaseUrl: string): Promise<ChildProcess> {
   const server = spawn(
     'taskset',
-    ['-c', '0', process.execPath, join(here, 'crud', 'entigenServer.js'), databaseUrl, String(PORT), SECRET, root],
+    [
+      '-c',
+      '0',
+      process.execPath,
+      ...PROFILE,
+      join(here, 'crud', 'entigenServer.js'),
+      databaseUrl,
+      String(PORT),
+      SECRET,
+      root,
+    ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve) => server.stdout!.on('data', (d) => String(d).includes('listening') && resolve(server)));
@@ -151,6 +164,7 @@ async function main(): Promise<void> {
     );
   }
   server.kill('SIGTERM');
+  await new Promise((resolve) => server.once('exit', resolve));
   const ratio = median(plain) / median(ruled);
   console.log(
     `through: list of comments (limit 25, with totalCount) without a rule ${Math.round(median(plain))} req/s (p99 ${median(p99s.plain)} ms), through @article ${Math.round(median(ruled))} req/s (p99 ${median(p99s.ruled)} ms): the rule costs x${ratio.toFixed(2)} (target: at most x2)`,

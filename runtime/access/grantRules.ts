@@ -1,10 +1,10 @@
 import type { RuntimeContext } from '../context.js';
 import type { EntityRules } from '../entities/entityRules.js';
-import { findVisible } from '../entities/requireAccess.js';
+import { findVisible, roleScope } from '../entities/requireAccess.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { GRANTS, USERS } from '../model/collections.js';
 import type { Action, EntityModel } from '../model/types.js';
-import { accessFor, andWhere } from './accessFor.js';
+import { andWhere } from './accessFor.js';
 import type { Caller } from './caller.js';
 import { tenantsOfUser, tenantWhere } from './tenancy.js';
 
@@ -50,11 +50,9 @@ async function holdsByRole(
   action: Action,
 ): Promise<boolean> {
   if (caller.isAdmin) return true;
-  const access = accessFor(caller, target, action);
-  if (!access.allowed) return false;
-  return (
-    (await ctx.store.get(target.plural, id, andWhere(access.where, await tenantWhere(ctx, caller, target)))) !== null
-  );
+  const byRole = await roleScope(ctx, caller, target, action);
+  if (byRole === null) return false;
+  return (await ctx.store.get(target.plural, id, andWhere(byRole, await tenantWhere(ctx, caller, target)))) !== null;
 }
 
 /** Grants are checked when made, and again when an edit would point, widen or lengthen one. */

@@ -79,6 +79,20 @@ async function withViewScopesOf(ctx: RuntimeContext, caller: Caller, where: Wher
   return (await withViewScopes(ctx, caller, where, depth)) ?? { and: [] };
 }
 
+/**
+ * The caller's role permissions alone (no grants, no tenancy) for `action`, with rules through
+ * references resolved: undefined when they reach every record, null when they reach none.
+ */
+export async function roleScope(
+  ctx: RuntimeContext,
+  caller: Caller,
+  entity: EntityModel,
+  action: Action | string,
+): Promise<Where | undefined | null> {
+  const access = accessFor(caller, entity, action);
+  return access.allowed ? withViewScopes(ctx, caller, access.where, 0) : null;
+}
+
 /** The record if the caller may view it; 404 otherwise, so hidden records stay unknown. */
 export async function findVisible(ctx: RuntimeContext, entity: EntityModel, id: string, caller: Caller): Promise<Doc> {
   const viewable = await scopeFor(ctx, caller, entity, 'view');

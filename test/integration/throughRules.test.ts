@@ -32,6 +32,7 @@ describe('rules through a reference: @field', () => {
           'comments:view:@article',
           'comments:create:@article',
           'comments:edit:@article',
+          'grants:create',
         ],
       },
     });
@@ -149,6 +150,24 @@ describe('rules through a reference: @field', () => {
     expect(stored.body.data.items.map((c: { body: string }) => c.body)).not.toContain('not mine');
     const theirs = [...articleOf].find(([, article]) => authorOf.get(article) !== reader.id)![0];
     expect((await as(reader)('PATCH', `/api/v1/comments/${theirs}`, { body: 'x' })).status).toBe(404);
+  });
+
+  it('lets a caller share what its rule through a reference reaches, and nothing else', async () => {
+    // A reader with a commented article of its own, and another reader.
+    const first = readers.find((r) => [...articleOf.values()].some((article) => authorOf.get(article) === r.id))!;
+    const second = readers.find((r) => r !== first)!;
+    const mine = [...articleOf].find(([, article]) => authorOf.get(article) === first.id)![0];
+    const notMine = [...articleOf].find(([, article]) => authorOf.get(article) !== first.id)![0];
+    const share = (entityId: string) =>
+      as(first)('POST', '/api/v1/grants', {
+        entity: 'comments',
+        entityId,
+        grantedTo: second.id,
+        permissions: ['view'],
+      });
+    expect((await share(mine)).status).toBe(201);
+    expect((await as(second)('GET', `/api/v1/comments/${mine}`)).status).toBe(200);
+    expect((await share(notMine)).status).toBe(404);
   });
 
   it('streams a comment only to those who may view its article', async () => {

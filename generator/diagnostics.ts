@@ -29,11 +29,25 @@ export function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** What kinds of file the problems are in: entity files, the config, hook modules. */
+function whereFrom(diagnostics: readonly Diagnostic[]): string {
+  const kinds = new Set<string>(
+    diagnostics.map(({ file }) =>
+      /entigen\.config\.ya?ml$/.test(file)
+        ? 'entigen.config.yaml'
+        : /\.m?ts$/.test(file)
+          ? 'hook modules'
+          : 'entity files',
+    ),
+  );
+  return ['entity files', 'entigen.config.yaml', 'hook modules'].filter((kind) => kinds.has(kind)).join(' and ');
+}
+
 /** Thrown by build when any input is invalid; carries every problem at once. */
 export class BuildFailure extends Error {
   readonly summary: string;
   constructor(readonly diagnostics: Diagnostic[]) {
-    const summary = `${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'} in entity files`;
+    const summary = `${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'} in ${whereFrom(diagnostics)}`;
     super(`${summary}:\n${diagnostics.map(formatDiagnostic).join('\n')}`);
     this.summary = summary;
   }

@@ -80,5 +80,6 @@ describe('the support desk recipe: an application made of files only', () => {
     expect(built.stderr).toContain(
       'entigen.config.yaml:5:25 jobs.schedules.nightly.handler: "closeResolvd" is not exported by ./jobs/handlers.ts (exports: closeResolved)',
     );
+    expect(built.stderr).toContain('1 problem in entigen.config.yaml; nothing written');
   });
 });

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, ERROR_CODES, type ErrorCode } from '../errors/apiError.js';
-import { StoreUnavailable } from '../store/types.js';
+import { QueryTooLarge, StoreUnavailable } from '../store/types.js';
 
 /** Client errors raised inside Express or its parsers carry a 4xx status; they keep it, in our envelope. */
 function fromClientError(error: unknown): ApiError | undefined {
@@ -24,6 +24,7 @@ export function errorHandler(logger: Logger) {
       if (error.cause !== undefined)
         logger.warn({ correlationId: req.correlationId, err: error.cause, code: error.code }, error.message);
     } else if (clientError) apiError = clientError;
+    else if (error instanceof QueryTooLarge) apiError = new ApiError('UNPROCESSABLE_ENTITY', error.message);
     else if (error instanceof StoreUnavailable) {
       logger.error({ correlationId: req.correlationId, err: error }, 'database unavailable');
       apiError = new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly');

@@ -190,6 +190,9 @@ export class UniqueConflict extends Error {
   }
 }
 
+/** A query the store will not answer at this size (a rule through a reference reaching too many records on MongoDB). */
+export class QueryTooLarge extends Error {}
+
 /** A number the database cannot hold came out of a computation (PostgreSQL: numeric overflow). */
 export class ValueOutOfRange extends Error {}
 

@@ -1,4 +1,4 @@
-import { MAX_THROUGH_IDS, type Through, type Where } from '../types.js';
+import { MAX_THROUGH_IDS, QueryTooLarge, type Through, type Where } from '../types.js';
 import type { TableLayout } from './tableLayout.js';
 
 /**
@@ -24,8 +24,8 @@ export async function settleThroughByIds(
     ? [...where.through.ids]
     : await ids(collection, await settleThroughByIds(inner, target, ids), MAX_THROUGH_IDS + 1);
   if (found.length > MAX_THROUGH_IDS) {
-    throw new Error(
-      `a rule through ${layout.table}.${field} reaches more than ${MAX_THROUGH_IDS} ${collection}; this store cannot join them`,
+    throw new QueryTooLarge(
+      `A rule through ${layout.table}.${field} reaches more than ${MAX_THROUGH_IDS} ${collection}, more than this store (MongoDB) looks up for one query; narrow the request or the rule`,
     );
   }
   return column.kind === 'json' ? { field, op: 'contains', value: found } : { field, op: 'in', value: found };

@@ -9,6 +9,7 @@ import type { RuntimeContext } from '../context.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { Action, EntityModel } from '../model/types.js';
+import { hasThrough } from '../store/common/throughIds.js';
 import type { Doc, Store, Where } from '../store/types.js';
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
@@ -57,7 +58,8 @@ async function withViewScopes(
   where: Where | undefined,
   depth: number,
 ): Promise<Where | undefined> {
-  if (!where) return where;
+  // Most constraints have no rule through a reference: returned as they are, not rebuilt.
+  if (!where || !hasThrough(where)) return where;
   if ('and' in where) return { and: await Promise.all(where.and.map((w) => withViewScopesOf(ctx, caller, w, depth))) };
   if ('or' in where) return { or: await Promise.all(where.or.map((w) => withViewScopesOf(ctx, caller, w, depth))) };
   if ('not' in where) return { not: await withViewScopesOf(ctx, caller, where.not, depth) };

@@ -194,6 +194,8 @@ export class CountCachingStore implements Store {
   }
 
   async find(collection: string, query: FindQuery): Promise<FindResult> {
+    // The read path without a rule through a reference passes straight on: no copy, no extra await.
+    if (this.touched || !hasThrough(query.where)) return this.inner.find(collection, query);
     return this.inner.find(collection, { ...query, where: await this.knownIds(query.where) });
   }
 
@@ -217,10 +219,12 @@ export class CountCachingStore implements Store {
   }
 
   async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
+    if (this.touched || !hasThrough(query.where)) return this.inner.aggregate(collection, query);
     return this.inner.aggregate(collection, { ...query, where: await this.knownIds(query.where) });
   }
 
   async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
+    if (this.touched || !hasThrough(where)) return this.inner.get(collection, id, where);
     return this.inner.get(collection, id, await this.knownIds(where));
   }
 

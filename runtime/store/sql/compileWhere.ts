@@ -25,7 +25,8 @@ function compileThrough(through: Through, layout: TableLayout, dialect: SqlDiale
   const target = layout.siblings?.get(through.collection);
   if (!column || !target || through.viewScopePending) return '1=0';
   let ids: string;
-  if (through.ids) ids = dialect.valuesOfJsonArray(dialect.bind(params, idsJson(through.ids)));
+  if (through.ids)
+    ids = dialect.knownIds?.(through.ids) ?? dialect.valuesOfJsonArray(dialect.bind(params, idsJson(through.ids)));
   else {
     const inner = through.where ? ` WHERE ${compileWhere(through.where, target, dialect, params)}` : '';
     ids = `SELECT "id" FROM ${ident(target.table)}${inner}`;

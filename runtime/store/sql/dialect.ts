@@ -14,6 +14,11 @@ export interface SqlDialect {
   jsonArrayHasAny(column: string, placeholders: string[]): string;
   /** A one-column subquery of the text values of a JSON array given as a bound parameter. */
   valuesOfJsonArray(placeholder: string): string;
+  /**
+   * A one-column subquery of ids the connection keeps (a set it has seen before), or undefined
+   * to bind them with valuesOfJsonArray.
+   */
+  knownIds?(ids: readonly string[]): string | undefined;
   /** Condition: the JSON array column holds any value the one-column subquery selects. */
   jsonArrayHasAnyOf(column: string, subquery: string): string;
   /** Booleans stored as 0/1 (SQLite) rather than as booleans (PostgreSQL). */

@@ -5,6 +5,7 @@ import { searchText } from '../common/searchText.js';
 import { collationKey } from '../common/sortKey.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
 import { runAggregate } from '../sql/aggregateStatement.js';
+import type { SqlDialect } from '../sql/dialect.js';
 import { ident } from '../sql/ident.js';
 import { decodeRow, encodeFields } from '../sql/rowCodec.js';
 import {
@@ -33,7 +34,8 @@ import {
   type Where,
 } from '../types.js';
 import { GroupCommit } from './groupCommit.js';
-import { sqliteDialect as dialect } from './sqliteDialect.js';
+import { KnownIdSets } from './knownIdSets.js';
+import { sqliteDialect } from './sqliteDialect.js';
 import { ftsContentTable, ftsTable, syncSqliteSchema } from './syncSqliteSchema.js';
 import { TextQueue } from './textQueue.js';
 
@@ -52,6 +54,8 @@ interface Shared {
   group: GroupCommit;
   /** Text index writes of the running group's members, written after the last of them. */
   text: TextQueue;
+  /** The SQLite dialect, with the id sets this connection keeps. */
+  dialect: SqlDialect;
 }
 
 /** The embedded store: better-sqlite3, WAL, synchronous=FULL, FTS5 for text search. */
@@ -77,8 +81,10 @@ export class SqliteStore implements Store {
       dateBucket(value, bucket as DateBucket, String(timeZone)),
     );
     const text = new TextQueue();
+    const known = new KnownIdSets(db);
     const shared: Shared = {
       db,
+      dialect: { ...sqliteDialect, knownIds: (ids) => known.subquery(ids) },
       layouts: new Map(),
       statements: new Map(),
       text,
@@ -114,14 +120,14 @@ export class SqliteStore implements Store {
   async find(collection: string, query: FindQuery): Promise<Doc[]> {
     await this.turn();
     const layout = this.layout(collection);
-    const { select, ...statement } = selectStatement(layout, query, dialect);
+    const { select, ...statement } = selectStatement(layout, query, this.shared.dialect);
     const rows = this.statement(statement.sql).all(...statement.params) as Record<string, unknown>[];
     return rows.map((row) => decodeRow(layout, row, select));
   }
 
   async count(collection: string, query: CountQuery): Promise<number> {
     await this.turn();
-    const { sql, params } = countStatement(this.layout(collection), query, dialect);
+    const { sql, params } = countStatement(this.layout(collection), query, this.shared.dialect);
     return (this.statement(sql).get(...params) as { n: number }).n;
   }
 
@@ -147,7 +153,7 @@ export class SqliteStore implements Store {
     return runAggregate(
       this.layout(collection),
       query,
-      dialect,
+      this.shared.dialect,
       async ({ sql, params }) => this.statement(sql).all(...params) as Record<string, unknown>[],
     );
   }
@@ -155,7 +161,7 @@ export class SqliteStore implements Store {
   async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
     await this.turn();
     const layout = this.layout(collection);
-    const row = this.one(getStatement(layout, id, where, dialect));
+    const row = this.one(getStatement(layout, id, where, this.shared.dialect));
     return row ? decodeRow(layout, row) : null;
   }
 
@@ -180,7 +186,7 @@ export class SqliteStore implements Store {
   async update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
     await this.turn();
     const layout = this.layout(collection);
-    const statement = updateStatement(layout, id, encodeFields(layout, set, true), where, dialect);
+    const statement = updateStatement(layout, id, encodeFields(layout, set, true), where, this.shared.dialect);
     if (!statement) return this.get(collection, id, where);
     return this.guard(layout, () =>
       this.atomic(() => {
@@ -202,14 +208,16 @@ export class SqliteStore implements Store {
   ): Promise<Doc | null> {
     await this.turn();
     const layout = this.layout(collection);
-    const row = this.one(incrementStatement(layout, id, by, encodeFields(layout, set, true), where, dialect));
+    const row = this.one(
+      incrementStatement(layout, id, by, encodeFields(layout, set, true), where, this.shared.dialect),
+    );
     return row ? decodeRow(layout, row) : null;
   }
 
   async remove(collection: string, id: string, where?: Where): Promise<boolean> {
     await this.turn();
     const layout = this.layout(collection);
-    const { sql, params } = deleteStatement(layout, id, where, dialect);
+    const { sql, params } = deleteStatement(layout, id, where, this.shared.dialect);
     return this.atomic(() => {
       const { changes } = this.statement(sql).run(...params);
       if (changes > 0 && layout.searchFields.length > 0) this.writeText(() => this.removeText(layout, id));
@@ -277,7 +285,7 @@ export class SqliteStore implements Store {
   }
 
   private insertRow(layout: TableLayout, doc: Doc): void {
-    const { sql, params } = insertStatement(layout, encodeFields(layout, doc, true), dialect);
+    const { sql, params } = insertStatement(layout, encodeFields(layout, doc, true), this.shared.dialect);
     this.statement(sql).run(...params);
     this.indexText(layout, doc, false);
   }

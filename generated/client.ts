@@ -739,7 +739,7 @@ export interface CommentFilters {
 }
 export type CommentField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'article' | 'body' | 'author' | 'approved';
 export interface CommentAggregateFields { group: 'ownerId' | 'article' | 'approved'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
-export type CommentClient = Pick<EntityClient<Comment, CommentCreate, CommentUpdate, CommentFilters, CommentField, never, CommentAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export type CommentClient = Pick<EntityClient<Comment, CommentCreate, CommentUpdate, CommentFilters, CommentField, never, CommentAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore' | 'audit'>;
 
 // Content blocks (/contentBlocks)
 export interface ContentBlockFilters {

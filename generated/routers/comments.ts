@@ -20,5 +20,6 @@ export const commentsRoutes = defineEntityRoutes({
     ['DELETE', '/comments/:id', 'remove'],
     ['POST', '/comments/:id/archive', 'archive'],
     ['POST', '/comments/:id/restore', 'restore'],
+    ['GET', '/comments/:id/audit', 'audit'],
   ],
 });

@@ -186,6 +186,84 @@ describe('rules through a reference: @field', () => {
     expect(seen(secondStream)).not.toContain(a.body.data.id);
   });
 
+  it("shows a comment's audit trail to whoever may view its article, before and after it is deleted", async () => {
+    const [first, second] = readers;
+    const article = [...authorOf].find(([, author]) => author === first.id)![0];
+    const made = await as(admin)('POST', '/api/v1/comments', { article, body: 'first words' });
+    const comment = made.body.data.id as string;
+    expect((await as(admin)('PATCH', `/api/v1/comments/${comment}`, { body: 'second thoughts' })).status).toBe(200);
+    const trail = await as(first)('GET', `/api/v1/comments/${comment}/audit`);
+    expect(trail.status).toBe(200);
+    expect(trail.body.items.map((entry: { changeType: string }) => entry.changeType)).toEqual(['update', 'create']);
+    expect((await as(second)('GET', `/api/v1/comments/${comment}/audit`)).status).toBe(404);
+    // Deleted: its last state, rebuilt from the trail, is still on the first reader's article.
+    expect((await as(admin)('DELETE', `/api/v1/comments/${comment}`)).status).toBe(200);
+    expect((await as(first)('GET', `/api/v1/comments/${comment}/audit`)).status).toBe(200);
+    expect((await as(second)('GET', `/api/v1/comments/${comment}/audit`)).status).toBe(404);
+    // The article moves to the second reader: so does the trail of the comment on it.
+    expect((await as(admin)('PATCH', `/api/v1/articles/${article}`, { author: second.id })).status).toBe(200);
+    expect((await as(first)('GET', `/api/v1/comments/${comment}/audit`)).status).toBe(404);
+    expect((await as(second)('GET', `/api/v1/comments/${comment}/audit`)).status).toBe(200);
+    expect((await as(admin)('PATCH', `/api/v1/articles/${article}`, { author: first.id })).status).toBe(200);
+  });
+
+  it('scopes a custom endpoint on a record by the rule through its reference', async () => {
+    // Suppliers see the products they supply, and approve the orders of those products only.
+    const role = await as(admin)('POST', '/api/v1/roles', {
+      key: 'SUPPLIER',
+      label: 'Supplier',
+      permissions: ['products:view:supplierEmail:{{user.email}}', 'orders:view:@product', 'orders:approve:@product'],
+    });
+    expect(role.status).toBe(201);
+    const supplier = (await server.user({ roles: ['SUPPLIER'], email: 'supplier@example.test' })) as Who;
+    const product = async (sku: string, supplierEmail: string) =>
+      (await as(admin)('POST', '/api/v1/products', { name: sku, sku, price: 2, stock: 10, supplierEmail })).body.data
+        .id as string;
+    const order = async (productId: string) =>
+      (await as(admin)('POST', '/api/v1/orders', { product: productId, quantity: 1 })).body.data.id as string;
+    const theirs = await order(await product('THEIRS-1', 'supplier@example.test'));
+    const others = await order(await product('OTHERS-1', 'someone@example.test'));
+    const approve = (id: string) => as(supplier)('POST', `/api/v1/orders/${id}/approve`, { note: 'shipped' });
+    expect((await approve(others)).status).toBe(404);
+    const approved = await approve(theirs);
+    expect(approved.status).toBe(200);
+    expect(approved.body.data).toMatchObject({ id: theirs, status: 'approved' });
+    const listed = await as(supplier)('GET', '/api/v1/orders?limit=100');
+    expect(ids(listed.body.data.items)).toEqual([theirs]);
+  });
+
+  it('answers the same, read after read, for a caller who may view many referenced records', async () => {
+    // Enough articles that the store keeps the ids the rule reaches rather than binding them
+    // each time; every read is checked, and so is each read after the set changes.
+    const reader = (await server.user({ roles: ['READER'] })) as Who;
+    const mine: string[] = [];
+    const onMine = new Map<string, string>();
+    for (let i = 0; i < 24; i++) {
+      const made = await as(admin)('POST', '/api/v1/articles', { title: `Many ${i}`, body: 'text', author: reader.id });
+      mine.push(made.body.data.id);
+      if (i % 3 === 0) {
+        const comment = await as(admin)('POST', '/api/v1/comments', { article: made.body.data.id, body: `many ${i}` });
+        onMine.set(comment.body.data.id, made.body.data.id);
+      }
+    }
+    const check = async () => {
+      for (let read = 0; read < 3; read++) {
+        const list = await as(reader)('GET', '/api/v1/comments?limit=100');
+        expect(ids(list.body.data.items)).toEqual([...onMine.keys()].sort());
+        expect(list.body.data.totalCount).toBe(onMine.size);
+      }
+    };
+    await check();
+    // An article leaves the reader: its comments go with it.
+    expect((await as(admin)('PATCH', `/api/v1/articles/${mine[0]}`, { author: admin.id })).status).toBe(200);
+    for (const [comment, article] of onMine) if (article === mine[0]) onMine.delete(comment);
+    await check();
+    // A comment on another reader's article never shows, however often the list is read.
+    const elsewhere = [...authorOf].find(([, author]) => author !== undefined)![0];
+    await as(admin)('POST', '/api/v1/comments', { article: elsewhere, body: 'not theirs' });
+    await check();
+  });
+
   it('refuses a rule through a field that is not a reference when a role is saved', async () => {
     const refused = await server.call('POST', '/api/v1/roles', {
       token: admin.token,

@@ -1,4 +1,4 @@
-// Realtime (issue 16): commit-to-event latency for 100 subscribers on one instance and across two
+// Realtime: commit-to-event latency for 100 subscribers on one instance and across two
 // instances (PostgreSQL + Redis), and create throughput with 100 open streams against none.
 // Targets: p99 under 100 ms on one instance; create throughput within 15% of no streams.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The shapes of the API answers the console reads (see the README's API sections and openapi.json).
+// The shapes of the API answers the console reads (see the documentation's concepts pages and openapi.json).
 
 export interface EnumValue {
   key: string;

@@ -1,4 +1,4 @@
-// What the caller may do, read from /auth/me's permissions in the grammar of the README
+// What the caller may do, read from /auth/me's permissions in the permission grammar (docs/concepts/access.md)
 // (`entity:action[:field:value][:scope]`, `system:admin`). It only decides what the console
 // offers; the server decides what happens, and its 403 is shown as it comes.
 

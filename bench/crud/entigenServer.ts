@@ -5,7 +5,7 @@ import { startServer } from '../../runtime/server/startServer.js';
 
 const [databaseUrl, port, secret, root] = process.argv.slice(2);
 const registry = await loadRegistry(root, 'generated');
-// BENCH_HOOKS=1: an empty beforeCreate and an afterCommit on articles (issue 15's hook overhead case).
+// BENCH_HOOKS=1: an empty beforeCreate and an afterCommit on articles (the cost of hooks).
 const hooks = process.env.BENCH_HOOKS
   ? [
       ...[...registry.hooks].map(([plural, entityHooks]) => ({ plural, hooks: entityHooks })),

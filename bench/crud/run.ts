@@ -86,7 +86,7 @@ const TARGETS: Target[] = [
     paths: ENTIGEN_PATHS,
   },
   {
-    // The same server on the node:http adapter (server.adapter: node), for issue 18's moonshot.
+    // The same server on the node:http adapter (server.adapter: node), the adapter's own case.
     name: 'entigen-node',
     start: (db, port) => entigenServer(PG_URL ?? `sqlite:${db}`, port, root, { ...process.env, HTTP_ADAPTER: 'node' }),
     paths: ENTIGEN_PATHS,
@@ -118,7 +118,7 @@ const TARGETS: Target[] = [
     paths: ENTIGEN_PATHS,
   },
   {
-    // Only GET by id: the floor of node:http itself (bareServer.ts), for issue 18's adapter target.
+    // Only GET by id: the floor of node:http itself (bareServer.ts): the ceiling an adapter could reach.
     name: 'bare',
     start: (db, port) => pinned(0, [...PROFILE, join(here, 'bareServer.js'), db, String(port), SECRET]),
     paths: { get: ENTIGEN_PATHS.get },
@@ -355,7 +355,7 @@ async function main() {
     const b = results.get(`baseline/${item}`);
     if (n && b && e)
       process.stdout.write(
-        `  ${item.padEnd(10)} node adapter ${(n.rps / b.rps).toFixed(2)}x baseline, ${(n.rps / e.rps).toFixed(2)}x entigen on Express${item === 'get by id' ? ' (moonshot target >= 3x baseline)' : ''}\n`,
+        `  ${item.padEnd(10)} node adapter ${(n.rps / b.rps).toFixed(2)}x baseline, ${(n.rps / e.rps).toFixed(2)}x entigen on Express${item === 'get by id' ? ' (target: at least 3x baseline)' : ''}\n`,
       );
   }
   for (const item of CASES) {

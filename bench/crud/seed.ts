@@ -2,7 +2,7 @@ import type { Registry } from '../../runtime/defineRegistry.js';
 import { newId } from '../../runtime/entities/prepareWrite.js';
 import { openStore } from '../../runtime/store/openStore.js';
 
-/** BENCH_RECORDS=1000000 seeds a million (the scale cases of issue 18); 100,000 by default. */
+/** BENCH_RECORDS=1000000 seeds a million (the scale cases); 100,000 by default. */
 export const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
 const KINDS = ['news', 'opinion', 'guide'];
 /** Article n was created n minutes before this instant, so date ranges select slices of the data. */

@@ -12,7 +12,7 @@ const REFUSED = 'This account cannot sign in';
  * The account an OpenID identity signs in to: the one already linked to it; else the account
  * with its (provider-verified) email, which it is linked to; else a new account with the
  * provider's roles. An account whose address is still waiting for its own confirmation is not
- * linked: whoever registered it may not own the address (README, "OpenID Connect").
+ * linked: whoever registered it may not own the address (docs/guide/identity.md, "OpenID Connect").
  */
 export async function oidcAccount(auth: AuthContext, identity: OidcIdentity): Promise<Doc> {
   const { store } = auth.ctx;

@@ -158,7 +158,7 @@ export function createApp({
     authenticateCaller,
     requireVerifiedEmail(config.emailVerification, `${API_PREFIX}/auth`),
     requireMfaEnrollment(config.mfa.requiredFor, `${API_PREFIX}/auth`),
-    // After authentication: a stored answer is replayed only to the caller who made it (README, departures).
+    // After authentication: a stored answer is replayed only to the caller who made it (docs/departures.md).
     idempotency({
       store: ctx.store,
       clock,

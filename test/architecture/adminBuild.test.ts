@@ -10,7 +10,7 @@ import { runAsync } from '../support/runAsync.js';
 // like generated/, it must be exactly what the sources build to.
 
 const committed = join(repoRoot, 'admin', 'build');
-/** The console's first load (page, script, stylesheet), gzipped: the budget README states. */
+/** The console's first load (page, script, stylesheet), gzipped: the budget the admin console guide states. */
 const FIRST_LOAD_BUDGET_BYTES = 60 * 1024;
 
 function files(dir: string, prefix = ''): string[] {

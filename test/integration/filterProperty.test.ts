@@ -17,7 +17,7 @@ interface Product {
 
 const WORDS = ['Lámpara', 'lamp', 'CHAIR', 'chaise', 'Desk', 'déco', 'Item 10', 'item 2', '50%_off'];
 const TAGS = ['home', 'office', 'light', 'sale'];
-/** Lower case without accents, as the README says the default collation folds. */
+/** Lower case without accents, as the list query docs say the default collation folds. */
 const fold = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
 type Condition = { query: string; holds: (p: Product) => boolean };

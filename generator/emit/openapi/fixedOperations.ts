@@ -639,7 +639,7 @@ export function fixedOperations(model: AppModel): Operation[] {
       operationId: 'admin_page',
       tag: 'schema',
       security: 'none',
-      summary: 'The admin console (a single page that calls this API; README, Admin console)',
+      summary: 'The admin console (a single page that calls this API; docs/guide/admin-console.md)',
       response: str,
       responseType: 'html',
       errors: [],

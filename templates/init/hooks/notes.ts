@@ -4,7 +4,7 @@ import { defineHooks, reject } from '../generated/hooks.js';
  * Business rules of notes. beforeCreate and beforeUpdate run inside the write's transaction,
  * after validation; reject() refuses with a client error and details; afterCommit runs after
  * the commit, at least once (retried when it throws); endpoints handle the custom endpoints of
- * entities/notes.yaml. See the README of entigen: "Business logic".
+ * entities/notes.yaml. See the guide of entigen: "Business logic: hooks, endpoints and jobs".
  */
 export default defineHooks('notes', {
   beforeCreate({ data }) {

@@ -1,25 +1,23 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot, runCli } from '../support/cli.js';
+import { blocksAfter, docPage } from '../support/docBlocks.js';
 import { type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 
-// Runs the README's guide as written: its entity file, then its curl commands against a fresh server.
-const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-const blockAfter = (marker: string): string[] =>
-  [...readme.matchAll(new RegExp(`<!-- ${marker}(?:: ([^ ]+))? -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``, 'g'))].map(
-    (m) => (m[1] ? `${m[1]}\n${m[2]}` : m[2]),
-  );
+// Runs the guide as written: its entity file, then its curl commands against a fresh server.
+const guide = docPage('docs/guide/getting-started.md');
+const blockAfter = (marker: string): string[] => blocksAfter(guide, marker);
 const ADMIN = { ENTIGEN_ADMIN_EMAIL: 'admin@example.com', ENTIGEN_ADMIN_PASSWORD: 'change me, please!' };
 
-describe('README guide', () => {
+describe('the guide: from zero to a running API', () => {
   let server: SpawnedServer | undefined;
   afterAll(() => server?.child.kill('SIGKILL'));
 
   it('gets from entigen init to a versioned record through an API key with the curl commands as written', async () => {
-    expect(readme).toContain(
+    expect(guide).toContain(
       `export ENTIGEN_ADMIN_EMAIL=${ADMIN.ENTIGEN_ADMIN_EMAIL} ENTIGEN_ADMIN_PASSWORD='${ADMIN.ENTIGEN_ADMIN_PASSWORD}'`,
     );
     const project = join(mkdtempSync(join(tmpdir(), 'entigen-guide-')), 'shop');

@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { packageRoot } from '../runtime/model/packageRoot.js';
+import { buildCommand } from './commands/buildCommand.js';
+import { checkCommand } from './commands/checkCommand.js';
+import { devCommand } from './commands/devCommand.js';
+import { indexesCommand } from './commands/indexesCommand.js';
+import { initCommand } from './commands/initCommand.js';
+import { migrateCommand } from './commands/migrateCommand.js';
+import { openapiCommand } from './commands/openapiCommand.js';
+import { runCommand } from './commands/runCommand.js';
+import { serveCommand } from './commands/serveCommand.js';
+import { recoverAdminCommand, setupCommand } from './commands/setupCommand.js';
+
+/** The CLI: every command with its arguments and options (the reference page is written from it). */
+export function entigenProgram(): Command {
+  const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
+  const program = new Command()
+    .name('entigen')
+    .description('Turns YAML entity descriptions into a complete REST/JSON backend.')
+    .version(version)
+    .showHelpAfterError();
+
+  const withPaths = (command: Command) =>
+    command
+      .option('--entities <dir>', 'folder of entity YAML files', 'entities')
+      .option('--out <dir>', 'folder of generated files', 'generated');
+
+  program
+    .command('init')
+    .description('scaffold a project: package.json, entigen.config.yaml, entities/notes.yaml')
+    .argument('[dir]', 'project folder', '.')
+    .action(initCommand);
+
+  withPaths(program.command('build').description('write the generated files for the entities')).action(buildCommand);
+
+  withPaths(
+    program
+      .command('dev')
+      .description('build and serve, then rebuild and restart on every change of the entity files or the config')
+      .option('--port <n>', 'port to listen on (PORT, default 3000)')
+      .option('--host <h>', 'address to listen on (HOST, default 0.0.0.0)'),
+  ).action(devCommand);
+
+  withPaths(program.command('openapi').description('print the OpenAPI 3.1 document of the entities (JSON)')).action(
+    openapiCommand,
+  );
+
+  withPaths(
+    program
+      .command('indexes')
+      .description('print the indexes every store keeps for the entities, with the list query each serves')
+      .argument('[entity]', 'one entity (plural)'),
+  ).action(indexesCommand);
+
+  withPaths(
+    program
+      .command('check')
+      .description('exit 1 and list stale, missing and extra files when the generated files are out of date'),
+  ).action(checkCommand);
+
+  program
+    .command('serve')
+    .description('serve the built app (DATABASE_URL picks the store; default data/entigen.db)')
+    .option('--port <n>', 'port to listen on (PORT, default 3000)')
+    .option('--host <h>', 'address to listen on (HOST, default 0.0.0.0)')
+    .option('--out <dir>', 'folder of generated files', 'generated')
+    .action(serveCommand);
+
+  withPaths(
+    program
+      .command('migrate')
+      .description(
+        'apply pending migrations from migrations/ to the store DATABASE_URL names; --create NAME records breaking entity changes',
+      )
+      .option('--create <name>', 'write a migration file covering the changes the next build would refuse'),
+  ).action(migrateCommand);
+
+  program
+    .command('setup')
+    .description('create the first administrator without the browser (fails once one exists)')
+    .requiredOption('--email <email>', 'administrator email')
+    .requiredOption('--password <password>', 'administrator password (the password policy applies)')
+    .option('--name <name>', 'display name', 'Administrator')
+    .option('--tenant <name>', 'name of the first tenant, when tenancy is configured', 'Default')
+    .option('--out <dir>', 'folder of generated files', 'generated')
+    .action(setupCommand);
+
+  program
+    .command('run')
+    .description(
+      "run a TypeScript or JavaScript file of the project (a script using generated/, such as client-example.mts) through entigen's tsx",
+    )
+    .argument('<file>', 'the file to run')
+    .argument('[args...]', 'arguments the file sees in process.argv')
+    .allowUnknownOption()
+    .action(runCommand);
+
+  program
+    .command('recover-admin')
+    .description(
+      'make the account with this email an enabled local administrator with this password (created if missing); for when every admin is locked out',
+    )
+    .requiredOption('--email <email>', 'administrator email')
+    .requiredOption('--password <password>', 'new password (the password policy applies)')
+    .option('--name <name>', 'display name, when the account is created', 'Administrator')
+    .option('--out <dir>', 'folder of generated files', 'generated')
+    .action(recoverAdminCommand);
+  return program;
+}

@@ -1,0 +1,247 @@
+/**
+ * Every environment variable entigen reads, with what it does: the reference page of the
+ * documentation is written from this list, and a test fails when the code reads a variable
+ * that is not in it.
+ */
+export interface EnvironmentVariable {
+  name: string;
+  /** What it sets, in a sentence or two. */
+  description: string;
+  /** What applies without it. */
+  default?: string;
+  /** The entigen.config.yaml key it overrides. */
+  configKey?: string;
+  /** Where it belongs on the reference page. */
+  group: 'server' | 'store' | 'secrets' | 'identity' | 'mail' | 'limits' | 'cluster' | 'logs' | 'operations';
+}
+
+export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
+  {
+    name: 'DATABASE_URL',
+    group: 'store',
+    description:
+      'The store: `sqlite:PATH`, `sqlite::memory:`, `postgres://user@host:5432/db` (add `?schema=NAME` to keep the app in a schema of its own) or `mongodb://...`.',
+    default: 'embedded SQLite at `data/entigen.db`',
+  },
+  {
+    name: 'DATABASE_POOL_MAX',
+    group: 'store',
+    description: 'Connections in the PostgreSQL or MongoDB pool.',
+    default: '10',
+  },
+  {
+    name: 'ENTIGEN_COUNT_CACHE',
+    group: 'store',
+    description:
+      '`on` or `off`: whether exact counts (and the ids rules through references reach) are remembered until the next write. On by default where every write can be heard: SQLite, PostgreSQL, or any store with `REDIS_URL`.',
+  },
+  { name: 'PORT', group: 'server', description: 'The port to listen on.', default: '3000', configKey: 'server.port' },
+  {
+    name: 'HOST',
+    group: 'server',
+    description: 'The address to listen on.',
+    default: '0.0.0.0',
+    configKey: 'server.host',
+  },
+  {
+    name: 'PUBLIC_URL',
+    group: 'server',
+    description: 'The address users reach the server at, for links and OpenID Connect redirects.',
+    configKey: 'server.publicUrl',
+  },
+  {
+    name: 'HTTP_ADAPTER',
+    group: 'server',
+    description: 'The HTTP layer: `express` or `node` (node:http directly).',
+    default: 'express',
+    configKey: 'server.adapter',
+  },
+  {
+    name: 'TRUST_PROXY',
+    group: 'server',
+    description:
+      "Express's `trust proxy`: the proxies whose `X-Forwarded-For` is believed (for example `loopback`). Unset, the client's address is the socket's.",
+    configKey: 'server.trustProxy',
+  },
+  {
+    name: 'CORS_ORIGINS',
+    group: 'server',
+    description: 'Browser origins allowed to call the API, comma-separated.',
+    configKey: 'cors.origins',
+  },
+  {
+    name: 'CORS_CREDENTIALS',
+    group: 'server',
+    description: '`true` or `false`: whether those origins may send credentials.',
+    default: 'false',
+    configKey: 'cors.credentials',
+  },
+  {
+    name: 'NODE_ENV',
+    group: 'server',
+    description:
+      '`production` refuses to start without `SESSION_SECRET` and `APP_ENCRYPTION_KEY`, and makes logs JSON; otherwise development secrets are generated into `data/secrets.json`.',
+  },
+  {
+    name: 'SESSION_SECRET',
+    group: 'secrets',
+    description: 'Signs session tokens and list cursors.',
+    default: '`APP_ENCRYPTION_KEY`',
+  },
+  {
+    name: 'APP_ENCRYPTION_KEY',
+    group: 'secrets',
+    description: 'The AES-256-GCM key of `encryptedKey` fields. Without it, their values cannot be read again.',
+  },
+  {
+    name: 'SESSION_TTL',
+    group: 'identity',
+    description: 'How long a session lasts (a duration such as `12h`).',
+    default: '7d',
+    configKey: 'auth.sessionTtl',
+  },
+  {
+    name: 'EMAIL_VERIFICATION',
+    group: 'identity',
+    description: '`off`, `optional` or `required`.',
+    default: 'off',
+    configKey: 'auth.emailVerification',
+  },
+  {
+    name: 'ENTIGEN_ADMIN_EMAIL',
+    group: 'identity',
+    description: 'With `ENTIGEN_ADMIN_PASSWORD`: create the first administrator at start when none exists.',
+  },
+  { name: 'ENTIGEN_ADMIN_PASSWORD', group: 'identity', description: "The first administrator's password." },
+  {
+    name: 'ENTIGEN_ADMIN_NAME',
+    group: 'identity',
+    description: "The first administrator's display name.",
+    default: 'Administrator',
+  },
+  {
+    name: 'ENTIGEN_ADMIN_TENANT',
+    group: 'identity',
+    description: 'The name of the first tenant, when tenancy is configured.',
+    default: 'Default',
+  },
+  {
+    name: 'LDAP_URL',
+    group: 'identity',
+    description: "The LDAP directory's URL, below one set in the admin console and above the config's.",
+    configKey: 'auth.ldap.url',
+  },
+  {
+    name: 'LDAP_BASE_DN',
+    group: 'identity',
+    description: 'Where LDAP users are searched.',
+    configKey: 'auth.ldap.baseDN',
+  },
+  {
+    name: 'LDAP_USER_FILTER',
+    group: 'identity',
+    description: 'The LDAP search filter; `{username}` is the login name.',
+    configKey: 'auth.ldap.userFilter',
+  },
+  {
+    name: 'LDAP_ALLOWED_REQUEST_URLS',
+    group: 'identity',
+    description: "LDAP servers a login request's `ldapConfig` may name, comma-separated.",
+    default: 'none',
+    configKey: 'auth.ldap.allowedRequestUrls',
+  },
+  {
+    name: 'OIDC_<NAME>_CLIENT_SECRET',
+    group: 'identity',
+    description:
+      'The client secret of the OpenID provider `<NAME>` (its name upper-cased, `-` as `_`), unless the provider names another variable with `clientSecretEnv`.',
+    configKey: 'auth.oidc[].clientSecret',
+  },
+  {
+    name: 'MAIL_URL',
+    group: 'mail',
+    description: 'The SMTP server: `smtp://user:pass@host:587` (STARTTLS) or `smtps://...:465`. Unset, mail is logged.',
+    configKey: 'mail.url',
+  },
+  { name: 'MAIL_FROM', group: 'mail', description: 'The sender of mails.', configKey: 'mail.from' },
+  {
+    name: 'MAIL_LINK_BASE',
+    group: 'mail',
+    description: "The base of links in mails: your front end's address.",
+    configKey: 'mail.linkBase',
+  },
+  {
+    name: 'RATE_LIMIT_AUTH',
+    group: 'limits',
+    description: 'The auth tier as `limit/windowSeconds`, for example `20/60`.',
+    configKey: 'rateLimit.auth',
+  },
+  {
+    name: 'RATE_LIMIT_API',
+    group: 'limits',
+    description: 'The api tier as `limit/windowSeconds`.',
+    configKey: 'rateLimit.api',
+  },
+  {
+    name: 'RATE_LIMIT_PUBLIC',
+    group: 'limits',
+    description: 'The public tier as `limit/windowSeconds`.',
+    configKey: 'rateLimit.public',
+  },
+  {
+    name: 'WEBHOOKS_ALLOW_PRIVATE_TARGETS',
+    group: 'limits',
+    description: '`true` lets webhooks target private, loopback and link-local addresses.',
+    default: 'false',
+    configKey: 'webhooks.allowPrivateTargets',
+  },
+  {
+    name: 'REDIS_URL',
+    group: 'cluster',
+    description: 'Redis, for rate-limit windows and notices shared between instances.',
+  },
+  {
+    name: 'ENTIGEN_REDIS_PREFIX',
+    group: 'cluster',
+    description: 'The prefix of every Redis key and channel, to separate apps that share one Redis.',
+    default: 'entigen',
+  },
+  {
+    name: 'CLUSTER_MAX_STALENESS',
+    group: 'cluster',
+    description:
+      "The longest a cache is trusted without proof that every other instance's notice arrived (50ms to 1m).",
+    default: '1s',
+    configKey: 'cluster.maxStaleness',
+  },
+  {
+    name: 'ENTIGEN_SCHEDULER',
+    group: 'cluster',
+    description: '`off`: this instance runs no scheduled jobs (others on the same database still do).',
+  },
+  {
+    name: 'LOG_LEVEL',
+    group: 'logs',
+    description: "pino's level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.",
+    default: 'info',
+  },
+  {
+    name: 'LOG_FORMAT',
+    group: 'logs',
+    description:
+      '`json` (one JSON line per event) or `pretty` (readable lines). A stdout nobody reads holds at most 8 MB of JSON lines, and never keeps a request waiting.',
+    default: '`pretty` on a terminal outside production, else `json`',
+  },
+  {
+    name: 'ENTIGEN_DEBUG',
+    group: 'logs',
+    description: 'Set: a failing CLI command also prints the stack trace.',
+  },
+  {
+    name: 'METRICS_TOKEN',
+    group: 'operations',
+    description:
+      'The scrape token of `GET /api/metrics` (at least 16 characters); administrators may scrape without it.',
+    configKey: 'metrics.token',
+  },
+];

@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'docs', '.vitepress', 'dist');
+/** Where the site is served (VitePress's `base`): entigen serves it at /docs. */
+const BASE = '/docs';
 
 const ENTITIES = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'" };
 const decode = (text) => text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (_, name) => ENTITIES[name]);
@@ -24,7 +26,7 @@ function htmlFiles(dir) {
 
 /** The URL path a built file is served at (clean URLs: no `.html`, `index` is the folder). */
 function urlOf(file) {
-  const path = `/${relative(dist, file).split('\\').join('/')}`.replace(/\.html$/, '');
+  const path = `${BASE}/${relative(dist, file).split('\\').join('/')}`.replace(/\.html$/, '');
   return path.endsWith('/index') ? path.slice(0, -'index'.length) : path;
 }
 
@@ -52,7 +54,8 @@ for (const [url, { html }] of pages) {
     const path = decodeURIComponent(target.pathname).replace(/\.html$/, '');
     const page = pages.get(path) ?? pages.get(`${path}/`);
     if (!page) {
-      if (!existsSync(join(dist, path))) problems.push(`${url}: ${href} (no such page)`);
+      const asset = path.startsWith(`${BASE}/`) && existsSync(join(dist, path.slice(BASE.length)));
+      if (!asset) problems.push(`${url}: ${href} (no such page)`);
       continue;
     }
     const anchor = decodeURIComponent(target.hash.slice(1));

@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import { cell, rowsTable, schemaRows } from '../../generator/docs/schemaReference.js';
 import { configSchema, entitySchema } from '../../generator/schema/schemas.js';
-import { ENVIRONMENT_VARIABLES, type EnvironmentVariable } from '../../runtime/config/environment.js';
+import {
+  ENVIRONMENT_GROUPS,
+  ENVIRONMENT_VARIABLES,
+  type EnvironmentVariable,
+} from '../../runtime/config/environment.js';
 import { packageRoot } from '../../runtime/model/packageRoot.js';
 import { entigenProgram } from '../program.js';
 import { apiDeclarations } from './apiDeclarations.js';
@@ -152,21 +156,9 @@ function httpEntity(document: Schema): string {
   return operationsTable(sample, (op) => op.path.replace(`/api/v1/${SAMPLE_ENTITY}`, '/api/v1/{plural}'));
 }
 
-const GROUPS: Record<EnvironmentVariable['group'], string> = {
-  server: 'Server',
-  store: 'Store',
-  secrets: 'Secrets',
-  identity: 'Identity',
-  mail: 'Mail',
-  limits: 'Limits',
-  cluster: 'Many instances',
-  logs: 'Logs',
-  operations: 'Operations',
-};
-
 function environmentTables(variables: readonly EnvironmentVariable[]): string {
   const parts: string[] = [];
-  for (const [group, title] of Object.entries(GROUPS)) {
+  for (const [group, title] of Object.entries(ENVIRONMENT_GROUPS)) {
     const rows = variables.filter((v) => v.group === group);
     if (rows.length === 0) continue;
     parts.push(`### ${title}`, '', '| variable | default | overrides | meaning |', '|---|---|---|---|');

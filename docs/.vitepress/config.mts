@@ -6,6 +6,8 @@ import { defineConfig } from 'vitepress';
 export default defineConfig({
   title: 'entigen',
   description: 'YAML entity files in, a production REST/JSON backend out.',
+  // Served by entigen itself at /docs (runtime/http/docsSiteRoutes.ts) when built.
+  base: '/docs/',
   cleanUrls: true,
   lastUpdated: false,
   // Folders of real files the recipes are made of: their Markdown is not pages of the site.

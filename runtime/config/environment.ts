@@ -15,6 +15,19 @@ export interface EnvironmentVariable {
   group: 'server' | 'store' | 'secrets' | 'identity' | 'mail' | 'limits' | 'cluster' | 'logs' | 'operations';
 }
 
+/** The groups of the reference page, in its order, with their headings. */
+export const ENVIRONMENT_GROUPS: Record<EnvironmentVariable['group'], string> = {
+  server: 'Server',
+  store: 'Store',
+  secrets: 'Secrets',
+  identity: 'Identity',
+  mail: 'Mail',
+  limits: 'Limits',
+  cluster: 'Many instances',
+  logs: 'Logs',
+  operations: 'Operations',
+};
+
 export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   {
     name: 'DATABASE_URL',

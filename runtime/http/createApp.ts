@@ -23,6 +23,7 @@ import { compose, MountTable } from './compose.js';
 import { correlationId } from './correlationId.js';
 import { corsPolicy } from './corsPolicy.js';
 import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
+import { DOCS_SITE_PATH, docsSiteRoutes } from './docsSiteRoutes.js';
 import { type DrainState, refuseWhileDraining } from './draining.js';
 import { EntityRouteTable, entityLane } from './entityLane.js';
 import { buildEntityRouter, entityRouteHandlers } from './entityRoutes.js';
@@ -205,6 +206,10 @@ export function createApp({
   const admin = adminRoutes();
   routes.addRouter(ADMIN_PATH, admin);
   app.use(ADMIN_PATH, admin);
+  // entigen's documentation site, when it is built beside the package.
+  const site = docsSiteRoutes();
+  routes.addRouter(DOCS_SITE_PATH, site);
+  app.use(DOCS_SITE_PATH, site);
   app.use(body);
   const mounts = new MountTable(API_PREFIX);
   const mount = (prefix: string, router: Router) => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { articleStats, heartbeat } from '../../jobs/handlers.js';
+import { docsSiteBuilt } from '../../runtime/http/docsSiteRoutes.js';
 import { launchChromium } from '../support/browser.js';
 import { ConsoleWatch } from '../support/consoleWatch.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
@@ -368,6 +369,24 @@ describe('the admin console as an administrator', () => {
     await page.click('#navigation a:has-text("Roles")');
     await page.waitForSelector('#roles-title');
     await page.click('button:has-text("New role")');
+    // The permission picker links to the permission grammar of the documentation site, when the
+    // server serves it (a built site: npm run docs:build, as CI does); without one, no dead link.
+    const grammar = page.locator('a.docs-link', { hasText: 'The permission grammar' });
+    if (docsSiteBuilt()) {
+      await grammar.waitFor();
+      const href = (await grammar.getAttribute('href'))!;
+      expect(href).toBe('/docs/concepts/access#rule-forms');
+      // Two segments deep: served by the site's catch-all, as the console's own deep paths are.
+      const target = await fetch(`${server.url}${href.split('#')[0]}`);
+      expect(target.status).toBe(200);
+      expect(await target.text()).toContain('id="rule-forms"');
+      expect(await page.locator('header a.docs-link', { hasText: 'Docs' }).getAttribute('href')).toBe(
+        '/docs/guide/admin-console',
+      );
+    } else {
+      await page.waitForTimeout(200);
+      expect(await grammar.count()).toBe(0);
+    }
     await page.fill('#role-key', 'EDITOR');
     await page.fill('#role-label', 'Editor');
     await page.check('input[type=checkbox][value="articles:edit:all"]');

@@ -61,4 +61,10 @@ describe('entigen serve', () => {
       /DATABASE_URL scheme "oracle:" is not supported/,
     );
   });
+
+  it('names where the reference describes a wrong setting', async () => {
+    await expect(serve({ DATABASE_URL: 'sqlite::memory:', HTTP_ADAPTER: 'koa' })).rejects.toThrow(
+      /HTTP_ADAPTER \(server.adapter\) must be express or node, not "koa"\nentigen: see \S+\/docs\/reference\/environment\.md#server/,
+    );
+  });
 });

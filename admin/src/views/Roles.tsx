@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Session } from '../App.js';
 import { ApiFailure, api } from '../api.js';
+import { DocsLink } from '../docsLink.js';
 import { isAdmin } from '../permissions.js';
 import { useAction } from '../useAction.js';
 import { NotAllowed, Outcome, Problem } from './Problem.js';
@@ -42,6 +43,11 @@ export function PermissionPicker({
   }, [available]);
   return (
     <div class="permission-groups">
+      <p class="hint">
+        Conditions (<code>tickets:view:assignee:{'{{user.id}}'}</code>) and rules through a reference (
+        <code>comments:view:@ticket</code>) can be typed in entity files and the config.{' '}
+        <DocsLink page="concepts/access#rule-forms">The permission grammar</DocsLink>
+      </p>
       {groups.map(([entity, permissions]) => (
         <fieldset key={entity} class="choices">
           <legend>{entity}</legend>

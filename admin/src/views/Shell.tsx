@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import type { Session } from '../App.js';
+import { DocsLink } from '../docsLink.js';
 import type { EntityMeta } from '../model.js';
 import { can, isAdmin } from '../permissions.js';
 import { applyTheme, savedTheme, type Theme } from '../theme.js';
@@ -90,6 +91,7 @@ export function Shell({ session, children }: { session: Session; children: Compo
             <option value="dark">Dark</option>
           </select>
         </label>
+        <DocsLink page="guide/admin-console">Docs</DocsLink>
         <span class="who" title={session.me.user.email}>
           {session.me.user.displayName}
         </span>

@@ -71,5 +71,37 @@ describe('the guide: from zero to a running API', () => {
     expect(lent.stdout).toContain('{"returned":true}');
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(server.output()).toContain('loan created: Ada');
+
+    // The typed client snippet, run as a script of the project with an API key for books.
+    const [snippet] = blockAfter('guide-client');
+    writeFileSync(join(project, 'client-snippet.mts'), snippet.replaceAll('http://localhost:3000', server.url));
+    const login = (await (
+      await fetch(`${server.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: ADMIN.ENTIGEN_ADMIN_EMAIL, password: ADMIN.ENTIGEN_ADMIN_PASSWORD }),
+      })
+    ).json()) as { token: string };
+    const call = async (method: string, path: string, body?: unknown): Promise<any> =>
+      (
+        await fetch(`${server!.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${login.token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+      ).json();
+    const key = await call('POST', '/api/v1/apikeys', {
+      name: 'client snippet',
+      permissions: ['books:view', 'books:edit:all'],
+      expiresAt: '2030-01-01T00:00:00Z',
+    });
+    const client = await runCli(['run', 'client-snippet.mts'], project, { BOOKS_KEY: key.data.token });
+    expect(client.stderr).toBe('');
+    expect(client.status).toBe(0);
+    // The longest fiction book got 900 pages, with the reason as its version's.
+    const longest = (await call('GET', '/api/v1/books?genre=fiction&sort=-pages&limit=1')).data.items[0];
+    expect(longest.pages).toBe(900);
+    const versions = await call('GET', `/api/v1/books/${longest.id}/versions`);
+    expect(versions.items[0]).toMatchObject({ changeReason: 'reprint' });
   });
 });

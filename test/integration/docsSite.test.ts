@@ -58,7 +58,7 @@ describe('the documentation site at /docs', () => {
       expect(await res.text(), path).not.toContain('not part of the site');
     }
     const missing = await fetch(`${base}/docs/nowhere`);
-    expect((await missing.json()).error.code).toBe('NOT_FOUND');
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
   });
 
   it('is mounted by the server: the built site, or a 404 that says how to build it', async () => {

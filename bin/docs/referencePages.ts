@@ -56,6 +56,7 @@ export function referenceRegions(): ReferenceRegion[] {
     })),
     { page: 'docs/reference/http.md', name: 'http-fixed', content: httpFixed(openApi()) },
     { page: 'docs/reference/http.md', name: 'http-entity', content: httpEntity(openApi()) },
+    { page: 'docs/reference/metadata.md', name: 'metadata', content: httpMetadata(openApi()) },
   ];
 }
 
@@ -148,6 +149,14 @@ function httpFixed(document: Schema): string {
         )}`,
     )
     .join('\n\n');
+}
+
+/** The routes by which an application describes itself: the schema's and each entity's metadata. */
+function httpMetadata(document: Schema): string {
+  const metadata = operations(document).filter(
+    (op) => op.path.startsWith('/api/v1/schema/') || op.path.startsWith(`/api/v1/${SAMPLE_ENTITY}/metadata`),
+  );
+  return operationsTable(metadata, (op) => op.path.replace(`/api/v1/${SAMPLE_ENTITY}`, '/api/v1/{plural}'));
 }
 
 /** Every entity's routes, as the sample entity has them, with its plural as `{plural}`. */

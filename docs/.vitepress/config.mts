@@ -72,6 +72,8 @@ export default defineConfig({
           { text: 'CLI', link: '/reference/cli' },
           { text: 'HTTP endpoints', link: '/reference/http' },
           { text: 'Repository, hook and job APIs', link: '/reference/api' },
+          { text: 'Permission grammar', link: '/reference/permissions' },
+          { text: 'Metadata endpoints', link: '/reference/metadata' },
           { text: 'Error codes', link: '/reference/errors' },
           { text: 'Dependencies', link: '/reference/dependencies' },
         ],

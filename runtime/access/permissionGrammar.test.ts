@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../model/packageRoot.js';
 import { parsePermission } from './parsePermission.js';
 
-/** The rule forms table of the access concepts page: each example with what it parses to. */
+/** The forms table of the permission grammar page: each example with what it parses to. */
 function documentedForms(): { form: string; example: string }[] {
-  const page = readFileSync(join(packageRoot, 'docs', 'concepts', 'access.md'), 'utf8');
+  const page = readFileSync(join(packageRoot, 'docs', 'reference', 'permissions.md'), 'utf8');
   const section = page.slice(page.indexOf('## Rule forms'));
   const table = section.slice(0, section.indexOf('\n\n', section.indexOf('| form |')));
   return [...table.matchAll(/^\| `([^`]+)`[^|]* \| (?:`([^`]*)`)? *\|/gm)].map(([, form, example]) => ({

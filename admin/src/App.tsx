@@ -3,6 +3,7 @@ import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { ApiFailure, api, onUnauthorized, setTenant } from './api.js';
 import type { EntityMeta, Me } from './model.js';
+import type { Session } from './session.js';
 import { ApiKeys } from './views/ApiKeys.js';
 import { Approvals } from './views/Approvals.js';
 import { EntityList } from './views/EntityList.js';
@@ -17,17 +18,6 @@ import { Roles } from './views/Roles.js';
 import { Shell } from './views/Shell.js';
 import { SignIn } from './views/SignIn.js';
 import { Users } from './views/Users.js';
-
-/** What every signed-in view reads: the caller and the entities' metadata. */
-export interface Session {
-  me: Me;
-  entities: EntityMeta[];
-  entity(plural: string): EntityMeta | undefined;
-  signOut(): Promise<void>;
-  /** The tenant sent as x-tenant-id, or undefined for all of the caller's tenants. */
-  tenant: string | undefined;
-  pickTenant(id: string | undefined): void;
-}
 
 const TENANT_KEY = 'entigen-admin-tenant';
 

@@ -13,7 +13,7 @@ function siteAvailable(): Promise<boolean> {
   return available;
 }
 
-/** A link to a page of the documentation (`concepts/access#rule-forms`), or nothing without the site. */
+/** A link to a page of the documentation (`reference/permissions#rule-forms`), or nothing without the site. */
 export function DocsLink({ page, children }: { page: string; children: ComponentChildren }) {
   const [shown, setShown] = useState(false);
   useEffect(() => {

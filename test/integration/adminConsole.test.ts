@@ -375,7 +375,7 @@ describe('the admin console as an administrator', () => {
     if (docsSiteBuilt()) {
       await grammar.waitFor();
       const href = (await grammar.getAttribute('href'))!;
-      expect(href).toBe('/docs/concepts/access#rule-forms');
+      expect(href).toBe('/docs/reference/permissions#rule-forms');
       // Two segments deep: served by the site's catch-all, as the console's own deep paths are.
       const target = await fetch(`${server.url}${href.split('#')[0]}`);
       expect(target.status).toBe(200);

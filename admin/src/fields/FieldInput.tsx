@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
-import type { Session } from '../App.js';
 import type { FieldMeta } from '../model.js';
 import { can } from '../permissions.js';
+import type { Session } from '../session.js';
 import { RefPicker } from './RefPicker.js';
 
 /** The form's text for each field: what the inputs hold before it becomes the request body. */

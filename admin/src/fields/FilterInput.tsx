@@ -1,6 +1,6 @@
-import type { Session } from '../App.js';
 import type { FieldMeta } from '../model.js';
 import { can } from '../permissions.js';
+import type { Session } from '../session.js';
 import { RefPicker } from './RefPicker.js';
 
 /** One declared filter of a list (`field=value`): a select for enums and booleans, the picker for references. */

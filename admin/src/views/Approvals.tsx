@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Session } from '../App.js';
 import { api, query } from '../api.js';
 import { isAdmin } from '../permissions.js';
+import type { Session } from '../session.js';
 import { ChangeTable, decide, type FieldChange } from './FieldChanges.js';
 import { NotAllowed, Problem } from './Problem.js';
 

@@ -1,12 +1,12 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import type { Session } from '../App.js';
 import { api, query } from '../api.js';
 import { download, toCsv } from '../csv.js';
 import { FilterInput } from '../fields/FilterInput.js';
 import { formatValue } from '../fields/formatValue.js';
 import { type EntityMeta, type FieldMeta, type ListPage, titleField } from '../model.js';
 import { can } from '../permissions.js';
+import type { Session } from '../session.js';
 import { Conditions, conditionsOf } from './Conditions.js';
 import { MediaUpload } from './MediaUpload.js';
 import { NotAllowed, Problem } from './Problem.js';

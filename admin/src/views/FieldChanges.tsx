@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Session } from '../App.js';
 import { api, query } from '../api.js';
 import { formatValue } from '../fields/formatValue.js';
 import type { EntityMeta } from '../model.js';
 import { isAdmin } from '../permissions.js';
+import type { Session } from '../session.js';
 import { Problem } from './Problem.js';
 
 export interface FieldChange {

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Session } from '../App.js';
 import { api, apiText } from '../api.js';
 import { LineChart } from '../charts/LineChart.js';
 import { isAdmin } from '../permissions.js';
+import type { Session } from '../session.js';
 import { NotAllowed, Problem } from './Problem.js';
 
 interface HealthAnswer {

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Session } from '../App.js';
 import { api, query } from '../api.js';
 import { formatValue } from '../fields/formatValue.js';
 import { type EntityMeta, type RecordDoc, recordTitle } from '../model.js';
 import { can } from '../permissions.js';
+import type { Session } from '../session.js';
 import { FieldChanges } from './FieldChanges.js';
 import { NotAllowed, Problem } from './Problem.js';
 

@@ -1,4 +1,4 @@
-import type { Session } from '../App.js';
+import type { Session } from '../session.js';
 import { navigationGroups } from './Shell.js';
 
 export function Home({ session }: { session: Session }) {

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import type { Session } from '../App.js';
 import { ApiFailure, api } from '../api.js';
 import { type Draft, FieldInput, fromDraft, toDraft } from '../fields/FieldInput.js';
 import { type EntityMeta, editableFields, type RecordDoc, recordTitle } from '../model.js';
 import { can } from '../permissions.js';
+import type { Session } from '../session.js';
 import { NotAllowed, Problem } from './Problem.js';
 
 /** Create (no id) or edit one record; the server's field errors appear beside their fields. */

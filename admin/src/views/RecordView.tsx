@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import type { Session } from '../App.js';
 import { api } from '../api.js';
 import { formatValue } from '../fields/formatValue.js';
 import { type EntityMeta, type RecordDoc, recordTitle } from '../model.js';
 import { can, isAdmin } from '../permissions.js';
+import type { Session } from '../session.js';
 import { JobMetrics } from './JobMetrics.js';
 import { NotAllowed, Problem } from './Problem.js';
 

@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { Session } from '../App.js';
 import { ApiFailure, api } from '../api.js';
 import { DocsLink } from '../docsLink.js';
 import { isAdmin } from '../permissions.js';
+import type { Session } from '../session.js';
 import { useAction } from '../useAction.js';
 import { NotAllowed, Outcome, Problem } from './Problem.js';
 
@@ -46,7 +46,7 @@ export function PermissionPicker({
       <p class="hint">
         Conditions (<code>tickets:view:assignee:{'{{user.id}}'}</code>) and rules through a reference (
         <code>comments:view:@ticket</code>) can be typed in entity files and the config.{' '}
-        <DocsLink page="concepts/access#rule-forms">The permission grammar</DocsLink>
+        <DocsLink page="reference/permissions#rule-forms">The permission grammar</DocsLink>
       </p>
       {groups.map(([entity, permissions]) => (
         <fieldset key={entity} class="choices">

@@ -1,10 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import type { Session } from '../App.js';
 import { DocsLink } from '../docsLink.js';
 import type { EntityMeta } from '../model.js';
 import { can, isAdmin } from '../permissions.js';
+import type { Session } from '../session.js';
 import { applyTheme, savedTheme, type Theme } from '../theme.js';
 
 const GROUPS: { label: string; test: (origin: string) => boolean }[] = [

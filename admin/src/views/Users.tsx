@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Session } from '../App.js';
 import { ApiFailure, api, query } from '../api.js';
 import { isAdmin } from '../permissions.js';
+import type { Session } from '../session.js';
 import { useAction } from '../useAction.js';
 import { NotAllowed, Outcome, Problem } from './Problem.js';
 import type { Role } from './Roles.js';

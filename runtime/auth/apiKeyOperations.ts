@@ -32,12 +32,12 @@ export interface MintedApiKey {
 function keyView(key: Doc) {
   return {
     id: key.id,
-    name: key.name,
-    permissions: key.permissions,
-    expiresAt: key.expiresAt,
-    lastEight: key.lastEight,
-    createdAt: key.createdAt,
-    lastUsedAt: key.lastUsedAt ?? null,
+    name: key.name as string,
+    permissions: key.permissions as string[],
+    expiresAt: key.expiresAt as string,
+    lastEight: key.lastEight as string,
+    createdAt: key.createdAt as string,
+    lastUsedAt: (key.lastUsedAt as string | undefined) ?? null,
   };
 }
 

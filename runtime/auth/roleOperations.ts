@@ -14,7 +14,7 @@ import type { AuthContext } from './authContext.js';
 export interface RoleInput {
   key: string;
   label: string;
-  description?: string;
+  description?: string | null;
   permissions: string[];
   isSystem?: boolean;
 }

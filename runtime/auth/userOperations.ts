@@ -9,7 +9,7 @@ import type { Doc, Where } from '../store/types.js';
 import { createUser, mailPasswordReset } from './accounts.js';
 import type { AuthContext } from './authContext.js';
 
-/** A change of an account: what PUT /users/{id} reads (null: as readBody passes an explicit null). */
+/** A change of an account: what PUT /users/{id} reads. */
 export interface UserChange {
   displayName?: string | null;
   roles?: string[] | null;
@@ -30,15 +30,15 @@ export type UserView = ReturnType<typeof userView>;
 export function userView(user: Doc) {
   return {
     id: user.id,
-    email: user.email,
-    displayName: user.displayName,
+    email: user.email as string,
+    displayName: user.displayName as string,
     roles: (user.roles as string[] | undefined) ?? [],
-    authSource: user.authSource,
-    ldapDn: user.ldapDn ?? null,
+    authSource: user.authSource as string,
+    ldapDn: (user.ldapDn as string | undefined) ?? null,
     disabled: user.disabled === true,
-    createdAt: user.createdAt,
-    updatedAt: user.updatedAt,
-    lastLoginAt: user.lastLoginAt ?? null,
+    createdAt: user.createdAt as string,
+    updatedAt: user.updatedAt as string,
+    lastLoginAt: (user.lastLoginAt as string | undefined) ?? null,
     mfaEnabled: typeof user.mfaEnabledAt === 'string',
   };
 }

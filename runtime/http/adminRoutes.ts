@@ -3,9 +3,10 @@ import { extname, join } from 'node:path';
 import type { Request, Response, Router } from 'express';
 import { ApiError } from '../errors/apiError.js';
 import { packageRoot } from '../model/packageRoot.js';
-import { exactRouter } from './exactRouter.js';
+import { pages } from './api/index.js';
+import { DeclaredRouter } from './declaredRouter.js';
 
-export const ADMIN_PATH = '/admin';
+export const ADMIN_PATH = pages.adminPage.path;
 
 /** The console's own policy: its scripts, styles and API calls come from this origin only. */
 export const ADMIN_CSP =
@@ -26,7 +27,7 @@ const TYPES: Record<string, string> = {
  * /admin is the single page, which routes in the browser. Nothing is read from disk per request.
  */
 export function adminRoutes(folder = join(packageRoot, 'admin', 'build')): Router {
-  const router = exactRouter();
+  const router = new DeclaredRouter(ADMIN_PATH);
   const page = existsSync(join(folder, 'index.html')) ? readFileSync(join(folder, 'index.html')) : undefined;
   const assets = new Map<string, { type: string; body: Buffer }>();
   const assetsFolder = join(folder, 'assets');
@@ -36,8 +37,8 @@ export function adminRoutes(folder = join(packageRoot, 'admin', 'build')): Route
       if (type) assets.set(name, { type, body: readFileSync(join(assetsFolder, name)) });
     }
   }
-  router.get('/assets/:file', (req, res) => {
-    const asset = assets.get(String(req.params.file));
+  router.raw(pages.adminAsset, ({ params, res }) => {
+    const asset = assets.get(params.file);
     if (!asset) throw new ApiError('NOT_FOUND', 'No such console asset');
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     res.type(asset.type).send(asset.body);
@@ -48,10 +49,10 @@ export function adminRoutes(folder = join(packageRoot, 'admin', 'build')): Route
     res.setHeader('Cache-Control', 'no-cache');
     res.type('html').send(page);
   };
-  router.get('/', single);
-  router.get('/:path', single);
+  router.raw(pages.adminPage, ({ req, res }) => single(req, res));
+  router.raw(pages.adminRoute, ({ req, res }) => single(req, res));
   // Deeper paths (/admin/e/articles/...) are the same page: a middleware, so the route table
   // (405 answers, the OpenAPI document) holds the one documented shape, /admin/{path}.
-  router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? single(req, res) : next()));
-  return router;
+  router.router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? single(req, res) : next()));
+  return router.router;
 }

@@ -1,5 +1,5 @@
-import type { Router } from 'express';
-import { requireAdmin, requireUser } from '../access/guards.js';
+import type { Response, Router } from 'express';
+import { requireUser } from '../access/guards.js';
 import { labelledTenants, MAX_LISTED_TENANTS, tenantsOf } from '../access/tenancy.js';
 import {
   changePassword,
@@ -20,10 +20,10 @@ import { publicUser } from '../auth/users.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { metrics } from '../health/metrics.js';
 import type { Doc } from '../store/types.js';
-import { exactRouter } from './exactRouter.js';
+import { auth as api } from './api/index.js';
+import { DeclaredRouter } from './declaredRouter.js';
 import { markSecretAnswer } from './idempotency.js';
 import { answerSignIn } from './mfaRoutes.js';
-import { readBody } from './readBody.js';
 
 /**
  * /api/v1/auth: register, login (password and LDAP), logout, change-password, me, test-ldap,
@@ -31,80 +31,48 @@ import { readBody } from './readBody.js';
  * mfaRoutes.ts; OpenID Connect: oidcRoutes.ts.)
  */
 export function authRoutes(auth: AuthContext): Router {
-  const router = exactRouter();
-  const signIn = (res: import('express').Response, user: Doc, status: number) => answerSignIn(auth, res, user, status);
+  const signIn = (res: Response, user: Doc, status: number) => answerSignIn(auth, res, user, status);
   /** The first factor passed: a session, or for an account with two-factor authentication, the second step (202). */
-  const firstFactorPassed = async (res: import('express').Response, user: Doc) => {
+  const firstFactorPassed = async (res: Response, user: Doc) => {
     if (!user.mfaEnabledAt) return signIn(res, user, 200);
     markSecretAnswer(res);
     res.status(202).json(issueMfaChallenge(auth, user));
   };
+  const router = new DeclaredRouter(api.AUTH_PATH);
 
-  router.post('/register', async (req, res) => {
-    const body = readBody(req.body, {
-      email: { type: 'string', required: true, max: 320 },
-      password: { type: 'string', required: true, max: 1024 },
-      displayName: { type: 'string', required: true, min: 1, max: 200 },
-    });
+  router.raw(api.register, async ({ body, res }) => {
     const verifying = auth.config.emailVerification !== 'off';
-    const user = await createUser(auth, {
-      email: body.email as string,
-      password: body.password as string,
-      displayName: body.displayName as string,
-      ...(verifying ? { emailVerified: false } : {}),
-    });
+    const user = await createUser(auth, { ...body, ...(verifying ? { emailVerified: false } : {}) });
     // Queued in the outbox: the mail server's state never holds up or fails the registration.
     if (verifying) await sendVerification(auth, user);
-    signIn(res, user, 201);
+    await signIn(res, user, 201);
   });
 
-  router.post('/verify-email', async (req, res) => {
-    const body = readBody(req.body, { token: { type: 'string', required: true, max: 200 } });
-    const user = await verifyEmail(auth, body.token as string);
-    res.json({ success: true, user: publicUser(user) });
-  });
+  router.json(api.verifyEmail, async ({ body }) => ({
+    success: true,
+    user: publicUser(await verifyEmail(auth, body.token)),
+  }));
 
-  router.post('/resend-verification', async (req, res) => {
-    const body = readBody(req.body, { email: { type: 'string', required: true, max: 320 } });
+  router.json(api.resendVerification, ({ body, req }) => {
     // Like forgot-password: answered before any lookup, the same for every address.
-    resendVerification(auth, body.email as string).catch((error) =>
+    resendVerification(auth, body.email).catch((error) =>
       auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'verification mail request failed'),
     );
-    res.status(202).json({ success: true, message: 'If the address waits for confirmation, a new link is on its way' });
+    return { success: true, message: 'If the address waits for confirmation, a new link is on its way' };
   });
 
-  router.post('/change-email', async (req, res) => {
-    requireUser(req.caller);
-    const body = readBody(req.body, {
-      newEmail: { type: 'string', required: true, max: 320 },
-      currentPassword: { type: 'string', required: true, max: 1024 },
-    });
-    await requestEmailChange(auth, req.caller, body.newEmail as string, body.currentPassword as string);
-    res.status(202).json({ success: true, message: 'A link that makes the change is on its way to the new address' });
+  router.json(api.changeEmail, async ({ caller, body }) => {
+    await requestEmailChange(auth, caller, body.newEmail, body.currentPassword);
+    return { success: true, message: 'A link that makes the change is on its way to the new address' };
   });
 
-  router.post('/login', async (req, res) => {
-    const body = readBody(req.body, {
-      authType: { type: 'enum', values: ['password', 'ldap'] },
-      email: { type: 'string', required: true, max: 320 },
-      password: { type: 'string', required: true, max: 1024 },
-      ldapConfig: { type: 'object' },
-    });
-    const email = body.email as string;
-    const password = body.password as string;
+  router.raw(api.login, async ({ body, res }) => {
+    const { email, password } = body;
     if ((body.authType ?? 'password') === 'password') {
       if (body.ldapConfig !== undefined) throw validationError({ ldapConfig: 'is only for authType ldap' });
       return firstFactorPassed(res, await loginWithPassword(auth, email, password));
     }
-    const requested =
-      body.ldapConfig === undefined
-        ? undefined
-        : readBody(body.ldapConfig, {
-            url: { type: 'string', max: 500 },
-            baseDN: { type: 'string', max: 500 },
-            userFilter: { type: 'string', max: 500 },
-          });
-    const settings = await ldapSettings(auth.ctx.store, auth.env, auth.config.ldap, requested);
+    const settings = await ldapSettings(auth.ctx.store, auth.env, auth.config.ldap, body.ldapConfig);
     if (!settings) throw new ApiError('UNPROCESSABLE_ENTITY', 'LDAP is not configured');
     const identity = await metrics.track('ldap', () => ldapAuthenticate(settings, email, password));
     if (!identity) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
@@ -113,81 +81,58 @@ export function authRoutes(auth: AuthContext): Router {
     await firstFactorPassed(res, user);
   });
 
-  router.post('/logout', async (req, res) => {
-    await revokeSession(auth, req.caller);
+  router.raw(api.logout, async ({ caller, res }) => {
+    await revokeSession(auth, caller);
     clearSessionCookie(res, auth.cookieName);
     res.json({ success: true });
   });
 
-  router.post('/change-password', async (req, res) => {
-    requireUser(req.caller);
+  router.json(api.changePassword, async ({ caller, body, res }) => {
     // It returns a session: a key that could call it would turn itself into its owner.
-    if (req.caller.credential?.kind !== 'session')
+    if (caller.credential?.kind !== 'session')
       throw new ApiError('FORBIDDEN', 'Sign in with a session to change the password; API keys cannot');
-    const body = readBody(req.body, {
-      currentPassword: { type: 'string', required: true, max: 1024 },
-      newPassword: { type: 'string', required: true, max: 1024 },
-    });
-    const token = await changePassword(auth, req.caller, body.currentPassword as string, body.newPassword as string);
+    const token = await changePassword(auth, caller, body.currentPassword, body.newPassword);
     setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
     markSecretAnswer(res);
-    res.json({ success: true, token });
+    return { success: true, token };
   });
 
-  router.get('/me', async (req, res) => {
-    const user = requireUser(req.caller);
+  router.json(api.me, async ({ caller }) => {
+    const user = requireUser(caller);
     const tenancy = auth.ctx.registry.model.tenancy;
-    res.json({
+    return {
       user: { ...user, mfaEnabled: user.mfaEnabled === true },
-      roles: req.caller.roles,
-      permissions: [...req.caller.permissions].sort(),
+      roles: [...caller.roles],
+      permissions: [...caller.permissions].sort(),
       // auth.mfa.requiredFor names one of the roles and the account has not enrolled yet.
-      mfaEnrollmentRequired: !user.mfaEnabled && mfaRequiredFor(auth, req.caller.roles),
+      mfaEnrollmentRequired: !user.mfaEnabled && mfaRequiredFor(auth, caller.roles),
       // With tenancy: the tenants the user is a member of, for a client's x-tenant-id choice.
       ...(tenancy
-        ? {
-            tenants: await labelledTenants(
-              auth.ctx,
-              (await tenantsOf(auth.ctx, req.caller)).slice(0, MAX_LISTED_TENANTS),
-            ),
-          }
+        ? { tenants: await labelledTenants(auth.ctx, (await tenantsOf(auth.ctx, caller)).slice(0, MAX_LISTED_TENANTS)) }
         : {}),
-    });
+    };
   });
 
-  router.post('/test-mail', async (req, res) => {
-    const admin = requireUser(req.caller);
-    requireAdmin(req.caller);
-    const body = readBody(req.body ?? {}, { to: { type: 'string', max: 320 } });
-    res.json(await auth.testMail((body.to as string | undefined) ?? admin.email));
-  });
+  router.json(api.testMail, ({ caller, body }) => auth.testMail(body.to ?? requireUser(caller).email));
 
-  router.get('/test-ldap', async (req, res) => {
-    requireAdmin(req.caller);
+  router.json(api.testLdap, async () => {
     const settings = await ldapSettings(auth.ctx.store, auth.env, auth.config.ldap, undefined);
-    res.json(
-      settings
-        ? await metrics.track('ldap', () => testLdap(settings))
-        : { ok: false, url: null, message: 'LDAP is not configured' },
-    );
+    return settings
+      ? await metrics.track('ldap', () => testLdap(settings))
+      : { ok: false, url: null, message: 'LDAP is not configured' };
   });
 
-  router.post('/forgot-password', async (req, res) => {
-    const body = readBody(req.body, { email: { type: 'string', required: true, max: 320 } });
+  router.json(api.forgotPassword, ({ body, req }) => {
     // The answer goes out before any lookup, so its timing says nothing about whether the account exists.
-    requestPasswordReset(auth, body.email as string).catch((error) =>
+    requestPasswordReset(auth, body.email).catch((error) =>
       auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'password reset request failed'),
     );
-    res.status(202).json({ success: true, message: 'If the account exists, a reset token is on its way' });
+    return { success: true, message: 'If the account exists, a reset token is on its way' };
   });
 
-  router.post('/reset-password', async (req, res) => {
-    const body = readBody(req.body, {
-      token: { type: 'string', required: true, max: 200 },
-      newPassword: { type: 'string', required: true, max: 1024 },
-    });
-    await resetPassword(auth, body.token as string, body.newPassword as string);
-    res.json({ success: true });
+  router.json(api.resetPassword, async ({ body }) => {
+    await resetPassword(auth, body.token, body.newPassword);
+    return { success: true };
   });
-  return router;
+  return router.router;
 }

@@ -1,4 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import { match } from 'path-to-regexp';
 import type { AuthContext } from '../auth/authContext.js';
 import { OidcClients } from '../auth/oidc.js';
 import type { SetupState } from '../auth/setup.js';
@@ -9,19 +10,22 @@ import type { RealtimeHub } from '../events/realtime/realtimeHub.js';
 import type { WebhookDispatcher } from '../events/webhooks/webhookDispatcher.js';
 import { healthRoute } from '../health/healthRoute.js';
 import type { Metrics } from '../health/metrics.js';
-import { METRICS_PATH, metricsRoute } from '../health/metricsRoute.js';
+import { metricsRoute } from '../health/metricsRoute.js';
 import type { OperatorMetrics } from '../health/operatorMetrics.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import { MEDIA_ASSETS, SCHEDULED_JOBS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import type { CountCache } from '../store/countCache.js';
 import { ADMIN_PATH, adminRoutes } from './adminRoutes.js';
-import { apiKeyRoutes } from './apiKeyRoutes.js';
+import { auth as authApi, features, fixedRoutes, pages } from './api/index.js';
+import { type AnyRoute, expressPath } from './api/route.js';
+import { API_KEYS_PATH, apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
 import { authRoutes } from './authRoutes.js';
 import { canonicalPath, withoutTrailingSlash } from './canonicalPath.js';
 import { compose, MountTable } from './compose.js';
 import { correlationId } from './correlationId.js';
 import { corsPolicy } from './corsPolicy.js';
+import { DeclaredRouter } from './declaredRouter.js';
 import { DOCS_PATH, docsRoutes } from './docsRoutes.js';
 import { DOCS_SITE_PATH, docsSiteRoutes } from './docsSiteRoutes.js';
 import { type DrainState, refuseWhileDraining } from './draining.js';
@@ -30,9 +34,9 @@ import { buildEntityRouter, entityRouteHandlers } from './entityRoutes.js';
 import { errorHandler, notFoundHandler } from './errorHandler.js';
 import { FIELD_CHANGES_PATH, fieldChangeRoutes } from './fieldChangeRoutes.js';
 import { idempotency } from './idempotency.js';
-import { jobRoutes } from './jobRoutes.js';
+import { JOBS_PATH, jobRoutes } from './jobRoutes.js';
 import { jsonBody } from './jsonBody.js';
-import { mediaRoutes, UPLOAD_PATH } from './mediaRoutes.js';
+import { MEDIA_PATH, mediaRoutes, UPLOAD_PATH } from './mediaRoutes.js';
 import { methodNotAllowed, RouteTable } from './methodNotAllowed.js';
 import { mfaRoutes } from './mfaRoutes.js';
 import { type NodeListener, nodeListener } from './nodeAdapter.js';
@@ -46,12 +50,12 @@ import { refuseUnstorableInput } from './refuseUnstorableInput.js';
 import { requestLog } from './requestLog.js';
 import { requireMfaEnrollment } from './requireMfaEnrollment.js';
 import { requireVerifiedEmail } from './requireVerifiedEmail.js';
-import { roleRoutes } from './roleRoutes.js';
-import { schemaRoutes } from './schemaRoutes.js';
-import { searchRoutes } from './searchRoutes.js';
+import { ROLES_PATH, roleRoutes } from './roleRoutes.js';
+import { SCHEMA_PATH, schemaRoutes } from './schemaRoutes.js';
+import { SEARCH_PATH, searchRoutes } from './searchRoutes.js';
 import { securityHeaders } from './securityHeaders.js';
 import { setupGate, setupRoutes } from './setupRoutes.js';
-import { userRoutes } from './userRoutes.js';
+import { USERS_PATH, userRoutes } from './userRoutes.js';
 import { webhookDeliveryRoutes, webhookRoutes } from './webhookRoutes.js';
 
 export interface AppOptions {
@@ -78,7 +82,7 @@ export interface AppOptions {
 }
 
 export const API_PREFIX = '/api/v1';
-export const HEALTH_PATH = '/api/health';
+export const HEALTH_PATH = pages.health.path;
 
 /**
  * The pipeline of the spec: correlation id -> rate limit -> authentication -> idempotency ->
@@ -100,6 +104,7 @@ export function createApp({
   cluster,
 }: AppOptions): { app: Express; routes: RouteTable; listener: NodeListener } {
   const { ctx, config } = auth;
+  const declared = fixedRoutes(ctx.registry.model);
   const app = express();
   const routes = new RouteTable();
   const clock = () => ctx.now().getTime();
@@ -129,9 +134,9 @@ export function createApp({
       tiers: config.rateLimit,
       store: limiter,
       clock,
-      identify: identifyCaller(identity),
+      identify: identifyCaller({ ...identity, authTier: matchesAny(declared, 'auth') }),
       logger: ctx.logger,
-      exempt: [HEALTH_PATH, METRICS_PATH],
+      exempt: declared.filter((route) => route.rateLimit === 'exempt').map((route) => route.path),
       onRefused: (tier) => operator.rateLimited(tier),
     }),
   );
@@ -176,20 +181,20 @@ export function createApp({
   app.use(entityLane(stages));
   app.use(front);
   // Health answers even while the database or setup would stop everything else.
-  app.get(
-    HEALTH_PATH,
-    healthRoute({
-      ctx,
-      metrics,
-      services,
-      authenticate: authenticateCaller,
-      events: () => eventStatistics(ctx, realtime.size),
-      cluster,
-    }),
-  );
-  routes.add('GET', HEALTH_PATH);
-  app.get(METRICS_PATH, metricsRoute({ operator, token: config.metrics.token, authenticate: authenticateCaller }));
-  routes.add('GET', METRICS_PATH);
+  const health = healthRoute({
+    ctx,
+    metrics,
+    services,
+    authenticate: authenticateCaller,
+    events: () => eventStatistics(ctx, realtime.size),
+    cluster,
+  });
+  const metricsAnswer = metricsRoute({ operator, token: config.metrics.token, authenticate: authenticateCaller });
+  const operations = new DeclaredRouter()
+    .raw(pages.health, ({ req, res }) => health(req, res))
+    .raw(pages.metrics, ({ req, res, next }) => metricsAnswer(req, res, next));
+  routes.addRouter('', operations.router);
+  app.use(operations.router);
   const setupRouter = setupRoutes(auth, setup);
   routes.addRouter('', setupRouter);
   // The setup router is entered only for its own paths (compared as Express does: exact case, one trailing slash).
@@ -216,18 +221,18 @@ export function createApp({
     routes.addRouter(prefix, router);
     mounts.add(prefix, rememberMount(prefix), router);
   };
-  mount(`${API_PREFIX}/auth`, authRoutes(auth));
-  mount(`${API_PREFIX}/auth`, mfaRoutes(auth));
-  mount(`${API_PREFIX}/auth`, oidcRoutes(auth, new OidcClients(config.oidc)));
-  mount(`${API_PREFIX}/users`, userRoutes(auth));
-  mount(`${API_PREFIX}/roles`, roleRoutes(auth));
-  mount(`${API_PREFIX}/apikeys`, apiKeyRoutes(auth));
-  mount(`${API_PREFIX}/schema`, schemaRoutes(ctx.registry.model));
-  mount(`${API_PREFIX}${FIELD_CHANGES_PATH}`, fieldChangeRoutes(ctx));
+  mount(authApi.AUTH_PATH, authRoutes(auth));
+  mount(authApi.AUTH_PATH, mfaRoutes(auth));
+  mount(authApi.AUTH_PATH, oidcRoutes(auth, new OidcClients(config.oidc)));
+  mount(USERS_PATH, userRoutes(auth));
+  mount(ROLES_PATH, roleRoutes(auth));
+  mount(API_KEYS_PATH, apiKeyRoutes(auth));
+  mount(SCHEMA_PATH, schemaRoutes(ctx.registry.model));
+  if (features.fieldChangeQueue.when!(ctx.registry.model)) mount(FIELD_CHANGES_PATH, fieldChangeRoutes(ctx));
   mount(REALTIME_PATH, realtimeRoutes({ ctx, hub: realtime, identify: authenticateCaller.identify }));
-  if (ctx.registry.model.features.includes('search')) mount(`${API_PREFIX}/search`, searchRoutes(ctx));
-  if (ctx.registry.entities.has(SCHEDULED_JOBS)) mount(`${API_PREFIX}/scheduledJobs`, jobRoutes(ctx, scheduler));
-  if (media) mount(`${API_PREFIX}/${MEDIA_ASSETS}`, mediaRoutes(ctx, uploads));
+  if (features.search.when!(ctx.registry.model)) mount(SEARCH_PATH, searchRoutes(ctx));
+  if (ctx.registry.entities.has(SCHEDULED_JOBS)) mount(JOBS_PATH, jobRoutes(ctx, scheduler));
+  if (media) mount(MEDIA_PATH, mediaRoutes(ctx, uploads));
   mount(`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, webhooks));
   mount(`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, webhooks));
   for (const entity of ctx.registry.entities.values()) {
@@ -258,4 +263,12 @@ function rememberMount(prefix: string) {
 
 function routerPaths(router: Router): string[] {
   return (router.stack as { route?: { path: string } }[]).flatMap((layer) => (layer.route ? [layer.route.path] : []));
+}
+
+/** Whether a path is one of the declared routes of a rate-limit tier. */
+function matchesAny(declared: readonly AnyRoute[], tier: 'auth' | 'exempt'): (path: string) => boolean {
+  const matchers = declared
+    .filter((route) => route.rateLimit === tier)
+    .map((route) => match(expressPath(route), { decode: false }));
+  return (path) => matchers.some((matches) => matches(path) !== false);
 }

@@ -2,9 +2,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Response, Router } from 'express';
 import { notFound } from '../errors/apiError.js';
-import { exactRouter } from './exactRouter.js';
+import { pages } from './api/index.js';
+import { DeclaredRouter } from './declaredRouter.js';
 
-export const DOCS_PATH = '/api/docs';
+export const DOCS_PATH = pages.referencePage.path;
 
 // The reference page is swagger-ui from the swagger-ui-dist package, served from this server:
 // nothing is fetched from the internet when the page opens.
@@ -45,16 +46,16 @@ function page(title: string): string {
 
 /** /api/docs (reference page), /api/docs/openapi.json (the generated document), /api/docs/assets/*. */
 export function docsRoutes(openapi: unknown, title: string): Router {
-  const router = exactRouter();
+  const router = new DeclaredRouter(DOCS_PATH);
   const folder = assetsFolder();
   const cacheable = (res: Response) => res.setHeader('Cache-Control', 'public, max-age=3600');
-  router.get('/openapi.json', (_req, res) => void res.json(openapi));
-  router.get('/', (_req, res) => {
+  router.raw(pages.openApiDocument, ({ res }) => void res.json(openapi));
+  router.raw(pages.referencePage, ({ res }) => {
     res.setHeader('Content-Security-Policy', PAGE_CSP);
     res.type('html').send(page(title));
   });
-  router.get('/assets/:file', (req, res, next) => {
-    const file = String(req.params.file);
+  router.raw(pages.referenceAsset, ({ params, res, next }) => {
+    const file = params.file;
     if (file === 'init.js') {
       cacheable(res);
       return void res.type('application/javascript; charset=utf-8').send(INIT_SCRIPT);
@@ -63,5 +64,5 @@ export function docsRoutes(openapi: unknown, title: string): Router {
     cacheable(res);
     res.sendFile(join(folder, file), { headers: { 'Content-Type': ASSETS[file] } }, (error) => error && next(error));
   });
-  return router;
+  return router.router;
 }

@@ -3,9 +3,10 @@ import { extname, join, normalize, sep } from 'node:path';
 import type { Request, Response, Router } from 'express';
 import { ApiError } from '../errors/apiError.js';
 import { packageRoot } from '../model/packageRoot.js';
-import { exactRouter } from './exactRouter.js';
+import { pages } from './api/index.js';
+import { DeclaredRouter } from './declaredRouter.js';
 
-export const DOCS_SITE_PATH = '/docs';
+export const DOCS_SITE_PATH = pages.docsSite.path;
 
 /**
  * The site's own policy. Its pages carry two small inline scripts of VitePress's (the colour
@@ -37,7 +38,7 @@ export function docsSiteBuilt(folder = join(packageRoot, 'docs', '.vitepress', '
  * Files are read from the site's folder only; a path that leaves it is a 404 like any other.
  */
 export function docsSiteRoutes(folder = join(packageRoot, 'docs', '.vitepress', 'dist')): Router {
-  const router = exactRouter();
+  const router = new DeclaredRouter(DOCS_SITE_PATH);
   const root = normalize(folder + sep);
   const send = (req: Request, res: Response) => {
     if (!docsSiteBuilt(folder))
@@ -54,11 +55,11 @@ export function docsSiteRoutes(folder = join(packageRoot, 'docs', '.vitepress', 
     );
     res.type(type).send(readFileSync(file));
   };
-  router.get('/', send);
-  router.get('/:path', send);
+  router.raw(pages.docsSite, ({ req, res }) => send(req, res));
+  router.raw(pages.docsSitePage, ({ req, res }) => send(req, res));
   // Any depth: a middleware, so the route table holds the one documented shape, /docs/{path}.
-  router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? send(req, res) : next()));
-  return router;
+  router.router.use((req, res, next) => (req.method === 'GET' || req.method === 'HEAD' ? send(req, res) : next()));
+  return router.router;
 }
 
 /** The file a clean URL names inside the site's folder, or undefined. */

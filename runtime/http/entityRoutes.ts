@@ -313,7 +313,15 @@ export function historyPage(
   cursorKind: 'number' | 'string',
   extra: string[] = [],
 ): HistoryPage {
-  const query = strictQuery(req, ['limit', 'cursor', ...extra]);
+  return pageOf(ctx, strictQuery(req, ['limit', 'cursor', ...extra]), cursorKind);
+}
+
+/** A page of history from `limit` and a sealed `cursor` (query values, as text or numbers). */
+export function pageOf(
+  ctx: RuntimeContext,
+  query: { limit?: unknown; cursor?: unknown },
+  cursorKind: 'number' | 'string',
+): HistoryPage {
   const limit = query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit);
   if (typeof query.limit === 'object' || !Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
     throw validationError({ limit: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }, 'Invalid query parameters');

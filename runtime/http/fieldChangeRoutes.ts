@@ -1,42 +1,23 @@
 import type { Router } from 'express';
-import { requireAdmin, requireUser } from '../access/guards.js';
 import type { RuntimeContext } from '../context.js';
 import { validationError } from '../errors/apiError.js';
-import { FIELD_CHANGE_STATUSES, listAllFieldChanges } from '../history/historyOperations.js';
-import { historyPage } from './entityRoutes.js';
-import { exactRouter } from './exactRouter.js';
+import { listAllFieldChanges } from '../history/historyOperations.js';
+import { features } from './api/index.js';
+import { DeclaredRouter } from './declaredRouter.js';
+import { pageOf } from './entityRoutes.js';
 
-export const FIELD_CHANGES_PATH = '/field-changes';
+export const FIELD_CHANGES_PATH = features.fieldChangeQueue.path;
 
 /** GET /api/v1/field-changes: the approvals queue across entities (admins); `entity`, `approvalStatus`, `limit`, `cursor`. */
 export function fieldChangeRoutes(ctx: RuntimeContext): Router {
-  const router = exactRouter();
-  router.get('/', async (req, res) => {
-    requireUser(req.caller);
-    requireAdmin(req.caller);
-    const page = historyPage(ctx, req, 'string', ['entity', 'approvalStatus']);
-    const { entity, approvalStatus } = req.query;
-    const problems: Record<string, string> = {};
-    const model = typeof entity === 'string' ? ctx.registry.entities.get(entity)?.model : undefined;
-    if (entity !== undefined && (!model || model.internal || !model.fields.some((f) => f.trackChanges)))
-      problems.entity = 'must name an entity with tracked fields';
-    if (
-      approvalStatus !== undefined &&
-      !FIELD_CHANGE_STATUSES.includes(approvalStatus as (typeof FIELD_CHANGE_STATUSES)[number])
-    )
-      problems.approvalStatus = `must be one of ${FIELD_CHANGE_STATUSES.join(', ')}`;
-    if (Object.keys(problems).length > 0) throw validationError(problems, 'Invalid query parameters');
-    res.json(
-      await listAllFieldChanges(
-        ctx,
-        req.caller,
-        {
-          entity: model?.plural,
-          approvalStatus: approvalStatus as (typeof FIELD_CHANGE_STATUSES)[number] | undefined,
-        },
-        page,
-      ),
-    );
-  });
-  return router;
+  return new DeclaredRouter(FIELD_CHANGES_PATH, ctx.registry.model).json(
+    features.fieldChangeQueue,
+    async ({ caller, query }) => {
+      const page = pageOf(ctx, query, 'string');
+      const model = query.entity === undefined ? undefined : ctx.registry.entities.get(query.entity)?.model;
+      if (query.entity !== undefined && (!model || model.internal || !model.fields.some((f) => f.trackChanges)))
+        throw validationError({ entity: 'must name an entity with tracked fields' }, 'Invalid query parameters');
+      return listAllFieldChanges(ctx, caller, { entity: model?.plural, approvalStatus: query.approvalStatus }, page);
+    },
+  ).router;
 }

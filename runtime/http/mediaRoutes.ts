@@ -9,10 +9,12 @@ import { createOperation } from '../entities/create.js';
 import { findVisible } from '../entities/requireAccess.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { MEDIA_ASSETS } from '../model/collections.js';
-import { exactRouter } from './exactRouter.js';
+import { features } from './api/index.js';
+import { DeclaredRouter } from './declaredRouter.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 
-export const UPLOAD_PATH = `/api/v1/${MEDIA_ASSETS}/upload`;
+export const MEDIA_PATH = `/api/v1/${MEDIA_ASSETS}`;
+export const UPLOAD_PATH = features.upload.path;
 /** Types a browser may show inline; anything else downloads as an attachment. */
 const INLINE =
   /^(image\/(png|jpeg|gif|webp|avif)|application\/pdf|text\/plain|video\/(mp4|webm)|audio\/(mpeg|ogg|wav))$/;
@@ -107,8 +109,8 @@ function receive(req: Request, dir: string, maxBytes: number): Promise<Upload> {
  * answers the file to whoever may view the record. Deleting the record deletes the file.
  */
 export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxBytes: number }): Router {
-  const router = exactRouter();
-  router.post('/upload', async (req, res) => {
+  const router = new DeclaredRouter(MEDIA_PATH);
+  router.raw(features.upload, async ({ req, res }) => {
     if (!req.is('multipart/form-data'))
       throw validationError({ 'content-type': 'must be multipart/form-data' }, 'Upload must be multipart/form-data');
     const declared = Number(req.headers['content-length'] ?? 0);
@@ -149,13 +151,8 @@ export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxByte
     }
   });
 
-  router.get('/:id/file', async (req, res, next) => {
-    const asset = await findVisible(
-      ctx,
-      ctx.registry.entities.get(MEDIA_ASSETS)!.model,
-      String(req.params.id),
-      req.caller,
-    );
+  router.raw(features.mediaFile, async ({ caller, params, res, next }) => {
+    const asset = await findVisible(ctx, ctx.registry.entities.get(MEDIA_ASSETS)!.model, params.id, caller);
     if (typeof asset.storagePath !== 'string') throw new ApiError('NOT_FOUND', 'This media asset has no stored file');
     const mimeType = String(asset.mimeType);
     const disposition = INLINE.test(mimeType) ? 'inline' : 'attachment';
@@ -177,5 +174,5 @@ export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxByte
       },
     );
   });
-  return router;
+  return router.router;
 }

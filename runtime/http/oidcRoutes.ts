@@ -8,12 +8,12 @@ import { setSessionCookie } from '../auth/sessionCookie.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError } from '../errors/apiError.js';
 import { escapeHtml } from '../model/escapeHtml.js';
+import { auth as api } from './api/index.js';
 import { cookieValue } from './authenticate.js';
-import { exactRouter } from './exactRouter.js';
+import { DeclaredRouter } from './declaredRouter.js';
 
-export const OIDC_PREFIX = '/oidc';
 /** Where the second-factor form of an OpenID sign-in posts (form-encoded, read by this router itself). */
-export const OIDC_MFA_FORM_PATH = '/api/v1/auth/oidc/mfa';
+export const OIDC_MFA_FORM_PATH = api.oidcMfa.path;
 const FLOW_COOKIE_PATH = '/api/v1/auth/oidc';
 
 /**
@@ -22,7 +22,7 @@ const FLOW_COOKIE_PATH = '/api/v1/auth/oidc';
  * returnTo). An account with two-factor authentication gets a code form instead of a session.
  */
 export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
-  const router = exactRouter();
+  const router = new DeclaredRouter(api.AUTH_PATH);
   const flowCookie = `${auth.cookieName.replace(/_uid$/, '')}_oidc`;
   // Lax, not Strict: the provider's redirect back is a navigation from another site.
   const setFlow = (res: Response, value: string) =>
@@ -38,30 +38,27 @@ export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
     res.clearCookie(flowCookie, { httpOnly: true, secure: true, sameSite: 'lax', path: FLOW_COOKIE_PATH });
   const pending = new FieldCipher(`oidc-mfa:${auth.ctx.secrets.encryption ?? auth.ctx.secrets.signing}`);
 
-  router.get(OIDC_PREFIX, (_req, res) => {
-    res.json({
-      items: clients.providers.map((provider) => ({
-        name: provider.name,
-        label: provider.label,
-        startUrl: `/api/v1/auth/oidc/${provider.name}/start`,
-      })),
-    });
-  });
+  router.json(api.oidcProviders, () => ({
+    items: clients.providers.map((provider) => ({
+      name: provider.name,
+      label: provider.label,
+      startUrl: `/api/v1/auth/oidc/${provider.name}/start`,
+    })),
+  }));
 
-  router.get(`${OIDC_PREFIX}/:provider/start`, async (req, res) => {
-    const returnTo = safeReturnTo(oneQueryValue(req, 'returnTo'));
-    const { url, flow } = await startOidcSignIn(auth, clients, String(req.params.provider), returnTo);
+  router.raw(api.oidcStart, async ({ params, query, res }) => {
+    const { url, flow } = await startOidcSignIn(auth, clients, params.provider, safeReturnTo(query.returnTo));
     setFlow(res, flow);
     res.redirect(302, url);
   });
 
-  router.get(`${OIDC_PREFIX}/:provider/callback`, async (req, res) => {
+  router.raw(api.oidcCallback, async ({ req, params, res }) => {
     const query = new URL(req.originalUrl, 'http://callback').searchParams;
     endFlow(res);
     const { identity, returnTo } = await finishOidcSignIn(
       auth,
       clients,
-      String(req.params.provider),
+      params.provider,
       query,
       cookieValue(req.headers.cookie, flowCookie),
     );
@@ -76,34 +73,38 @@ export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
   });
 
   // The code form's answer; the pending sign-in travels in the Lax cookie, so another site cannot post it.
-  router.post(
-    OIDC_MFA_FORM_PATH.slice('/api/v1/auth'.length),
-    express.urlencoded({ limit: '2kb' }),
-    async (req, res) => {
-      let state: { mfaToken?: unknown; returnTo?: unknown } = {};
+  const pendingSignIn = (req: Request): { mfaToken?: unknown; returnTo?: unknown } => {
+    try {
+      return JSON.parse(pending.decrypt(cookieValue(req.headers.cookie, flowCookie) ?? ''));
+    } catch {
+      throw new ApiError('UNAUTHORIZED', 'This sign-in has expired or is not valid; sign in again');
+    }
+  };
+  const wrongCode = (res: Response) =>
+    void res.status(401).type('html').send(codeForm(auth, 'That code is not valid. Try the current one.'));
+  router.raw(
+    api.oidcMfa,
+    async ({ req, body, res }) => {
+      const state = pendingSignIn(req);
       try {
-        state = JSON.parse(pending.decrypt(cookieValue(req.headers.cookie, flowCookie) ?? ''));
-      } catch {
-        throw new ApiError('UNAUTHORIZED', 'This sign-in has expired or is not valid; sign in again');
-      }
-      const code = typeof req.body?.code === 'string' ? req.body.code.slice(0, 64) : '';
-      try {
-        const user = await completeMfaChallenge(auth, String(state.mfaToken), code);
+        const user = await completeMfaChallenge(auth, String(state.mfaToken), body.code);
         endFlow(res);
         setSessionCookie(res, auth.cookieName, await signInSession(auth, user), auth.config.sessionTtlMs);
         res.redirect(303, safeReturnTo(state.returnTo));
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'UNAUTHORIZED' || !error.details) throw error;
-        res.status(401).type('html').send(codeForm(auth, 'That code is not valid. Try the current one.'));
+        wrongCode(res);
       }
     },
+    {
+      before: [express.urlencoded({ limit: '2kb' })],
+      invalid: (_error, req, res) => {
+        pendingSignIn(req);
+        wrongCode(res);
+      },
+    },
   );
-  return router;
-}
-
-function oneQueryValue(req: Request, name: string): unknown {
-  const value = (req.query as Record<string, unknown>)[name];
-  return Array.isArray(value) ? null : value;
+  return router.router;
 }
 
 function shell(auth: AuthContext, title: string, body: string, head = ''): string {

@@ -6,14 +6,13 @@ import { lastEventSeq, oldestEventSeq } from '../events/eventLog.js';
 import type { RealtimeHub } from '../events/realtime/realtimeHub.js';
 import { STREAM_ERROR_EVENT } from '../events/realtime/realtimeStream.js';
 import { type Subscription, SubscriptionView } from '../events/realtime/subscriptionView.js';
-import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel } from '../model/types.js';
-import { exactRouter } from './exactRouter.js';
+import { features } from './api/index.js';
+import type { QueryOf } from './api/route.js';
+import { DeclaredRouter } from './declaredRouter.js';
 
-export const REALTIME_PATH = '/api/v1/realtime';
-const PARAMETERS = ['entities', 'includeArchived', 'select', 'tenant', 'lastEventId'];
+export const REALTIME_PATH = features.realtime.path;
 const MAX_SELECT = 100;
-const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 
 export interface RealtimeRouteOptions {
   ctx: RuntimeContext;
@@ -29,11 +28,12 @@ export interface RealtimeRouteOptions {
  * narrows the records sent; `tenant` stands in for x-tenant-id (EventSource sends no headers).
  */
 export function realtimeRoutes({ ctx, hub, identify }: RealtimeRouteOptions): Router {
-  const router = exactRouter();
-  router.get('/', async (req, res) => {
-    const tenant = single(req.query.tenant);
+  return new DeclaredRouter(REALTIME_PATH, ctx.registry.model).raw(features.realtime, async ({ req, res, query }) => {
+    const tenant = query.tenant;
+    if (tenant !== undefined && req.caller.requestedTenantId !== undefined && req.caller.requestedTenantId !== tenant)
+      throw validationError({ tenant: 'names another tenant than x-tenant-id' });
     const caller = tenant ? { ...req.caller, requestedTenantId: tenant } : req.caller;
-    const { subscription, resumeAfter } = parseRealtimeQuery(ctx, req);
+    const { subscription, resumeAfter } = parseRealtimeQuery(ctx, query, req.headers['last-event-id']);
     const view = new SubscriptionView(ctx, caller, subscription);
     await view.check();
     const holder = caller.user ? `user:${caller.user.id}` : `address:${req.ip}`;
@@ -74,74 +74,54 @@ export function realtimeRoutes({ ctx, hub, identify }: RealtimeRouteOptions): Ro
         return tenant ? { ...again, requestedTenantId: tenant } : again;
       },
     });
-  });
-  return router;
+  }).router;
 }
 
-function parseRealtimeQuery(ctx: RuntimeContext, req: Request): { subscription: Subscription; resumeAfter?: number } {
-  const details = newDetails();
-  for (const name of Object.keys(req.query))
-    if (!PARAMETERS.includes(name)) details[name] = `is not a parameter of realtime (${PARAMETERS.join(', ')})`;
+type RealtimeQuery = QueryOf<typeof features.realtime>;
 
+/** The entities, fields and resume point of a subscription, from its checked query and Last-Event-ID. */
+function parseRealtimeQuery(
+  ctx: RuntimeContext,
+  query: RealtimeQuery,
+  header: string | string[] | undefined,
+): { subscription: Subscription; resumeAfter?: number } {
+  const details = newDetails();
   const entities: EntityModel[] = [];
-  const names = list(req.query.entities);
-  if (names === undefined || names.length === 0) details.entities = 'is required: entity plurals, comma-separated';
-  for (const name of names ?? []) {
+  const names = list(query.entities);
+  if (names.length === 0) details.entities = 'is required: entity plurals, comma-separated';
+  for (const name of names) {
     const entity = ctx.registry.entities.get(name);
     if (!entity?.routes.some(([, , route]) => route === 'list'))
       details.entities = `"${name}" is not an entity you can subscribe to`;
     else if (!entities.includes(entity.model)) entities.push(entity.model);
   }
 
-  let includeArchived = false;
-  if (req.query.includeArchived !== undefined) {
-    const value = single(req.query.includeArchived);
-    if (value !== 'true' && value !== 'false') details.includeArchived = 'must be true or false';
-    includeArchived = value === 'true';
-  }
-
   let select: string[] | undefined;
-  if (req.query.select !== undefined) {
-    select = list(req.query.select);
-    if (!select || select.length === 0 || select.length > MAX_SELECT)
-      details.select = `must name 1 to ${MAX_SELECT} fields`;
+  if (query.select !== undefined) {
+    select = list(query.select);
+    if (select.length === 0 || select.length > MAX_SELECT) details.select = `must name 1 to ${MAX_SELECT} fields`;
     else
       for (const name of select)
         if (!entities.some((e) => e.fields.some((f) => f.name === name && !f.hidden)))
           details.select = `"${name}" is not a field of the subscribed entities`;
   }
 
-  if (req.query.tenant !== undefined) {
-    const tenant = single(req.query.tenant);
-    if (!tenant || !OBJECT_ID.test(tenant)) details.tenant = 'must be a tenant id';
-    else if (req.caller.requestedTenantId !== undefined && req.caller.requestedTenantId !== tenant)
-      details.tenant = 'names another tenant than x-tenant-id';
-  }
-
-  let resumeAfter: number | undefined;
-  const header = req.headers['last-event-id'];
-  const resume = header !== undefined ? header : single(req.query.lastEventId);
-  if (resume !== undefined && resume !== '') {
-    const text = Array.isArray(resume) ? '' : resume.trim();
+  let resumeAfter: number | undefined = query.lastEventId;
+  if (header !== undefined && header !== '') {
+    const text = Array.isArray(header) ? '' : header.trim();
     resumeAfter = /^\d{1,15}$/.test(text) ? Number(text) : undefined;
     if (resumeAfter === undefined) details.lastEventId = 'must be the id of an event this stream sent (an integer)';
   }
 
   if (Object.keys(details).length > 0) throw validationError(details);
+  const includeArchived = query.includeArchived ?? false;
   return { subscription: { entities, includeArchived, ...(select ? { select } : {}) }, resumeAfter };
 }
 
-/** A query value given once (repeated or nested values are not). */
-function single(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-/** Comma-separated or repeated values; undefined when not strings. */
-function list(value: unknown): string[] | undefined {
-  const parts = typeof value === 'string' ? [value] : Array.isArray(value) ? value : undefined;
-  if (!parts?.every((p) => typeof p === 'string')) return undefined;
-  return parts
-    .flatMap((p: string) => p.split(','))
-    .map((p) => p.trim())
+/** Repeated or comma-separated names. */
+function list(value: string[]): string[] {
+  return value
+    .flatMap((part) => part.split(','))
+    .map((part) => part.trim())
     .filter(Boolean);
 }

@@ -1,57 +1,17 @@
 import type { Router } from 'express';
-import { requireAdmin } from '../access/guards.js';
 import type { AuthContext } from '../auth/authContext.js';
-import {
-  availablePermissions,
-  createRole,
-  deleteRole,
-  listRoles,
-  type RoleChange,
-  type RoleInput,
-  updateRole,
-} from '../auth/roleOperations.js';
-import { exactRouter } from './exactRouter.js';
-import { readBody } from './readBody.js';
+import { availablePermissions, createRole, deleteRole, listRoles, updateRole } from '../auth/roleOperations.js';
+import { accounts } from './api/index.js';
+import { DeclaredRouter } from './declaredRouter.js';
+
+export const ROLES_PATH = '/api/v1/roles';
 
 /** /api/v1/roles (admin): list, available permissions, create, edit and delete stored roles. Bare bodies. */
 export function roleRoutes(auth: AuthContext): Router {
-  const router = exactRouter();
-
-  // 401/403 before any 400 about the body.
-  router.use((req, _res, next) => {
-    requireAdmin(req.caller);
-    next();
-  });
-
-  router.get('/', async (req, res) => {
-    res.json({ items: await listRoles(auth, req.caller) });
-  });
-
-  router.get('/available-permissions', (req, res) => void res.json(availablePermissions(auth, req.caller)));
-
-  router.post('/', async (req, res) => {
-    const body = readBody(req.body, {
-      key: { type: 'string', required: true, max: 64 },
-      label: { type: 'string', required: true, min: 1, max: 200 },
-      description: { type: 'string', max: 2000 },
-      permissions: { type: 'stringArray', required: true, maxItems: 1000 },
-      isSystem: { type: 'boolean' },
-    });
-    res.status(201).json(await createRole(auth, req.caller, body as unknown as RoleInput));
-  });
-
-  router.put('/:key', async (req, res) => {
-    const body = readBody(req.body, {
-      label: { type: 'string', min: 1, max: 200 },
-      description: { type: 'string', max: 2000 },
-      permissions: { type: 'stringArray', maxItems: 1000 },
-      isSystem: { type: 'boolean' },
-    });
-    res.json(await updateRole(auth, req.caller, String(req.params.key), body as RoleChange));
-  });
-
-  router.delete('/:key', async (req, res) => {
-    res.json(await deleteRole(auth, req.caller, String(req.params.key)));
-  });
-  return router;
+  return new DeclaredRouter(ROLES_PATH)
+    .json(accounts.listRoles, async ({ caller }) => ({ items: await listRoles(auth, caller) }))
+    .json(accounts.availablePermissions, ({ caller }) => availablePermissions(auth, caller))
+    .json(accounts.createRole, ({ caller, body }) => createRole(auth, caller, body))
+    .json(accounts.updateRole, ({ caller, params, body }) => updateRole(auth, caller, params.key, body))
+    .json(accounts.deleteRole, ({ caller, params }) => deleteRole(auth, caller, params.key)).router;
 }

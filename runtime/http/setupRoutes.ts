@@ -10,13 +10,14 @@ import { ApiError } from '../errors/apiError.js';
 import type { MailTestResult } from '../mail/testMail.js';
 import { escapeHtml } from '../model/escapeHtml.js';
 import { packageRoot } from '../model/packageRoot.js';
-import { exactRouter } from './exactRouter.js';
+import { pages } from './api/index.js';
+import { DeclaredRouter } from './declaredRouter.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 
-export const SETUP_PATH = '/setup';
+export const SETUP_PATH = pages.setupPage.path;
 /** The setup page's "send a test mail" button: checks the mail settings before anything depends on them. */
-export const SETUP_TEST_MAIL_PATH = '/setup/test-mail';
-export const HOME_PATH = '/';
+export const SETUP_TEST_MAIL_PATH = pages.setupTestMail.path;
+export const HOME_PATH = pages.home.path;
 const EXEMPT = new Set([SETUP_PATH, SETUP_TEST_MAIL_PATH, '/api/health']);
 
 /** While no admin exists: GET/HEAD go 302 to /setup, other methods 503; /setup and health stay open. */
@@ -31,7 +32,7 @@ export function setupGate(state: SetupState) {
 
 /** GET /setup: the form; POST /setup: form or JSON; 404 once an admin exists. GET /: the page a finished setup lands on. */
 export function setupRoutes(auth: AuthContext, state: SetupState): Router {
-  const router = exactRouter();
+  const router = new DeclaredRouter();
   const template = readFileSync(join(packageRoot, 'templates', 'setup.html'), 'utf8');
   const home = readFileSync(join(packageRoot, 'templates', 'home.html'), 'utf8').replace(
     /\{\{appName\}\}/g,
@@ -65,27 +66,35 @@ export function setupRoutes(auth: AuthContext, state: SetupState): Router {
   };
 
   // Before setup the gate sends `/` to /setup; afterwards it says what to open next.
-  router.get(HOME_PATH, (_req, res) => void res.type('html').send(home));
+  router.raw(pages.home, ({ res }) => void res.type('html').send(home));
 
-  router.get(SETUP_PATH, async (_req, res) => {
+  router.raw(pages.setupPage, async ({ res }) => {
     if (await state.isDone()) throw new ApiError('NOT_FOUND', 'Setup is done');
     res.type('html').send(page({}, {}));
   });
 
-  router.post(
-    SETUP_PATH,
-    express.urlencoded({ extended: false, limit: '16kb' }),
-    express.json({ limit: '16kb' }),
-    async (req, res) => {
+  const forms = [express.urlencoded({ extended: false, limit: '16kb' }), express.json({ limit: '16kb' })];
+  const fromForm = (req: Request) => req.is('application/x-www-form-urlencoded') !== false;
+  const valuesOf = (body: { name?: string; email: string; password?: string; tenantName?: string }) => ({
+    name: body.name ?? '',
+    email: body.email,
+    password: body.password ?? '',
+    tenantName: body.tenantName ?? '',
+  });
+  // A form refused before it is read (a field missing or too long) is shown again with what was wrong.
+  const invalid = (error: ApiError, req: Request, res: Response) => {
+    if (!fromForm(req)) throw error;
+    res
+      .status(error.status)
+      .type('html')
+      .send(page({}, error.details ?? { form: error.message }));
+  };
+
+  router.raw(
+    pages.setupSubmit,
+    async ({ req, res, body }) => {
       if (await state.isDone()) throw new ApiError('NOT_FOUND', 'Setup is done');
-      const fromForm = req.is('application/x-www-form-urlencoded') !== false;
-      const body = (req.body ?? {}) as Record<string, string>;
-      const values = {
-        name: String(body.name ?? ''),
-        email: String(body.email ?? ''),
-        password: String(body.password ?? ''),
-        tenantName: String(body.tenantName ?? ''),
-      };
+      const values = valuesOf(body);
       try {
         const unstorable = unstorableInput(values);
         if (unstorable) throw unstorable;
@@ -93,10 +102,10 @@ export function setupRoutes(auth: AuthContext, state: SetupState): Router {
         state.markDone();
         const token = issueSession(auth, admin.id);
         setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
-        if (fromForm) return void res.redirect(303, HOME_PATH);
+        if (fromForm(req)) return void res.redirect(303, HOME_PATH);
         res.status(201).json({ user: publicUser(admin), token });
       } catch (error) {
-        if (!fromForm || !(error instanceof ApiError)) throw error;
+        if (!fromForm(req) || !(error instanceof ApiError)) throw error;
         clearSessionCookie(res, auth.cookieName);
         res
           .status(error.status)
@@ -104,35 +113,29 @@ export function setupRoutes(auth: AuthContext, state: SetupState): Router {
           .send(page(values, error.details ?? { form: error.message }));
       }
     },
+    { before: forms, invalid },
   );
   // Before an administrator exists, like /setup itself; it mails only the address typed into the form.
-  router.post(
-    SETUP_TEST_MAIL_PATH,
-    express.urlencoded({ extended: false, limit: '16kb' }),
-    express.json({ limit: '16kb' }),
-    async (req, res) => {
+  router.raw(
+    pages.setupTestMail,
+    async ({ req, res, body }) => {
       if (await state.isDone()) throw new ApiError('NOT_FOUND', 'Setup is done');
-      const fromForm = req.is('application/x-www-form-urlencoded') !== false;
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      const values = {
-        name: String(body.name ?? ''),
-        email: String(body.email ?? ''),
-        tenantName: String(body.tenantName ?? ''),
-      };
+      const { password: _password, ...values } = valuesOf(body);
       try {
         const unstorable = unstorableInput(values);
         if (unstorable) throw unstorable;
         const result = await auth.testMail(values.email);
-        if (!fromForm) return void res.json(result);
+        if (!fromForm(req)) return void res.json(result);
         res.type('html').send(page(values, {}, result));
       } catch (error) {
-        if (!fromForm || !(error instanceof ApiError)) throw error;
+        if (!fromForm(req) || !(error instanceof ApiError)) throw error;
         res
           .status(error.status)
           .type('html')
           .send(page(values, error.details?.to ? { email: error.details.to } : { form: error.message }));
       }
     },
+    { before: forms, invalid },
   );
-  return router;
+  return router.router;
 }

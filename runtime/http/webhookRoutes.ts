@@ -1,17 +1,17 @@
-import type { Request, Router } from 'express';
-import { requireAdmin } from '../access/guards.js';
+import type { Router } from 'express';
 import type { RuntimeContext } from '../context.js';
 import { createOperation } from '../entities/create.js';
 import { newId } from '../entities/prepareWrite.js';
 import { presentRecord } from '../entities/presentRecord.js';
-import { ApiError, newDetails, notFound, validationError } from '../errors/apiError.js';
+import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { type ChangeEvent, lastEventSeq } from '../events/eventLog.js';
 import { newWebhookSecret } from '../events/webhooks/signature.js';
 import { type WebhookDispatcher, webhookWants } from '../events/webhooks/webhookDispatcher.js';
 import { CHANGE_EVENTS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { Doc } from '../store/types.js';
-import { exactRouter } from './exactRouter.js';
+import { features } from './api/index.js';
+import { DeclaredRouter } from './declaredRouter.js';
 
 /** Events one replay may queue; a longer range is asked for in parts. */
 export const MAX_REPLAY = 1000;
@@ -24,8 +24,9 @@ const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
  * - POST /webhooks/{id}/replay `{ from, to? }`: sends the matching events after `from` up to `to` again.
  */
 export function webhookRoutes(ctx: RuntimeContext, dispatcher: WebhookDispatcher): Router {
-  const router = exactRouter();
-  router.post('/', async (req, res) => {
+  const router = new DeclaredRouter(`/api/v1/${WEBHOOKS}`);
+  // The generic create of the entity, answered with the signing secret in clear (the only time).
+  router.router.post('/', async (req, res) => {
     const created = await createOperation({
       ctx,
       plural: WEBHOOKS,
@@ -37,9 +38,8 @@ export function webhookRoutes(ctx: RuntimeContext, dispatcher: WebhookDispatcher
     dispatcher.wake();
     res.status(201).json({ data: { ...created, secret: ctx.cipher.decrypt(stored!.secret as string) } });
   });
-  router.post('/:id/rotate-secret', async (req, res) => {
-    requireAdmin(req.caller);
-    const webhook = await webhookOf(ctx, req);
+  router.json(features.rotateWebhookSecret, async ({ params }) => {
+    const webhook = await webhookOf(ctx, params.id);
     const secret = newWebhookSecret();
     const now = ctx.now().toISOString();
     const updated = await ctx.store.update(WEBHOOKS, webhook.id, {
@@ -48,12 +48,13 @@ export function webhookRoutes(ctx: RuntimeContext, dispatcher: WebhookDispatcher
     });
     if (!updated) throw notFound('Webhook');
     const model = ctx.registry.entities.get(WEBHOOKS)!.model;
-    res.json({ data: { ...presentRecord(model, updated), secret } });
+    return { data: { ...presentRecord(model, updated), secret } };
   });
-  router.post('/:id/replay', async (req, res) => {
-    requireAdmin(req.caller);
-    const webhook = await webhookOf(ctx, req);
-    const { from, to } = await replayRange(ctx, req.body);
+  router.json(features.replayWebhook, async ({ params, body }) => {
+    const webhook = await webhookOf(ctx, params.id);
+    const from = body.from;
+    const to = body.to ?? (await lastEventSeq(ctx.store));
+    if (to < from) throw validationError({ to: 'must not be before from' });
     const events = (await ctx.store.find(CHANGE_EVENTS, {
       where: {
         and: [
@@ -84,17 +85,16 @@ export function webhookRoutes(ctx: RuntimeContext, dispatcher: WebhookDispatcher
       }));
     if (rows.length > 0) await ctx.store.insertMany(WEBHOOK_DELIVERIES, rows);
     dispatcher.wake();
-    res.status(202).json({ data: { queued: rows.length, from, to } });
+    return { data: { queued: rows.length, from, to } };
   });
-  return router;
+  return router.router;
 }
 
 /** POST /webhookDeliveries/{id}/redeliver: a delivered or failed delivery is sent again (202). */
 export function webhookDeliveryRoutes(ctx: RuntimeContext, dispatcher: WebhookDispatcher): Router {
-  const router = exactRouter();
-  router.post('/:id/redeliver', async (req, res) => {
-    requireAdmin(req.caller);
-    const id = String(req.params.id);
+  const router = new DeclaredRouter(`/api/v1/${WEBHOOK_DELIVERIES}`);
+  router.json(features.redeliver, async ({ params }) => {
+    const { id } = params;
     const delivery = OBJECT_ID.test(id) ? await ctx.store.get(WEBHOOK_DELIVERIES, id) : null;
     if (!delivery) throw notFound('Webhook delivery');
     if (delivery.status === 'pending') throw new ApiError('CONFLICT', 'This delivery is still pending');
@@ -114,31 +114,13 @@ export function webhookDeliveryRoutes(ctx: RuntimeContext, dispatcher: WebhookDi
     if (!updated) throw new ApiError('CONFLICT', 'This delivery is still pending');
     dispatcher.wake();
     const model = ctx.registry.entities.get(WEBHOOK_DELIVERIES)!.model;
-    res.status(202).json({ data: presentRecord(model, updated) });
+    return { data: presentRecord(model, updated) };
   });
-  return router;
+  return router.router;
 }
 
-async function webhookOf(ctx: RuntimeContext, req: Request): Promise<Doc> {
-  const id = String(req.params.id);
+async function webhookOf(ctx: RuntimeContext, id: string): Promise<Doc> {
   const webhook = OBJECT_ID.test(id) ? await ctx.store.get(WEBHOOKS, id) : null;
   if (!webhook) throw notFound('Webhook');
   return webhook;
-}
-
-/** `{ from, to? }`: event ids (sequence numbers); `to` defaults to the last event. */
-async function replayRange(ctx: RuntimeContext, body: unknown): Promise<{ from: number; to: number }> {
-  const details = newDetails();
-  const input = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) details.body = 'must be an object { from, to? }';
-  for (const key of Object.keys(input)) if (key !== 'from' && key !== 'to') details[key] = 'is not a field of a replay';
-  const last = await lastEventSeq(ctx.store);
-  const isSeq = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
-  if (!isSeq(input.from)) details.from = 'must be an event id (an integer, 0 or more): events after it are sent';
-  if (input.to !== undefined && !isSeq(input.to)) details.to = 'must be an event id (an integer, 0 or more)';
-  const from = input.from as number;
-  const to = (input.to as number | undefined) ?? last;
-  if (!details.from && !details.to && to < from) details.to = 'must not be before from';
-  if (Object.keys(details).length > 0) throw validationError(details);
-  return { from, to };
 }

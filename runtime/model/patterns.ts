@@ -4,6 +4,9 @@ import type { StringFormat } from './types.js';
 /** 24 lowercase hex characters: the ObjectId layout used for every id. */
 export const OBJECT_ID_PATTERN = '^[0-9a-f]{24}$';
 
+/** Something besides white space (a name, a label). */
+export const NON_BLANK_PATTERN = '\\S';
+
 /** ISO 8601 calendar date, optionally with a time and zone. */
 export const ISO_DATE_PATTERN =
   '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])' +

@@ -1,4 +1,10 @@
-import { FORMAT_PATTERNS, ISO_DATE_PATTERN, OBJECT_ID_PATTERN, URL_PATTERN } from '../model/patterns.js';
+import {
+  FORMAT_PATTERNS,
+  ISO_DATE_PATTERN,
+  NON_BLANK_PATTERN,
+  OBJECT_ID_PATTERN,
+  URL_PATTERN,
+} from '../model/patterns.js';
 
 /** The parts of an AJV error the runtime reads. */
 export interface ValidationIssue {
@@ -77,6 +83,7 @@ export function validationDetails(issues: readonly ValidationIssue[], prefix = '
 }
 
 function patternMessage(pattern: string): string {
+  if (pattern === NON_BLANK_PATTERN) return 'must not be empty';
   if (pattern.startsWith(OBJECT_ID_PATTERN)) return 'must be an id of 24 hexadecimal characters';
   if (pattern.startsWith(ISO_DATE_PATTERN)) return 'must be an ISO 8601 date or date-time';
   if (pattern.startsWith(URL_PATTERN)) return 'must be an absolute URL';

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedRoutes } from '../../runtime/http/api/index.js';
+import { entityRouteTable } from '../../runtime/model/entityRoutes.js';
 import { repoRoot, runCli } from '../support/cli.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -56,6 +58,34 @@ describe('generated/openapi.json', () => {
     ]) {
       expect(served, route).toContain(route);
     }
+  });
+
+  it('serves every fixed route from its declaration, and documents nothing else by hand', () => {
+    const model = server.ctx.registry.model;
+    const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
+    const entityRoutes = new Set(
+      model.entities.flatMap((entity) =>
+        entityRouteTable(entity).map(([method, path]) => `${method} ${openApiPath(`/api/v1${path}`)}`),
+      ),
+    );
+    const declared = fixedRoutes(model);
+    const declaredRoutes = new Set(declared.map((route) => `${route.method} ${route.path}`));
+    const served = new Set(server.routes.list().map((r) => `${r.method} ${openApiPath(r.path)}`));
+    const fixedServed = [...served].filter((route) => !entityRoutes.has(route));
+    expect(fixedServed.filter((route) => !declaredRoutes.has(route))).toEqual([]);
+    expect([...declaredRoutes].filter((route) => !served.has(route))).toEqual([]);
+    // Every operation of the document is an entity's or a declaration's.
+    const entityIds = new Set(
+      model.entities.flatMap((entity) =>
+        entityRouteTable(entity).map(
+          ([method, path]) => document.paths[openApiPath(`/api/v1${path}`)]?.[method.toLowerCase()]?.operationId,
+        ),
+      ),
+    );
+    const fixedIds = Object.values(document.paths)
+      .flatMap((item) => Object.values(item).map((operation) => operation.operationId))
+      .filter((id) => !entityIds.has(id));
+    expect(fixedIds.sort()).toEqual(declared.map((route) => route.operationId).sort());
   });
 
   it('describes list parameters, filters, error codes and both credentials', async () => {

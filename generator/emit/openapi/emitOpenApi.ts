@@ -1,18 +1,17 @@
 import { ERROR_CODES, type ErrorCode } from '../../../runtime/errors/apiError.js';
+import { fixedRoutes } from '../../../runtime/http/api/index.js';
 import { entityRouteTable } from '../../../runtime/model/entityRoutes.js';
 import type { AppModel } from '../../../runtime/model/types.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
 import { stableJson } from '../stableJson.js';
 import { errorResponses, json, listParameters, sharedSchemas } from './components.js';
 import { entityOperation, entitySchemas, filterParameterComponents } from './entityOperations.js';
-import { fixedOperations, type Operation } from './fixedOperations.js';
+import { declaredOperation, type Operation } from './operation.js';
 
 // generated/openapi.json: OpenAPI 3.1 from the same model and route tables the server uses.
 
 export const OPENAPI_FILE = 'openapi.json';
 
-/** Entity operations that write history, and so take a change reason. */
-const WRITES = new Set(['create', 'bulkCreate', 'update', 'remove', 'increment', 'archive', 'restore', 'revert']);
 const BODY_TYPES = {
   json: 'application/json',
   form: 'application/x-www-form-urlencoded',
@@ -31,7 +30,10 @@ export function openApiDocument(model: AppModel): JsonSchema {
     paths[path] ??= {};
     paths[path][method.toLowerCase()] = operation;
   };
-  for (const op of fixedOperations(model)) add(op.method, op.path, operationObject(op));
+  for (const route of fixedRoutes(model)) {
+    const op = declaredOperation(route);
+    add(op.method, op.path, operationObject(op));
+  }
   const byPlural = new Map(model.entities.map((e) => [e.plural, e]));
   for (const entity of model.entities.filter((e) => !e.internal)) {
     Object.assign(schemas, entitySchemas(entity, byPlural));
@@ -119,12 +121,8 @@ function operationObject(op: Operation): JsonSchema {
   }));
   const headers = [
     ...(op.tenantScoped ? [{ $ref: '#/components/parameters/TenantId' }] : []),
-    ...(op.method === 'POST' && op.operationId !== 'setup_submit'
-      ? [{ $ref: '#/components/parameters/IdempotencyKey' }]
-      : []),
-    ...(op.tag !== 'auth' && WRITES.has(op.operationId.split('_')[1] ?? '')
-      ? [{ $ref: '#/components/parameters/ChangeReason' }]
-      : []),
+    ...((op.idempotent ?? op.method === 'POST') ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ...(op.changeReason ? [{ $ref: '#/components/parameters/ChangeReason' }] : []),
   ];
   const parameters = [...pathParams, ...(op.query ?? []), ...headers];
   const responses: Record<string, JsonSchema> = {

@@ -14,7 +14,7 @@ import type { EntityModel, FieldModel, ValueModel } from '../../../runtime/model
 import { type JsonSchema, objectSchema, valueSchema } from '../../model/valueSchema.js';
 import { bodySchemas } from '../emitValidators.js';
 import { ref } from './components.js';
-import type { Operation } from './fixedOperations.js';
+import type { Operation } from './operation.js';
 
 // Each entity's schemas and the OpenAPI operation of each route in its route table.
 
@@ -236,6 +236,9 @@ function filterReferences(entity: EntityModel): JsonSchema[] {
   return Object.keys(filterParameterComponents(entity)).map((key) => ({ $ref: `#/components/parameters/${key}` }));
 }
 
+/** Entity operations that write history, and so take a change reason. */
+const WRITES = new Set(['create', 'bulkCreate', 'update', 'remove', 'increment', 'archive', 'restore', 'revert']);
+
 export function entityOperation(
   entity: EntityModel,
   [method, path, name]: RouteSpec,
@@ -243,8 +246,9 @@ export function entityOperation(
 ): Operation {
   const record = ref(entity.name);
   const single = { type: 'object', properties: { data: record }, required: ['data'] };
-  const base: Pick<Operation, 'method' | 'path' | 'tag' | 'operationId' | 'tenantScoped'> = {
+  const base: Pick<Operation, 'method' | 'path' | 'tag' | 'operationId' | 'tenantScoped' | 'changeReason'> = {
     tenantScoped: entity.tenantScoped && !name.startsWith('metadata'),
+    changeReason: WRITES.has(name),
     method,
     path: openApiPath(`${API_PREFIX}${path}`),
     tag: entity.plural,

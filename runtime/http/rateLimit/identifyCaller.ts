@@ -12,6 +12,8 @@ export interface IdentifyOptions {
   cookieName: string;
   sessionTtlMs: number;
   clock(): number;
+  /** Paths that count in tier auth, per address (the routes declared so, and /api/v1/auth/*). */
+  authTier?(path: string): boolean;
 }
 
 const KEY_CACHE_MS = 60_000;
@@ -41,7 +43,7 @@ export function identifyCaller(options: IdentifyOptions) {
 
   return async function identify(req: Request): Promise<{ tier: Tier; key: string }> {
     const address = `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
-    if (req.path.startsWith('/api/v1/auth/')) return { tier: 'auth', key: address };
+    if (req.path.startsWith('/api/v1/auth/') || options.authTier?.(req.path)) return { tier: 'auth', key: address };
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     const token = bearer ?? cookieValue(req.headers.cookie, options.cookieName);
     if (token?.startsWith(API_KEY_PREFIX)) {

@@ -1,0 +1,401 @@
+import type { ErrorCode } from '../../errors/apiError.js';
+import { route } from './route.js';
+import { Body, Enum, NonBlank, Nullable, Success, SuccessMessage, Text, Type } from './schemas.js';
+
+// /api/v1/auth: accounts, sessions, passwords, addresses, two-factor steps and OpenID Connect.
+
+/** Where the auth routes live; they count in the auth rate-limit tier. */
+export const AUTH_PATH = '/api/v1/auth';
+
+const INPUT: ErrorCode[] = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE'];
+const ADMIN: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN'];
+const EMAIL = Text(320);
+const PASSWORD = Text(1024);
+const TOKEN = Text(200);
+
+export const PublicUser = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  displayName: Type.String(),
+  emailVerified: Type.Optional(Type.Boolean()),
+  mfaEnabled: Type.Optional(Type.Boolean()),
+});
+export const Session = Type.Object({ user: PublicUser, token: Type.String() });
+export const MfaChallenge = Type.Object({
+  mfaRequired: Type.Literal(true),
+  mfaToken: Type.String(),
+  expiresAt: Type.String(),
+  methods: Type.Array(Type.String()),
+});
+export const MailTest = Type.Object({
+  ok: Type.Boolean(),
+  transport: Enum(['smtp', 'log']),
+  to: Type.String(),
+  message: Type.String(),
+});
+export const Me = Type.Object({
+  user: Type.Object(
+    {
+      id: Type.String(),
+      email: Type.Optional(Type.String()),
+      displayName: Type.Optional(Type.String()),
+      emailVerified: Type.Optional(Type.Boolean()),
+      mfaEnabled: Type.Optional(Type.Boolean()),
+    },
+    { additionalProperties: true },
+  ),
+  roles: Type.Array(Type.String()),
+  permissions: Type.Array(Type.String()),
+  mfaEnrollmentRequired: Type.Optional(Type.Boolean()),
+  tenants: Type.Optional(
+    Type.Array(Type.Object({ id: Type.String(), label: Nullable(Type.String()) }), {
+      description: 'With tenancy: the tenants the user is a member of (at most 200), for x-tenant-id',
+    }),
+  ),
+});
+
+const auth = { tag: 'auth', rateLimit: 'auth' } as const;
+
+export const register = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/register',
+  operationId: 'auth_register',
+  access: 'public',
+  summary: 'Create an account and sign in (sets the session cookie)',
+  body: Body({ email: EMAIL, password: PASSWORD, displayName: NonBlank(200) }),
+  status: 201,
+  response: Session,
+  errors: [...INPUT, 'CONFLICT'],
+  client: { group: 'auth', name: 'register', session: 'use' },
+});
+
+export const login = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/login',
+  operationId: 'auth_login',
+  access: 'public',
+  summary: 'Sign in with a password or through LDAP (sets the session cookie)',
+  body: Body({
+    authType: Type.Optional(Enum(['password', 'ldap'])),
+    email: EMAIL,
+    password: PASSWORD,
+    ldapConfig: Type.Optional(
+      Body({
+        url: Type.Optional(Text(500)),
+        baseDN: Type.Optional(Text(500)),
+        userFilter: Type.Optional(Text(500)),
+      }),
+    ),
+  }),
+  response: Session,
+  errors: [...INPUT, 'UNAUTHORIZED', 'CONFLICT', 'UNPROCESSABLE_ENTITY'],
+  responses: {
+    '202': {
+      description:
+        'Two-factor authentication is on for this account: no session yet; POST /api/v1/auth/mfa/verify with the mfaToken and a code',
+      content: { 'application/json': { schema: MfaChallenge } },
+    },
+  },
+  client: {
+    group: 'auth',
+    name: 'login',
+    session: 'use',
+    doc: 'A session, or for an account with two-factor authentication the challenge verifyMfa completes.',
+  },
+});
+
+const CODE = Type.Unsafe<string | number>({
+  type: ['string', 'integer'],
+  maxLength: 64,
+  description: 'Six digits from the authenticator app (a number counts as its six digits), or a recovery code',
+});
+const RECOVERY_CODE = Type.String({ maxLength: 64, description: 'A recovery code (instead of `code`)' });
+
+export const mfaEnroll = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/mfa/enroll',
+  operationId: 'auth_mfaEnroll',
+  access: 'signedIn',
+  summary:
+    'Start two-factor authentication: a new TOTP secret (shown only here) as an otpauth:// URI and a QR code (SVG data URL); confirm within 15 minutes. A session older than ten minutes gives the account’s password (`currentPassword`)',
+  body: Body({ currentPassword: Type.Optional(PASSWORD) }),
+  bodyOptional: true,
+  response: Type.Object({
+    secret: Type.String(),
+    otpauthUri: Type.String(),
+    qrCode: Type.String(),
+    expiresAt: Type.String(),
+  }),
+  errors: [...INPUT, ...ADMIN, 'CONFLICT'],
+  client: {
+    group: 'auth',
+    name: 'mfaEnroll',
+    doc: 'Starts two-factor authentication: the secret (shown only here), its otpauth:// URI and a QR code (SVG data URL).',
+  },
+});
+
+export const mfaConfirm = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/mfa/confirm',
+  operationId: 'auth_mfaConfirm',
+  access: 'signedIn',
+  summary: 'Turn two-factor authentication on with a current code; answers ten single-use recovery codes, shown once',
+  body: Body({ code: CODE }),
+  response: Type.Object({ success: Type.Boolean(), recoveryCodes: Type.Array(Type.String()) }),
+  errors: [...INPUT, ...ADMIN, 'CONFLICT', 'UNPROCESSABLE_ENTITY'],
+  client: {
+    group: 'auth',
+    name: 'mfaConfirm',
+    doc: 'Turns it on with a current code; the ten recovery codes are in this answer only.',
+  },
+});
+
+export const mfaVerify = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/mfa/verify',
+  operationId: 'auth_mfaVerify',
+  access: 'public',
+  summary:
+    'The second step of a sign-in: the mfaToken login answered and a code (or a recovery code); sets the session cookie. Five wrong codes lock the step for 15 minutes (429)',
+  body: Body({ mfaToken: TOKEN, code: Type.Optional(CODE), recoveryCode: Type.Optional(RECOVERY_CODE) }),
+  response: Session,
+  errors: [...INPUT, 'UNAUTHORIZED'],
+  client: {
+    group: 'auth',
+    name: 'verifyMfa',
+    session: 'use',
+    doc: "The second step of a sign-in: the challenge's mfaToken and a code from the authenticator (or a recovery code).",
+  },
+});
+
+export const mfaDisable = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/mfa/disable',
+  operationId: 'auth_mfaDisable',
+  access: 'signedIn',
+  summary: 'Turn two-factor authentication off with a current code or a recovery code (not for roles that require it)',
+  body: Body({ code: Type.Optional(CODE), recoveryCode: Type.Optional(RECOVERY_CODE) }),
+  response: Success,
+  errors: [...INPUT, ...ADMIN, 'UNPROCESSABLE_ENTITY'],
+  client: { group: 'auth', name: 'mfaDisable' },
+});
+
+export const oidcProviders = route({
+  ...auth,
+  method: 'GET',
+  path: '/api/v1/auth/oidc',
+  operationId: 'auth_oidcProviders',
+  access: 'public',
+  summary: 'The OpenID Connect providers users may sign in with',
+  response: Type.Object({
+    items: Type.Array(Type.Object({ name: Type.String(), label: Type.String(), startUrl: Type.String() })),
+  }),
+  errors: [],
+  client: {
+    group: 'auth',
+    name: 'oidcProviders',
+    doc: "The OpenID Connect providers; a browser signs in by opening a provider's startUrl (add ?returnTo=/path).",
+  },
+});
+
+export const oidcStart = route({
+  ...auth,
+  method: 'GET',
+  path: '/api/v1/auth/oidc/{provider}/start',
+  operationId: 'auth_oidcStart',
+  access: 'public',
+  summary:
+    'Open in the browser: 302 to the provider (authorization code flow with PKCE, state and nonce); `returnTo` is the path of this site to land on (default /)',
+  query: Type.Object({ returnTo: Type.Optional(Text(500)) }),
+  status: 302,
+  responseDescription: 'To the provider’s sign-in page',
+  errors: [...INPUT, 'NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+});
+
+export const oidcCallback = route({
+  ...auth,
+  method: 'GET',
+  path: '/api/v1/auth/oidc/{provider}/callback',
+  operationId: 'auth_oidcCallback',
+  access: 'public',
+  summary:
+    'Where the provider sends the browser back: signs in the account with the provider-verified email (linked, or created with the provider’s roles), sets the session cookie and goes on to returnTo; an account with two-factor authentication gets a code form instead',
+  // The provider's own parameters (code, state, iss, error): read by the OpenID client, not here.
+  query: Type.Object({}, { additionalProperties: true }),
+  response: Type.String(),
+  responseType: 'html',
+  errors: [...INPUT, 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'SERVICE_UNAVAILABLE'],
+});
+
+export const oidcMfa = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/oidc/mfa',
+  operationId: 'auth_oidcMfa',
+  access: 'public',
+  summary:
+    'The code form of an OpenID sign-in into an account with two-factor authentication (form-encoded `code`); 303 to returnTo when it passes, the form again (401) when not',
+  body: Type.Object({ code: Text(64) }),
+  bodyType: 'form',
+  status: 303,
+  responseDescription: 'Signed in: to returnTo',
+  errors: ['UNAUTHORIZED', 'RATE_LIMITED'],
+});
+
+export const logout = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/logout',
+  operationId: 'auth_logout',
+  access: 'signedIn',
+  summary: 'End the session',
+  response: Success,
+  errors: ['UNAUTHORIZED'],
+  client: { group: 'auth', name: 'logout', session: 'end' },
+});
+
+export const changePassword = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/change-password',
+  operationId: 'auth_changePassword',
+  access: 'signedIn',
+  summary: 'Change the password; ends every earlier session and returns a new token',
+  body: Body({ currentPassword: PASSWORD, newPassword: PASSWORD }),
+  response: Type.Object({ success: Type.Boolean(), token: Type.String() }),
+  errors: [...INPUT, ...ADMIN],
+  client: { group: 'auth', name: 'changePassword', session: 'use' },
+});
+
+export const me = route({
+  ...auth,
+  method: 'GET',
+  path: '/api/v1/auth/me',
+  operationId: 'auth_me',
+  access: 'signedIn',
+  summary: 'The signed-in user with roles and effective permissions',
+  response: Me,
+  errors: ['UNAUTHORIZED'],
+  client: { group: 'auth', name: 'me' },
+});
+
+export const testMail = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/test-mail',
+  operationId: 'auth_testMail',
+  access: 'admin',
+  summary:
+    'Send a test mail now (past the queue) to `to` or to yourself, and report what the mail server answered (admin)',
+  body: Body({ to: Type.Optional(EMAIL) }),
+  bodyOptional: true,
+  response: MailTest,
+  errors: [...INPUT, ...ADMIN],
+  client: {
+    group: 'auth',
+    name: 'testMail',
+    doc: "Administrators: send a test mail now (to yourself unless `to` is given) and see the mail server's answer.",
+  },
+});
+
+export const testLdap = route({
+  ...auth,
+  method: 'GET',
+  path: '/api/v1/auth/test-ldap',
+  operationId: 'auth_testLdap',
+  access: 'admin',
+  summary: 'Test the connection to the configured LDAP server',
+  response: Type.Object({
+    ok: Type.Boolean(),
+    url: Type.Optional(Nullable(Type.String())),
+    message: Type.Optional(Type.String()),
+  }),
+  errors: ADMIN,
+  client: { group: 'auth', name: 'testLdap' },
+});
+
+export const forgotPassword = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/forgot-password',
+  operationId: 'auth_forgotPassword',
+  access: 'public',
+  summary: 'Send a password-reset token (the answer does not reveal whether the account exists)',
+  body: Body({ email: EMAIL }),
+  status: 202,
+  response: SuccessMessage,
+  errors: INPUT,
+  client: {
+    group: 'auth',
+    name: 'forgotPassword',
+    doc: 'Mails a reset token to a local account, if there is one (the answer is the same either way).',
+  },
+});
+
+export const verifyEmail = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/verify-email',
+  operationId: 'auth_verifyEmail',
+  access: 'public',
+  summary: 'Confirm an address with the token mailed at registration or for a change of address',
+  body: Body({ token: TOKEN }),
+  response: Type.Object({ success: Type.Boolean(), user: PublicUser }),
+  errors: [...INPUT, 'CONFLICT'],
+  client: {
+    group: 'auth',
+    name: 'verifyEmail',
+    doc: 'Confirms an address with a token from a verification or change-of-address mail.',
+  },
+});
+
+export const resendVerification = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/resend-verification',
+  operationId: 'auth_resendVerification',
+  access: 'public',
+  summary: 'Mail a new verification link (the answer does not reveal whether the address is registered)',
+  body: Body({ email: EMAIL }),
+  status: 202,
+  response: SuccessMessage,
+  errors: INPUT,
+  client: { group: 'auth', name: 'resendVerification' },
+});
+
+export const changeEmail = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/change-email',
+  operationId: 'auth_changeEmail',
+  access: 'signedIn',
+  summary: 'Ask to move the account to a new address: it changes once the link mailed there is used',
+  body: Body({ newEmail: EMAIL, currentPassword: PASSWORD }),
+  status: 202,
+  response: SuccessMessage,
+  errors: [...INPUT, 'UNAUTHORIZED', 'FORBIDDEN', 'UNPROCESSABLE_ENTITY'],
+  client: {
+    group: 'auth',
+    name: 'changeEmail',
+    doc: 'The address changes once the link mailed to newEmail is used; the old address gets a notice.',
+  },
+});
+
+export const resetPassword = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/reset-password',
+  operationId: 'auth_resetPassword',
+  access: 'public',
+  summary: 'Set a new password with a reset token',
+  body: Body({ token: TOKEN, newPassword: PASSWORD }),
+  response: Success,
+  errors: [...INPUT, 'UNPROCESSABLE_ENTITY'],
+  client: { group: 'auth', name: 'resetPassword' },
+});

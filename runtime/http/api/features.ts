@@ -1,0 +1,247 @@
+import type { ErrorCode } from '../../errors/apiError.js';
+import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../../model/collections.js';
+import { entityRouteTable } from '../../model/entityRoutes.js';
+import { OBJECT_ID_PATTERN } from '../../model/patterns.js';
+import type { AppModel } from '../../model/types.js';
+import { route } from './route.js';
+import { Body, Component, Data, Enum, NonBlank, Text, Type } from './schemas.js';
+
+// The routes of the built-in features: the approvals queue, realtime, search, jobs, media and
+// webhooks. Each is there when the app has the feature or entity it serves.
+
+const INPUT: ErrorCode[] = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE'];
+const ADMIN: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN'];
+const CURSOR = Text(500);
+const hasPublic = (plural: string) => (model: AppModel) =>
+  model.entities.some((e) => e.plural === plural && !e.internal);
+
+/** Some entity the app exposes tracks changes of a field (the approvals queue). */
+export const tracksChanges = (model: AppModel) =>
+  model.entities.some((e) => !e.internal && e.fields.some((f) => f.trackChanges));
+
+const FIELD_CHANGE_STATUSES = ['pending', 'approved', 'rejected'] as const;
+
+function queueQuery(entity: ReturnType<typeof Text> | ReturnType<typeof Enum>) {
+  return Type.Object(
+    {
+      entity: Type.Optional(entity),
+      approvalStatus: Type.Optional(Enum(FIELD_CHANGE_STATUSES)),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+      cursor: Type.Optional(CURSOR),
+    },
+    { additionalProperties: false },
+  );
+}
+
+export const fieldChangeQueue = route({
+  method: 'GET',
+  path: '/api/v1/field-changes',
+  operationId: 'fieldChanges_queue',
+  tag: 'history',
+  access: 'admin',
+  when: tracksChanges,
+  summary:
+    'Changes of tracked fields across every entity, newest first (admin): the approvals queue; decide one with PUT /{plural}/{id}/field-changes/{changeId}',
+  query: queueQuery(Text(100)),
+  forModel: (model) => ({
+    query: queueQuery(
+      Enum(
+        model.entities.filter((e) => !e.internal && e.fields.some((f) => f.trackChanges)).map((e) => e.plural),
+        { description: 'An entity with tracked fields' },
+      ),
+    ),
+  }),
+  response: Type.Object({
+    items: Type.Array(Type.Intersect([Component('FieldChange'), Type.Object({ entity: Type.String() })])),
+    total: Type.Integer(),
+    hasMore: Type.Boolean(),
+    nextCursor: Type.Optional(Type.String()),
+  }),
+  errors: [...ADMIN, 'VALIDATION_ERROR'],
+});
+
+/** Names, repeated (`entities=a&entities=b`) or comma-separated in one value (`entities=a,b`). */
+const names = (description: string) =>
+  Type.Array(Text(2000, { minLength: 1 }), { minItems: 1, maxItems: 100, description });
+
+function realtimeQuery(plurals: string) {
+  return Type.Object(
+    {
+      entities: names(`Entity plurals, comma-separated or repeated${plurals}`),
+      includeArchived: Type.Optional(
+        Type.Boolean({ default: false, description: 'true: archived records stay in view (as with lists)' }),
+      ),
+      select: Type.Optional(names('Fields to send besides id, comma-separated (default: every field GET shows)')),
+      tenant: Type.Optional(
+        Type.String({
+          maxLength: 24,
+          pattern: OBJECT_ID_PATTERN,
+          description: 'The tenant to narrow to, for clients that cannot send x-tenant-id (EventSource)',
+        }),
+      ),
+      lastEventId: Type.Optional(
+        Type.Integer({ minimum: 0, description: 'Resume after this event (the Last-Event-ID header wins)' }),
+      ),
+    },
+    { additionalProperties: false },
+  );
+}
+
+export const realtime = route({
+  method: 'GET',
+  path: '/api/v1/realtime',
+  operationId: 'realtime',
+  tag: 'realtime',
+  access: 'optional',
+  tenantScoped: true,
+  summary:
+    'Server-Sent Events: each change to the named entities that you could see in their lists at that moment, in log order; resume with Last-Event-ID',
+  query: realtimeQuery(''),
+  headers: Type.Object({
+    'Last-Event-ID': Type.Optional(
+      Type.String({
+        pattern: '^[0-9]+$',
+        description: 'Resume after this event: every later event you may see is sent first, in order',
+      }),
+    ),
+  }),
+  forModel: (model) => ({
+    query: realtimeQuery(
+      `: ${model.entities
+        .filter((e) => entityRouteTable(e).some(([, , route]) => route === 'list'))
+        .map((e) => e.plural)
+        .join(', ')}`,
+    ),
+  }),
+  response: Type.String(),
+  responseType: 'event-stream',
+  responseDescription: [
+    'A text/event-stream. Each event: `id:` the log sequence number, `event:` `<plural>.<created|updated|deleted|archived|restored|incremented|reverted>`,',
+    '`data:` the record as GET shows it to you (for deletes `{ "id" }`). A record that leaves your view sends `<plural>.deleted` with',
+    '`{ "id", "reason": "hidden" }` (an archive: `<plural>.archived` with `{ "id" }`). Comment lines are heartbeats. The event',
+    '`stream.error` with `{ "error": { "code", "message" } }` ends the stream: EVENTS_EXPIRED (reload, then subscribe without',
+    'Last-Event-ID), UNAUTHORIZED (the session ended or the key was revoked).',
+  ].join(' '),
+  errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED'],
+});
+
+export const SearchHit = Type.Object({
+  entity: Type.String(),
+  id: Type.String(),
+  title: Type.String(),
+  snippet: Type.String(),
+});
+
+export const search = route({
+  method: 'GET',
+  path: '/api/v1/search',
+  operationId: 'search',
+  tag: 'search',
+  access: 'optional',
+  when: (model) => model.features.includes('search'),
+  summary: 'Search every entity you may view, ranked, with snippets',
+  query: Type.Object(
+    {
+      q: NonBlank(200, { description: 'terms, each matched as a word prefix' }),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    },
+    { additionalProperties: false },
+  ),
+  response: Data(Type.Object({ items: Type.Array(SearchHit), totalCount: Type.Integer() })),
+  errors: ['VALIDATION_ERROR'],
+  client: {
+    group: 'root',
+    name: 'search',
+    unwrap: true,
+    doc: 'Every entity the caller may view, ranked, with snippets.',
+  },
+});
+
+export const runJob = route({
+  method: 'POST',
+  path: '/api/v1/scheduledJobs/{id}/run',
+  operationId: 'scheduledJobs_run',
+  tag: 'scheduledJobs',
+  access: 'admin',
+  when: hasPublic(SCHEDULED_JOBS),
+  summary: 'Run a job now (admin); answers the started execution',
+  status: 202,
+  response: Data(Component('JobExecution')),
+  errors: [...ADMIN, 'NOT_FOUND', 'UNPROCESSABLE_ENTITY'],
+});
+
+export const upload = route({
+  method: 'POST',
+  path: '/api/v1/mediaAssets/upload',
+  operationId: 'mediaAssets_upload',
+  tag: 'mediaAssets',
+  // The entity's create rule decides, and it may grant uploads to callers without an account.
+  access: 'optional',
+  when: hasPublic(MEDIA_ASSETS),
+  summary:
+    'Upload a file (multipart part `file`, optional altText, width, height, filename) into the upload folder and create its MediaAsset',
+  // Read part by part as it streams in (mediaRoutes.ts), with these bounds.
+  body: Type.Object({
+    file: Type.String({ contentMediaType: 'application/octet-stream' }),
+    altText: Type.Optional(Text(1000)),
+    width: Type.Optional(Text(10)),
+    height: Type.Optional(Text(10)),
+    filename: Type.Optional(Text(255)),
+  }),
+  bodyType: 'multipart',
+  status: 201,
+  response: Data(Component('MediaAsset')),
+  errors: [...ADMIN, ...INPUT, 'UNPROCESSABLE_ENTITY'],
+});
+
+export const mediaFile = route({
+  method: 'GET',
+  path: '/api/v1/mediaAssets/{id}/file',
+  operationId: 'mediaAssets_file',
+  tag: 'mediaAssets',
+  access: 'optional',
+  when: hasPublic(MEDIA_ASSETS),
+  summary: 'The stored file of a media asset you may view',
+  response: Type.String(),
+  responseType: 'binary',
+  errors: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'],
+});
+
+export const rotateWebhookSecret = route({
+  method: 'POST',
+  path: '/api/v1/webhooks/{id}/rotate-secret',
+  operationId: 'webhooks_rotateSecret',
+  tag: 'webhooks',
+  access: 'admin',
+  summary: 'A new signing secret for the webhook, shown in this answer only (the old one stops at once)',
+  response: Data(Component('Webhook')),
+  errors: [...ADMIN, 'NOT_FOUND'],
+});
+
+export const replayWebhook = route({
+  method: 'POST',
+  path: '/api/v1/webhooks/{id}/replay',
+  operationId: 'webhooks_replay',
+  tag: 'webhooks',
+  access: 'admin',
+  summary: `Sends the webhook's matching events after \`from\` up to \`to\` (default: the last) again, at most 1000; 202 with how many were queued`,
+  body: Body({
+    from: Type.Integer({ minimum: 0, description: 'Events after this id are sent' }),
+    to: Type.Optional(Type.Integer({ minimum: 0, description: 'The last event id to send (default: the last event)' })),
+  }),
+  status: 202,
+  response: Data(Type.Object({ queued: Type.Integer(), from: Type.Integer(), to: Type.Integer() })),
+  errors: [...ADMIN, ...INPUT, 'NOT_FOUND'],
+});
+
+export const redeliver = route({
+  method: 'POST',
+  path: '/api/v1/webhookDeliveries/{id}/redeliver',
+  operationId: 'webhookDeliveries_redeliver',
+  tag: 'webhookDeliveries',
+  access: 'admin',
+  summary: 'Sends a delivered or failed delivery again (202); 409 while it is still pending',
+  status: 202,
+  response: Data(Component('WebhookDelivery')),
+  errors: [...ADMIN, 'NOT_FOUND', 'CONFLICT'],
+});

@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/cli.js';
+
+// The fixed API is declared once (runtime/http/api/) and its handlers read what the declarations
+// checked: these hold that shape as the code grows.
+
+function sources(folder: string): string[] {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts'))
+        files.push(relative(repoRoot, path).split(sep).join('/'));
+    }
+  };
+  walk(join(repoRoot, folder));
+  return files;
+}
+
+const code = ['runtime', 'generator', 'bin'].flatMap(sources);
+const read = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
+
+/** Middleware of the pipeline that reads every body before any route (size, idempotency, unstorable input). */
+const PIPELINE = new Set([
+  'runtime/http/declaredRouter.ts',
+  'runtime/http/idempotency.ts',
+  'runtime/http/refuseUnstorableInput.ts',
+  'runtime/http/jsonBody.ts',
+  'runtime/http/refusePrototypeKeys.ts',
+]);
+
+describe('route declarations', () => {
+  it('are written only in the route layer: no other file builds schemas with TypeBox', () => {
+    const builders = code.filter((file) => /from '@sinclair\/typebox'/.test(read(file)));
+    expect(builders.filter((file) => !file.startsWith('runtime/http/api/') && !PIPELINE.has(file))).toEqual([]);
+    expect(builders).toContain('runtime/http/api/schemas.ts');
+  });
+
+  it('leave no handler reading a body nothing checked', () => {
+    const readers = code.filter((file) => file.startsWith('runtime/http/') && !PIPELINE.has(file));
+    const unchecked: string[] = [];
+    for (const file of readers) {
+      for (const [index, line] of read(file).split('\n').entries()) {
+        if (!line.includes('req.body')) continue;
+        // Handed to an entity operation (checked by the generated validators) or read by readBody.
+        if (/\bbody: req\.body\b|readBody\(req\.body\b/.test(line)) continue;
+        unchecked.push(`${file}:${index + 1}: ${line.trim()}`);
+      }
+    }
+    expect(unchecked).toEqual([]);
+  });
+
+  it('are the only source of the fixed operations in the OpenAPI emitter', () => {
+    const emitter = sources('generator/emit/openapi').map(read).join('\n');
+    expect(emitter).toContain('fixedRoutes(model)');
+    // An operation written by hand would name its operationId here.
+    expect(emitter).not.toMatch(/operationId: '[a-z]+_[A-Za-z]+'/);
+  });
+});

@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fixedRoutes, NAMED_SHAPES } from '../../runtime/http/api/index.js';
 import { groupableFields, measurableFields } from '../../runtime/model/aggregateFields.js';
 import { entityRouteTable, writableFields } from '../../runtime/model/entityRoutes.js';
 import { operatorsFor } from '../../runtime/model/filterOperators.js';
 import { packageRoot } from '../../runtime/model/packageRoot.js';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
+import { emitFixedClient } from './emitFixedClient.js';
 import { tsType } from './emitTypes.js';
 import { newWriter, quote } from './header.js';
 
@@ -33,7 +35,7 @@ const METHODS: Record<string, string> = {
 };
 
 /** Client members that are not entities; an entity with such a plural is reached as `<plural>Records`. */
-const RESERVED = new Set(['auth', 'apiKeys', 'search', 'setCredential', 'subscribe']);
+const RESERVED = new Set(['auth', 'apiKeys', 'users', 'roles', 'search', 'setCredential', 'subscribe']);
 const memberOf = (entity: EntityModel) => (RESERVED.has(entity.plural) ? `${entity.plural}Records` : entity.plural);
 
 let core: string | undefined;
@@ -46,15 +48,17 @@ const clientCore = () => (core ??= readFileSync(join(packageRoot, 'templates', '
  */
 export function emitClient(model: AppModel): Map<string, string> {
   const entities = model.entities.filter((e) => !e.internal);
-  const writer = newWriter();
-  writer.writeLine(
+  const head = newWriter();
+  head.writeLine(
     `import type { ${entities
       .flatMap((e) => Object.values(typeNamesOf(e)).filter((n): n is string => typeof n === 'string'))
       .sort()
       .join(', ')} } from './types.js';`,
   );
-  writer.blankLine();
-  writer.write(clientCore().trimEnd()).newLine();
+  head.blankLine();
+  // The core is copied as it is: the writer would read its regular expressions as strings.
+  const writer = newWriter({ header: false });
+  const fixed = emitFixedClient(writer, model, fixedRoutes(model), NAMED_SHAPES);
   const byPlural = new Map(model.entities.map((e) => [e.plural, e]));
   for (const entity of entities) emitEntityTypes(writer, entity, byPlural);
   const subscribable = entities.filter((e) => entityRouteTable(e).some(([, , route]) => route === 'list'));
@@ -69,12 +73,7 @@ export function emitClient(model: AppModel): Map<string, string> {
   writer.blankLine();
   writer.writeLine('/** The typed client of this API. */');
   writer.write('export interface Client').block(() => {
-    writer.writeLine('auth: AuthClient;');
-    writer.writeLine('apiKeys: ApiKeysClient;');
-    if (model.features.includes('search'))
-      writer.writeLine(
-        '/** Every entity the caller may view, ranked, with snippets. */\nsearch(q: string, limit?: number): Promise<{ items: SearchHit[]; totalCount: number }>;',
-      );
+    for (const member of fixed) writer.writeLine(member.declaration);
     writer.writeLine(
       '/** Changes to these entities that you may see, as they commit (GET /api/v1/realtime); reconnects and resumes by itself. */',
     );
@@ -89,11 +88,7 @@ export function emitClient(model: AppModel): Map<string, string> {
   writer.write('export function createClient(options: ClientOptions): Client').block(() => {
     writer.writeLine('const transport = new Transport(options);');
     writer.write('return').inlineBlock(() => {
-      writer.writeLine('auth: new AuthClient(transport),');
-      writer.writeLine('apiKeys: new ApiKeysClient(transport),');
-      if (model.features.includes('search')) {
-        writer.writeLine("search: (q, limit) => transport.data('GET', '/api/v1/search', { query: { q, limit } }),");
-      }
+      for (const member of fixed) writer.writeLine(member.construction);
       writer.writeLine(
         'subscribe: (entities, onEvent, options) => subscribeRealtime(transport, entities, onEvent, options),',
       );
@@ -102,7 +97,7 @@ export function emitClient(model: AppModel): Map<string, string> {
     });
     writer.write(';').newLine();
   });
-  return new Map([[CLIENT_FILE, writer.toString()]]);
+  return new Map([[CLIENT_FILE, `${head.toString()}${clientCore().trimEnd()}\n${writer.toString()}`]]);
 }
 
 function emitEntityTypes(

@@ -154,6 +154,34 @@ describe('generated client', () => {
     });
   });
 
+  it('manages accounts and roles as an administrator, with the answers typed from the route declarations', async () => {
+    const role = await admin.roles.create({ key: 'EDITOR', label: 'Editor', permissions: ['articles:view:all'] });
+    expect(role).toMatchObject({ key: 'EDITOR', permissions: ['articles:view:all'] });
+    expect((await admin.roles.list()).items.map((r) => r.key)).toContain('EDITOR');
+    expect((await admin.roles.availablePermissions()).some((p) => p.key === 'articles:view')).toBe(true);
+    const created = await admin.users.create({
+      email: 'edited@example.test',
+      displayName: 'Edited',
+      roles: ['EDITOR'],
+    });
+    expect(created).toMatchObject({ email: 'edited@example.test', roles: ['EDITOR'], authSource: 'local' });
+    const page = await admin.users.list({ limit: 200 });
+    expect(page.items.map((u) => u.id)).toContain(created.id);
+    const renamed = await admin.users.update(created.id, { displayName: 'Renamed', disabled: true });
+    expect(renamed).toMatchObject({ displayName: 'Renamed', disabled: true });
+    expect(await admin.roles.update('EDITOR', { label: 'Editors' })).toMatchObject({ label: 'Editors' });
+    // A refused body names the field, as the declaration reads it.
+    await expect(admin.users.update(created.id, { displayName: '   ' })).rejects.toMatchObject({
+      status: 400,
+      details: { displayName: 'must not be empty' },
+    });
+    const member = createClient({ baseUrl: server.url });
+    await member.auth.register({ email: 'not-admin@example.test', password: 'a long passphrase 5!', displayName: 'N' });
+    await expect(member.users.list()).rejects.toMatchObject({ status: 403, code: 'FORBIDDEN' });
+    await expect(member.roles.remove('EDITOR')).rejects.toMatchObject({ status: 403 });
+    expect(await admin.roles.remove('EDITOR')).toEqual({ key: 'EDITOR', deleted: true });
+  });
+
   it('works with an API key that holds only the permissions it was given', async () => {
     const owner = createClient({ baseUrl: server.url });
     await owner.auth.register({ email: 'keys@example.test', password: 'a long passphrase 3!', displayName: 'Keys' });

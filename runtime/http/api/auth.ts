@@ -13,26 +13,39 @@ const EMAIL = Text(320);
 const PASSWORD = Text(1024);
 const TOKEN = Text(200);
 
-export const PublicUser = Type.Object({
+export const SessionUser = Type.Object({
   id: Type.String(),
   email: Type.String(),
   displayName: Type.String(),
-  emailVerified: Type.Optional(Type.Boolean()),
-  mfaEnabled: Type.Optional(Type.Boolean()),
+  emailVerified: Type.Optional(
+    Type.Boolean({ description: 'false until a registered user confirms the address (auth.emailVerification on)' }),
+  ),
+  mfaEnabled: Type.Optional(
+    Type.Boolean({
+      description: 'Two-factor authentication is on: password and LDAP sign-ins need a second step',
+    }),
+  ),
 });
-export const Session = Type.Object({ user: PublicUser, token: Type.String() });
-export const MfaChallenge = Type.Object({
-  mfaRequired: Type.Literal(true),
-  mfaToken: Type.String(),
-  expiresAt: Type.String(),
-  methods: Type.Array(Type.String()),
-});
-export const MailTest = Type.Object({
-  ok: Type.Boolean(),
-  transport: Enum(['smtp', 'log']),
-  to: Type.String(),
-  message: Type.String(),
-});
+export const Session = Type.Object(
+  { user: SessionUser, token: Type.String() },
+  { description: 'A finished sign-in: the user and the session token (the cookie is set too)' },
+);
+export const MfaChallenge = Type.Object(
+  {
+    mfaRequired: Type.Literal(true),
+    mfaToken: Type.String(),
+    expiresAt: Type.String(),
+    methods: Type.Array(Type.String()),
+  },
+  {
+    description:
+      'Login of an account with two-factor authentication (202): send the mfaToken and a code to /auth/mfa/verify',
+  },
+);
+export const MailTestResult = Type.Object(
+  { ok: Type.Boolean(), transport: Enum(['smtp', 'log']), to: Type.String(), message: Type.String() },
+  { description: 'What a mail-settings test reports' },
+);
 export const Me = Type.Object({
   user: Type.Object(
     {
@@ -295,7 +308,7 @@ export const testMail = route({
     'Send a test mail now (past the queue) to `to` or to yourself, and report what the mail server answered (admin)',
   body: Body({ to: Type.Optional(EMAIL) }),
   bodyOptional: true,
-  response: MailTest,
+  response: MailTestResult,
   errors: [...INPUT, ...ADMIN],
   client: {
     group: 'auth',
@@ -346,7 +359,7 @@ export const verifyEmail = route({
   access: 'public',
   summary: 'Confirm an address with the token mailed at registration or for a change of address',
   body: Body({ token: TOKEN }),
-  response: Type.Object({ success: Type.Boolean(), user: PublicUser }),
+  response: Type.Object({ success: Type.Boolean(), user: SessionUser }),
   errors: [...INPUT, 'CONFLICT'],
   client: {
     group: 'auth',

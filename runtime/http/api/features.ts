@@ -153,6 +153,7 @@ export const search = route({
     group: 'root',
     name: 'search',
     unwrap: true,
+    positional: true,
     doc: 'Every entity the caller may view, ranked, with snippets.',
   },
 });

@@ -14,6 +14,16 @@ export { accounts, auth, features, metadata, pages };
 const isRoute = (value: unknown): value is AnyRoute =>
   typeof value === 'object' && value !== null && 'operationId' in value && 'method' in value;
 
+const isShape = (value: unknown): value is object =>
+  typeof value === 'object' && value !== null && !isRoute(value) && ('type' in value || 'anyOf' in value);
+
+/** The shapes the declarations name (`Session`, `UserView`), by schema: the typed client declares them by these names. */
+export const NAMED_SHAPES: ReadonlyMap<object, string> = new Map(
+  [pages, auth, accounts, metadata, features].flatMap((module) =>
+    Object.entries(module).flatMap(([name, value]) => (isShape(value) ? [[value, name] as const] : [])),
+  ),
+);
+
 /** Every declaration, whatever the app. */
 export const ALL_ROUTES: readonly AnyRoute[] = [pages, auth, accounts, metadata, features].flatMap((module) =>
   Object.values(module).filter(isRoute),

@@ -1,4 +1,4 @@
-import { MailTest, Session } from './auth.js';
+import { MailTestResult, Session } from './auth.js';
 import { route } from './route.js';
 import { Enum, Page, Text, Type } from './schemas.js';
 
@@ -93,7 +93,7 @@ export const setupTestMail = route({
     'Before setup: send a test mail to the email of the setup form and report the mail server’s answer (the form page again, or JSON); 404 once an admin exists',
   body: Type.Object(SETUP_FIELDS),
   bodyType: 'form',
-  response: MailTest,
+  response: MailTestResult,
   errors: ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE', 'NOT_FOUND'],
 });
 

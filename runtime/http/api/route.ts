@@ -22,6 +22,8 @@ export interface ClientMethod {
   session?: 'use' | 'end';
   /** The answer's `data` (routes whose bodies are the `{ data }` envelope). */
   unwrap?: boolean;
+  /** The query parameters as the method's arguments, in order (`search(q, limit)`), not one object. */
+  positional?: boolean;
   /** The method's comment in the client, when the summary is not the right words for it. */
   doc?: string;
 }

@@ -1,0 +1,159 @@
+import type { AnyRoute } from '../../runtime/http/api/route.js';
+import type { AppModel } from '../../runtime/model/types.js';
+import { typeNamesOf } from '../model/typeNames.js';
+import type { JsonSchema } from '../model/valueSchema.js';
+import type { newWriter } from './header.js';
+import { SchemaTypes } from './schemaTypes.js';
+
+type Writer = ReturnType<typeof newWriter>;
+
+const GROUP_DOCS: Record<string, string> = {
+  auth: 'Sign-in and account operations; a successful login or register makes the client use the session.',
+  apiKeys: 'Your API keys: create (the token is shown once), list, revoke.',
+  users: 'Accounts: administrators list, create and change them; a user changes its own displayName.',
+  roles: 'Roles and the permissions they grant (administrators).',
+};
+
+/** A member of the client made from the route declarations: a group (`auth`) or a method (`search`). */
+export interface FixedMember {
+  /** The line of the Client interface. */
+  declaration: string;
+  /** The line of createClient's object. */
+  construction: string;
+}
+
+/**
+ * The typed client of the runtime's own routes, from their declarations: the shapes they answer,
+ * one class per group (`client.auth`, `client.users`) and the methods of the client itself.
+ */
+export function emitFixedClient(
+  writer: Writer,
+  model: AppModel,
+  routes: readonly AnyRoute[],
+  names: ReadonlyMap<object, string>,
+): FixedMember[] {
+  const types = new SchemaTypes(names, (component) => componentType(model, component));
+  const groups = new Map<string, { route: AnyRoute; text: string[] }[]>();
+  for (const route of routes) {
+    if (!route.client) continue;
+    const methods = groups.get(route.client.group) ?? [];
+    methods.push({ route, text: method(route, types) });
+    groups.set(route.client.group, methods);
+  }
+  const members: FixedMember[] = [];
+  const bodies = new Map<string, string>();
+  // Declared in the order their names were first used, each once.
+  const declared = new Set<string>();
+  for (let round = 0; declared.size < types.used.size && round < 10; round++) {
+    for (const name of [...types.used]) {
+      if (declared.has(name)) continue;
+      declared.add(name);
+      const schema = [...names].find(([, n]) => n === name)![0] as JsonSchema;
+      bodies.set(name, types.of(schema, false));
+    }
+  }
+  writer.blankLine();
+  writer.writeLine("// ---- The runtime's own routes (accounts, keys, search), from their declarations.");
+  for (const [name, text] of bodies) {
+    const schema = [...names].find(([, n]) => n === name)![0] as JsonSchema;
+    writer.blankLine();
+    if (typeof schema.description === 'string') writer.writeLine(`/** ${schema.description}. */`);
+    writer.writeLine(`export type ${name} = ${text};`);
+  }
+  for (const [group, methods] of groups) {
+    if (group === 'root') {
+      for (const { route, text } of methods) {
+        const [doc, signature, call] = text;
+        members.push({
+          declaration: `${doc}\n${signature};`,
+          construction: `${route.client!.name}: ${call},`,
+        });
+      }
+      continue;
+    }
+    const className = `${group[0].toUpperCase()}${group.slice(1)}Client`;
+    writer.blankLine();
+    if (GROUP_DOCS[group]) writer.writeLine(`/** ${GROUP_DOCS[group]} */`);
+    writer.write(`export class ${className}`).block(() => {
+      writer.writeLine('constructor(private readonly transport: Transport) {}');
+      for (const { route, text } of methods) {
+        writer.blankLine();
+        const [doc, signature, , body] = text;
+        writer.writeLine(doc);
+        writer.write(`${route.client!.session ? 'async ' : ''}${signature}`).block(() => writer.write(body));
+      }
+    });
+    members.push({ declaration: `${group}: ${className};`, construction: `${group}: new ${className}(transport),` });
+  }
+  return members;
+}
+
+/** [doc comment, signature, arrow call for a member of the client itself, method body]. */
+function method(route: AnyRoute, types: SchemaTypes): string[] {
+  const client = route.client!;
+  const pathNames = [...route.path.matchAll(/\{([A-Za-z]+)\}/g)].map(([, name]) => name);
+  const params: string[] = pathNames.map((name) => `${name}: string`);
+  const init: string[] = [];
+  if (route.body) {
+    const body = route.body as JsonSchema;
+    const optional = route.bodyOptional || !((body.required as string[] | undefined)?.length ?? 0);
+    params.push(`body: ${types.of(body)}${optional ? ' = {}' : ''}`);
+    init.push('body');
+  }
+  const query = route.query as JsonSchema | undefined;
+  const queryNames = Object.keys((query?.properties as object | undefined) ?? {});
+  if (query && queryNames.length > 0) {
+    const required = new Set((query.required as string[] | undefined) ?? []);
+    const properties = query.properties as Record<string, JsonSchema>;
+    if (client.positional) {
+      for (const name of queryNames)
+        params.push(`${name}${required.has(name) ? '' : '?'}: ${types.of(properties[name])}`);
+      init.push(`query: { ${queryNames.join(', ')} }`);
+    } else {
+      params.push(`query: ${types.of(query)}${required.size === 0 ? ' = {}' : ''}`);
+      init.push('query');
+    }
+  }
+  const answered = [route.response, ...successResponses(route)]
+    .filter((schema): schema is JsonSchema => schema !== undefined)
+    .map((schema) => (client.unwrap ? ((schema.properties as Record<string, JsonSchema>).data ?? schema) : schema))
+    .map((schema) => types.of(schema));
+  const answer = answered.reduce((all, one) => `OneOf<${all}, ${one}>`);
+  const path = route.path.includes('{')
+    ? `\`${route.path.replace(/\{([A-Za-z]+)\}/g, (_whole, name: string) => `\${segment(${name})}`)}\``
+    : `'${route.path}'`;
+  const call = `this.transport.${client.unwrap ? 'data' : 'request'}<${answer}>('${route.method}', ${path}${init.length ? `, { ${init.join(', ')} }` : ''})`;
+  const doc = `/** ${(client.doc ?? `${route.summary}.`).replace(/\*\//g, '*\\/')} */`;
+  const session = client.session;
+  const signature = `${client.name}(${params.join(', ')}): Promise<${answer}>`;
+  const body = session
+    ? [
+        `const answer = await ${call};`,
+        session === 'use'
+          ? "if (typeof answer.token === 'string') this.transport.useSession(answer.token);"
+          : 'this.transport.setCredential(undefined);',
+        'return answer;',
+      ].join('\n')
+    : `return ${call};`;
+  const arrow = `(${params.map((p) => p.replace(/[?]?:.*$/, '')).join(', ')}) => ${call.replace('this.transport', 'transport')}`;
+  return [doc, signature, arrow, body];
+}
+
+/** The JSON answers of other 2xx statuses (login's 202 challenge). */
+function successResponses(route: AnyRoute): JsonSchema[] {
+  return Object.entries(route.responses ?? {})
+    .filter(([status]) => status.startsWith('2'))
+    .flatMap(([, response]) => {
+      const content = (response as { content?: Record<string, { schema?: JsonSchema }> }).content;
+      const schema = content?.['application/json']?.schema;
+      return schema ? [schema] : [];
+    });
+}
+
+/** A `$ref` of the document: an entity's record type, or an open record. */
+function componentType(model: AppModel, component: string): string {
+  const entity = model.entities.find((e) => !e.internal && e.name === component);
+  if (entity) return typeNamesOf(entity).record;
+  if (component === 'FieldChange') return 'TrackedChange';
+  return 'Record<string, unknown>';
+}

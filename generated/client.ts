@@ -551,30 +551,50 @@ export class EntityClient<
 
 // ---- The runtime's own routes (accounts, keys, search), from their declarations.
 
-/** A finished sign-in: the user and the session token (the cookie is set too). */
-export type Session = { user: SessionUser; token: string };
-
-/** Login of an account with two-factor authentication (202): send the mfaToken and a code to /auth/mfa/verify. */
-export type MfaChallenge = { mfaRequired: true; mfaToken: string; expiresAt: string; methods: string[] };
-
-export type Me = { user: { id: string; email?: string; displayName?: string; emailVerified?: boolean; mfaEnabled?: boolean; [key: string]: unknown }; roles: string[]; permissions: string[]; mfaEnrollmentRequired?: boolean; /** With tenancy: the tenants the user is a member of (at most 200), for x-tenant-id */ tenants?: { id: string; label: string | null }[] };
-
-/** What a mail-settings test reports. */
-export type MailTestResult = { ok: boolean; transport: "smtp" | "log"; to: string; message: string };
-
-export type SessionUser = { id: string; email: string; displayName: string; /** false until a registered user confirms the address (auth.emailVerification on) */ emailVerified?: boolean; /** Two-factor authentication is on: password and LDAP sign-ins need a second step */ mfaEnabled?: boolean };
+export type ApiKeyInfo = { id: string; name: string; permissions: string[]; expiresAt: string; lastEight: string; createdAt?: string; lastUsedAt?: string | null };
 
 export type AvailablePermission = { key: string; entity: string; action: string; scope?: string; label?: string; description?: string };
 
 export type CreatedApiKey = { id: string; name: string; token: string; lastEight: string; expiresAt: string; permissions?: string[] };
 
+/** What a mail-settings test reports. */
+export type MailTestResult = { ok: boolean; transport: "smtp" | "log"; to: string; message: string };
+
+export type Me = { user: SessionUser; roles: string[]; permissions: string[]; mfaEnrollmentRequired?: boolean; /** With tenancy: the tenants the user is a member of (at most 200), for x-tenant-id */ tenants?: { id: string; label: string | null }[] };
+
+/** Login of an account with two-factor authentication (202): send the mfaToken and a code to /auth/mfa/verify. */
+export type MfaChallenge = { mfaRequired: true; mfaToken: string; expiresAt: string; methods: string[] };
+
 export type Role = { id: string; key: string; label: string; description?: string | null; isSystem?: boolean; isBuiltin?: boolean; origin?: "builtin" | "file" | "stored"; permissions: string[] };
 
-export type UserView = { id: string; email: string; displayName: string; roles: string[]; authSource?: string; ldapDn?: string | null; disabled?: boolean; mfaEnabled?: boolean; createdAt?: string; updatedAt?: string; lastLoginAt?: string | null };
-
-export type ApiKeyInfo = { id: string; name: string; permissions: string[]; expiresAt: string; lastEight: string; createdAt?: string; lastUsedAt?: string | null };
-
 export type SearchHit = { entity: string; id: string; title: string; snippet: string };
+
+/** A finished sign-in: the user and the session token (the cookie is set too). */
+export type Session = { user: SessionUser; token: string };
+
+export type SessionUser = { id: string; email: string; displayName: string; /** false until a registered user confirms the address (auth.emailVerification on) */ emailVerified?: boolean; /** Two-factor authentication is on: password and LDAP sign-ins need a second step */ mfaEnabled?: boolean };
+
+export type UserView = { id: string; email: string; displayName: string; roles: string[]; authSource: "local" | "ldap"; ldapDn: string | null; disabled: boolean; mfaEnabled: boolean; createdAt: string; updatedAt: string; lastLoginAt: string | null };
+
+/** Your API keys: create (the token is shown once), list, revoke. */
+export class ApiKeysClient {
+  constructor(private readonly transport: Transport) {}
+
+  /** The token is in this answer only. */
+  create(body: { name: string; permissions: string[]; expiresAt: string }): Promise<CreatedApiKey> {
+    return this.transport.data<CreatedApiKey>('POST', '/api/v1/apikeys', { body });
+  }
+
+  /** Your live API keys (masked). */
+  list(): Promise<{ items: ApiKeyInfo[] }> {
+    return this.transport.data<{ items: ApiKeyInfo[] }>('GET', '/api/v1/apikeys');
+  }
+
+  /** Revoke an API key. */
+  revoke(id: string): Promise<{ id: string; revoked: true }> {
+    return this.transport.data<{ id: string; revoked: true }>('DELETE', `/api/v1/apikeys/${segment(id)}`);
+  }
+}
 
 /** Sign-in and account operations; a successful login or register makes the client use the session. */
 export class AuthClient {
@@ -631,13 +651,6 @@ export class AuthClient {
     return this.transport.request<{ secret: string; otpauthUri: string; qrCode: string; expiresAt: string }>('POST', '/api/v1/auth/mfa/enroll', { body });
   }
 
-  /** The second step of a sign-in: the challenge's mfaToken and a code from the authenticator (or a recovery code). */
-  async verifyMfa(body: { mfaToken: string; /** Six digits from the authenticator app (a number counts as its six digits), or a recovery code */ code?: string | number; /** A recovery code (instead of `code`) */ recoveryCode?: string }): Promise<Session> {
-    const answer = await this.transport.request<Session>('POST', '/api/v1/auth/mfa/verify', { body });
-    if (typeof answer.token === 'string') this.transport.useSession(answer.token);
-    return answer;
-  }
-
   /** The OpenID Connect providers; a browser signs in by opening a provider's startUrl (add ?returnTo=/path). */
   oidcProviders(): Promise<{ items: { name: string; label: string; startUrl: string }[] }> {
     return this.transport.request<{ items: { name: string; label: string; startUrl: string }[] }>('GET', '/api/v1/auth/oidc');
@@ -674,6 +687,13 @@ export class AuthClient {
   verifyEmail(body: { token: string }): Promise<{ success: boolean; user: SessionUser }> {
     return this.transport.request<{ success: boolean; user: SessionUser }>('POST', '/api/v1/auth/verify-email', { body });
   }
+
+  /** The second step of a sign-in: the challenge's mfaToken and a code from the authenticator (or a recovery code). */
+  async verifyMfa(body: { mfaToken: string; /** Six digits from the authenticator app (a number counts as its six digits), or a recovery code */ code?: string | number; /** A recovery code (instead of `code`) */ recoveryCode?: string }): Promise<Session> {
+    const answer = await this.transport.request<Session>('POST', '/api/v1/auth/mfa/verify', { body });
+    if (typeof answer.token === 'string') this.transport.useSession(answer.token);
+    return answer;
+  }
 }
 
 /** Roles and the permissions they grant (administrators). */
@@ -690,39 +710,19 @@ export class RolesClient {
     return this.transport.request<Role>('POST', '/api/v1/roles', { body });
   }
 
-  /** Delete a stored role; a built-in falls back to its code definition (admin). */
-  remove(key: string): Promise<{ key: string; deleted: true }> {
-    return this.transport.request<{ key: string; deleted: true }>('DELETE', `/api/v1/roles/${segment(key)}`);
-  }
-
   /** Every role, built-in and stored (admin). */
   list(): Promise<{ items: Role[] }> {
     return this.transport.request<{ items: Role[] }>('GET', '/api/v1/roles');
   }
 
+  /** Delete a stored role; a built-in falls back to its code definition (admin). */
+  remove(key: string): Promise<{ key: string; deleted: true }> {
+    return this.transport.request<{ key: string; deleted: true }>('DELETE', `/api/v1/roles/${segment(key)}`);
+  }
+
   /** Change a role (admin). */
   update(key: string, body: { label?: string; description?: string | null; permissions?: string[]; isSystem?: boolean } = {}): Promise<Role> {
     return this.transport.request<Role>('PUT', `/api/v1/roles/${segment(key)}`, { body });
-  }
-}
-
-/** Your API keys: create (the token is shown once), list, revoke. */
-export class ApiKeysClient {
-  constructor(private readonly transport: Transport) {}
-
-  /** The token is in this answer only. */
-  create(body: { name: string; permissions: string[]; expiresAt: string }): Promise<CreatedApiKey> {
-    return this.transport.data<CreatedApiKey>('POST', '/api/v1/apikeys', { body });
-  }
-
-  /** Your live API keys (masked). */
-  list(): Promise<{ items: ApiKeyInfo[] }> {
-    return this.transport.data<{ items: ApiKeyInfo[] }>('GET', '/api/v1/apikeys');
-  }
-
-  /** Revoke an API key. */
-  revoke(id: string): Promise<{ id: string; revoked: true }> {
-    return this.transport.data<{ id: string; revoked: true }>('DELETE', `/api/v1/apikeys/${segment(id)}`);
   }
 }
 
@@ -1046,12 +1046,12 @@ export interface RealtimeEvents {
 
 /** The typed client of this API. */
 export interface Client {
+  apiKeys: ApiKeysClient;
   auth: AuthClient;
   roles: RolesClient;
-  apiKeys: ApiKeysClient;
-  users: UsersClient;
   /** Every entity the caller may view, ranked, with snippets. */
   search(q: string, limit?: number): Promise<{ items: SearchHit[]; totalCount: number }>;
+  users: UsersClient;
   /** Changes to these entities that you may see, as they commit (GET /api/v1/realtime); reconnects and resumes by itself. */
   subscribe<P extends keyof RealtimeEvents>(entities: P[], onEvent: (event: RealtimeEvents[P]) => void, options?: SubscribeOptions): Subscription;
   /** Switches to a session token or API key (undefined: anonymous). */
@@ -1084,11 +1084,11 @@ export interface Client {
 export function createClient(options: ClientOptions): Client {
   const transport = new Transport(options);
   return{
+    apiKeys: new ApiKeysClient(transport),
     auth: new AuthClient(transport),
     roles: new RolesClient(transport),
-    apiKeys: new ApiKeysClient(transport),
-    users: new UsersClient(transport),
     search: (q, limit) => transport.data<{ items: SearchHit[]; totalCount: number }>('GET', '/api/v1/search', { query: { q, limit } }),
+    users: new UsersClient(transport),
     subscribe: (entities, onEvent, options) => subscribeRealtime(transport, entities, onEvent, options),
     setCredential: (credential) => transport.setCredential(credential),
     articles: Object.assign(new EntityClient<Article, ArticleCreate, ArticleUpdate, ArticleFilters, ArticleField, 'views' | 'rating' | 'price'>(transport, 'articles'), { comments: (id: string, params: object = {}) => transport.data<never>('GET', `/api/v1/articles/${encodeURIComponent(id)}/comments`, { query: params as Query }), citedBy: (id: string, params: object = {}) => transport.data<never>('GET', `/api/v1/articles/${encodeURIComponent(id)}/citedBy`, { query: params as Query }) }),

@@ -1,58 +1,12 @@
-// The shapes of the API answers the console reads (see the documentation's concepts pages and openapi.json).
+// The entity metadata and records the console reads (their shapes: apiTypes.ts), and how it titles them.
+import type { EntityMetadata, FieldMetadata } from './apiTypes.js';
 
-export interface EnumValue {
-  key: string;
-  label: string;
-}
+export type { Me } from './apiTypes.js';
 
-export interface FieldMeta {
-  name: string;
-  label: string;
-  type: string;
-  required: boolean;
-  unique: boolean;
-  default: unknown;
-  values: EnumValue[] | null;
-  ref: string | null;
-  items: { type: string } | null;
-  search: boolean;
-  trackChanges: boolean;
-  filterable: boolean;
-  readOnly: boolean;
-  /** Objects with declared properties: each as a field. */
-  properties?: FieldMeta[];
-  /** Filters: the comparison operators the list takes as `field[op]=value`. */
-  operators?: string[];
-  constraints?: Record<string, unknown>;
-}
-
-export interface EntityMeta {
-  name: string;
-  plural: string;
-  label: string;
-  description: string | null;
-  base: string;
-  ownership: string;
-  versioning: string;
-  tenantScoped: boolean;
-  filters: string[];
-  searchFields: string[];
-  origin: string;
-  sortable: string[];
-  /** Content base: the status moves an update may make. */
-  statusTransitions?: Record<string, string[]>;
-  relations: { name: string; label: string; entity: string; field: string }[];
-  fields: FieldMeta[];
-}
-
-export interface Me {
-  user: { id: string; email: string; displayName: string; mfaEnabled?: boolean };
-  roles: string[];
-  permissions: string[];
-  mfaEnrollmentRequired?: boolean;
-  /** With tenancy: the tenants the user is a member of. */
-  tenants?: { id: string; label: string | null }[];
-}
+export type FieldMeta = FieldMetadata;
+/** An entity as GET /schema/metadata lists it: always with its fields. */
+export type EntityMeta = EntityMetadata & { fields: FieldMeta[] };
+export type EnumValue = NonNullable<FieldMeta['values']>[number];
 
 export type RecordDoc = Record<string, unknown> & { id: string; archivedAt?: string | null };
 

@@ -40,6 +40,8 @@ export function emitFixedClient(
     methods.push({ route, text: method(route, types) });
     groups.set(route.client.group, methods);
   }
+  for (const methods of groups.values())
+    methods.sort((a, b) => a.route.client!.name.localeCompare(b.route.client!.name));
   const members: FixedMember[] = [];
   const bodies = new Map<string, string>();
   // Declared in the order their names were first used, each once.
@@ -54,7 +56,7 @@ export function emitFixedClient(
   }
   writer.blankLine();
   writer.writeLine("// ---- The runtime's own routes (accounts, keys, search), from their declarations.");
-  for (const [name, text] of bodies) {
+  for (const [name, text] of [...bodies].sort(([a], [b]) => a.localeCompare(b))) {
     const schema = [...names].find(([, n]) => n === name)![0] as JsonSchema;
     writer.blankLine();
     if (typeof schema.description === 'string') writer.writeLine(`/** ${schema.description}. */`);

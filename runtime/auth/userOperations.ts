@@ -33,7 +33,7 @@ export function userView(user: Doc) {
     email: user.email as string,
     displayName: user.displayName as string,
     roles: (user.roles as string[] | undefined) ?? [],
-    authSource: user.authSource as string,
+    authSource: (user.authSource as 'local' | 'ldap' | undefined) ?? 'local',
     ldapDn: (user.ldapDn as string | undefined) ?? null,
     disabled: user.disabled === true,
     createdAt: user.createdAt as string,

@@ -3,6 +3,7 @@ import type { RuntimeContext } from '../context.js';
 import { validationError } from '../errors/apiError.js';
 import { listAllFieldChanges } from '../history/historyOperations.js';
 import { features } from './api/index.js';
+import type { ResponseOf } from './api/route.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { pageOf } from './entityRoutes.js';
 
@@ -17,7 +18,13 @@ export function fieldChangeRoutes(ctx: RuntimeContext): Router {
       const model = query.entity === undefined ? undefined : ctx.registry.entities.get(query.entity)?.model;
       if (query.entity !== undefined && (!model || model.internal || !model.fields.some((f) => f.trackChanges)))
         throw validationError({ entity: 'must name an entity with tracked fields' }, 'Invalid query parameters');
-      return listAllFieldChanges(ctx, caller, { entity: model?.plural, approvalStatus: query.approvalStatus }, page);
+      // Rows as the store keeps them: the FieldChange shape the history operations write.
+      return (await listAllFieldChanges(
+        ctx,
+        caller,
+        { entity: model?.plural, approvalStatus: query.approvalStatus },
+        page,
+      )) as ResponseOf<typeof features.fieldChangeQueue>;
     },
   ).router;
 }

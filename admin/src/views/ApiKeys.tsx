@@ -1,23 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
+import type { ApiKeyInfo, CreatedApiKey } from '../apiTypes.js';
 import { isAdmin } from '../permissions.js';
 import type { Session } from '../session.js';
 import { useAction } from '../useAction.js';
 import { Outcome, Problem } from './Problem.js';
 import { type AvailablePermission, PermissionPicker } from './Roles.js';
 
-interface ApiKey {
-  id: string;
-  name: string;
-  permissions: string[];
-  expiresAt: string;
-  lastEight: string;
-  createdAt?: string;
-  lastUsedAt?: string | null;
-}
-interface CreatedKey extends ApiKey {
-  token: string;
-}
+type ApiKey = ApiKeyInfo;
+type CreatedKey = CreatedApiKey;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const dateInput = (date: Date) => date.toISOString().slice(0, 10);

@@ -1,16 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api.js';
+import type { ApprovalsQueue } from '../apiTypes.js';
 import { isAdmin } from '../permissions.js';
 import type { Session } from '../session.js';
 import { ChangeTable, decide, type FieldChange } from './FieldChanges.js';
 import { NotAllowed, Problem } from './Problem.js';
 
-interface Queue {
-  items: FieldChange[];
-  total: number;
-  hasMore: boolean;
-  nextCursor?: string;
-}
+type Queue = ApprovalsQueue;
 
 /** /admin/approvals: pending changes of tracked fields across every entity (GET /field-changes). */
 export function Approvals({ session }: { session: Session }) {

@@ -1,24 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api.js';
+import type { FieldChange } from '../apiTypes.js';
 import { formatValue } from '../fields/formatValue.js';
 import type { EntityMeta } from '../model.js';
 import { isAdmin } from '../permissions.js';
 import type { Session } from '../session.js';
 import { Problem } from './Problem.js';
 
-export interface FieldChange {
-  id: string;
-  entity?: string;
-  entityId: string;
-  fieldName: string;
-  oldValue?: unknown;
-  newValue?: unknown;
-  changedBy: string;
-  changeReason?: string | null;
-  approvalStatus?: string;
-  approvedBy?: string | null;
-  createdAt: string;
-}
+export type { FieldChange };
 
 /** Approve or reject one pending change (admins); answers the decided change. */
 export function decide(session: Session, change: FieldChange, plural: string, approvalStatus: 'approved' | 'rejected') {

@@ -1,20 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiText } from '../api.js';
+import type { HealthReport } from '../apiTypes.js';
 import { LineChart } from '../charts/LineChart.js';
 import { isAdmin } from '../permissions.js';
 import type { Session } from '../session.js';
 import { NotAllowed, Problem } from './Problem.js';
 
-interface HealthAnswer {
-  status: string;
-  timestamp: string;
-  uptime?: number;
-  requests?: { total: number; errors: number; clientErrors?: number; errorRate: number };
-  memory?: { rss: number; heapUsed: number; heapTotal: number };
-  slowestEndpoints?: { endpoint: string; count: number; avgMs: number; maxMs: number }[];
-  database?: { status: string; latencyMs?: number; kind?: string };
-  services?: Record<string, { status?: string; kind?: string }>;
-}
+type HealthAnswer = HealthReport;
 interface Sample {
   at: number;
   requests: number;

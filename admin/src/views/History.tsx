@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, query } from '../api.js';
+import type { AuditLog, Version, VersionComparison } from '../apiTypes.js';
 import { formatValue } from '../fields/formatValue.js';
 import { type EntityMeta, type RecordDoc, recordTitle } from '../model.js';
 import { can } from '../permissions.js';
@@ -7,35 +8,14 @@ import type { Session } from '../session.js';
 import { FieldChanges } from './FieldChanges.js';
 import { NotAllowed, Problem } from './Problem.js';
 
-interface Version {
-  id: string;
-  version: number;
-  changeType: string;
-  changedBy: string;
-  changeReason?: string | null;
-  changedFields?: string[] | null;
-  createdAt: string;
-}
 interface HistoryList<T> {
   items: T[];
   total: number;
   hasMore: boolean;
   nextCursor?: string;
 }
-interface Comparison {
-  versionA: { version: number; createdAt: string; changedBy: string };
-  versionB: { version: number; createdAt: string; changedBy: string };
-  changes: { field: string; oldValue?: unknown; newValue?: unknown; changed: boolean }[];
-  totalChanges: number;
-}
-interface AuditEntry {
-  id: string;
-  changeType: string;
-  changedBy: string;
-  changeReason?: string | null;
-  changedFields?: string[] | null;
-  createdAt: string;
-}
+type Comparison = VersionComparison;
+type AuditEntry = AuditLog;
 
 /** /admin/e/{plural}/{id}/history: versions with compare and revert, the audit log, tracked-field changes. */
 export function History({ session, plural, id }: { session: Session; plural: string; id: string }) {

@@ -1,29 +1,13 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
+import type { AvailablePermission, Role } from '../apiTypes.js';
 import { DocsLink } from '../docsLink.js';
 import { isAdmin } from '../permissions.js';
 import type { Session } from '../session.js';
 import { useAction } from '../useAction.js';
 import { NotAllowed, Outcome, Problem } from './Problem.js';
 
-export interface Role {
-  id: string;
-  key: string;
-  label: string;
-  description?: string | null;
-  isSystem?: boolean;
-  isBuiltin?: boolean;
-  /** builtin: in code; file: declared in the app's files; stored: made or overridden here. */
-  origin?: 'builtin' | 'file' | 'stored';
-  permissions: string[];
-}
-export interface AvailablePermission {
-  key: string;
-  entity: string;
-  action: string;
-  label?: string;
-  description?: string;
-}
+export type { AvailablePermission, Role };
 
 /** Permissions picked from the available-permissions list, grouped by entity. */
 export function PermissionPicker({

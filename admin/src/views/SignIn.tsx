@@ -1,11 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api } from '../api.js';
+import type { MfaChallenge, OidcProvider, Session } from '../apiTypes.js';
 
-interface Provider {
-  name: string;
-  label: string;
-}
-type Challenge = { mfaRequired: true; mfaToken: string };
+type Provider = OidcProvider;
+type Challenge = MfaChallenge;
 const METHODS: ['password' | 'ldap', string][] = [
   ['password', 'Password'],
   ['ldap', 'Directory (LDAP)'],
@@ -39,11 +37,11 @@ export function SignIn({ notice, onSignedIn }: { notice?: string; onSignedIn: ()
         await api('POST', '/auth/mfa/verify', { body: { mfaToken: challenge.mfaToken, ...answer }, quiet401: true });
         return onSignedIn();
       }
-      const answer = await api<Partial<Challenge>>('POST', '/auth/login', {
+      const answer = await api<Session | Challenge>('POST', '/auth/login', {
         body: { authType, email, password },
         quiet401: true,
       });
-      if (answer?.mfaRequired && answer.mfaToken) setChallenge({ mfaRequired: true, mfaToken: answer.mfaToken });
+      if ('mfaRequired' in answer) setChallenge(answer);
       else onSignedIn();
     } catch (failure) {
       setError(failure instanceof ApiFailure ? failure.message : 'Sign-in failed');

@@ -1,22 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, api, query } from '../api.js';
+import type { UserView } from '../apiTypes.js';
 import { isAdmin } from '../permissions.js';
 import type { Session } from '../session.js';
 import { useAction } from '../useAction.js';
 import { NotAllowed, Outcome, Problem } from './Problem.js';
 import type { Role } from './Roles.js';
 
-interface User {
-  id: string;
-  email: string;
-  displayName: string;
-  roles: string[];
-  authSource: string;
-  ldapDn: string | null;
-  disabled: boolean;
-  lastLoginAt: string | null;
-  mfaEnabled: boolean;
-}
+type User = UserView;
 
 /** /admin/users: accounts (admins): create, roles, disable, password-reset mail, two-factor reset. */
 export function Users({ session }: { session: Session }) {

@@ -1,4 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from '../../../runtime/errors/apiError.js';
+import { COMPONENTS } from '../../../runtime/http/api/components.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
 
 // The document's shared components: history and metadata schemas, the error envelope and its
@@ -8,8 +9,6 @@ export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
 
 export function sharedSchemas(): Record<string, JsonSchema> {
-  const changeType = { enum: ['create', 'update', 'delete', 'archive', 'restore', 'revert'] };
-  const when = { type: 'string' };
   return {
     Error: {
       type: 'object',
@@ -26,191 +25,7 @@ export function sharedSchemas(): Record<string, JsonSchema> {
         },
       },
     },
-    Version: {
-      type: 'object',
-      required: ['id', 'entityId', 'version', 'snapshot', 'changedBy', 'changeType', 'createdAt', 'updatedAt'],
-      properties: {
-        id: { type: 'string' },
-        entityId: { type: 'string' },
-        version: { type: 'integer' },
-        snapshot: {},
-        changedBy: { type: 'string' },
-        changeReason: { type: ['string', 'null'] },
-        changeType,
-        changedFields: { type: ['array', 'null'], items: { type: 'string' } },
-        createdAt: when,
-        updatedAt: when,
-      },
-    },
-    VersionComparison: {
-      type: 'object',
-      required: ['entityId', 'versionA', 'versionB', 'changes', 'totalChanges'],
-      properties: {
-        entityId: { type: 'string' },
-        versionA: { $ref: '#/components/schemas/VersionSummary' },
-        versionB: { $ref: '#/components/schemas/VersionSummary' },
-        changes: {
-          type: 'array',
-          items: {
-            type: 'object',
-            required: ['field', 'changed'],
-            properties: { field: { type: 'string' }, oldValue: {}, newValue: {}, changed: { type: 'boolean' } },
-          },
-        },
-        totalChanges: { type: 'integer' },
-      },
-    },
-    VersionSummary: {
-      type: 'object',
-      required: ['version', 'createdAt', 'changedBy'],
-      properties: { version: { type: 'integer' }, createdAt: when, changedBy: { type: 'string' } },
-    },
-    AuditLog: {
-      type: 'object',
-      required: ['id', 'entityId', 'changedBy', 'changeType', 'createdAt', 'updatedAt'],
-      properties: {
-        id: { type: 'string' },
-        entityId: { type: 'string' },
-        changedBy: { type: 'string' },
-        changeType,
-        changedFields: { type: ['array', 'null'], items: { type: 'string' } },
-        changes: {
-          type: ['object', 'null'],
-          additionalProperties: { type: 'object', properties: { old: {}, new: {} } },
-        },
-        changeReason: { type: ['string', 'null'] },
-        createdAt: when,
-        updatedAt: when,
-      },
-    },
-    FieldChange: {
-      type: 'object',
-      required: ['id', 'entityId', 'fieldName', 'changedBy', 'createdAt', 'updatedAt'],
-      properties: {
-        id: { type: 'string' },
-        entityId: { type: 'string' },
-        fieldName: { type: 'string' },
-        oldValue: {},
-        newValue: {},
-        changedBy: { type: 'string' },
-        changeReason: { type: ['string', 'null'] },
-        approvedBy: { type: ['string', 'null'] },
-        approvalStatus: { enum: ['pending', 'approved', 'rejected', null] },
-        metadata: { type: ['object', 'null'] },
-        createdAt: when,
-        updatedAt: when,
-      },
-    },
-    EntityMetadata: {
-      type: 'object',
-      required: [
-        'name',
-        'plural',
-        'label',
-        'base',
-        'ownership',
-        'versioning',
-        'tenantScoped',
-        'filters',
-        'searchFields',
-        'relations',
-        'origin',
-        'sortable',
-      ],
-      properties: {
-        name: { type: 'string' },
-        plural: { type: 'string' },
-        label: { type: 'string' },
-        description: { type: ['string', 'null'] },
-        base: { type: 'string' },
-        ownership: { type: 'string' },
-        versioning: { type: 'string' },
-        tenantScoped: { type: 'boolean' },
-        filters: { type: 'array', items: { type: 'string' } },
-        searchFields: { type: 'array', items: { type: 'string' } },
-        origin: {
-          type: 'string',
-          description:
-            'Where the entity comes from: `app` (the entity files), `builtin` (the package), `feature:<name>`',
-        },
-        sortable: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Fields declared sortable: an index serves their order (any field may still be sorted on)',
-        },
-        statusTransitions: {
-          type: 'object',
-          description: 'Content base only: for each status, the statuses an update may move it to',
-          additionalProperties: { type: 'array', items: { type: 'string' } },
-        },
-        relations: {
-          type: 'array',
-          description: 'Reverse relations: populate=<name> and GET /{plural}/{id}/<name>',
-          items: {
-            type: 'object',
-            required: ['name', 'label', 'entity', 'field'],
-            properties: {
-              name: { type: 'string' },
-              label: { type: 'string' },
-              entity: { type: 'string' },
-              field: { type: 'string' },
-              description: { type: ['string', 'null'] },
-            },
-          },
-        },
-        fields: { type: 'array', items: { $ref: '#/components/schemas/FieldMetadata' } },
-      },
-    },
-    FieldMetadata: {
-      type: 'object',
-      required: ['name', 'type', 'required', 'unique', 'search', 'trackChanges', 'filterable'],
-      properties: {
-        name: { type: 'string' },
-        label: { type: 'string' },
-        type: { type: 'string' },
-        required: { type: 'boolean' },
-        unique: { type: 'boolean' },
-        default: {},
-        values: {
-          type: ['array', 'null'],
-          items: {
-            type: 'object',
-            required: ['key', 'label'],
-            properties: { key: { type: 'string' }, label: { type: 'string' } },
-          },
-        },
-        ref: { type: ['string', 'null'] },
-        search: { type: 'boolean' },
-        trackChanges: { type: 'boolean' },
-        filterable: { type: 'boolean' },
-        properties: {
-          type: 'array',
-          items: { $ref: '#/components/schemas/FieldMetadata' },
-          description: 'Objects with declared properties: each property as a field',
-        },
-        operators: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Filters only: the comparison operators the list takes as `field[op]=value`',
-        },
-        constraints: {
-          type: 'object',
-          description:
-            "The field's declared constraints (present only when it has some); items: those of an array's items",
-          properties: {
-            min: { type: 'number' },
-            max: { type: 'number' },
-            minLength: { type: 'integer' },
-            maxLength: { type: 'integer' },
-            pattern: { type: 'string' },
-            format: { enum: ['email', 'uri', 'uuid', 'date-time'] },
-            minItems: { type: 'integer' },
-            maxItems: { type: 'integer' },
-            items: { type: 'object' },
-          },
-        },
-      },
-    },
+    ...COMPONENTS,
   };
 }
 

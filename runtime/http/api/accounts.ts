@@ -16,13 +16,13 @@ export const UserView = Type.Object({
   email: Type.String(),
   displayName: Type.String(),
   roles: Type.Array(Type.String()),
-  authSource: Type.Optional(Type.String()),
-  ldapDn: Type.Optional(Nullable(Type.String())),
-  disabled: Type.Optional(Type.Boolean()),
-  mfaEnabled: Type.Optional(Type.Boolean()),
-  createdAt: Type.Optional(Type.String()),
-  updatedAt: Type.Optional(Type.String()),
-  lastLoginAt: Type.Optional(Nullable(Type.String())),
+  authSource: Enum(['local', 'ldap']),
+  ldapDn: Nullable(Type.String()),
+  disabled: Type.Boolean(),
+  mfaEnabled: Type.Boolean(),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  lastLoginAt: Nullable(Type.String()),
 });
 
 export const Role = Type.Object({

@@ -47,16 +47,7 @@ export const MailTestResult = Type.Object(
   { description: 'What a mail-settings test reports' },
 );
 export const Me = Type.Object({
-  user: Type.Object(
-    {
-      id: Type.String(),
-      email: Type.Optional(Type.String()),
-      displayName: Type.Optional(Type.String()),
-      emailVerified: Type.Optional(Type.Boolean()),
-      mfaEnabled: Type.Optional(Type.Boolean()),
-    },
-    { additionalProperties: true },
-  ),
+  user: SessionUser,
   roles: Type.Array(Type.String()),
   permissions: Type.Array(Type.String()),
   mfaEnrollmentRequired: Type.Optional(Type.Boolean()),

@@ -1,8 +1,10 @@
+import type { Static } from '@sinclair/typebox';
 import type { ErrorCode } from '../../errors/apiError.js';
 import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../../model/collections.js';
 import { entityRouteTable } from '../../model/entityRoutes.js';
 import { OBJECT_ID_PATTERN } from '../../model/patterns.js';
 import type { AppModel } from '../../model/types.js';
+import type { FieldChange } from './components.js';
 import { route } from './route.js';
 import { Body, Component, Data, Enum, NonBlank, Text, Type } from './schemas.js';
 
@@ -52,7 +54,9 @@ export const fieldChangeQueue = route({
     ),
   }),
   response: Type.Object({
-    items: Type.Array(Type.Intersect([Component('FieldChange'), Type.Object({ entity: Type.String() })])),
+    items: Type.Array(
+      Type.Intersect([Component<Static<typeof FieldChange>>('FieldChange'), Type.Object({ entity: Type.String() })]),
+    ),
     total: Type.Integer(),
     hasMore: Type.Boolean(),
     nextCursor: Type.Optional(Type.String()),

@@ -19,15 +19,18 @@ const isShape = (value: unknown): value is object =>
 
 /** The shapes the declarations name (`Session`, `UserView`), by schema: the typed client declares them by these names. */
 export const NAMED_SHAPES: ReadonlyMap<object, string> = new Map(
-  [pages, auth, accounts, metadata, features].flatMap((module) =>
-    Object.entries(module).flatMap(([name, value]) => (isShape(value) ? [[value, name] as const] : [])),
-  ),
+  [pages, auth, accounts, metadata, features]
+    .flatMap((module) =>
+      Object.entries(module).flatMap(([name, value]) => (isShape(value) ? [[value, name] as const] : [])),
+    )
+    .sort(([, a], [, b]) => a.localeCompare(b)),
 );
 
 /** Every declaration, whatever the app. */
-export const ALL_ROUTES: readonly AnyRoute[] = [pages, auth, accounts, metadata, features].flatMap((module) =>
-  Object.values(module).filter(isRoute),
-);
+// By path and method: a module's exports come in an order the loader picks.
+export const ALL_ROUTES: readonly AnyRoute[] = [pages, auth, accounts, metadata, features]
+  .flatMap((module) => Object.values(module).filter(isRoute))
+  .sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
 
 /** The declarations of the routes this app has, with the parts that name its entities filled in. */
 export function fixedRoutes(model: AppModel): AnyRoute[] {

@@ -1,15 +1,54 @@
 import { MailTestResult, Session } from './auth.js';
 import { route } from './route.js';
-import { Enum, Page, Text, Type } from './schemas.js';
+import { Dictionary, Enum, Page, Text, Type } from './schemas.js';
 
 // The pages and files beside the API: the landing page, first-run setup, the API reference, the
 // admin console and the documentation site.
 
 const page = { tag: 'schema', access: 'public', response: Page, responseType: 'html' } as const;
 
+const ServiceState = Type.Object({
+  status: Enum(['up', 'down']),
+  latencyMs: Type.Optional(Type.Number()),
+  kind: Type.Optional(Type.String()),
+  error: Type.Optional(Type.String()),
+});
+
 export const Health = Type.Object({
   status: Enum(['ok', 'error']),
   timestamp: Type.String(),
+  // An administrator's credential adds the statistics below.
+  uptime: Type.Optional(Type.Integer({ description: 'Seconds since the process started (administrators)' })),
+  requests: Type.Optional(
+    Type.Object({
+      total: Type.Integer(),
+      errors: Type.Integer(),
+      clientErrors: Type.Optional(Type.Integer()),
+      errorRate: Type.Number(),
+    }),
+  ),
+  memory: Type.Optional(
+    Type.Object({
+      rss: Type.Integer(),
+      heapUsed: Type.Integer(),
+      heapTotal: Type.Integer(),
+      external: Type.Optional(Type.Integer()),
+    }),
+  ),
+  slowestEndpoints: Type.Optional(
+    Type.Array(
+      Type.Object({ endpoint: Type.String(), count: Type.Integer(), avgMs: Type.Number(), maxMs: Type.Number() }),
+    ),
+  ),
+  services: Type.Optional(Dictionary(ServiceState)),
+  externalCalls: Type.Optional(Type.Unknown()),
+  database: Type.Optional(ServiceState),
+  cluster: Type.Optional(Type.Unknown({ description: 'The bus between instances: transport and state' })),
+  events: Type.Optional(
+    Type.Unknown({
+      description: 'The event log: size, open realtime streams, each webhook’s oldest undelivered event',
+    }),
+  ),
 });
 
 export const health = route({

@@ -29,6 +29,10 @@ export const Nullable = <T extends TSchema & { type: string }>(schema: T) => {
 export const Enum = <const T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 
+/** An object of any keys, each value of one schema (JSON Schema `additionalProperties`). */
+export const Dictionary = <T extends TSchema>(values: T, options: { description?: string } = {}) =>
+  Type.Unsafe<Record<string, Static<T>>>({ type: 'object', additionalProperties: values, ...options });
+
 /** The `{ data }` envelope. */
 export const Data = <T extends TSchema>(schema: T) => Type.Object({ data: schema });
 

@@ -551,190 +551,30 @@ export class EntityClient<
 
 // ---- The runtime's own routes (accounts, keys, search), from their declarations.
 
-/** A finished sign-in: the user and the session token (the cookie is set too). */
-export type Session = { user: SessionUser; token: string };
-
-/** Login of an account with two-factor authentication (202): send the mfaToken and a code to /auth/mfa/verify. */
-export type MfaChallenge = { mfaRequired: true; mfaToken: string; expiresAt: string; methods: string[] };
-
-export type Me = { user: { id: string; email?: string; displayName?: string; emailVerified?: boolean; mfaEnabled?: boolean; [key: string]: unknown }; roles: string[]; permissions: string[]; mfaEnrollmentRequired?: boolean; /** With tenancy: the tenants the user is a member of (at most 200), for x-tenant-id */ tenants?: { id: string; label: string | null }[] };
-
-/** What a mail-settings test reports. */
-export type MailTestResult = { ok: boolean; transport: "smtp" | "log"; to: string; message: string };
-
-export type SessionUser = { id: string; email: string; displayName: string; /** false until a registered user confirms the address (auth.emailVerification on) */ emailVerified?: boolean; /** Two-factor authentication is on: password and LDAP sign-ins need a second step */ mfaEnabled?: boolean };
-
-export type UserView = { id: string; email: string; displayName: string; roles: string[]; authSource?: string; ldapDn?: string | null; disabled?: boolean; mfaEnabled?: boolean; createdAt?: string; updatedAt?: string; lastLoginAt?: string | null };
-
-export type Role = { id: string; key: string; label: string; description?: string | null; isSystem?: boolean; isBuiltin?: boolean; origin?: "builtin" | "file" | "stored"; permissions: string[] };
+export type ApiKeyInfo = { id: string; name: string; permissions: string[]; expiresAt: string; lastEight: string; createdAt?: string; lastUsedAt?: string | null };
 
 export type AvailablePermission = { key: string; entity: string; action: string; scope?: string; label?: string; description?: string };
 
 export type CreatedApiKey = { id: string; name: string; token: string; lastEight: string; expiresAt: string; permissions?: string[] };
 
-export type ApiKeyInfo = { id: string; name: string; permissions: string[]; expiresAt: string; lastEight: string; createdAt?: string; lastUsedAt?: string | null };
+/** What a mail-settings test reports. */
+export type MailTestResult = { ok: boolean; transport: "smtp" | "log"; to: string; message: string };
+
+export type Me = { user: SessionUser; roles: string[]; permissions: string[]; mfaEnrollmentRequired?: boolean; /** With tenancy: the tenants the user is a member of (at most 200), for x-tenant-id */ tenants?: { id: string; label: string | null }[] };
+
+/** Login of an account with two-factor authentication (202): send the mfaToken and a code to /auth/mfa/verify. */
+export type MfaChallenge = { mfaRequired: true; mfaToken: string; expiresAt: string; methods: string[] };
+
+export type Role = { id: string; key: string; label: string; description?: string | null; isSystem?: boolean; isBuiltin?: boolean; origin?: "builtin" | "file" | "stored"; permissions: string[] };
 
 export type SearchHit = { entity: string; id: string; title: string; snippet: string };
 
-/** Sign-in and account operations; a successful login or register makes the client use the session. */
-export class AuthClient {
-  constructor(private readonly transport: Transport) {}
+/** A finished sign-in: the user and the session token (the cookie is set too). */
+export type Session = { user: SessionUser; token: string };
 
-  /** Create an account and sign in (sets the session cookie). */
-  async register(body: { email: string; password: string; displayName: string }): Promise<Session> {
-    const answer = await this.transport.request<Session>('POST', '/api/v1/auth/register', { body });
-    if (typeof answer.token === 'string') this.transport.useSession(answer.token);
-    return answer;
-  }
+export type SessionUser = { id: string; email: string; displayName: string; /** false until a registered user confirms the address (auth.emailVerification on) */ emailVerified?: boolean; /** Two-factor authentication is on: password and LDAP sign-ins need a second step */ mfaEnabled?: boolean };
 
-  /** A session, or for an account with two-factor authentication the challenge verifyMfa completes. */
-  async login(body: { authType?: "password" | "ldap"; email: string; password: string; ldapConfig?: { url?: string; baseDN?: string; userFilter?: string } }): Promise<OneOf<Session, MfaChallenge>> {
-    const answer = await this.transport.request<OneOf<Session, MfaChallenge>>('POST', '/api/v1/auth/login', { body });
-    if (typeof answer.token === 'string') this.transport.useSession(answer.token);
-    return answer;
-  }
-
-  /** Starts two-factor authentication: the secret (shown only here), its otpauth:// URI and a QR code (SVG data URL). */
-  mfaEnroll(body: { currentPassword?: string } = {}): Promise<{ secret: string; otpauthUri: string; qrCode: string; expiresAt: string }> {
-    return this.transport.request<{ secret: string; otpauthUri: string; qrCode: string; expiresAt: string }>('POST', '/api/v1/auth/mfa/enroll', { body });
-  }
-
-  /** Turns it on with a current code; the ten recovery codes are in this answer only. */
-  mfaConfirm(body: { /** Six digits from the authenticator app (a number counts as its six digits), or a recovery code */ code: string | number }): Promise<{ success: boolean; recoveryCodes: string[] }> {
-    return this.transport.request<{ success: boolean; recoveryCodes: string[] }>('POST', '/api/v1/auth/mfa/confirm', { body });
-  }
-
-  /** The second step of a sign-in: the challenge's mfaToken and a code from the authenticator (or a recovery code). */
-  async verifyMfa(body: { mfaToken: string; /** Six digits from the authenticator app (a number counts as its six digits), or a recovery code */ code?: string | number; /** A recovery code (instead of `code`) */ recoveryCode?: string }): Promise<Session> {
-    const answer = await this.transport.request<Session>('POST', '/api/v1/auth/mfa/verify', { body });
-    if (typeof answer.token === 'string') this.transport.useSession(answer.token);
-    return answer;
-  }
-
-  /** Turn two-factor authentication off with a current code or a recovery code (not for roles that require it). */
-  mfaDisable(body: { /** Six digits from the authenticator app (a number counts as its six digits), or a recovery code */ code?: string | number; /** A recovery code (instead of `code`) */ recoveryCode?: string } = {}): Promise<{ success: boolean }> {
-    return this.transport.request<{ success: boolean }>('POST', '/api/v1/auth/mfa/disable', { body });
-  }
-
-  /** The OpenID Connect providers; a browser signs in by opening a provider's startUrl (add ?returnTo=/path). */
-  oidcProviders(): Promise<{ items: { name: string; label: string; startUrl: string }[] }> {
-    return this.transport.request<{ items: { name: string; label: string; startUrl: string }[] }>('GET', '/api/v1/auth/oidc');
-  }
-
-  /** End the session. */
-  async logout(): Promise<{ success: boolean }> {
-    const answer = await this.transport.request<{ success: boolean }>('POST', '/api/v1/auth/logout');
-    this.transport.setCredential(undefined);
-    return answer;
-  }
-
-  /** Change the password; ends every earlier session and returns a new token. */
-  async changePassword(body: { currentPassword: string; newPassword: string }): Promise<{ success: boolean; token: string }> {
-    const answer = await this.transport.request<{ success: boolean; token: string }>('POST', '/api/v1/auth/change-password', { body });
-    if (typeof answer.token === 'string') this.transport.useSession(answer.token);
-    return answer;
-  }
-
-  /** The signed-in user with roles and effective permissions. */
-  me(): Promise<Me> {
-    return this.transport.request<Me>('GET', '/api/v1/auth/me');
-  }
-
-  /** Administrators: send a test mail now (to yourself unless `to` is given) and see the mail server's answer. */
-  testMail(body: { to?: string } = {}): Promise<MailTestResult> {
-    return this.transport.request<MailTestResult>('POST', '/api/v1/auth/test-mail', { body });
-  }
-
-  /** Test the connection to the configured LDAP server. */
-  testLdap(): Promise<{ ok: boolean; url?: string | null; message?: string }> {
-    return this.transport.request<{ ok: boolean; url?: string | null; message?: string }>('GET', '/api/v1/auth/test-ldap');
-  }
-
-  /** Mails a reset token to a local account, if there is one (the answer is the same either way). */
-  forgotPassword(body: { email: string }): Promise<{ success: boolean; message: string }> {
-    return this.transport.request<{ success: boolean; message: string }>('POST', '/api/v1/auth/forgot-password', { body });
-  }
-
-  /** Confirms an address with a token from a verification or change-of-address mail. */
-  verifyEmail(body: { token: string }): Promise<{ success: boolean; user: SessionUser }> {
-    return this.transport.request<{ success: boolean; user: SessionUser }>('POST', '/api/v1/auth/verify-email', { body });
-  }
-
-  /** Mail a new verification link (the answer does not reveal whether the address is registered). */
-  resendVerification(body: { email: string }): Promise<{ success: boolean; message: string }> {
-    return this.transport.request<{ success: boolean; message: string }>('POST', '/api/v1/auth/resend-verification', { body });
-  }
-
-  /** The address changes once the link mailed to newEmail is used; the old address gets a notice. */
-  changeEmail(body: { newEmail: string; currentPassword: string }): Promise<{ success: boolean; message: string }> {
-    return this.transport.request<{ success: boolean; message: string }>('POST', '/api/v1/auth/change-email', { body });
-  }
-
-  /** Set a new password with a reset token. */
-  resetPassword(body: { token: string; newPassword: string }): Promise<{ success: boolean }> {
-    return this.transport.request<{ success: boolean }>('POST', '/api/v1/auth/reset-password', { body });
-  }
-}
-
-/** Accounts: administrators list, create and change them; a user changes its own displayName. */
-export class UsersClient {
-  constructor(private readonly transport: Transport) {}
-
-  /** Users (admin). */
-  list(query: { limit?: number; cursor?: string } = {}): Promise<{ items: UserView[]; nextCursor?: string }> {
-    return this.transport.request<{ items: UserView[]; nextCursor?: string }>('GET', '/api/v1/users', { query });
-  }
-
-  /** Create an account (admin); a local account without a password is mailed the password-reset link to set one. */
-  create(body: { email: string; displayName: string; roles?: string[]; authSource?: "local" | "ldap"; ldapDn?: string; password?: string }): Promise<UserView> {
-    return this.transport.request<UserView>('POST', '/api/v1/users', { body });
-  }
-
-  /** Mail the account's owner a password-reset link (admin; local accounts). */
-  sendPasswordReset(id: string): Promise<{ success: boolean; message: string }> {
-    return this.transport.request<{ success: boolean; message: string }>('POST', `/api/v1/users/${segment(id)}/password-reset`);
-  }
-
-  /** Change a user: own displayName; roles, disabled and the sign-in source (authSource, ldapDn) by an admin. */
-  update(id: string, body: { displayName?: string; roles?: string[]; disabled?: boolean; authSource?: "local" | "ldap"; ldapDn?: string } = {}): Promise<UserView> {
-    return this.transport.request<UserView>('PUT', `/api/v1/users/${segment(id)}`, { body });
-  }
-
-  /** Turn off a user’s two-factor authentication (admin): the next sign-in needs the password alone, and the user is mailed. */
-  resetMfa(id: string): Promise<UserView> {
-    return this.transport.request<UserView>('POST', `/api/v1/users/${segment(id)}/mfa/reset`);
-  }
-}
-
-/** Roles and the permissions they grant (administrators). */
-export class RolesClient {
-  constructor(private readonly transport: Transport) {}
-
-  /** Every role, built-in and stored (admin). */
-  list(): Promise<{ items: Role[] }> {
-    return this.transport.request<{ items: Role[] }>('GET', '/api/v1/roles');
-  }
-
-  /** Every permission string the model understands (admin). */
-  availablePermissions(): Promise<AvailablePermission[]> {
-    return this.transport.request<AvailablePermission[]>('GET', '/api/v1/roles/available-permissions');
-  }
-
-  /** Create a role, or a stored override of a built-in one (admin). */
-  create(body: { key: string; label: string; description?: string | null; permissions: string[]; isSystem?: boolean }): Promise<Role> {
-    return this.transport.request<Role>('POST', '/api/v1/roles', { body });
-  }
-
-  /** Change a role (admin). */
-  update(key: string, body: { label?: string; description?: string | null; permissions?: string[]; isSystem?: boolean } = {}): Promise<Role> {
-    return this.transport.request<Role>('PUT', `/api/v1/roles/${segment(key)}`, { body });
-  }
-
-  /** Delete a stored role; a built-in falls back to its code definition (admin). */
-  remove(key: string): Promise<{ key: string; deleted: true }> {
-    return this.transport.request<{ key: string; deleted: true }>('DELETE', `/api/v1/roles/${segment(key)}`);
-  }
-}
+export type UserView = { id: string; email: string; displayName: string; roles: string[]; authSource: "local" | "ldap"; ldapDn: string | null; disabled: boolean; mfaEnabled: boolean; createdAt: string; updatedAt: string; lastLoginAt: string | null };
 
 /** Your API keys: create (the token is shown once), list, revoke. */
 export class ApiKeysClient {
@@ -753,6 +593,166 @@ export class ApiKeysClient {
   /** Revoke an API key. */
   revoke(id: string): Promise<{ id: string; revoked: true }> {
     return this.transport.data<{ id: string; revoked: true }>('DELETE', `/api/v1/apikeys/${segment(id)}`);
+  }
+}
+
+/** Sign-in and account operations; a successful login or register makes the client use the session. */
+export class AuthClient {
+  constructor(private readonly transport: Transport) {}
+
+  /** The address changes once the link mailed to newEmail is used; the old address gets a notice. */
+  changeEmail(body: { newEmail: string; currentPassword: string }): Promise<{ success: boolean; message: string }> {
+    return this.transport.request<{ success: boolean; message: string }>('POST', '/api/v1/auth/change-email', { body });
+  }
+
+  /** Change the password; ends every earlier session and returns a new token. */
+  async changePassword(body: { currentPassword: string; newPassword: string }): Promise<{ success: boolean; token: string }> {
+    const answer = await this.transport.request<{ success: boolean; token: string }>('POST', '/api/v1/auth/change-password', { body });
+    if (typeof answer.token === 'string') this.transport.useSession(answer.token);
+    return answer;
+  }
+
+  /** Mails a reset token to a local account, if there is one (the answer is the same either way). */
+  forgotPassword(body: { email: string }): Promise<{ success: boolean; message: string }> {
+    return this.transport.request<{ success: boolean; message: string }>('POST', '/api/v1/auth/forgot-password', { body });
+  }
+
+  /** A session, or for an account with two-factor authentication the challenge verifyMfa completes. */
+  async login(body: { authType?: "password" | "ldap"; email: string; password: string; ldapConfig?: { url?: string; baseDN?: string; userFilter?: string } }): Promise<OneOf<Session, MfaChallenge>> {
+    const answer = await this.transport.request<OneOf<Session, MfaChallenge>>('POST', '/api/v1/auth/login', { body });
+    if (typeof answer.token === 'string') this.transport.useSession(answer.token);
+    return answer;
+  }
+
+  /** End the session. */
+  async logout(): Promise<{ success: boolean }> {
+    const answer = await this.transport.request<{ success: boolean }>('POST', '/api/v1/auth/logout');
+    this.transport.setCredential(undefined);
+    return answer;
+  }
+
+  /** The signed-in user with roles and effective permissions. */
+  me(): Promise<Me> {
+    return this.transport.request<Me>('GET', '/api/v1/auth/me');
+  }
+
+  /** Turns it on with a current code; the ten recovery codes are in this answer only. */
+  mfaConfirm(body: { /** Six digits from the authenticator app (a number counts as its six digits), or a recovery code */ code: string | number }): Promise<{ success: boolean; recoveryCodes: string[] }> {
+    return this.transport.request<{ success: boolean; recoveryCodes: string[] }>('POST', '/api/v1/auth/mfa/confirm', { body });
+  }
+
+  /** Turn two-factor authentication off with a current code or a recovery code (not for roles that require it). */
+  mfaDisable(body: { /** Six digits from the authenticator app (a number counts as its six digits), or a recovery code */ code?: string | number; /** A recovery code (instead of `code`) */ recoveryCode?: string } = {}): Promise<{ success: boolean }> {
+    return this.transport.request<{ success: boolean }>('POST', '/api/v1/auth/mfa/disable', { body });
+  }
+
+  /** Starts two-factor authentication: the secret (shown only here), its otpauth:// URI and a QR code (SVG data URL). */
+  mfaEnroll(body: { currentPassword?: string } = {}): Promise<{ secret: string; otpauthUri: string; qrCode: string; expiresAt: string }> {
+    return this.transport.request<{ secret: string; otpauthUri: string; qrCode: string; expiresAt: string }>('POST', '/api/v1/auth/mfa/enroll', { body });
+  }
+
+  /** The OpenID Connect providers; a browser signs in by opening a provider's startUrl (add ?returnTo=/path). */
+  oidcProviders(): Promise<{ items: { name: string; label: string; startUrl: string }[] }> {
+    return this.transport.request<{ items: { name: string; label: string; startUrl: string }[] }>('GET', '/api/v1/auth/oidc');
+  }
+
+  /** Create an account and sign in (sets the session cookie). */
+  async register(body: { email: string; password: string; displayName: string }): Promise<Session> {
+    const answer = await this.transport.request<Session>('POST', '/api/v1/auth/register', { body });
+    if (typeof answer.token === 'string') this.transport.useSession(answer.token);
+    return answer;
+  }
+
+  /** Mail a new verification link (the answer does not reveal whether the address is registered). */
+  resendVerification(body: { email: string }): Promise<{ success: boolean; message: string }> {
+    return this.transport.request<{ success: boolean; message: string }>('POST', '/api/v1/auth/resend-verification', { body });
+  }
+
+  /** Set a new password with a reset token. */
+  resetPassword(body: { token: string; newPassword: string }): Promise<{ success: boolean }> {
+    return this.transport.request<{ success: boolean }>('POST', '/api/v1/auth/reset-password', { body });
+  }
+
+  /** Test the connection to the configured LDAP server. */
+  testLdap(): Promise<{ ok: boolean; url?: string | null; message?: string }> {
+    return this.transport.request<{ ok: boolean; url?: string | null; message?: string }>('GET', '/api/v1/auth/test-ldap');
+  }
+
+  /** Administrators: send a test mail now (to yourself unless `to` is given) and see the mail server's answer. */
+  testMail(body: { to?: string } = {}): Promise<MailTestResult> {
+    return this.transport.request<MailTestResult>('POST', '/api/v1/auth/test-mail', { body });
+  }
+
+  /** Confirms an address with a token from a verification or change-of-address mail. */
+  verifyEmail(body: { token: string }): Promise<{ success: boolean; user: SessionUser }> {
+    return this.transport.request<{ success: boolean; user: SessionUser }>('POST', '/api/v1/auth/verify-email', { body });
+  }
+
+  /** The second step of a sign-in: the challenge's mfaToken and a code from the authenticator (or a recovery code). */
+  async verifyMfa(body: { mfaToken: string; /** Six digits from the authenticator app (a number counts as its six digits), or a recovery code */ code?: string | number; /** A recovery code (instead of `code`) */ recoveryCode?: string }): Promise<Session> {
+    const answer = await this.transport.request<Session>('POST', '/api/v1/auth/mfa/verify', { body });
+    if (typeof answer.token === 'string') this.transport.useSession(answer.token);
+    return answer;
+  }
+}
+
+/** Roles and the permissions they grant (administrators). */
+export class RolesClient {
+  constructor(private readonly transport: Transport) {}
+
+  /** Every permission string the model understands (admin). */
+  availablePermissions(): Promise<AvailablePermission[]> {
+    return this.transport.request<AvailablePermission[]>('GET', '/api/v1/roles/available-permissions');
+  }
+
+  /** Create a role, or a stored override of a built-in one (admin). */
+  create(body: { key: string; label: string; description?: string | null; permissions: string[]; isSystem?: boolean }): Promise<Role> {
+    return this.transport.request<Role>('POST', '/api/v1/roles', { body });
+  }
+
+  /** Every role, built-in and stored (admin). */
+  list(): Promise<{ items: Role[] }> {
+    return this.transport.request<{ items: Role[] }>('GET', '/api/v1/roles');
+  }
+
+  /** Delete a stored role; a built-in falls back to its code definition (admin). */
+  remove(key: string): Promise<{ key: string; deleted: true }> {
+    return this.transport.request<{ key: string; deleted: true }>('DELETE', `/api/v1/roles/${segment(key)}`);
+  }
+
+  /** Change a role (admin). */
+  update(key: string, body: { label?: string; description?: string | null; permissions?: string[]; isSystem?: boolean } = {}): Promise<Role> {
+    return this.transport.request<Role>('PUT', `/api/v1/roles/${segment(key)}`, { body });
+  }
+}
+
+/** Accounts: administrators list, create and change them; a user changes its own displayName. */
+export class UsersClient {
+  constructor(private readonly transport: Transport) {}
+
+  /** Create an account (admin); a local account without a password is mailed the password-reset link to set one. */
+  create(body: { email: string; displayName: string; roles?: string[]; authSource?: "local" | "ldap"; ldapDn?: string; password?: string }): Promise<UserView> {
+    return this.transport.request<UserView>('POST', '/api/v1/users', { body });
+  }
+
+  /** Users (admin). */
+  list(query: { limit?: number; cursor?: string } = {}): Promise<{ items: UserView[]; nextCursor?: string }> {
+    return this.transport.request<{ items: UserView[]; nextCursor?: string }>('GET', '/api/v1/users', { query });
+  }
+
+  /** Turn off a user’s two-factor authentication (admin): the next sign-in needs the password alone, and the user is mailed. */
+  resetMfa(id: string): Promise<UserView> {
+    return this.transport.request<UserView>('POST', `/api/v1/users/${segment(id)}/mfa/reset`);
+  }
+
+  /** Mail the account's owner a password-reset link (admin; local accounts). */
+  sendPasswordReset(id: string): Promise<{ success: boolean; message: string }> {
+    return this.transport.request<{ success: boolean; message: string }>('POST', `/api/v1/users/${segment(id)}/password-reset`);
+  }
+
+  /** Change a user: own displayName; roles, disabled and the sign-in source (authSource, ldapDn) by an admin. */
+  update(id: string, body: { displayName?: string; roles?: string[]; disabled?: boolean; authSource?: "local" | "ldap"; ldapDn?: string } = {}): Promise<UserView> {
+    return this.transport.request<UserView>('PUT', `/api/v1/users/${segment(id)}`, { body });
   }
 }
 
@@ -977,12 +977,12 @@ export interface RealtimeEvents {
 
 /** The typed client of this API. */
 export interface Client {
-  auth: AuthClient;
-  users: UsersClient;
-  roles: RolesClient;
   apiKeys: ApiKeysClient;
+  auth: AuthClient;
+  roles: RolesClient;
   /** Every entity the caller may view, ranked, with snippets. */
   search(q: string, limit?: number): Promise<{ items: SearchHit[]; totalCount: number }>;
+  users: UsersClient;
   /** Changes to these entities that you may see, as they commit (GET /api/v1/realtime); reconnects and resumes by itself. */
   subscribe<P extends keyof RealtimeEvents>(entities: P[], onEvent: (event: RealtimeEvents[P]) => void, options?: SubscribeOptions): Subscription;
   /** Switches to a session token or API key (undefined: anonymous). */
@@ -1011,11 +1011,11 @@ export interface Client {
 export function createClient(options: ClientOptions): Client {
   const transport = new Transport(options);
   return{
-    auth: new AuthClient(transport),
-    users: new UsersClient(transport),
-    roles: new RolesClient(transport),
     apiKeys: new ApiKeysClient(transport),
+    auth: new AuthClient(transport),
+    roles: new RolesClient(transport),
     search: (q, limit) => transport.data<{ items: SearchHit[]; totalCount: number }>('GET', '/api/v1/search', { query: { q, limit } }),
+    users: new UsersClient(transport),
     subscribe: (entities, onEvent, options) => subscribeRealtime(transport, entities, onEvent, options),
     setCredential: (credential) => transport.setCredential(credential),
     attributes: new EntityClient(transport, 'attributes'),

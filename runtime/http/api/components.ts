@@ -1,0 +1,194 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Component, Dictionary, Enum, Nullable } from './schemas.js';
+
+// The shapes every entity's history and metadata routes answer: components of the OpenAPI document
+// (#/components/schemas/<name>), the typed client's and the admin console's types.
+
+const CHANGE_TYPES = ['create', 'update', 'delete', 'archive', 'restore', 'revert'] as const;
+const FIELD_NAMES = Nullable(Type.Array(Type.String()));
+
+export const Version = Type.Object({
+  id: Type.String(),
+  entityId: Type.String(),
+  version: Type.Integer(),
+  snapshot: Type.Unknown(),
+  changedBy: Type.String(),
+  changeReason: Type.Optional(Nullable(Type.String())),
+  changeType: Enum(CHANGE_TYPES),
+  changedFields: Type.Optional(FIELD_NAMES),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+export const VersionSummary = Type.Object({
+  version: Type.Integer(),
+  createdAt: Type.String(),
+  changedBy: Type.String(),
+});
+
+export const VersionComparison = Type.Object({
+  entityId: Type.String(),
+  versionA: Component<Static<typeof VersionSummary>>('VersionSummary'),
+  versionB: Component<Static<typeof VersionSummary>>('VersionSummary'),
+  changes: Type.Array(
+    Type.Object({
+      field: Type.String(),
+      oldValue: Type.Optional(Type.Unknown()),
+      newValue: Type.Optional(Type.Unknown()),
+      changed: Type.Boolean(),
+    }),
+  ),
+  totalChanges: Type.Integer(),
+});
+
+export const AuditLog = Type.Object({
+  id: Type.String(),
+  entityId: Type.String(),
+  changedBy: Type.String(),
+  changeType: Enum(CHANGE_TYPES),
+  changedFields: Type.Optional(FIELD_NAMES),
+  changes: Type.Optional(
+    Type.Unsafe<Record<string, { old?: unknown; new?: unknown }> | null>({
+      type: ['object', 'null'],
+      additionalProperties: { type: 'object', properties: { old: {}, new: {} } },
+    }),
+  ),
+  changeReason: Type.Optional(Nullable(Type.String())),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+export const FieldChange = Type.Object({
+  id: Type.String(),
+  entityId: Type.String(),
+  fieldName: Type.String(),
+  oldValue: Type.Optional(Type.Unknown()),
+  newValue: Type.Optional(Type.Unknown()),
+  changedBy: Type.String(),
+  changeReason: Type.Optional(Nullable(Type.String())),
+  approvedBy: Type.Optional(Nullable(Type.String())),
+  approvalStatus: Type.Optional(
+    Type.Unsafe<'pending' | 'approved' | 'rejected' | null>({ enum: ['pending', 'approved', 'rejected', null] }),
+  ),
+  metadata: Type.Optional(Type.Unsafe<Record<string, unknown> | null>({ type: ['object', 'null'] })),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+/** A field as the metadata routes describe it; an object's declared properties are fields too. */
+export interface FieldMetadata {
+  name: string;
+  label: string;
+  type: string;
+  required: boolean;
+  unique: boolean;
+  default: unknown;
+  values: { key: string; label: string }[] | null;
+  ref: string | null;
+  items: { type: string } | null;
+  search: boolean;
+  trackChanges: boolean;
+  filterable: boolean;
+  readOnly: boolean;
+  properties?: FieldMetadata[];
+  operators?: string[];
+  constraints?: Record<string, unknown>;
+}
+
+// Recursive (properties of properties): its type is the interface above, its schema refers to itself.
+export const FieldMetadata = Type.Unsafe<FieldMetadata>(
+  Type.Object({
+    name: Type.String(),
+    label: Type.String(),
+    type: Type.String(),
+    required: Type.Boolean(),
+    unique: Type.Boolean(),
+    default: Type.Unknown({ description: 'The default value, or null' }),
+    values: Nullable(Type.Array(Type.Object({ key: Type.String(), label: Type.String() }))),
+    ref: Nullable(Type.String()),
+    items: Type.Unsafe<{ type: string } | null>({
+      type: ['object', 'null'],
+      properties: { type: { type: 'string' } },
+      description: "A list: its items' type",
+    }),
+    search: Type.Boolean(),
+    trackChanges: Type.Boolean(),
+    filterable: Type.Boolean(),
+    readOnly: Type.Boolean({ description: 'Set by the server: shown, never written by a client' }),
+    properties: Type.Optional(
+      Type.Array(Component('FieldMetadata'), {
+        description: 'Objects with declared properties: each property as a field',
+      }),
+    ),
+    operators: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Filters only: the comparison operators the list takes as `field[op]=value`',
+      }),
+    ),
+    constraints: Type.Optional(
+      Type.Object(
+        {
+          min: Type.Optional(Type.Number()),
+          max: Type.Optional(Type.Number()),
+          minLength: Type.Optional(Type.Integer()),
+          maxLength: Type.Optional(Type.Integer()),
+          pattern: Type.Optional(Type.String()),
+          format: Type.Optional(Enum(['email', 'uri', 'uuid', 'date-time'])),
+          minItems: Type.Optional(Type.Integer()),
+          maxItems: Type.Optional(Type.Integer()),
+          items: Type.Optional(Type.Object({})),
+        },
+        {
+          description:
+            "The field's declared constraints (present only when it has some); items: those of an array's items",
+        },
+      ),
+    ),
+  }),
+);
+
+export const EntityMetadata = Type.Object({
+  name: Type.String(),
+  plural: Type.String(),
+  label: Type.String(),
+  description: Nullable(Type.String()),
+  base: Type.String(),
+  ownership: Type.String(),
+  versioning: Type.String(),
+  tenantScoped: Type.Boolean(),
+  filters: Type.Array(Type.String()),
+  searchFields: Type.Array(Type.String()),
+  origin: Type.String({
+    description: 'Where the entity comes from: `app` (the entity files), `builtin` (the package), `feature:<name>`',
+  }),
+  sortable: Type.Array(Type.String(), {
+    description: 'Fields declared sortable: an index serves their order (any field may still be sorted on)',
+  }),
+  statusTransitions: Type.Optional(
+    Dictionary(Type.Array(Type.String()), {
+      description: 'Content base only: for each status, the statuses an update may move it to',
+    }),
+  ),
+  relations: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      label: Type.String(),
+      entity: Type.String(),
+      field: Type.String(),
+      description: Type.Optional(Nullable(Type.String())),
+    }),
+    { description: 'Reverse relations: populate=<name> and GET /{plural}/{id}/<name>' },
+  ),
+  fields: Type.Optional(Type.Array(Component<FieldMetadata>('FieldMetadata'))),
+});
+
+/** The components of the document, by name. */
+export const COMPONENTS = {
+  Version,
+  VersionComparison,
+  VersionSummary,
+  AuditLog,
+  FieldChange,
+  EntityMetadata,
+  FieldMetadata,
+} as const;

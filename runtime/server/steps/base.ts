@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { type Logger, pino } from 'pino';
+import { loadRuntimeConfig, type RuntimeConfig } from '../../config/runtimeConfig.js';
+import { loadSecrets, type Secrets } from '../../crypto/secrets.js';
+import { OperatorMetrics } from '../../health/operatorMetrics.js';
+import type { StartOptions } from '../options.js';
+
+/** What every later step reads: the environment, the log, the configuration, the secrets, the metrics. */
+export interface Base {
+  options: Omit<StartOptions, 'port' | 'host'>;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  config: RuntimeConfig;
+  secrets: Secrets;
+  operator: OperatorMetrics;
+  now: () => Date;
+}
+
+/** The first step: settings from the project folder and the environment, nothing opened yet. */
+export function base(options: Omit<StartOptions, 'port' | 'host'>): Base {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? pino({ level: env.LOG_LEVEL ?? 'info' });
+  return {
+    options,
+    env,
+    logger,
+    config: { ...loadRuntimeConfig(options.root, env), ...options.overrides },
+    secrets: loadSecrets({
+      env,
+      devFile: join(options.root, 'data', 'secrets.json'),
+      warn: (message) => logger.warn(message),
+    }),
+    operator: new OperatorMetrics(),
+    now: options.now ?? (() => new Date()),
+  };
+}

@@ -1,0 +1,53 @@
+import type { Redis } from 'ioredis';
+import type { Bus } from '../../cluster/bus.js';
+import { RedisBus } from '../../cluster/redisBus.js';
+import { metrics } from '../../health/metrics.js';
+import { type LimiterStore, memoryLimiterStore, redisLimiterStore } from '../../http/rateLimit/limiterStore.js';
+import type { PgStore } from '../../store/postgres/pgStore.js';
+import type { Base } from './base.js';
+import type { Stores } from './store.js';
+
+export interface Cluster {
+  redis?: Redis;
+  /** The rate limiter's counters: in Redis when there is one, so every instance counts alike. */
+  limiter: LimiterStore;
+  /** Extra services for the health report (Redis). */
+  services: Record<string, () => Promise<void>>;
+  /** The bus between instances: Redis, else LISTEN/NOTIFY on PostgreSQL; none for one SQLite or MongoDB process. */
+  bus?: Bus;
+}
+
+/** Redis (when REDIS_URL names one) and the bus between instances. */
+export async function withCluster(
+  { env, logger, config, operator }: Base,
+  { opened, countCache }: Stores,
+): Promise<Cluster> {
+  // ioredis loads only when REDIS_URL asks for it.
+  const redis = env.REDIS_URL
+    ? new (await import('ioredis')).Redis(env.REDIS_URL, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        lazyConnect: false,
+      })
+    : undefined;
+  redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+  // ENTIGEN_REDIS_PREFIX separates apps (or test runs) that share one Redis.
+  const prefix = env.ENTIGEN_REDIS_PREFIX ?? 'entigen';
+  const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${prefix}:rl`)) : memoryLimiterStore();
+  const services: Record<string, () => Promise<void>> = redis ? { redis: async () => void (await redis.ping()) } : {};
+  // Without Redis, instances on one PostgreSQL database hear each other through LISTEN/NOTIFY.
+  const { maxStalenessMs } = config.cluster;
+  const bus: Bus | undefined = redis
+    ? await RedisBus.connect(redis, prefix, logger, maxStalenessMs)
+    : opened.kind === 'postgres'
+      ? await (await import('../../cluster/pgBus.js')).PgBus.connect(opened as PgStore, prefix, logger, maxStalenessMs)
+      : undefined;
+  if (bus) operator.watchCluster(() => bus.state());
+  // While the bus cannot prove that every notice arrived, nothing cached outlives the bound.
+  if (countCache && bus) countCache.trust = bus;
+  return { redis, limiter, services, bus };
+}
+
+function trackedLimiter(store: LimiterStore): LimiterStore {
+  return { hit: (...args) => metrics.track('redis', () => store.hit(...args)) };
+}

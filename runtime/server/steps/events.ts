@@ -1,0 +1,100 @@
+import type { Caller } from '../../access/caller.js';
+import { callerForUser } from '../../access/resolveCaller.js';
+import type { RoleTable } from '../../access/roleTable.js';
+import { HookDispatcher } from '../../events/hookDispatcher.js';
+import { LogFeed } from '../../events/logFeed.js';
+import { RealtimeHub } from '../../events/realtime/realtimeHub.js';
+import { WebhookDispatcher } from '../../events/webhooks/webhookDispatcher.js';
+import { USERS } from '../../model/collections.js';
+import type { Store } from '../../store/types.js';
+import type { Base } from './base.js';
+import type { Cluster } from './cluster.js';
+import type { Services } from './services.js';
+import type { Stores } from './store.js';
+
+export interface EventConsumers {
+  /** Delivers afterCommit hooks from the event log. */
+  dispatcher: HookDispatcher;
+  /** This instance's one reader of the event log. */
+  feed: LogFeed;
+  /** The open realtime streams. */
+  realtime: RealtimeHub;
+  webhooks: WebhookDispatcher;
+  /** Rechecks the streams' credentials while the bus cannot vouch for notices. */
+  streamCheck?: NodeJS.Timeout;
+}
+
+/**
+ * The consumers of the event log (afterCommit hooks, realtime, webhooks, the mail outbox), started,
+ * and what the bus carries between instances: new events, changed credentials, roles and counts.
+ */
+export async function withEventConsumers(
+  { config, logger }: Base,
+  { store, countCache }: Stores,
+  { ctx, auth, outbox, systemRepositories }: Services,
+  { bus }: Cluster,
+): Promise<EventConsumers> {
+  const dispatcher = new HookDispatcher(ctx, {
+    ...config.hooks,
+    repositories: systemRepositories,
+    callerOf: (userId) => callerOfChange(store, auth.roles, userId),
+  });
+  // One reader of the event log for realtime streams; other instances' commits arrive through
+  // the bus when there is one, and by polling the log either way.
+  const feed = new LogFeed({
+    store,
+    logger,
+    pollMs: config.realtime.pollMs,
+    publish: bus ? (seq) => bus.publish('events', String(seq)) : undefined,
+  });
+  await feed.start();
+  const realtime = new RealtimeHub(feed, config.realtime, logger);
+  realtime.start();
+  const webhooks = new WebhookDispatcher(ctx, config.webhooks, feed);
+  ctx.notifyCommitted = () => {
+    dispatcher.notify();
+    feed.notify();
+  };
+  ctx.notifyCredentialsChanged = () => {
+    realtime.recheckAll();
+    bus?.publish('credentials');
+  };
+  await dispatcher.start();
+  webhooks.start();
+  outbox.start();
+  if (bus) {
+    await bus.on('events', (seq) => feed.heard(Number(seq)));
+    await bus.on('credentials', () => realtime.recheckAll());
+    await bus.on('roles', () => auth.roles.invalidate(false));
+    if (countCache) {
+      countCache.onInvalidate = (collection) => bus.publish('counts', collection);
+      await bus.on('counts', (collection) => countCache.invalidate(collection, true));
+    }
+    auth.roles.onChange = () => bus.publish('roles');
+    auth.roles.trust = bus;
+    bus.onResume = () => {
+      countCache?.clear();
+      auth.roles.invalidate(false);
+      realtime.recheckAll();
+      feed.notify();
+    };
+    await bus.start();
+  }
+  // A stream holds a credential: while the bus cannot vouch for notices, streams are checked at the bound.
+  const streamCheck = bus
+    ? setInterval(() => {
+        if (!bus.trusted) realtime.recheckAll();
+      }, config.cluster.maxStalenessMs)
+    : undefined;
+  streamCheck?.unref();
+  return { dispatcher, feed, realtime, webhooks, streamCheck };
+}
+
+/** The author of a logged change as a Caller, as they are now; a deleted user keeps only its id. */
+async function callerOfChange(store: Store, roles: RoleTable, userId: string | undefined): Promise<Caller> {
+  const none: Caller = { roles: [], permissions: new Set<string>(), isAdmin: false };
+  if (!userId) return none;
+  const user = await store.get(USERS, userId);
+  if (!user) return { ...none, user: { id: userId, email: '', displayName: '' } };
+  return callerForUser(user, roles);
+}

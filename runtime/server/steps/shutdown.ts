@@ -1,0 +1,52 @@
+import type { Base } from './base.js';
+import type { Cluster } from './cluster.js';
+import type { EventConsumers } from './events.js';
+import type { Routes } from './routes.js';
+import type { Stores } from './store.js';
+import type { Upkeep } from './upkeep.js';
+
+export interface Shutdown {
+  /** Stops the scheduler, the dispatchers and the sweeper (close does this first, then closes the store). */
+  stopWork(): Promise<void>;
+  /** Stops the work, then closes the store, the bus and Redis; once, however often it is called. */
+  close(): Promise<void>;
+}
+
+/** The way down, the reverse of the way up: streams end first, then the work, then the connections. */
+export function withShutdown(
+  { config }: Base,
+  { store }: Stores,
+  { redis, bus }: Cluster,
+  { dispatcher, feed, realtime, webhooks, streamCheck }: EventConsumers,
+  { scheduler, sweeper }: Upkeep,
+  { drain }: Routes,
+  outbox: { stop(): Promise<void> },
+): Shutdown {
+  let stopping: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
+  const stopWork = () => {
+    stopping ??= (async () => {
+      clearInterval(sweeper);
+      clearInterval(streamCheck);
+      // Streams end first: their clients reconnect (elsewhere) with Last-Event-ID.
+      realtime.closeAll();
+      feed.stop();
+      await scheduler.stop(config.server.shutdownGraceMs);
+      await Promise.all([dispatcher.stop(), webhooks.stop(), outbox.stop()]);
+    })();
+    return stopping;
+  };
+  return {
+    stopWork,
+    close() {
+      closing ??= (async () => {
+        drain.draining = true;
+        await stopWork();
+        await store.close();
+        await bus?.close();
+        await redis?.quit().catch(() => undefined);
+      })();
+      return closing;
+    },
+  };
+}

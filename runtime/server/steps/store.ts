@@ -1,0 +1,78 @@
+import { reconcileFileSchedules } from '../../jobs/fileSchedules.js';
+import { checkMigrations } from '../../migrations/applyMigrations.js';
+import { CountCache, CountCachingStore } from '../../store/countCache.js';
+import { MeasuredStore } from '../../store/measuredStore.js';
+import { openStore } from '../../store/openStore.js';
+import { SqliteStore } from '../../store/sqlite/sqliteStore.js';
+import type { Store } from '../../store/types.js';
+import type { Base } from './base.js';
+
+export interface Stores {
+  /** The store as DATABASE_URL opened it (what only its own kind offers: commit statistics, LISTEN). */
+  opened: Store;
+  /** The store every operation uses: measured, and with counts remembered where writes can be heard. */
+  store: Store;
+  countCache?: CountCache;
+}
+
+/**
+ * Counts are cached (store/countCache.ts) where every write can be heard: the embedded store
+ * (other processes' commits show in PRAGMA data_version), PostgreSQL (instances tell each other
+ * what they wrote through LISTEN/NOTIFY), or any store with REDIS_URL. ENTIGEN_COUNT_CACHE=on|off
+ * decides otherwise (on: a single instance on MongoDB without Redis).
+ */
+function countCacheEnabled(env: NodeJS.ProcessEnv, kind: string): boolean {
+  if (env.ENTIGEN_COUNT_CACHE === 'on') return true;
+  if (env.ENTIGEN_COUNT_CACHE === 'off') return false;
+  return kind === 'sqlite' || kind === 'postgres' || Boolean(env.REDIS_URL);
+}
+
+/**
+ * The store: opened, wrapped (count cache, measurements), its schema synced to the model, the
+ * migrations checked and the config's job schedules reconciled. Closed again if any of that fails.
+ */
+export async function withStore({ options, env, logger, operator, now }: Base): Promise<Stores> {
+  const opened = options.store ?? (await openStore(env.DATABASE_URL, options.root));
+  const countCache = countCacheEnabled(env, opened.kind) ? new CountCache() : undefined;
+  const store = new MeasuredStore(
+    countCache ? new CountCachingStore(opened, countCache) : opened,
+    (kind, operation, outcome, seconds) => operator.storeCall(kind, operation, outcome, seconds),
+  );
+  const schema = await store.init(options.registry.model);
+  // Index changes are worth a line: building one on a large table takes a while.
+  if (schema.added.length > 0)
+    logger.info({ indexes: schema.added }, `schema sync: added ${schema.added.length} index(es)`);
+  if (schema.dropped.length > 0)
+    logger.info(
+      { indexes: schema.dropped },
+      `schema sync: dropped ${schema.dropped.length} index(es) no longer planned`,
+    );
+  try {
+    await checkMigrations(store, options.root, options.registry.model, now);
+    const jobs = await reconcileFileSchedules(
+      store,
+      options.registry.model.jobSchedules ?? [],
+      Object.keys(options.handlers ?? {}),
+      now(),
+    );
+    if (jobs.created.length + jobs.updated.length + jobs.released.length > 0)
+      logger.info(jobs, 'scheduled jobs of entigen.config.yaml: created, updated, released');
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  if (opened instanceof SqliteStore) {
+    const commits = () => opened.commitStatistics();
+    operator.watch('entigen_group_commits', 'Commits of the embedded store (each one fsync)', () => commits().groups);
+    operator.watch('entigen_group_commit_transactions', 'Transactions those commits carried', () => commits().members);
+  }
+  if (countCache) {
+    operator.watch('entigen_read_cache_hits', 'Counts and session callers answered from memory', () => countCache.hits);
+    operator.watch(
+      'entigen_read_cache_misses',
+      'Counts and session callers read from the store',
+      () => countCache.misses,
+    );
+  }
+  return { opened, store, countCache };
+}

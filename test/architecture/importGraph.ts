@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
 
-/** Source files (not tests) of the given folders, by path relative to `root`, with the files they import. */
-export function importGraph(root: string, folders: string[]): Map<string, string[]> {
+/** Source files (not tests) of the given folders, by path relative to `root`. */
+export function sourceFiles(root: string, folders: string[]): string[] {
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
@@ -13,6 +13,12 @@ export function importGraph(root: string, folders: string[]): Map<string, string
     }
   };
   for (const folder of folders) walk(join(root, folder));
+  return files;
+}
+
+/** Source files (not tests) of the given folders, by path relative to `root`, with the files they import. */
+export function importGraph(root: string, folders: string[]): Map<string, string[]> {
+  const files = sourceFiles(root, folders);
   const known = new Set(files);
   const graph = new Map<string, string[]>();
   // `import x from`, `export ... from`, a bare `import '...'`, and `import('...')`.

@@ -1,26 +1,13 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
+import { sourceFiles } from './importGraph.js';
 
 // The fixed API is declared once (runtime/http/api/) and its handlers read what the declarations
 // checked: these hold that shape as the code grows.
 
-function sources(folder: string): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts'))
-        files.push(relative(repoRoot, path).split(sep).join('/'));
-    }
-  };
-  walk(join(repoRoot, folder));
-  return files;
-}
-
-const code = ['runtime', 'generator', 'bin'].flatMap(sources);
+const code = sourceFiles(repoRoot, ['runtime', 'generator', 'bin']);
 const read = (file: string) => readFileSync(join(repoRoot, file), 'utf8');
 
 /** Middleware of the pipeline that reads every body before any route (size, idempotency, unstorable input). */
@@ -54,7 +41,7 @@ describe('route declarations', () => {
   });
 
   it('are the only source of the fixed operations in the OpenAPI emitter', () => {
-    const emitter = sources('generator/emit/openapi').map(read).join('\n');
+    const emitter = sourceFiles(repoRoot, ['generator/emit/openapi']).map(read).join('\n');
     expect(emitter).toContain('fixedRoutes(model)');
     // An operation written by hand would name its operationId here.
     expect(emitter).not.toMatch(/operationId: '[a-z]+_[A-Za-z]+'/);

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiRequestError, type Client, createClient, type RealtimeEvents } from '../../generated/client.js';
+import { checkedFetch } from '../support/openApiCheck.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
-// Everything here goes through generated/client.ts; the server starts with a headless admin.
+// Everything here goes through generated/client.ts, every answer checked against openapi.json;
+// the server starts with a headless admin.
 const ADMIN = { email: 'client-admin@example.test', password: 'correct horse battery staple!' };
 let server: TestServer;
 let admin: Client;
@@ -12,14 +14,14 @@ beforeAll(async () => {
     { ENTIGEN_ADMIN_EMAIL: ADMIN.email, ENTIGEN_ADMIN_PASSWORD: ADMIN.password },
     { withAdmin: false },
   );
-  admin = createClient({ baseUrl: server.url });
+  admin = createClient({ fetch: checkedFetch, baseUrl: server.url });
   await admin.auth.login(ADMIN);
 });
 afterAll(() => server.close());
 
 describe('generated client', () => {
   it('signs up with a session cookie and runs every generic operation, typed', async () => {
-    const client = createClient({ baseUrl: server.url, cookies: true });
+    const client = createClient({ fetch: checkedFetch, baseUrl: server.url, cookies: true });
     const { user } = await client.auth.register({
       email: 'writer@example.test',
       password: 'a long passphrase 1!',
@@ -124,7 +126,7 @@ describe('generated client', () => {
       ['articles.deleted', missed.id],
     ]);
 
-    const anonymous = createClient({ baseUrl: server.url });
+    const anonymous = createClient({ fetch: checkedFetch, baseUrl: server.url });
     const refused = await new Promise<ApiRequestError>((resolve) =>
       anonymous.subscribe(['projects'], () => undefined, { onError: resolve }),
     );
@@ -132,7 +134,7 @@ describe('generated client', () => {
   });
 
   it('throws typed errors with status, code and details', async () => {
-    const client = createClient({ baseUrl: server.url });
+    const client = createClient({ fetch: checkedFetch, baseUrl: server.url });
     await client.auth.register({
       email: 'errors@example.test',
       password: 'a long passphrase 2!',
@@ -175,7 +177,7 @@ describe('generated client', () => {
       status: 400,
       details: { displayName: 'must not be empty' },
     });
-    const member = createClient({ baseUrl: server.url });
+    const member = createClient({ fetch: checkedFetch, baseUrl: server.url });
     await member.auth.register({ email: 'not-admin@example.test', password: 'a long passphrase 5!', displayName: 'N' });
     await expect(member.users.list()).rejects.toMatchObject({ status: 403, code: 'FORBIDDEN' });
     await expect(member.roles.remove('EDITOR')).rejects.toMatchObject({ status: 403 });
@@ -183,7 +185,7 @@ describe('generated client', () => {
   });
 
   it('works with an API key that holds only the permissions it was given', async () => {
-    const owner = createClient({ baseUrl: server.url });
+    const owner = createClient({ fetch: checkedFetch, baseUrl: server.url });
     await owner.auth.register({ email: 'keys@example.test', password: 'a long passphrase 3!', displayName: 'Keys' });
     const mine = await owner.articles.create({ title: 'Key readable', body: 'k' });
     const key = await owner.apiKeys.create({
@@ -194,7 +196,7 @@ describe('generated client', () => {
     expect(key.token).toMatch(/^egk_/);
     expect((await owner.apiKeys.list()).items.map((k) => k.lastEight)).toEqual([key.lastEight]);
 
-    const reader = createClient({ baseUrl: server.url, apiKey: key.token });
+    const reader = createClient({ fetch: checkedFetch, baseUrl: server.url, apiKey: key.token });
     expect((await reader.articles.list()).items.map((a) => a.id)).toEqual([mine.id]);
     await expect(reader.articles.create({ title: 'no', body: 'no' })).rejects.toMatchObject({
       status: 403,
@@ -205,7 +207,7 @@ describe('generated client', () => {
   });
 
   it('acts in the tenant named by tenantId, and the simple-versioning audit log reads through it', async () => {
-    const member = createClient({ baseUrl: server.url });
+    const member = createClient({ fetch: checkedFetch, baseUrl: server.url });
     const { user } = await member.auth.register({
       email: 'member@example.test',
       password: 'a long passphrase 4!',
@@ -216,6 +218,7 @@ describe('generated client', () => {
     // Two tenants and none named: a create cannot pick one.
     await expect(member.projects.create({ name: 'P', code: 'P-1' })).rejects.toMatchObject({ status: 400 });
     const inFirst = createClient({
+      fetch: checkedFetch,
       baseUrl: server.url,
       token: (await member.auth.login({ email: 'member@example.test', password: 'a long passphrase 4!' })).token,
       tenantId: first.id,

@@ -98,3 +98,24 @@ function checkEnvelope(ajv: InstanceType<typeof Ajv2020>, body: unknown): string
   const validate = ajv.getSchema('openapi#/components/schemas/Error')!;
   return validate(body) ? [] : [`error envelope: ${ajv.errorsText(validate.errors)}`];
 }
+
+/**
+ * fetch that checks every answer against the document, for clients under test (the typed client):
+ * an answer the document does not describe fails the call that received it.
+ */
+export const checkedFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+  const type = response.headers.get('content-type');
+  if (type?.includes('text/event-stream')) return response;
+  const text = await response.clone().text();
+  let body: unknown;
+  try {
+    body = type?.includes('json') && text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  const problems = checkResponse(init?.method ?? 'GET', url, response.status, type, body);
+  if (problems.length > 0) throw new Error(`answer not as documented:\n${problems.join('\n')}`);
+  return response;
+};

@@ -1,19 +1,6 @@
-import type { AppModel } from '../model/types.js';
 import { hasThrough, throughCollections, withKnownIds } from './common/throughIds.js';
-import type {
-  AggregateQuery,
-  AggregateResult,
-  CountQuery,
-  Doc,
-  FindQuery,
-  FindResult,
-  IncrementInput,
-  InsertInput,
-  SchemaChanges,
-  Store,
-  UpdateSet,
-  Where,
-} from './types.js';
+import { type StoreCall, StoreWrapper } from './storeWrapper.js';
+import type { AggregateQuery, AggregateResult, CountQuery, Doc, FindQuery, FindResult, Store, Where } from './types.js';
 
 /** What vouches for a cache across instances: the bus (runtime/cluster/bus.ts). */
 export interface StalenessBound {
@@ -175,31 +162,26 @@ export class CountCache {
  * transaction, once it ends) raises the written collections' generations. Counts inside a
  * transaction see its own writes and always go to the store.
  */
-export class CountCachingStore implements Store {
+const WRITES = new Set<StoreCall>(['insert', 'insertMany', 'update', 'increment', 'remove']);
+
+export class CountCachingStore extends StoreWrapper {
   constructor(
-    readonly inner: Store,
+    inner: Store,
     private readonly cache: CountCache,
     /** Inside a transaction: the collections it wrote, raised when it ends. */
     private readonly touched?: Set<string>,
   ) {
+    super(inner);
     if (!touched) cache.changedElsewhere ??= () => inner.changedElsewhere?.() ?? false;
   }
 
-  get kind(): Store['kind'] {
-    return this.inner.kind;
-  }
-
-  init(model: AppModel): Promise<SchemaChanges> {
-    return this.inner.init(model);
-  }
-
-  async find(collection: string, query: FindQuery): Promise<FindResult> {
+  override async find(collection: string, query: FindQuery): Promise<FindResult> {
     // The read path without a rule through a reference passes straight on: no copy, no extra await.
     if (this.touched || !hasThrough(query.where)) return this.inner.find(collection, query);
     return this.inner.find(collection, { ...query, where: await this.knownIds(query.where) });
   }
 
-  async count(collection: string, query: CountQuery): Promise<number> {
+  override async count(collection: string, query: CountQuery): Promise<number> {
     if (this.touched) return this.inner.count(collection, query);
     const key = `${collection}\u0000${JSON.stringify(query)}`;
     // A count through a reference depends on the referenced collections too: kept until any changes.
@@ -218,12 +200,12 @@ export class CountCachingStore implements Store {
     return count;
   }
 
-  async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
+  override async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
     if (this.touched || !hasThrough(query.where)) return this.inner.aggregate(collection, query);
     return this.inner.aggregate(collection, { ...query, where: await this.knownIds(query.where) });
   }
 
-  async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
+  override async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
     if (this.touched || !hasThrough(where)) return this.inner.get(collection, id, where);
     return this.inner.get(collection, id, await this.knownIds(where));
   }
@@ -251,27 +233,16 @@ export class CountCachingStore implements Store {
     });
   }
 
-  insert(collection: string, doc: InsertInput): Promise<Doc> {
-    return this.written(collection, () => this.inner.insert(collection, doc));
+  /** Writes raise their collection's counts: at once, or inside a transaction when it ends. */
+  protected override around<T>(call: StoreCall, collection: string | undefined, run: () => Promise<T>): Promise<T> {
+    return collection !== undefined && WRITES.has(call) ? this.written(collection, run) : run();
   }
 
-  insertMany(collection: string, docs: InsertInput[]): Promise<Doc[]> {
-    return this.written(collection, () => this.inner.insertMany(collection, docs));
+  protected wrapTransaction(tx: Store): Store {
+    return new CountCachingStore(tx, this.cache, this.touched);
   }
 
-  update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
-    return this.written(collection, () => this.inner.update(collection, id, set, where));
-  }
-
-  increment(collection: string, id: string, by: IncrementInput, set?: UpdateSet, where?: Where): Promise<Doc | null> {
-    return this.written(collection, () => this.inner.increment(collection, id, by, set, where));
-  }
-
-  remove(collection: string, id: string, where?: Where): Promise<boolean> {
-    return this.written(collection, () => this.inner.remove(collection, id, where));
-  }
-
-  async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+  override async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.touched) return this.inner.transaction((tx) => fn(new CountCachingStore(tx, this.cache, this.touched)));
     const touched = new Set<string>();
     try {
@@ -280,18 +251,6 @@ export class CountCachingStore implements Store {
       // After the commit (or the rollback, which changed nothing: raising costs only a recount).
       for (const collection of touched) this.cache.invalidate(collection);
     }
-  }
-
-  ping(): Promise<void> {
-    return this.inner.ping();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  changedElsewhere(): boolean {
-    return this.inner.changedElsewhere?.() ?? false;
   }
 
   /** Outside a transaction the write has committed when it returns; inside, the transaction raises it at its end. */

@@ -8,7 +8,7 @@ export function sourceFiles(root: string, folders: string[]): string[] {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.ts') && !name.endsWith('.test.ts') && !name.endsWith('.d.ts'))
+      else if (/\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) && !name.endsWith('.d.ts'))
         files.push(relative(root, path).split(sep).join('/'));
     }
   };
@@ -28,11 +28,12 @@ export function importGraph(root: string, folders: string[]): Map<string, string
     const text = readFileSync(join(root, file), 'utf8');
     const targets = new Set<string>();
     for (const match of text.matchAll(specifier)) {
-      const spec = (match[1] ?? match[2] ?? match[3]).replace(/\.js$/, '.ts');
-      const target = normalize(join(dirname(file), spec))
+      const spec = (match[1] ?? match[2] ?? match[3]).replace(/\.js$/, '');
+      const base = normalize(join(dirname(file), spec))
         .split(sep)
         .join('/');
-      if (known.has(target)) targets.add(target);
+      const target = [`${base}.ts`, `${base}.tsx`].find((candidate) => known.has(candidate));
+      if (target) targets.add(target);
     }
     graph.set(file, [...targets].sort());
   }

@@ -13,21 +13,20 @@ import { indexesFor } from '../common/indexPlan.js';
 import { foldText } from '../common/sortKey.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
 import { settleThroughByIds } from '../common/throughIds.js';
-import {
-  type AggregateGroup,
-  type AggregateQuery,
-  type AggregateResult,
-  type CountQuery,
-  type Doc,
-  type FindQuery,
-  type IncrementInput,
-  type SchemaChanges,
-  type Store,
-  StoreUnavailable,
-  UniqueConflict,
-  type UpdateSet,
-  type Where,
+import type {
+  AggregateGroup,
+  AggregateQuery,
+  AggregateResult,
+  CountQuery,
+  Doc,
+  FindQuery,
+  IncrementInput,
+  SchemaChanges,
+  Store,
+  UpdateSet,
+  Where,
 } from '../types.js';
+import { StoreUnavailable, UniqueConflict } from '../types.js';
 import { fromMongoDoc, type MongoDoc, mongoLayout, searchWords, toMongoDoc, toMongoUpdate } from './mongoDocument.js';
 import {
   type MongoFilter,

@@ -2,34 +2,12 @@ import pg from 'pg';
 import type { AppModel } from '../../model/types.js';
 import { searchText, searchVocabulary } from '../common/searchText.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
-import { runAggregate } from '../sql/aggregateStatement.js';
 import { ident } from '../sql/ident.js';
 import { decodeRow, encodeFields } from '../sql/rowCodec.js';
-import {
-  countStatement,
-  deleteStatement,
-  getStatement,
-  incrementStatement,
-  insertStatement,
-  type Statement,
-  selectStatement,
-  updateStatement,
-} from '../sql/statements.js';
-import {
-  type AggregateQuery,
-  type AggregateResult,
-  type CountQuery,
-  type Doc,
-  type FindQuery,
-  type IncrementInput,
-  type SchemaChanges,
-  type Store,
-  StoreUnavailable,
-  UniqueConflict,
-  type UpdateSet,
-  ValueOutOfRange,
-  type Where,
-} from '../types.js';
+import { type Row, SqlStore } from '../sql/sqlStore.js';
+import { deleteStatement, insertStatement, type Statement, updateStatement } from '../sql/statements.js';
+import type { Doc, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
+import { StoreUnavailable, UniqueConflict, ValueOutOfRange } from '../types.js';
 import { pgDialect as dialect } from './pgDialect.js';
 import { COLLATIONS, type Queryable, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
 
@@ -112,8 +90,10 @@ function queued(client: pg.PoolClient): Queryable {
 }
 
 /** PostgreSQL through pg: a pool with limits, real transactions on one pooled client. */
-export class PgStore implements Store {
+export class PgStore extends SqlStore {
   readonly kind = 'postgres';
+  protected readonly dialect = dialect;
+  protected readonly booleansAsIntegers = false;
 
   static open(url: string, options: { schema?: string; max?: number } = {}): PgStore {
     // The schema is a connection option, so it is in force before the first query on every connection.
@@ -138,7 +118,21 @@ export class PgStore implements Store {
       prepared: PreparedNames;
     },
     private readonly client: Queryable | undefined,
-  ) {}
+  ) {
+    super();
+  }
+
+  protected get layouts(): Map<string, TableLayout> {
+    return this.shared.layouts;
+  }
+
+  protected async rows(statement: Statement): Promise<Row[]> {
+    return (await this.run(statement)).rows;
+  }
+
+  protected async row(statement: Statement): Promise<Row | undefined> {
+    return (await this.run(statement)).rows[0];
+  }
 
   /** A connection of its own (not from the pool), for LISTEN: it stays open as long as the caller keeps it. */
   listener(): pg.Client {
@@ -184,28 +178,6 @@ export class PgStore implements Store {
     return changes;
   }
 
-  async find(collection: string, query: FindQuery): Promise<Doc[]> {
-    const layout = this.layout(collection);
-    const { select, ...statement } = selectStatement(layout, query, dialect);
-    const { rows } = await this.run(statement);
-    return rows.map((row) => decodeRow(layout, row, select));
-  }
-
-  async count(collection: string, query: CountQuery): Promise<number> {
-    const { rows } = await this.run(countStatement(this.layout(collection), query, dialect));
-    return rows[0].n as number;
-  }
-
-  async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
-    return runAggregate(this.layout(collection), query, dialect, async (statement) => (await this.run(statement)).rows);
-  }
-
-  async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
-    const layout = this.layout(collection);
-    const { rows } = await this.run(getStatement(layout, id, where, dialect));
-    return rows[0] ? decodeRow(layout, rows[0]) : null;
-  }
-
   async insert(collection: string, doc: Doc): Promise<Doc> {
     const [inserted] = await this.insertMany(collection, [doc]);
     return inserted;
@@ -241,20 +213,6 @@ export class PgStore implements Store {
       }
       return doc;
     });
-  }
-
-  async increment(
-    collection: string,
-    id: string,
-    by: IncrementInput,
-    set: UpdateSet = {},
-    where?: Where,
-  ): Promise<Doc | null> {
-    const layout = this.layout(collection);
-    const { rows } = await this.run(
-      incrementStatement(layout, id, by, encodeFields(layout, set, false), where, dialect),
-    );
-    return rows[0] ? decodeRow(layout, rows[0]) : null;
   }
 
   async remove(collection: string, id: string, where?: Where): Promise<boolean> {
@@ -326,12 +284,6 @@ export class PgStore implements Store {
         throw new UniqueConflict(layout.table, constraint?.replace(`ux_${layout.table}_`, '') ?? 'id');
       throw error;
     }
-  }
-
-  private layout(collection: string): TableLayout {
-    const layout = this.shared.layouts.get(collection);
-    if (!layout) throw new Error(`unknown collection ${collection}`);
-    return layout;
   }
 
   private searchValue(layout: TableLayout, doc: Record<string, unknown>): string {

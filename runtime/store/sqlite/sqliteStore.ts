@@ -4,35 +4,13 @@ import { dateBucket } from '../common/dateBucket.js';
 import { searchText } from '../common/searchText.js';
 import { collationKey } from '../common/sortKey.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
-import { runAggregate } from '../sql/aggregateStatement.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { ident } from '../sql/ident.js';
 import { decodeRow, encodeFields } from '../sql/rowCodec.js';
-import {
-  countStatement,
-  deleteStatement,
-  getStatement,
-  incrementStatement,
-  insertStatement,
-  type Statement,
-  selectStatement,
-  updateStatement,
-} from '../sql/statements.js';
-import {
-  type AggregateQuery,
-  type AggregateResult,
-  type CountQuery,
-  type DateBucket,
-  type Doc,
-  type FindQuery,
-  type IncrementInput,
-  type SchemaChanges,
-  type Store,
-  StoreUnavailable,
-  UniqueConflict,
-  type UpdateSet,
-  type Where,
-} from '../types.js';
+import { type Row, SqlStore } from '../sql/sqlStore.js';
+import { deleteStatement, insertStatement, type Statement, updateStatement } from '../sql/statements.js';
+import type { DateBucket, Doc, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
+import { StoreUnavailable, UniqueConflict } from '../types.js';
 import { GroupCommit } from './groupCommit.js';
 import { KnownIdSets } from './knownIdSets.js';
 import { sqliteDialect } from './sqliteDialect.js';
@@ -59,7 +37,7 @@ interface Shared {
 }
 
 /** The embedded store: better-sqlite3, WAL, synchronous=FULL, FTS5 for text search. */
-export class SqliteStore implements Store {
+export class SqliteStore extends SqlStore {
   readonly kind = 'sqlite';
 
   static open(path: string): SqliteStore {
@@ -102,7 +80,29 @@ export class SqliteStore implements Store {
   private constructor(
     private readonly shared: Shared,
     private readonly inTransaction: boolean,
-  ) {}
+  ) {
+    super();
+  }
+
+  protected readonly booleansAsIntegers = true;
+
+  protected get layouts(): Map<string, TableLayout> {
+    return this.shared.layouts;
+  }
+
+  protected get dialect(): SqlDialect {
+    return this.shared.dialect;
+  }
+
+  protected async rows({ sql, params }: Statement): Promise<Row[]> {
+    await this.turn();
+    return this.statement(sql).all(...params) as Row[];
+  }
+
+  protected async row(statement: Statement): Promise<Row | undefined> {
+    await this.turn();
+    return this.one(statement);
+  }
 
   async init(model: AppModel): Promise<SchemaChanges> {
     const changes: SchemaChanges = { added: [], dropped: [] };
@@ -115,20 +115,6 @@ export class SqliteStore implements Store {
       layout.siblings = this.shared.layouts;
     }
     return changes;
-  }
-
-  async find(collection: string, query: FindQuery): Promise<Doc[]> {
-    await this.turn();
-    const layout = this.layout(collection);
-    const { select, ...statement } = selectStatement(layout, query, this.shared.dialect);
-    const rows = this.statement(statement.sql).all(...statement.params) as Record<string, unknown>[];
-    return rows.map((row) => decodeRow(layout, row, select));
-  }
-
-  async count(collection: string, query: CountQuery): Promise<number> {
-    await this.turn();
-    const { sql, params } = countStatement(this.layout(collection), query, this.shared.dialect);
-    return (this.statement(sql).get(...params) as { n: number }).n;
   }
 
   /** Group commits so far and the transactions they carried (operator metrics). */
@@ -146,23 +132,6 @@ export class SqliteStore implements Store {
     const changed = this.shared.dataVersion !== undefined && version !== this.shared.dataVersion;
     this.shared.dataVersion = version;
     return changed;
-  }
-
-  async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
-    await this.turn();
-    return runAggregate(
-      this.layout(collection),
-      query,
-      this.shared.dialect,
-      async ({ sql, params }) => this.statement(sql).all(...params) as Record<string, unknown>[],
-    );
-  }
-
-  async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
-    await this.turn();
-    const layout = this.layout(collection);
-    const row = this.one(getStatement(layout, id, where, this.shared.dialect));
-    return row ? decodeRow(layout, row) : null;
   }
 
   async insert(collection: string, doc: Doc): Promise<Doc> {
@@ -197,21 +166,6 @@ export class SqliteStore implements Store {
         return doc;
       }),
     );
-  }
-
-  async increment(
-    collection: string,
-    id: string,
-    by: IncrementInput,
-    set: UpdateSet = {},
-    where?: Where,
-  ): Promise<Doc | null> {
-    await this.turn();
-    const layout = this.layout(collection);
-    const row = this.one(
-      incrementStatement(layout, id, by, encodeFields(layout, set, true), where, this.shared.dialect),
-    );
-    return row ? decodeRow(layout, row) : null;
   }
 
   async remove(collection: string, id: string, where?: Where): Promise<boolean> {
@@ -257,12 +211,6 @@ export class SqliteStore implements Store {
     return (async () => {
       while (this.shared.transactionDone) await this.shared.transactionDone;
     })();
-  }
-
-  private layout(collection: string): TableLayout {
-    const layout = this.shared.layouts.get(collection);
-    if (!layout) throw new Error(`unknown collection ${collection}`);
-    return layout;
   }
 
   private statement(sql: string): Database.Statement {

@@ -1,0 +1,85 @@
+import type { AppModel } from '../model/types.js';
+import type {
+  AggregateQuery,
+  AggregateResult,
+  CountQuery,
+  Doc,
+  FindQuery,
+  FindResult,
+  IncrementInput,
+  InsertInput,
+  SchemaChanges,
+  Store,
+  UpdateSet,
+  Where,
+} from './types.js';
+
+/** The calls a wrapper sees pass, by name; writes change a collection. */
+export type StoreCall = 'find' | 'count' | 'aggregate' | 'get' | StoreWrite | 'transaction' | 'ping';
+export type StoreWrite = 'insert' | 'insertMany' | 'update' | 'increment' | 'remove';
+
+/**
+ * A store around another one (the count cache, the measurements): every call goes to `inner`
+ * through `around`, which a wrapper overrides to add what it does; a transaction's store is
+ * wrapped the same way by `wrapTransaction`. `inner` stays reachable for what needs the adapter.
+ */
+export abstract class StoreWrapper implements Store {
+  constructor(readonly inner: Store) {}
+
+  get kind(): Store['kind'] {
+    return this.inner.kind;
+  }
+
+  /** Runs one call of the inner store; `collection` is undefined for transactions and pings. */
+  protected around<T>(_call: StoreCall, _collection: string | undefined, run: () => Promise<T>): Promise<T> {
+    return run();
+  }
+
+  /** The same wrapper around a transaction's store. */
+  protected abstract wrapTransaction(tx: Store): Store;
+
+  init(model: AppModel): Promise<SchemaChanges> {
+    return this.inner.init(model);
+  }
+  find(collection: string, query: FindQuery): Promise<FindResult> {
+    return this.around('find', collection, () => this.inner.find(collection, query));
+  }
+  count(collection: string, query: CountQuery): Promise<number> {
+    return this.around('count', collection, () => this.inner.count(collection, query));
+  }
+  aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
+    return this.around('aggregate', collection, () => this.inner.aggregate(collection, query));
+  }
+  get(collection: string, id: string, where?: Where): Promise<Doc | null> {
+    return this.around('get', collection, () => this.inner.get(collection, id, where));
+  }
+  insert(collection: string, doc: InsertInput): Promise<Doc> {
+    return this.around('insert', collection, () => this.inner.insert(collection, doc));
+  }
+  insertMany(collection: string, docs: InsertInput[]): Promise<Doc[]> {
+    return this.around('insertMany', collection, () => this.inner.insertMany(collection, docs));
+  }
+  update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
+    return this.around('update', collection, () => this.inner.update(collection, id, set, where));
+  }
+  increment(collection: string, id: string, by: IncrementInput, set?: UpdateSet, where?: Where): Promise<Doc | null> {
+    return this.around('increment', collection, () => this.inner.increment(collection, id, by, set, where));
+  }
+  remove(collection: string, id: string, where?: Where): Promise<boolean> {
+    return this.around('remove', collection, () => this.inner.remove(collection, id, where));
+  }
+  transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    return this.around('transaction', undefined, () =>
+      this.inner.transaction((tx) => fn(tx === this.inner ? this : this.wrapTransaction(tx))),
+    );
+  }
+  ping(): Promise<void> {
+    return this.around('ping', undefined, () => this.inner.ping());
+  }
+  changedElsewhere(): boolean {
+    return this.inner.changedElsewhere?.() ?? false;
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

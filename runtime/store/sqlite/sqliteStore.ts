@@ -94,14 +94,15 @@ export class SqliteStore extends SqlStore {
     return this.shared.dialect;
   }
 
-  protected async rows({ sql, params }: Statement): Promise<Row[]> {
-    await this.turn();
-    return this.statement(sql).all(...params) as Row[];
+  protected rows({ sql, params }: Statement): Row[] | Promise<Row[]> {
+    const all = () => this.statement(sql).all(...params) as Row[];
+    const waiting = this.turn();
+    return waiting ? waiting.then(all) : all();
   }
 
-  protected async row(statement: Statement): Promise<Row | undefined> {
-    await this.turn();
-    return this.one(statement);
+  protected row(statement: Statement): Row | undefined | Promise<Row | undefined> {
+    const waiting = this.turn();
+    return waiting ? waiting.then(() => this.one(statement)) : this.one(statement);
   }
 
   async init(model: AppModel): Promise<SchemaChanges> {

@@ -114,7 +114,8 @@ function operations(document: Schema): Operation[] {
         method: method.toUpperCase(),
         path,
         tag: operation.tags?.[0] ?? '',
-        summary: operation.summary ?? '',
+        // The summary, then what the description adds.
+        summary: [operation.summary, operation.description].filter(Boolean).join('. '),
         statuses: Object.keys(operation.responses ?? {}).join(', '),
       });
     }

@@ -97,7 +97,11 @@ export function openApiDocument(model: AppModel): JsonSchema {
 
 /** What the pipeline in front of every route may answer before the route runs. */
 function pipelineErrors(op: Operation): ErrorCode[] {
-  const codes: ErrorCode[] = ['RATE_LIMITED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+  const codes: ErrorCode[] = [
+    ...(op.rateLimitExempt ? [] : ['RATE_LIMITED' as const]),
+    'INTERNAL_ERROR',
+    'SERVICE_UNAVAILABLE',
+  ];
   if (!op.path.startsWith('/api/v1/')) return codes;
   // A Bearer credential that does not verify is refused on every API route, public ones too, and
   // so is input no store can keep (a NUL character in the query or body, JSON nested too deep).
@@ -147,13 +151,15 @@ function operationObject(op: Operation): JsonSchema {
   for (const code of new Set<ErrorCode>([...op.errors, ...pipelineErrors(op)])) {
     responses[String(ERROR_CODES[code].status)] ??= { $ref: `#/components/responses/${code}` };
   }
-  if (op.method === 'GET' && op.security !== 'none' && op.path !== '/api/health') {
+  // Health and metrics answer in front of the setup gate (and of the rate limit).
+  if (op.method === 'GET' && op.security !== 'none' && !op.rateLimitExempt) {
     responses['302'] = { description: 'Redirect to /setup while no administrator exists' };
   }
   Object.assign(responses, op.responses);
   return {
     operationId: op.operationId,
     summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
     tags: [op.tag],
     ...(op.security === 'none'
       ? { security: [{}] }

@@ -9,6 +9,7 @@ export interface Operation {
   path: string;
   operationId: string;
   summary: string;
+  description?: string;
   tag: string;
   /** none: no credential is read; required: a credential must be present; default: optional. */
   security?: 'none' | 'required';
@@ -26,6 +27,8 @@ export interface Operation {
   tenantScoped?: boolean;
   /** Takes Idempotency-Key (default: POST). */
   idempotent?: boolean;
+  /** Never rate-limited (health, metrics): no 429. */
+  rateLimitExempt?: boolean;
   /** Takes x-change-reason (writes that keep history). */
   changeReason?: boolean;
   /** Responses beyond the success and the error codes, by status. */
@@ -39,6 +42,7 @@ export function declaredOperation(route: AnyRoute): Operation {
     path: route.path,
     operationId: route.operationId,
     summary: route.summary,
+    description: route.description,
     tag: route.tag,
     ...(route.access === 'public' ? { security: 'none' } : route.access === 'optional' ? {} : { security: 'required' }),
     query: [...parameters(route.query, 'query'), ...parameters(route.headers, 'header')],
@@ -52,6 +56,7 @@ export function declaredOperation(route: AnyRoute): Operation {
     errors: route.errors,
     tenantScoped: route.tenantScoped,
     idempotent: route.idempotent,
+    rateLimitExempt: route.rateLimit === 'exempt',
     responses: route.responses,
   };
 }

@@ -123,8 +123,9 @@ export const mfaEnroll = route({
   path: '/api/v1/auth/mfa/enroll',
   operationId: 'auth_mfaEnroll',
   access: 'signedIn',
-  summary:
-    'Start two-factor authentication: a new TOTP secret (shown only here) as an otpauth:// URI and a QR code (SVG data URL); confirm within 15 minutes. A session older than ten minutes gives the account’s password (`currentPassword`)',
+  summary: 'Start two-factor authentication: a new TOTP secret, shown only here',
+  description:
+    'The secret comes as an otpauth:// URI and a QR code (SVG data URL); confirm it within 15 minutes with POST /api/v1/auth/mfa/confirm. A session older than ten minutes also sends the account’s password (`currentPassword`).',
   body: Body({ currentPassword: Type.Optional(PASSWORD) }),
   bodyOptional: true,
   response: Type.Object({
@@ -164,8 +165,9 @@ export const mfaVerify = route({
   path: '/api/v1/auth/mfa/verify',
   operationId: 'auth_mfaVerify',
   access: 'public',
-  summary:
-    'The second step of a sign-in: the mfaToken login answered and a code (or a recovery code); sets the session cookie. Five wrong codes lock the step for 15 minutes (429)',
+  summary: 'The second step of a sign-in: the mfaToken and a code; sets the session cookie',
+  description:
+    'Send the mfaToken the login answered and a six-digit code (or a recovery code as `code` or `recoveryCode`). Five wrong codes lock the step for 15 minutes (429).',
   body: Body({ mfaToken: TOKEN, code: Type.Optional(CODE), recoveryCode: Type.Optional(RECOVERY_CODE) }),
   response: Session,
   errors: [...INPUT, 'UNAUTHORIZED'],
@@ -214,8 +216,9 @@ export const oidcStart = route({
   path: '/api/v1/auth/oidc/{provider}/start',
   operationId: 'auth_oidcStart',
   access: 'public',
-  summary:
-    'Open in the browser: 302 to the provider (authorization code flow with PKCE, state and nonce); `returnTo` is the path of this site to land on (default /)',
+  summary: 'Open in the browser: 302 to the provider’s sign-in page',
+  description:
+    'The authorization code flow with PKCE, state and nonce. `returnTo` is the path of this site to land on afterwards (default /).',
   query: Type.Object({ returnTo: Type.Optional(Text(500)) }),
   status: 302,
   responseDescription: 'To the provider’s sign-in page',
@@ -228,8 +231,9 @@ export const oidcCallback = route({
   path: '/api/v1/auth/oidc/{provider}/callback',
   operationId: 'auth_oidcCallback',
   access: 'public',
-  summary:
-    'Where the provider sends the browser back: signs in the account with the provider-verified email (linked, or created with the provider’s roles), sets the session cookie and goes on to returnTo; an account with two-factor authentication gets a code form instead',
+  summary: 'Where the provider sends the browser back: signs in and goes on to returnTo',
+  description:
+    'Signs in the account with the provider-verified email (linked, or created with the provider’s roles), sets the session cookie and goes on to returnTo. An account with two-factor authentication gets a code form instead.',
   // The provider's own parameters (code, state, iss, error): read by the OpenID client, not here.
   query: Type.Object({}, { additionalProperties: true }),
   response: Type.String(),
@@ -243,8 +247,8 @@ export const oidcMfa = route({
   path: '/api/v1/auth/oidc/mfa',
   operationId: 'auth_oidcMfa',
   access: 'public',
-  summary:
-    'The code form of an OpenID sign-in into an account with two-factor authentication (form-encoded `code`); 303 to returnTo when it passes, the form again (401) when not',
+  summary: 'The code form of an OpenID sign-in into an account with two-factor authentication',
+  description: 'Form-encoded `code`: 303 to returnTo when it passes, the form again (401) when not.',
   body: Type.Object({ code: Text(64) }),
   bodyType: 'form',
   status: 303,

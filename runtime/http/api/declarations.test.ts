@@ -50,6 +50,11 @@ describe('the route declarations', () => {
     }
   });
 
+  it('keep summaries to one line; more goes in the description', () => {
+    const long = ALL_ROUTES.filter((route) => route.summary.length > 120).map((route) => route.operationId);
+    expect(long).toEqual([]);
+  });
+
   it('say who may call every route', () => {
     for (const route of ALL_ROUTES) {
       expect(route.access, route.operationId).toBeDefined();

@@ -42,8 +42,8 @@ export const fieldChangeQueue = route({
   tag: 'history',
   access: 'admin',
   when: tracksChanges,
-  summary:
-    'Changes of tracked fields across every entity, newest first (admin): the approvals queue; decide one with PUT /{plural}/{id}/field-changes/{changeId}',
+  summary: 'The approvals queue: changes of tracked fields across every entity, newest first (admin)',
+  description: 'Decide one with PUT /api/v1/{plural}/{id}/field-changes/{changeId}.',
   query: queueQuery(Text(100)),
   forModel: (model) => ({
     query: queueQuery(
@@ -98,8 +98,9 @@ export const realtime = route({
   tag: 'realtime',
   access: 'optional',
   tenantScoped: true,
-  summary:
-    'Server-Sent Events: each change to the named entities that you could see in their lists at that moment, in log order; resume with Last-Event-ID',
+  summary: 'Server-Sent Events: the changes to the named entities that you may see, as they commit',
+  description:
+    'Each change to the named entities that you could see in their lists at that moment, in log order; resume with Last-Event-ID.',
   query: realtimeQuery(''),
   headers: Type.Object({
     'Last-Event-ID': Type.Optional(
@@ -183,8 +184,8 @@ export const upload = route({
   // The entity's create rule decides, and it may grant uploads to callers without an account.
   access: 'optional',
   when: hasPublic(MEDIA_ASSETS),
-  summary:
-    'Upload a file (multipart part `file`, optional altText, width, height, filename) into the upload folder and create its MediaAsset',
+  summary: 'Upload a file and create its MediaAsset',
+  description: 'Multipart: the part `file`, and optionally altText, width, height and filename.',
   // Read part by part as it streams in (mediaRoutes.ts), with these bounds.
   body: Type.Object({
     file: Type.String({ contentMediaType: 'application/octet-stream' }),
@@ -229,7 +230,8 @@ export const replayWebhook = route({
   operationId: 'webhooks_replay',
   tag: 'webhooks',
   access: 'admin',
-  summary: `Sends the webhook's matching events after \`from\` up to \`to\` (default: the last) again, at most 1000; 202 with how many were queued`,
+  summary: "Send the webhook's matching events again, at most 1000 (202 with how many were queued)",
+  description: 'The events after `from` up to `to` (default: the last event).',
   body: Body({
     from: Type.Integer({ minimum: 0, description: 'Events after this id are sent' }),
     to: Type.Optional(Type.Integer({ minimum: 0, description: 'The last event id to send (default: the last event)' })),

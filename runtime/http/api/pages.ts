@@ -58,8 +58,9 @@ export const health = route({
   tag: 'health',
   access: 'optional',
   rateLimit: 'exempt',
-  summary:
-    'Health: status and timestamp; an admin also sees uptime, requests, memory, services, the database, and events (log size, open realtime streams, each webhook’s oldest undelivered event)',
+  summary: 'Health: status and timestamp; statistics for an administrator',
+  description:
+    'Answers 200 while the database answers, else 503, to anyone, without a rate limit. An administrator also sees uptime, requests, memory, services, the database, and events (log size, open realtime streams, each webhook’s oldest undelivered event).',
   response: Health,
   responseDescription: 'Healthy',
   errors: [],
@@ -75,8 +76,9 @@ export const metrics = route({
   tag: 'health',
   access: 'optional',
   rateLimit: 'exempt',
-  summary:
-    'Prometheus metrics (text format): requests, latency, store calls, rate-limit refusals, idempotency replays, job runs, process; for the metrics token or an administrator',
+  summary: 'Prometheus metrics (text format), for the metrics token or an administrator',
+  description:
+    'Requests, latency, store calls, rate-limit refusals, idempotency replays, job runs and the process, in the Prometheus text format. Send the metrics token as a Bearer credential, or call as an administrator.',
   response: Type.String(),
   responseType: 'text',
   errors: ['UNAUTHORIZED', 'FORBIDDEN'],
@@ -128,8 +130,8 @@ export const setupTestMail = route({
   tag: 'auth',
   access: 'public',
   idempotent: false,
-  summary:
-    'Before setup: send a test mail to the email of the setup form and report the mail server’s answer (the form page again, or JSON); 404 once an admin exists',
+  summary: 'Before setup: send a test mail to the address of the setup form',
+  description: 'Reports the mail server’s answer: the form page again, or JSON. 404 once an administrator exists.',
   body: Type.Object(SETUP_FIELDS),
   bodyType: 'form',
   response: MailTestResult,

@@ -44,6 +44,8 @@ export interface RouteDeclaration<
   operationId: string;
   tag: string;
   summary: string;
+  /** More than the summary says: how to use it, what it answers when (OpenAPI `description`, Markdown). */
+  description?: string;
   access: Access;
   /** Query parameters: an object schema; unknown parameters are refused unless it allows more. */
   query?: Query;
@@ -63,7 +65,10 @@ export interface RouteDeclaration<
   responses?: Record<string, Record<string, unknown>>;
   /** The error codes the route itself answers (the pipeline's are added by the document). */
   errors: ErrorCode[];
-  /** The rate-limit tier: auth (per address, strict), exempt, or by default the caller's own tier. */
+  /**
+   * The rate-limit tier: auth (per address, strict), or exempt (answered in front of the pipeline,
+   * before the rate limit and the setup gate: health, metrics); by default the caller's own tier.
+   */
   rateLimit?: 'auth' | 'exempt';
   /** Takes Idempotency-Key (default: every POST). */
   idempotent?: boolean;
@@ -72,7 +77,7 @@ export interface RouteDeclaration<
   /** Whether the app has the route (a feature or an entity it needs); always when left out. */
   when?: (model: AppModel) => boolean;
   /** Parts of the declaration that name the app's own entities (a parameter's list of plurals). */
-  forModel?: (model: AppModel) => Partial<Pick<RouteDeclaration, 'query' | 'summary'>>;
+  forModel?: (model: AppModel) => Partial<Pick<RouteDeclaration, 'query' | 'summary' | 'description'>>;
   client?: ClientMethod;
 }
 

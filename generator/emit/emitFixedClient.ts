@@ -43,21 +43,14 @@ export function emitFixedClient(
   for (const methods of groups.values())
     methods.sort((a, b) => a.route.client!.name.localeCompare(b.route.client!.name));
   const members: FixedMember[] = [];
+  const schemaOf = new Map([...names].map(([schema, name]) => [name, schema as JsonSchema]));
   const bodies = new Map<string, string>();
-  // Declared in the order their names were first used, each once.
-  const declared = new Set<string>();
-  for (let round = 0; declared.size < types.used.size && round < 10; round++) {
-    for (const name of [...types.used]) {
-      if (declared.has(name)) continue;
-      declared.add(name);
-      const schema = [...names].find(([, n]) => n === name)![0] as JsonSchema;
-      bodies.set(name, types.of(schema, false));
-    }
-  }
+  // A Set's walk visits what is added during it: the shapes a shape names are declared too.
+  for (const name of types.used) bodies.set(name, types.of(schemaOf.get(name), false));
   writer.blankLine();
   writer.writeLine("// ---- The runtime's own routes (accounts, keys, search), from their declarations.");
   for (const [name, text] of [...bodies].sort(([a], [b]) => a.localeCompare(b))) {
-    const schema = [...names].find(([, n]) => n === name)![0] as JsonSchema;
+    const schema = schemaOf.get(name)!;
     writer.blankLine();
     if (typeof schema.description === 'string') writer.writeLine(`/** ${schema.description}. */`);
     writer.writeLine(`export type ${name} = ${text};`);

@@ -134,7 +134,7 @@ export function createApp({
       tiers: config.rateLimit,
       store: limiter,
       clock,
-      identify: identifyCaller({ ...identity, authTier: matchesAny(declared, 'auth') }),
+      identify: identifyCaller({ ...identity, authTier: authTierOutsidePrefix(declared) }),
       logger: ctx.logger,
       exempt: declared.filter((route) => route.rateLimit === 'exempt').map((route) => route.path),
       onRefused: (tier) => operator.rateLimited(tier),
@@ -265,10 +265,13 @@ function routerPaths(router: Router): string[] {
   return (router.stack as { route?: { path: string } }[]).flatMap((layer) => (layer.route ? [layer.route.path] : []));
 }
 
-/** Whether a path is one of the declared routes of a rate-limit tier. */
-function matchesAny(declared: readonly AnyRoute[], tier: 'auth' | 'exempt'): (path: string) => boolean {
+/**
+ * The declared auth-tier routes outside /api/v1/auth/ (which counts in the tier by its prefix), as
+ * a matcher; none today, so the rate limit of every request tests one prefix and nothing more.
+ */
+function authTierOutsidePrefix(declared: readonly AnyRoute[]): ((path: string) => boolean) | undefined {
   const matchers = declared
-    .filter((route) => route.rateLimit === tier)
+    .filter((route) => route.rateLimit === 'auth' && !route.path.startsWith(`${authApi.AUTH_PATH}/`))
     .map((route) => match(expressPath(route), { decode: false }));
-  return (path) => matchers.some((matches) => matches(path) !== false);
+  return matchers.length === 0 ? undefined : (path) => matchers.some((matches) => matches(path) !== false);
 }

@@ -38,13 +38,11 @@ export interface RouteInput<R extends AnyRoute> {
   body: BodyOf<R>;
 }
 
-export interface RawOptions<R extends AnyRoute> {
+export interface RawOptions {
   /** Middleware before the checks (a form parser of its own). */
   before?: RequestHandler[];
   /** Answers a refused query or body itself (a form shown again with its errors) instead of the envelope. */
   invalid?(error: ApiError, req: Request, res: Response): void;
-  /** @internal the declaration's type, for inference only */
-  route?: R;
 }
 
 /** 401 and 403 before anything about the request's content. */
@@ -124,7 +122,7 @@ export function jsonHandler<R extends AnyRoute>(
 export function rawHandler<R extends AnyRoute>(
   route: R,
   handler: (input: RouteInput<R>) => Promise<void> | void,
-  options: RawOptions<R> = {},
+  options: RawOptions = {},
 ): RequestHandler {
   return async function declaredRoute(req: Request, res: Response, next: NextFunction): Promise<void> {
     checkAccess(route.access, req.caller);
@@ -161,7 +159,7 @@ export class DeclaredRouter {
   raw<R extends AnyRoute>(
     route: R,
     handler: (input: RouteInput<R>) => Promise<void> | void,
-    options: RawOptions<R> = {},
+    options: RawOptions = {},
   ): this {
     return this.register(route, [...(options.before ?? []), rawHandler(this.forApp(route), handler, options)]);
   }

@@ -144,10 +144,14 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   const upkeep = withUpkeep(settings, services, events);
   const http = withRoutes(settings, stores, services, cluster, events, upkeep);
   const shutdown = withShutdown(settings, stores, cluster, events, upkeep, http, services.outbox);
+  const { dispatcher, feed, realtime, webhooks } = events;
   return {
     ...http,
-    ...events,
     ...shutdown,
+    dispatcher,
+    feed,
+    realtime,
+    webhooks,
     ctx: services.ctx,
     auth: services.auth,
     config: settings.config,

@@ -1,12 +1,11 @@
 import { API_KEYS_CREATE, API_KEYS_DELETE, API_KEYS_VIEW } from '../../access/accountPermissions.js';
-import type { ErrorCode } from '../../errors/apiError.js';
-import { route } from './route.js';
+import { ACCESS_ERRORS, INPUT_ERRORS, route } from './route.js';
 import { Body, Data, Enum, NonBlank, Nullable, Strings, SuccessMessage, Text, Type } from './schemas.js';
 
 // /api/v1/users, /api/v1/roles and /api/v1/apikeys: the accounts, roles and keys administrators keep.
 
-const INPUT: ErrorCode[] = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE'];
-const ADMIN: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN'];
+const INPUT = INPUT_ERRORS;
+const ADMIN = ACCESS_ERRORS;
 const AUTH_SOURCE = Enum(['local', 'ldap']);
 const ROLE_KEYS = Strings(50, 64);
 const PERMISSIONS = Strings(1000, 300);

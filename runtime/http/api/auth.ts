@@ -1,5 +1,4 @@
-import type { ErrorCode } from '../../errors/apiError.js';
-import { route } from './route.js';
+import { ACCESS_ERRORS, INPUT_ERRORS, route } from './route.js';
 import { Body, Enum, NonBlank, Nullable, Success, SuccessMessage, Text, Type } from './schemas.js';
 
 // /api/v1/auth: accounts, sessions, passwords, addresses, two-factor steps and OpenID Connect.
@@ -7,8 +6,8 @@ import { Body, Enum, NonBlank, Nullable, Success, SuccessMessage, Text, Type } f
 /** Where the auth routes live; they count in the auth rate-limit tier. */
 export const AUTH_PATH = '/api/v1/auth';
 
-const INPUT: ErrorCode[] = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE'];
-const ADMIN: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN'];
+const INPUT = INPUT_ERRORS;
+const ADMIN = ACCESS_ERRORS;
 const EMAIL = Text(320);
 const PASSWORD = Text(1024);
 const TOKEN = Text(200);

@@ -1,18 +1,17 @@
 import type { Static } from '@sinclair/typebox';
-import type { ErrorCode } from '../../errors/apiError.js';
 import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../../model/collections.js';
 import { entityRouteTable } from '../../model/entityRoutes.js';
 import { OBJECT_ID_PATTERN } from '../../model/patterns.js';
 import type { AppModel } from '../../model/types.js';
 import type { FieldChange } from './components.js';
-import { route } from './route.js';
+import { ACCESS_ERRORS, INPUT_ERRORS, route } from './route.js';
 import { Body, Component, Data, Enum, NonBlank, Text, Type } from './schemas.js';
 
 // The routes of the built-in features: the approvals queue, realtime, search, jobs, media and
 // webhooks. Each is there when the app has the feature or entity it serves.
 
-const INPUT: ErrorCode[] = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE'];
-const ADMIN: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN'];
+const INPUT = INPUT_ERRORS;
+const ADMIN = ACCESS_ERRORS;
 const CURSOR = Text(500);
 const hasPublic = (plural: string) => (model: AppModel) =>
   model.entities.some((e) => e.plural === plural && !e.internal);

@@ -81,6 +81,11 @@ export interface RouteDeclaration<
   client?: ClientMethod;
 }
 
+/** What a route that reads a body may answer about it. */
+export const INPUT_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'PAYLOAD_TOO_LARGE'];
+/** What a route for some callers only answers the others. */
+export const ACCESS_ERRORS: ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN'];
+
 /** Any declaration, whatever its schemas. */
 // biome-ignore lint/suspicious/noExplicitAny: a list holds declarations of every shape
 export type AnyRoute = RouteDeclaration<any, any, any>;

@@ -570,7 +570,7 @@ export type Role = { id: string; key: string; label: string; description?: strin
 export type SearchHit = { entity: string; id: string; title: string; snippet: string };
 
 /** A finished sign-in: the user and the session token (the cookie is set too). */
-export type Session = { user: SessionUser; token: string };
+export type Session = { user: SessionUser; token: string; /** Present when the browser will not keep the session cookie (it is Secure and the request came over plain HTTP); the token still works as a Bearer token */ cookieWarning?: string };
 
 export type SessionUser = { id: string; email: string; displayName: string; /** false until a registered user confirms the address (auth.emailVerification on) */ emailVerified?: boolean; /** Two-factor authentication is on: password and LDAP sign-ins need a second step */ mfaEnabled?: boolean };
 
@@ -606,8 +606,8 @@ export class AuthClient {
   }
 
   /** Change the password; ends every earlier session and returns a new token. */
-  async changePassword(body: { currentPassword: string; newPassword: string }): Promise<{ success: boolean; token: string }> {
-    const answer = await this.transport.request<{ success: boolean; token: string }>('POST', '/api/v1/auth/change-password', { body });
+  async changePassword(body: { currentPassword: string; newPassword: string }): Promise<{ success: boolean; token: string; /** Present when the browser will not keep the session cookie (it is Secure and the request came over plain HTTP); the token still works as a Bearer token */ cookieWarning?: string }> {
+    const answer = await this.transport.request<{ success: boolean; token: string; /** Present when the browser will not keep the session cookie (it is Secure and the request came over plain HTTP); the token still works as a Bearer token */ cookieWarning?: string }>('POST', '/api/v1/auth/change-password', { body });
     if (typeof answer.token === 'string') this.transport.useSession(answer.token);
     return answer;
   }

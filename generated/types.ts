@@ -146,6 +146,7 @@ export interface AuditLog {
   entity: string;
   entityId: string;
   changedBy: string;
+  changedFrom: string | null;
   changeType: AuditLogChangeType;
   changedFields: string[] | null;
   changes: Record<string, unknown> | null;
@@ -155,6 +156,7 @@ export interface AuditLogCreate {
   entity: string;
   entityId: string;
   changedBy: string;
+  changedFrom?: string | null;
   changeType: AuditLogChangeType;
   changedFields?: string[] | null;
   changes?: Record<string, unknown> | null;
@@ -164,6 +166,7 @@ export interface AuditLogUpdate {
   entity?: string;
   entityId?: string;
   changedBy?: string;
+  changedFrom?: string | null;
   changeType?: AuditLogChangeType;
   changedFields?: string[] | null;
   changes?: Record<string, unknown> | null;
@@ -390,6 +393,7 @@ export interface EntityVersion {
   version: number;
   snapshot: unknown;
   changedBy: string;
+  changedFrom: string | null;
   changeReason: string | null;
   changeType: EntityVersionChangeType;
   changedFields: string[] | null;
@@ -400,6 +404,7 @@ export interface EntityVersionCreate {
   version: number;
   snapshot: unknown;
   changedBy: string;
+  changedFrom?: string | null;
   changeReason?: string | null;
   changeType: EntityVersionChangeType;
   changedFields?: string[] | null;
@@ -410,6 +415,7 @@ export interface EntityVersionUpdate {
   version?: number;
   snapshot?: unknown;
   changedBy?: string;
+  changedFrom?: string | null;
   changeReason?: string | null;
   changeType?: EntityVersionChangeType;
   changedFields?: string[] | null;

@@ -10,7 +10,7 @@ export interface EntityVersionFilter {
   version?: FilterValue<number>;
   changeType?: FilterValue<EntityVersionChangeType>;
 }
-export type EntityVersionSortKey = 'id' | 'createdAt' | 'updatedAt' | 'entity' | 'entityId' | 'version' | 'changedBy' | 'changeReason' | 'changeType';
+export type EntityVersionSortKey = 'id' | 'createdAt' | 'updatedAt' | 'entity' | 'entityId' | 'version' | 'changedBy' | 'changedFrom' | 'changeReason' | 'changeType';
 
 /** Typed access to entityVersions: no access checks or request validation; hooks and history through a writer. */
 export class EntityVersionRepository extends Repository<EntityVersion, EntityVersionCreate, EntityVersionUpdate, EntityVersionFilter, EntityVersionSortKey> {

@@ -20,6 +20,8 @@ export interface Caller {
   credential?: { kind: 'session'; token: string; issuedAt: number } | { kind: 'apiKey'; id: string; expiresAt: string };
   /** The tenant picked with the x-tenant-id header, if any (checked against membership on use). */
   requestedTenantId?: string;
+  /** The client's address (the socket's, or X-Forwarded-For's from trusted proxies); none outside a request. */
+  address?: string;
   /** Tenants the caller belongs to; resolved on first use by a tenant-scoped operation. */
   tenantIds?: Promise<readonly string[]>;
 }

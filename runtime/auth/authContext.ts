@@ -4,6 +4,7 @@ import type { RuntimeContext } from '../context.js';
 import type { OutgoingMail } from '../mail/mailOutbox.js';
 import type { MailTemplates } from '../mail/mailTemplates.js';
 import type { MailTestResult } from '../mail/testMail.js';
+import type { SessionCookie } from './sessionCookie.js';
 
 export type MailMessage = OutgoingMail;
 
@@ -18,6 +19,8 @@ export interface AuthContext {
   config: RuntimeConfig;
   roles: RoleTable;
   cookieName: string;
+  /** Sets and clears the session cookie, Secure as server.cookies.secure says. */
+  cookie: SessionCookie;
   mailer: Mailer;
   templates: MailTemplates;
   env: NodeJS.ProcessEnv;

@@ -73,8 +73,17 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     name: 'TRUST_PROXY',
     group: 'server',
     description:
-      "Express's `trust proxy`: the proxies whose `X-Forwarded-For` is believed (for example `loopback`). Unset, the client's address is the socket's.",
+      "The proxies in front whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed: a hop count (`1`) or comma-separated addresses and CIDR ranges (`10.0.0.0/8,loopback`). Unset, the client address for rate limits, logs and audit is the socket's, and the scheme is the connection's.",
+    default: 'false',
     configKey: 'server.trustProxy',
+  },
+  {
+    name: 'COOKIE_SECURE',
+    group: 'server',
+    description:
+      '`Secure` on the session cookie: `auto` (when the request is HTTPS, directly or through a trusted proxy, when the public URL is https, and on loopback hosts), `always` or `never`.',
+    default: 'auto',
+    configKey: 'server.cookies.secure',
   },
   {
     name: 'CORS_ORIGINS',

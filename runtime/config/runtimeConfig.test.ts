@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRuntimeConfig, parseDuration } from './runtimeConfig.js';
+import { loadRuntimeConfig, parseDuration, trustProxy } from './runtimeConfig.js';
 
 describe('runtime config', () => {
   const empty = () => mkdtempSync(join(tmpdir(), 'entigen-config-'));
@@ -57,6 +57,29 @@ describe('runtime config', () => {
     expect(loadRuntimeConfig(dir, {}).emailVerification).toBe('required');
     expect(loadRuntimeConfig(dir, { EMAIL_VERIFICATION: 'optional' }).emailVerification).toBe('optional');
     expect(() => loadRuntimeConfig(empty(), { EMAIL_VERIFICATION: 'yes' })).toThrow(/EMAIL_VERIFICATION/);
+  });
+
+  it('reads the trusted proxies as a hop count or addresses, and refuses trusting everyone', () => {
+    expect(trustProxy(undefined)).toBe(false);
+    expect(trustProxy('false')).toBe(false);
+    expect(trustProxy('0')).toBe(false);
+    expect(trustProxy('2')).toBe(2);
+    expect(trustProxy(1)).toBe(1);
+    expect(trustProxy('10.0.0.0/8, loopback,::1')).toEqual(['10.0.0.0/8', 'loopback', '::1']);
+    expect(trustProxy(['192.168.1.10', 'fd00::/8'])).toEqual(['192.168.1.10', 'fd00::/8']);
+    for (const bad of [true, 'true', '10.0.0.0/33', 'proxy.example.test', '-1', '1.5', [], [3], '10.0.0.1/8/2'])
+      expect(() => trustProxy(bad), String(bad)).toThrow(
+        /TRUST_PROXY \(server\.trustProxy\) must be false, a hop count/,
+      );
+    expect(loadRuntimeConfig(empty(), { TRUST_PROXY: '1' }).server.trustProxy).toBe(1);
+  });
+
+  it('reads server.cookies.secure, auto by default', () => {
+    expect(loadRuntimeConfig(empty(), {}).server.cookies.secure).toBe('auto');
+    expect(loadRuntimeConfig(empty(), { COOKIE_SECURE: 'never' }).server.cookies.secure).toBe('never');
+    expect(() => loadRuntimeConfig(empty(), { COOKIE_SECURE: 'yes' })).toThrow(
+      /COOKIE_SECURE .* auto, always or never/,
+    );
   });
 
   it('parses durations', () => {

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { LdapServerConfig } from '../auth/ldap.js';
+import type { SecureCookies } from '../auth/sessionCookie.js';
 import { type CorsConfig, checkCorsConfig } from './corsConfig.js';
 
 /** Settings read at start from entigen.config.yaml; environment variables override them. */
@@ -23,7 +25,13 @@ export interface RuntimeConfig {
   server: {
     port: number;
     host: string;
-    trustProxy: boolean | number | string;
+    /**
+     * Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed: false (none), a hop count,
+     * or addresses and CIDR ranges (also loopback, linklocal, uniquelocal). Express's `trust proxy`.
+     */
+    trustProxy: false | number | string[];
+    /** Secure on the session cookie: auto (HTTPS, an https public URL or a loopback host), always, never. */
+    cookies: { secure: SecureCookies };
     shutdownGraceMs: number;
     /** Where browsers reach this server (OIDC redirect URIs); none: the address it listens on. */
     publicUrl?: string;
@@ -190,7 +198,8 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
     server: {
       port,
       host: env.HOST ?? raw.server?.host ?? '0.0.0.0',
-      trustProxy: env.TRUST_PROXY ?? raw.server?.trustProxy ?? false,
+      trustProxy: trustProxy(env.TRUST_PROXY ?? raw.server?.trustProxy),
+      cookies: { secure: secureCookies(env.COOKIE_SECURE || raw.server?.cookies?.secure || 'auto') },
       shutdownGraceMs: raw.server?.shutdownGraceMs ?? 10_000,
       publicUrl: publicUrl(env.PUBLIC_URL || raw.server?.publicUrl || undefined),
       adapter: httpAdapter(env.HTTP_ADAPTER || raw.server?.adapter || 'express'),
@@ -275,6 +284,46 @@ function mailConfig(raw: RawMail | undefined, env: NodeJS.ProcessEnv): MailConfi
     pollMs: parseDuration(raw?.poll ?? '5s'),
     tls: { rejectUnauthorized: raw?.tls?.rejectUnauthorized ?? true, requireTLS: raw?.tls?.requireTLS ?? false },
   };
+}
+
+/**
+ * TRUST_PROXY: `false`, a hop count (`1`: the one proxy in front), or comma-separated addresses,
+ * CIDR ranges and the names loopback, linklocal, uniquelocal. `true` is refused: it would believe
+ * any client's X-Forwarded-For, so anyone could pick the address rate limits and logs see.
+ */
+export function trustProxy(value: unknown): RuntimeConfig['server']['trustProxy'] {
+  if (value === undefined || value === null || value === false || value === '' || value === 'false') return false;
+  const refuse = (): never => {
+    throw new Error(
+      `TRUST_PROXY (server.trustProxy) must be false, a hop count, or proxy addresses and CIDR ranges (or loopback, linklocal, uniquelocal), not ${JSON.stringify(value)}`,
+    );
+  };
+  if (typeof value === 'number' || (typeof value === 'string' && /^\d+$/.test(value.trim()))) {
+    const hops = Number(value);
+    if (!Number.isInteger(hops) || hops < 0 || hops > 100) refuse();
+    return hops === 0 ? false : hops;
+  }
+  const entries = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : refuse();
+  const list = entries.map((entry) => (typeof entry === 'string' ? entry.trim() : refuse())).filter(Boolean);
+  if (list.length === 0 || !list.every(isProxyAddress)) refuse();
+  return list;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_NAMES.has(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+function secureCookies(value: string): SecureCookies {
+  if (value !== 'auto' && value !== 'always' && value !== 'never')
+    throw new Error(`COOKIE_SECURE (server.cookies.secure) must be auto, always or never, not "${value}"`);
+  return value;
 }
 
 function httpAdapter(value: string): RuntimeConfig['server']['adapter'] {

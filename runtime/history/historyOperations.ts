@@ -24,13 +24,17 @@ export interface HistoryPage {
 const omitNull = (doc: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(doc).filter(([, v]) => v !== null && v !== undefined));
 
-function versionView(entity: EntityModel, v: Doc) {
+/** Where a change came from is for administrators only. */
+const addressFor = (caller: Caller, doc: Doc) => (caller.isAdmin ? doc.changedFrom : undefined);
+
+function versionView(entity: EntityModel, v: Doc, caller: Caller) {
   return omitNull({
     id: v.id,
     entityId: v.entityId,
     version: v.version,
     snapshot: presentRecord(entity, v.snapshot as Doc),
     changedBy: v.changedBy,
+    changedFrom: addressFor(caller, v),
     changeReason: v.changeReason,
     changeType: v.changeType,
     changedFields: v.changedFields ?? [],
@@ -45,7 +49,7 @@ function maskValue(entity: EntityModel, field: string, value: unknown): unknown 
   return encrypted && value !== null && value !== undefined ? ENCRYPTED_PLACEHOLDER : value;
 }
 
-function auditView(entity: EntityModel, a: Doc) {
+function auditView(entity: EntityModel, a: Doc, caller: Caller) {
   const changes = a.changes
     ? Object.fromEntries(
         Object.entries(a.changes as Record<string, { old: unknown; new: unknown }>).map(([field, diff]) => [
@@ -58,6 +62,7 @@ function auditView(entity: EntityModel, a: Doc) {
     id: a.id,
     entityId: a.entityId,
     changedBy: a.changedBy,
+    changedFrom: addressFor(caller, a),
     changeType: a.changeType,
     changedFields: a.changedFields ?? [],
     changes,
@@ -99,7 +104,7 @@ export async function listVersions(ctx: RuntimeContext, plural: string, id: stri
     sort: [{ field: 'version', direction: 'desc' }],
     limit: page.limit + 1,
   });
-  const items = found.slice(0, page.limit).map((v) => versionView(model, v));
+  const items = found.slice(0, page.limit).map((v) => versionView(model, v, caller));
   const hasMore = found.length > page.limit;
   return {
     items,
@@ -122,7 +127,7 @@ async function findVersion(ctx: RuntimeContext, model: EntityModel, id: string, 
 export async function getVersion(ctx: RuntimeContext, plural: string, id: string, version: number, caller: Caller) {
   const { model } = entityOf(ctx, plural);
   await requireHistoryAccess(ctx, model, id, caller);
-  return versionView(model, await findVersion(ctx, model, id, version));
+  return versionView(model, await findVersion(ctx, model, id, version), caller);
 }
 
 /** GET /{plural}/{id}/versions/compare?a=&b=: every field of either snapshot, with `changed` flags. */
@@ -214,7 +219,7 @@ export async function listAudit(ctx: RuntimeContext, plural: string, id: string,
     limit: page.limit + 1,
     ...(page.before ? { after: String(page.before) } : {}),
   });
-  const items = found.slice(0, page.limit).map((a) => auditView(model, a));
+  const items = found.slice(0, page.limit).map((a) => auditView(model, a, caller));
   const hasMore = found.length > page.limit;
   return {
     items,

@@ -34,6 +34,8 @@ export function eventOf(change: Change): ChangeEventName {
 
 export interface ChangeContext {
   changedBy: string;
+  /** The client's address, when the change came through a request; shown to administrators only. */
+  changedFrom?: string;
   changeReason?: string;
 }
 
@@ -77,6 +79,7 @@ export async function recordChange(
   const now = ctx.now().toISOString();
   const stamp = { createdAt: now, updatedAt: now };
   const reason = context.changeReason ? { changeReason: context.changeReason } : {};
+  const from = context.changedFrom ? { changedFrom: context.changedFrom } : {};
   const fields = change.changeType === 'delete' ? [] : changedFields(entity, change.before, change.after);
 
   if (entity.versioning === 'full') {
@@ -102,6 +105,7 @@ export async function recordChange(
       versionKey: `${entity.plural}:${record.id}:${version}`,
       snapshot: snapshotOf(entity, record),
       changedBy: context.changedBy,
+      ...from,
       changeType: change.changeType,
       changedFields: fields,
       ...reason,
@@ -117,6 +121,7 @@ export async function recordChange(
       entity: entity.plural,
       entityId: record.id,
       changedBy: context.changedBy,
+      ...from,
       changeType: change.changeType,
       changedFields: fields,
       changes,

@@ -20,7 +20,7 @@ export async function writeWithHistory<T>(
   if (!hasHistory(entity) && !isLogged(entity)) return (await write(ctx.store)).result;
   const result = await ctx.store.transaction(async (tx) => {
     const { result, changes } = await write(tx);
-    const context = { changedBy: caller.user?.id ?? 'anonymous', changeReason };
+    const context = { changedBy: caller.user?.id ?? 'anonymous', changedFrom: caller.address, changeReason };
     if (hasHistory(entity)) for (const change of changes) await recordChange(tx, ctx, entity, change, context);
     const logged = changes.map((change) => ({
       event: eventOf(change),

@@ -1,4 +1,4 @@
-import type { Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { requireUser } from '../access/guards.js';
 import { labelledTenants, MAX_LISTED_TENANTS, tenantsOf } from '../access/tenancy.js';
 import {
@@ -15,7 +15,6 @@ import { ldapAuthenticate, ldapSettings, testLdap } from '../auth/ldap.js';
 import { ldapAccount } from '../auth/ldapAccount.js';
 import { mfaRequiredFor } from '../auth/mfa.js';
 import { issueMfaChallenge } from '../auth/mfaChallenge.js';
-import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
 import { publicUser } from '../auth/users.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { metrics } from '../health/metrics.js';
@@ -31,21 +30,21 @@ import { answerSignIn } from './mfaRoutes.js';
  * mfaRoutes.ts; OpenID Connect: oidcRoutes.ts.)
  */
 export function authRoutes(auth: AuthContext): Router {
-  const signIn = (res: Response, user: Doc, status: number) => answerSignIn(auth, res, user, status);
+  const signIn = (req: Request, res: Response, user: Doc, status: number) => answerSignIn(auth, req, res, user, status);
   /** The first factor passed: a session, or for an account with two-factor authentication, the second step (202). */
-  const firstFactorPassed = async (res: Response, user: Doc) => {
-    if (!user.mfaEnabledAt) return signIn(res, user, 200);
+  const firstFactorPassed = async (req: Request, res: Response, user: Doc) => {
+    if (!user.mfaEnabledAt) return signIn(req, res, user, 200);
     markSecretAnswer(res);
     res.status(202).json(issueMfaChallenge(auth, user));
   };
   const router = new DeclaredRouter(api.AUTH_PATH);
 
-  router.raw(api.register, async ({ body, res }) => {
+  router.raw(api.register, async ({ body, req, res }) => {
     const verifying = auth.config.emailVerification !== 'off';
     const user = await createUser(auth, { ...body, ...(verifying ? { emailVerified: false } : {}) });
     // Queued in the outbox: the mail server's state never holds up or fails the registration.
     if (verifying) await sendVerification(auth, user);
-    await signIn(res, user, 201);
+    await signIn(req, res, user, 201);
   });
 
   router.json(api.verifyEmail, async ({ body }) => ({
@@ -66,11 +65,11 @@ export function authRoutes(auth: AuthContext): Router {
     return { success: true, message: 'A link that makes the change is on its way to the new address' };
   });
 
-  router.raw(api.login, async ({ body, res }) => {
+  router.raw(api.login, async ({ body, req, res }) => {
     const { email, password } = body;
     if ((body.authType ?? 'password') === 'password') {
       if (body.ldapConfig !== undefined) throw validationError({ ldapConfig: 'is only for authType ldap' });
-      return firstFactorPassed(res, await loginWithPassword(auth, email, password));
+      return firstFactorPassed(req, res, await loginWithPassword(auth, email, password));
     }
     const settings = await ldapSettings(auth.ctx.store, auth.env, auth.config.ldap, body.ldapConfig);
     if (!settings) throw new ApiError('UNPROCESSABLE_ENTITY', 'LDAP is not configured');
@@ -78,23 +77,23 @@ export function authRoutes(auth: AuthContext): Router {
     if (!identity) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
     const user = await ldapAccount(auth, identity, email);
     if (user.disabled === true) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
-    await firstFactorPassed(res, user);
+    await firstFactorPassed(req, res, user);
   });
 
-  router.raw(api.logout, async ({ caller, res }) => {
+  router.raw(api.logout, async ({ caller, req, res }) => {
     await revokeSession(auth, caller);
-    clearSessionCookie(res, auth.cookieName);
+    auth.cookie.clear(req, res);
     res.json({ success: true });
   });
 
-  router.json(api.changePassword, async ({ caller, body, res }) => {
+  router.json(api.changePassword, async ({ caller, body, req, res }) => {
     // It returns a session: a key that could call it would turn itself into its owner.
     if (caller.credential?.kind !== 'session')
       throw new ApiError('FORBIDDEN', 'Sign in with a session to change the password; API keys cannot');
     const token = await changePassword(auth, caller, body.currentPassword, body.newPassword);
-    setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
+    const cookieWarning = auth.cookie.set(req, res, token);
     markSecretAnswer(res);
-    return { success: true, token };
+    return { success: true, token, ...(cookieWarning ? { cookieWarning } : {}) };
   });
 
   router.json(api.me, async ({ caller }) => {

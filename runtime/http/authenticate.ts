@@ -102,8 +102,10 @@ export function authenticate(options: AuthenticateOptions) {
     }
     caller ??= await anonymousCaller(options.roles);
     const tenant = req.headers[TENANT_HEADER];
-    if (typeof tenant === 'string' && tenant !== '') caller = { ...caller, requestedTenantId: tenant };
-    return caller;
+    // The client's address as the trusted proxies tell it (server.trustProxy), for the audit trail.
+    return typeof tenant === 'string' && tenant !== ''
+      ? { ...caller, requestedTenantId: tenant, address: req.ip }
+      : { ...caller, address: req.ip };
   }
 
   async function authenticate(req: Request, _res: Response, next: NextFunction): Promise<void> {

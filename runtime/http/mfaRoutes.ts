@@ -1,9 +1,8 @@
-import type { Response, Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { signInSession } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { confirmMfa, disableMfa, enrollMfa } from '../auth/mfa.js';
 import { completeMfaChallenge } from '../auth/mfaChallenge.js';
-import { setSessionCookie } from '../auth/sessionCookie.js';
 import { publicUser } from '../auth/users.js';
 import { validationError } from '../errors/apiError.js';
 import type { Doc } from '../store/types.js';
@@ -12,11 +11,17 @@ import { DeclaredRouter } from './declaredRouter.js';
 import { markSecretAnswer } from './idempotency.js';
 
 /** A session for a user who passed every factor, as login answers it (cookie and token). */
-export async function answerSignIn(auth: AuthContext, res: Response, user: Doc, status: number): Promise<void> {
+export async function answerSignIn(
+  auth: AuthContext,
+  req: Request,
+  res: Response,
+  user: Doc,
+  status: number,
+): Promise<void> {
   const token = await signInSession(auth, user);
-  setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
+  const cookieWarning = auth.cookie.set(req, res, token);
   markSecretAnswer(res);
-  res.status(status).json({ user: publicUser(user), token });
+  res.status(status).json({ user: publicUser(user), token, ...(cookieWarning ? { cookieWarning } : {}) });
 }
 
 /**
@@ -49,9 +54,9 @@ export function mfaRoutes(auth: AuthContext): Router {
       markSecretAnswer(res);
       return { success: true, recoveryCodes };
     })
-    .raw(api.mfaVerify, async ({ body, res }) => {
+    .raw(api.mfaVerify, async ({ body, req, res }) => {
       const user = await completeMfaChallenge(auth, body.mfaToken, codeOf(body));
-      await answerSignIn(auth, res, user, 200);
+      await answerSignIn(auth, req, res, user, 200);
     })
     .json(api.mfaDisable, async ({ caller, body }) => {
       await disableMfa(auth, caller, codeOf(body));

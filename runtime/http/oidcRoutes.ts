@@ -4,7 +4,6 @@ import type { AuthContext } from '../auth/authContext.js';
 import { completeMfaChallenge, issueMfaChallenge } from '../auth/mfaChallenge.js';
 import { finishOidcSignIn, OIDC_FLOW_TTL_MS, type OidcClients, safeReturnTo, startOidcSignIn } from '../auth/oidc.js';
 import { oidcAccount } from '../auth/oidcAccount.js';
-import { setSessionCookie } from '../auth/sessionCookie.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError } from '../errors/apiError.js';
 import { escapeHtml } from '../model/escapeHtml.js';
@@ -25,17 +24,22 @@ export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
   const router = new DeclaredRouter(api.AUTH_PATH);
   const flowCookie = `${auth.cookieName.replace(/_uid$/, '')}_oidc`;
   // Lax, not Strict: the provider's redirect back is a navigation from another site.
-  const setFlow = (res: Response, value: string) =>
+  const setFlow = (req: Request, res: Response, value: string) =>
     res.cookie(flowCookie, value, {
       httpOnly: true,
-      secure: true,
+      secure: auth.cookie.secure(req),
       sameSite: 'lax',
       path: FLOW_COOKIE_PATH,
       maxAge: OIDC_FLOW_TTL_MS,
       encode: String,
     });
-  const endFlow = (res: Response) =>
-    res.clearCookie(flowCookie, { httpOnly: true, secure: true, sameSite: 'lax', path: FLOW_COOKIE_PATH });
+  const endFlow = (req: Request, res: Response) =>
+    res.clearCookie(flowCookie, {
+      httpOnly: true,
+      secure: auth.cookie.secure(req),
+      sameSite: 'lax',
+      path: FLOW_COOKIE_PATH,
+    });
   const pending = new FieldCipher(`oidc-mfa:${auth.ctx.secrets.encryption ?? auth.ctx.secrets.signing}`);
 
   router.json(api.oidcProviders, () => ({
@@ -46,15 +50,15 @@ export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
     })),
   }));
 
-  router.raw(api.oidcStart, async ({ params, query, res }) => {
+  router.raw(api.oidcStart, async ({ params, query, req, res }) => {
     const { url, flow } = await startOidcSignIn(auth, clients, params.provider, safeReturnTo(query.returnTo));
-    setFlow(res, flow);
+    setFlow(req, res, flow);
     res.redirect(302, url);
   });
 
   router.raw(api.oidcCallback, async ({ req, params, res }) => {
     const query = new URL(req.originalUrl, 'http://callback').searchParams;
-    endFlow(res);
+    endFlow(req, res);
     const { identity, returnTo } = await finishOidcSignIn(
       auth,
       clients,
@@ -65,10 +69,10 @@ export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
     const user = await oidcAccount(auth, identity);
     if (user.mfaEnabledAt) {
       const { mfaToken } = issueMfaChallenge(auth, user);
-      setFlow(res, pending.encrypt(JSON.stringify({ mfaToken, returnTo })));
+      setFlow(req, res, pending.encrypt(JSON.stringify({ mfaToken, returnTo })));
       return void res.type('html').send(codeForm(auth, ''));
     }
-    setSessionCookie(res, auth.cookieName, await signInSession(auth, user), auth.config.sessionTtlMs);
+    auth.cookie.set(req, res, await signInSession(auth, user));
     res.type('html').send(continuePage(auth, returnTo));
   });
 
@@ -88,8 +92,8 @@ export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
       const state = pendingSignIn(req);
       try {
         const user = await completeMfaChallenge(auth, String(state.mfaToken), body.code);
-        endFlow(res);
-        setSessionCookie(res, auth.cookieName, await signInSession(auth, user), auth.config.sessionTtlMs);
+        endFlow(req, res);
+        auth.cookie.set(req, res, await signInSession(auth, user));
         res.redirect(303, safeReturnTo(state.returnTo));
       } catch (error) {
         if (!(error instanceof ApiError) || error.code !== 'UNAUTHORIZED' || !error.details) throw error;

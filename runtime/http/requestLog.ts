@@ -29,6 +29,8 @@ export function requestLog(
         logger.info(
           {
             correlationId: req.correlationId,
+            // The socket's address, or X-Forwarded-For's as far as server.trustProxy believes it.
+            clientAddress: req.ip,
             method: req.method,
             path,
             status: res.statusCode,

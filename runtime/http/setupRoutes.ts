@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { issueSession } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
-import { clearSessionCookie, setSessionCookie } from '../auth/sessionCookie.js';
 import { createFirstAdmin, type SetupState } from '../auth/setup.js';
 import { publicUser } from '../auth/users.js';
 import { ApiError } from '../errors/apiError.js';
@@ -101,12 +100,12 @@ export function setupRoutes(auth: AuthContext, state: SetupState): Router {
         const admin = await createFirstAdmin(auth.ctx, policy, values);
         state.markDone();
         const token = issueSession(auth, admin.id);
-        setSessionCookie(res, auth.cookieName, token, auth.config.sessionTtlMs);
+        const cookieWarning = auth.cookie.set(req, res, token);
         if (fromForm(req)) return void res.redirect(303, HOME_PATH);
-        res.status(201).json({ user: publicUser(admin), token });
+        res.status(201).json({ user: publicUser(admin), token, ...(cookieWarning ? { cookieWarning } : {}) });
       } catch (error) {
         if (!fromForm(req) || !(error instanceof ApiError)) throw error;
-        clearSessionCookie(res, auth.cookieName);
+        auth.cookie.clear(req, res);
         res
           .status(error.status)
           .type('html')

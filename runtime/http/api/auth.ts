@@ -25,8 +25,15 @@ export const SessionUser = Type.Object({
     }),
   ),
 });
+/** Present when the browser will not keep the session cookie (Secure, over plain HTTP): what to change. */
+const CookieWarning = Type.Optional(
+  Type.String({
+    description:
+      'Present when the browser will not keep the session cookie (it is Secure and the request came over plain HTTP); the token still works as a Bearer token',
+  }),
+);
 export const Session = Type.Object(
-  { user: SessionUser, token: Type.String() },
+  { user: SessionUser, token: Type.String(), cookieWarning: CookieWarning },
   { description: 'A finished sign-in: the user and the session token (the cookie is set too)' },
 );
 export const MfaChallenge = Type.Object(
@@ -275,7 +282,7 @@ export const changePassword = route({
   access: 'signedIn',
   summary: 'Change the password; ends every earlier session and returns a new token',
   body: Body({ currentPassword: PASSWORD, newPassword: PASSWORD }),
-  response: Type.Object({ success: Type.Boolean(), token: Type.String() }),
+  response: Type.Object({ success: Type.Boolean(), token: Type.String(), cookieWarning: CookieWarning }),
   errors: [...INPUT, ...ADMIN],
   client: { group: 'auth', name: 'changePassword', session: 'use' },
 });

@@ -6,6 +6,9 @@ import { Component, Dictionary, Enum, Nullable } from './schemas.js';
 
 const CHANGE_TYPES = ['create', 'update', 'delete', 'archive', 'restore', 'revert'] as const;
 const FIELD_NAMES = Nullable(Type.Array(Type.String()));
+const CHANGED_FROM = Type.Optional(
+  Type.String({ description: "The client's address the change came from; administrators only" }),
+);
 
 export const Version = Type.Object({
   id: Type.String(),
@@ -13,6 +16,7 @@ export const Version = Type.Object({
   version: Type.Integer(),
   snapshot: Type.Unknown(),
   changedBy: Type.String(),
+  changedFrom: CHANGED_FROM,
   changeReason: Type.Optional(Nullable(Type.String())),
   changeType: Enum(CHANGE_TYPES),
   changedFields: Type.Optional(FIELD_NAMES),
@@ -45,6 +49,7 @@ export const AuditLog = Type.Object({
   id: Type.String(),
   entityId: Type.String(),
   changedBy: Type.String(),
+  changedFrom: CHANGED_FROM,
   changeType: Enum(CHANGE_TYPES),
   changedFields: Type.Optional(FIELD_NAMES),
   changes: Type.Optional(

@@ -1,6 +1,7 @@
 import { SYSTEM_CALLER } from '../../access/caller.js';
 import { RoleTable } from '../../access/roleTable.js';
 import type { AuthContext } from '../../auth/authContext.js';
+import { sessionCookie } from '../../auth/sessionCookie.js';
 import { createFirstAdmin, hasAdmin } from '../../auth/setup.js';
 import type { RuntimeContext } from '../../context.js';
 import { FieldCipher } from '../../crypto/fieldCipher.js';
@@ -75,6 +76,12 @@ export async function withServices(base: Base, stores: Stores): Promise<Services
     config,
     roles: new RoleTable(options.registry.model, stores.store),
     cookieName: `${options.registry.model.app.name}_uid`,
+    cookie: sessionCookie(
+      `${options.registry.model.app.name}_uid`,
+      config.sessionTtlMs,
+      config.server.cookies.secure,
+      config.server.publicUrl,
+    ),
     mailer: options.mailer ?? { send: (mail) => outbox.enqueue(mail) },
     templates,
     env,

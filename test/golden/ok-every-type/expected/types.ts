@@ -63,6 +63,7 @@ export interface AuditLog {
   entity: string;
   entityId: string;
   changedBy: string;
+  changedFrom: string | null;
   changeType: AuditLogChangeType;
   changedFields: string[] | null;
   changes: Record<string, unknown> | null;
@@ -72,6 +73,7 @@ export interface AuditLogCreate {
   entity: string;
   entityId: string;
   changedBy: string;
+  changedFrom?: string | null;
   changeType: AuditLogChangeType;
   changedFields?: string[] | null;
   changes?: Record<string, unknown> | null;
@@ -81,6 +83,7 @@ export interface AuditLogUpdate {
   entity?: string;
   entityId?: string;
   changedBy?: string;
+  changedFrom?: string | null;
   changeType?: AuditLogChangeType;
   changedFields?: string[] | null;
   changes?: Record<string, unknown> | null;
@@ -282,6 +285,7 @@ export interface EntityVersion {
   version: number;
   snapshot: unknown;
   changedBy: string;
+  changedFrom: string | null;
   changeReason: string | null;
   changeType: EntityVersionChangeType;
   changedFields: string[] | null;
@@ -292,6 +296,7 @@ export interface EntityVersionCreate {
   version: number;
   snapshot: unknown;
   changedBy: string;
+  changedFrom?: string | null;
   changeReason?: string | null;
   changeType: EntityVersionChangeType;
   changedFields?: string[] | null;
@@ -302,6 +307,7 @@ export interface EntityVersionUpdate {
   version?: number;
   snapshot?: unknown;
   changedBy?: string;
+  changedFrom?: string | null;
   changeReason?: string | null;
   changeType?: EntityVersionChangeType;
   changedFields?: string[] | null;

@@ -34,6 +34,7 @@ export interface AuditLog {
   entity: string;
   entityId: string;
   changedBy: string;
+  changedFrom: string | null;
   changeType: AuditLogChangeType;
   changedFields: string[] | null;
   changes: Record<string, unknown> | null;
@@ -43,6 +44,7 @@ export interface AuditLogCreate {
   entity: string;
   entityId: string;
   changedBy: string;
+  changedFrom?: string | null;
   changeType: AuditLogChangeType;
   changedFields?: string[] | null;
   changes?: Record<string, unknown> | null;
@@ -52,6 +54,7 @@ export interface AuditLogUpdate {
   entity?: string;
   entityId?: string;
   changedBy?: string;
+  changedFrom?: string | null;
   changeType?: AuditLogChangeType;
   changedFields?: string[] | null;
   changes?: Record<string, unknown> | null;
@@ -129,6 +132,7 @@ export interface EntityVersion {
   version: number;
   snapshot: unknown;
   changedBy: string;
+  changedFrom: string | null;
   changeReason: string | null;
   changeType: EntityVersionChangeType;
   changedFields: string[] | null;
@@ -139,6 +143,7 @@ export interface EntityVersionCreate {
   version: number;
   snapshot: unknown;
   changedBy: string;
+  changedFrom?: string | null;
   changeReason?: string | null;
   changeType: EntityVersionChangeType;
   changedFields?: string[] | null;
@@ -149,6 +154,7 @@ export interface EntityVersionUpdate {
   version?: number;
   snapshot?: unknown;
   changedBy?: string;
+  changedFrom?: string | null;
   changeReason?: string | null;
   changeType?: EntityVersionChangeType;
   changedFields?: string[] | null;

@@ -9,7 +9,7 @@ export interface AuditLogFilter {
   entityId?: FilterValue<string>;
   changeType?: FilterValue<AuditLogChangeType>;
 }
-export type AuditLogSortKey = 'id' | 'createdAt' | 'updatedAt' | 'entity' | 'entityId' | 'changedBy' | 'changeType' | 'changeReason';
+export type AuditLogSortKey = 'id' | 'createdAt' | 'updatedAt' | 'entity' | 'entityId' | 'changedBy' | 'changedFrom' | 'changeType' | 'changeReason';
 
 /** Typed access to auditLogs: no access checks or request validation; hooks and history through a writer. */
 export class AuditLogRepository extends Repository<AuditLog, AuditLogCreate, AuditLogUpdate, AuditLogFilter, AuditLogSortKey> {

@@ -20,7 +20,7 @@ export interface HookTypes {
   hookDeliveries: EntityHooks<HookDelivery, HookDeliveryCreate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, HookDeliveryUpdate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, Repositories>;
   jobExecutions: EntityHooks<JobExecution, JobExecutionCreate, JobExecutionUpdate, Repositories>;
   jobSnapshots: EntityHooks<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, Repositories>;
-  mediaAssets: EntityHooks<MediaAsset, MediaAssetCreate & Partial<Pick<MediaAsset, 'size' | 'url'>>, MediaAssetUpdate & Partial<Pick<MediaAsset, 'size' | 'url'>>, Repositories>;
+  mediaAssets: EntityHooks<MediaAsset, MediaAssetCreate & Partial<Pick<MediaAsset, 'size' | 'sha256' | 'url'>>, MediaAssetUpdate & Partial<Pick<MediaAsset, 'size' | 'sha256' | 'url'>>, Repositories>;
   orders: EntityHooks<Order, OrderCreate & Partial<Pick<Order, 'total'>>, OrderUpdate & Partial<Pick<Order, 'total'>>, Repositories> & { endpoints: OrderEndpoints };
   organizations: EntityHooks<Organization, OrganizationCreate, OrganizationUpdate, Repositories>;
   outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, OutgoingMailUpdate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, Repositories>;

@@ -696,6 +696,7 @@ export interface MediaAsset {
   filename: string;
   mimeType: string;
   size: number | null;
+  sha256: string | null;
   url: string | null;
   altText: string | null;
   width: number | null;

@@ -4,6 +4,7 @@ import type { FieldCipher } from './crypto/fieldCipher.js';
 import type { Secrets } from './crypto/secrets.js';
 import type { Registry } from './defineRegistry.js';
 import type { HookTable } from './hooks/hookTypes.js';
+import type { MediaFiles } from './media/mediaFiles.js';
 import type { Doc, Store } from './store/types.js';
 
 /**
@@ -50,6 +51,8 @@ export interface RuntimeContext {
   notifyCommitted?(): void;
   /** A session, API key or account ended or changed here: realtime streams check their credentials now. */
   notifyCredentialsChanged?(): void;
+  /** The media feature's files (where uploads live, thumbnails), when the app has media assets. */
+  media?: MediaFiles;
   /** Injected so tests can move time. */
   now(): Date;
 }

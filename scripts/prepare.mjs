@@ -4,7 +4,7 @@
 // install with --omit=dev, NODE_ENV=production) esbuild, which tsx brings as a dependency,
 // transpiles the same files, so the CLI and the runtime work; only the .d.ts files are missing.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,10 +28,24 @@ const CLI = join(root, 'dist', 'bin', 'entigen.js');
 // Compilers write 0644 files; npx and npm run the bin directly, so it must be executable.
 const executableCli = () => chmodSync(CLI, 0o755);
 
+// The API reference page's scripts and styles (swagger-ui-dist), compressed once here so that
+// /api/docs/assets sends brotli or gzip with no work per request (runtime/http/docsRoutes.ts).
+const precompressReferenceAssets = async () => {
+  const source = dirname(require.resolve('swagger-ui-dist/package.json'));
+  const target = join(root, 'dist', 'static', 'swagger-ui');
+  mkdirSync(target, { recursive: true });
+  for (const name of ['swagger-ui-bundle.js', 'swagger-ui.css']) copyFileSync(join(source, name), join(target, name));
+  const { precompress } = await import('./precompress.mjs');
+  precompress(target);
+};
+
 const tsc = resolves('typescript/bin/tsc');
 if (tsc) {
   const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-  if (result.status === 0) executableCli();
+  if (result.status === 0) {
+    executableCli();
+    await precompressReferenceAssets();
+  }
   process.exit(result.status ?? 1);
 }
 
@@ -63,6 +77,7 @@ await build({
   logLevel: 'warning',
 });
 executableCli();
+await precompressReferenceAssets();
 process.stdout.write(
   `entigen prepare: typescript is not installed; transpiled ${sources.length} files with esbuild into ${relative(process.cwd(), join(root, 'dist')) || 'dist'}/ (no type declarations)\n`,
 );

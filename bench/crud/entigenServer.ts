@@ -26,6 +26,8 @@ const running = await startServer({
     APP_ENCRYPTION_KEY: secret,
     RATE_LIMIT_API: '1000000000/60',
     RATE_LIMIT_PUBLIC: '1000000000/60',
+    // COMPRESSION=false: answers as they are, whatever the client accepts.
+    ...(process.env.COMPRESSION ? { COMPRESSION: process.env.COMPRESSION } : {}),
     // The entigen-node target: the node:http adapter.
     ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}),
     // ENTIGEN_COUNT_CACHE=off: every totalCount from the store (what a first, uncached list costs).

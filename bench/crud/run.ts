@@ -15,9 +15,16 @@ const root = join(here, '..', '..', '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const RUNS = 3;
 /** BENCH_CASES=get,list,create picks cases; BENCH_TARGETS=entigen,baseline,soul picks servers. */
-const CASES = ['get by id', 'list', 'cursor page', 'range list', 'aggregate', 'create'].filter(
-  (name) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').some((c) => name.startsWith(c)),
-);
+const CASES = [
+  'get by id',
+  'list',
+  'get by id compressed',
+  'list compressed',
+  'cursor page',
+  'range list',
+  'aggregate',
+  'create',
+].filter((name) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').some((c) => name.startsWith(c)));
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const SECRET = 'bench-secret';
@@ -270,32 +277,50 @@ async function main() {
     };
     cursors.set(target.name, encodeURIComponent(first.data.nextCursor ?? ''));
   }
-  const casesOf = (target: Target, idsFile: string) =>
-    [
-      { name: 'get by id', method: 'GET', path: target.paths.get, idsFile },
-      { name: 'list', method: 'GET', path: target.paths.list },
-      {
-        name: 'cursor page',
-        method: 'GET',
-        path: target.paths.cursorPage?.replace('{cursor}', cursors.get(target.name) ?? ''),
-      },
-      { name: 'range list', method: 'GET', path: target.paths.rangeList },
-      { name: 'aggregate', method: 'GET', path: target.paths.aggregate },
-      { name: 'create', method: 'POST', path: target.paths.create, body: target.paths.createBody },
-    ].filter((c): c is typeof c & { path: string } => c.path !== undefined);
+  interface BenchCase {
+    name: string;
+    method: string;
+    path?: string;
+    idsFile?: string;
+    body?: string;
+    encoding?: string;
+  }
+  const casesOf = (target: Target, { idsFile, headers }: SampledSeed) =>
+    (
+      [
+        { name: 'get by id', method: 'GET', path: target.paths.get, idsFile },
+        { name: 'list', method: 'GET', path: target.paths.list },
+        // As browsers ask: brotli preferred, gzip accepted (answers under 1 KB stay as they are).
+        { name: 'get by id compressed', method: 'GET', path: target.paths.get, idsFile, encoding: 'gzip, deflate, br' },
+        { name: 'list compressed', method: 'GET', path: target.paths.list, encoding: 'gzip, deflate, br' },
+        {
+          name: 'cursor page',
+          method: 'GET',
+          path: target.paths.cursorPage?.replace('{cursor}', cursors.get(target.name) ?? ''),
+        },
+        { name: 'range list', method: 'GET', path: target.paths.rangeList },
+        { name: 'aggregate', method: 'GET', path: target.paths.aggregate },
+        { name: 'create', method: 'POST', path: target.paths.create, body: target.paths.createBody },
+      ] as BenchCase[]
+    )
+      .filter((c): c is BenchCase & { path: string } => c.path !== undefined)
+      .map(({ encoding, ...item }) => ({
+        ...item,
+        headers: { ...headers, ...(encoding ? { 'accept-encoding': encoding } : {}) },
+      }));
   try {
     for (const caseName of CASES) {
       const runs = new Map<string, { rps: number; p99: number; failures: number }[]>();
       for (const { target, url, seed } of running) {
-        const item = casesOf(target, seed.idsFile).find((c) => c.name === caseName);
-        if (item) load({ url, headers: seed.headers, seconds: WARMUP_SECONDS, connections: CONNECTIONS, ...item });
+        const item = casesOf(target, seed).find((c) => c.name === caseName);
+        if (item) load({ url, seconds: WARMUP_SECONDS, connections: CONNECTIONS, ...item });
       }
       // Rounds interleave the servers, so drift of this shared machine hits each alike.
       for (let round = 0; round < RUNS; round++) {
         for (const { target, url, seed } of running) {
-          const item = casesOf(target, seed.idsFile).find((c) => c.name === caseName);
+          const item = casesOf(target, seed).find((c) => c.name === caseName);
           if (!item) continue;
-          const result = load({ url, headers: seed.headers, seconds: SECONDS, connections: CONNECTIONS, ...item });
+          const result = load({ url, seconds: SECONDS, connections: CONNECTIONS, ...item });
           runs.set(target.name, [...(runs.get(target.name) ?? []), result]);
         }
       }

@@ -8,7 +8,7 @@ export interface MediaAssetFilter {
   ownerId?: FilterValue<string>;
   mimeType?: FilterValue<string>;
 }
-export type MediaAssetSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'filename' | 'mimeType' | 'size' | 'url' | 'altText' | 'width' | 'height';
+export type MediaAssetSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'filename' | 'mimeType' | 'size' | 'sha256' | 'url' | 'altText' | 'width' | 'height';
 
 /** Typed access to mediaAssets: no access checks or request validation; hooks and history through a writer. */
 export class MediaAssetRepository extends Repository<MediaAsset, MediaAssetCreate, MediaAssetUpdate, MediaAssetFilter, MediaAssetSortKey> {

@@ -78,6 +78,14 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     configKey: 'server.trustProxy',
   },
   {
+    name: 'COMPRESSION',
+    group: 'server',
+    description:
+      '`true` or `false`: gzip and brotli for JSON and text answers of 1 KB or more. Turn it off when a proxy in front compresses.',
+    default: 'true',
+    configKey: 'server.compression',
+  },
+  {
     name: 'COOKIE_SECURE',
     group: 'server',
     description:
@@ -97,6 +105,58 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: '`true` or `false`: whether those origins may send credentials.',
     default: 'false',
     configKey: 'cors.credentials',
+  },
+  {
+    name: 'UPLOADS_DRIVER',
+    group: 'store',
+    description: 'Where media files live: `local` (the folder `uploads.dir`) or `s3` (an S3-compatible bucket).',
+    default: 'local',
+    configKey: 'uploads.driver',
+  },
+  {
+    name: 'S3_BUCKET',
+    group: 'store',
+    description: 'The bucket of the `s3` upload driver.',
+    configKey: 'uploads.bucket',
+  },
+  {
+    name: 'S3_ENDPOINT',
+    group: 'store',
+    description: 'An S3-compatible server (MinIO, Ceph, R2, s3rver); unset, AWS itself for the region.',
+    configKey: 'uploads.endpoint',
+  },
+  {
+    name: 'S3_REGION',
+    group: 'store',
+    description: "The bucket's region.",
+    default: 'us-east-1',
+    configKey: 'uploads.region',
+  },
+  {
+    name: 'S3_PREFIX',
+    group: 'store',
+    description: 'Folders every key begins with (`media/`), so one bucket can hold several apps.',
+    default: '(none)',
+    configKey: 'uploads.prefix',
+  },
+  {
+    name: 'S3_FORCE_PATH_STYLE',
+    group: 'store',
+    description:
+      '`true` or `false`: path-style addresses (`endpoint/bucket/key`), which most S3-compatible servers need.',
+    default: '`true` with an endpoint, else `false`',
+    configKey: 'uploads.forcePathStyle',
+  },
+  {
+    name: 'S3_ACCESS_KEY_ID',
+    group: 'secrets',
+    description:
+      "The bucket's access key; unset, the AWS SDK's own chain (AWS_ACCESS_KEY_ID, a profile, an instance role).",
+  },
+  {
+    name: 'S3_SECRET_ACCESS_KEY',
+    group: 'secrets',
+    description: 'The secret of that access key.',
   },
   {
     name: 'NODE_ENV',

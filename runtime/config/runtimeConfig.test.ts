@@ -82,6 +82,41 @@ describe('runtime config', () => {
     );
   });
 
+  it('reads uploads: a folder by default, a bucket with UPLOADS_DRIVER=s3, and bounded thumbnail sizes', () => {
+    const local = loadRuntimeConfig(empty(), {}).uploads;
+    expect(local).toMatchObject({ driver: 'local', dir: 'data/uploads', maxBytes: 10 * 1024 * 1024 });
+    expect(local.thumbnails.sizes).toEqual(['100x100', '200x200', '400x400', '800x800']);
+    expect(local.s3).toBeUndefined();
+    const s3 = loadRuntimeConfig(empty(), {
+      UPLOADS_DRIVER: 's3',
+      S3_BUCKET: 'media',
+      S3_ENDPOINT: 'http://127.0.0.1:9000',
+      S3_PREFIX: 'app/',
+      S3_ACCESS_KEY_ID: 'key',
+      S3_SECRET_ACCESS_KEY: 'secret',
+    }).uploads;
+    expect(s3).toMatchObject({
+      driver: 's3',
+      s3: {
+        bucket: 'media',
+        endpoint: 'http://127.0.0.1:9000',
+        region: 'us-east-1',
+        prefix: 'app/',
+        forcePathStyle: true,
+        accessKeyId: 'key',
+        secretAccessKey: 'secret',
+      },
+    });
+    expect(() => loadRuntimeConfig(empty(), { UPLOADS_DRIVER: 's3' })).toThrow(/needs a bucket/);
+    expect(() => loadRuntimeConfig(empty(), { UPLOADS_DRIVER: 'ftp' })).toThrow(/local or s3/);
+    expect(() => loadRuntimeConfig(empty(), { UPLOADS_DRIVER: 's3', S3_BUCKET: 'b', S3_PREFIX: '../x' })).toThrow(
+      /S3_PREFIX/,
+    );
+    const dir = empty();
+    writeFileSync(join(dir, 'entigen.config.yaml'), 'uploads:\n  thumbnails: { sizes: [10x10, 99999x1] }\n');
+    expect(() => loadRuntimeConfig(dir, {})).toThrow(/uploads\.thumbnails\.sizes/);
+  });
+
   it('parses durations', () => {
     expect(parseDuration('45s')).toBe(45_000);
     expect(() => parseDuration('7 days')).toThrow(/invalid duration/);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { LdapServerConfig } from '../auth/ldap.js';
 import type { SecureCookies } from '../auth/sessionCookie.js';
+import { DEFAULT_THUMBNAIL_SIZES, MAX_THUMBNAIL_SIZES, THUMBNAIL_SIZE_PATTERN } from '../model/thumbnails.js';
 import { type CorsConfig, checkCorsConfig } from './corsConfig.js';
 
 /** Settings read at start from entigen.config.yaml; environment variables override them. */
@@ -30,6 +31,8 @@ export interface RuntimeConfig {
      * or addresses and CIDR ranges (also loopback, linklocal, uniquelocal). Express's `trust proxy`.
      */
     trustProxy: false | number | string[];
+    /** gzip and brotli for JSON and text answers of 1 KB or more (off when a proxy in front compresses). */
+    compression: boolean;
     /** Secure on the session cookie: auto (HTTPS, an https public URL or a loopback host), always, never. */
     cookies: { secure: SecureCookies };
     shutdownGraceMs: number;
@@ -39,7 +42,7 @@ export interface RuntimeConfig {
     adapter: 'express' | 'node';
   };
   jobs: { handlers?: string; maxSeriesPerJob: number };
-  uploads: { dir: string; maxBytes: number };
+  uploads: UploadsConfig;
   cors: CorsConfig;
   /** GET /api/metrics also answers this scrape token (besides administrators). */
   metrics: { token?: string };
@@ -64,6 +67,31 @@ export interface RuntimeConfig {
   cluster: { maxStalenessMs: number };
   /** Outgoing mail (runtime/mail/). */
   mail: MailConfig;
+}
+
+/** Media files: a folder (local, the default) or an S3-compatible bucket, and the thumbnail sizes served. */
+export interface UploadsConfig {
+  driver: 'local' | 's3';
+  /** The folder of the local driver (relative to the project). */
+  dir: string;
+  maxBytes: number;
+  /** The s3 driver's bucket and where to reach it; credentials from S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY. */
+  s3?: S3Settings;
+  thumbnails: { sizes: string[] };
+}
+
+/** An S3-compatible bucket and how to reach it. */
+export interface S3Settings {
+  bucket: string;
+  /** An S3-compatible server's address (none: AWS itself, by region). */
+  endpoint?: string;
+  region: string;
+  /** Keys begin with it (`media/`), so one bucket can hold several apps' files. */
+  prefix: string;
+  /** Path-style addresses (`endpoint/bucket/key`), which most S3-compatible servers need. */
+  forcePathStyle: boolean;
+  accessKeyId?: string;
+  secretAccessKey?: string;
 }
 
 export interface OidcProviderConfig {
@@ -199,13 +227,14 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
       port,
       host: env.HOST ?? raw.server?.host ?? '0.0.0.0',
       trustProxy: trustProxy(env.TRUST_PROXY ?? raw.server?.trustProxy),
+      compression: booleanFromEnv(env.COMPRESSION, 'COMPRESSION') ?? raw.server?.compression ?? true,
       cookies: { secure: secureCookies(env.COOKIE_SECURE || raw.server?.cookies?.secure || 'auto') },
       shutdownGraceMs: raw.server?.shutdownGraceMs ?? 10_000,
       publicUrl: publicUrl(env.PUBLIC_URL || raw.server?.publicUrl || undefined),
       adapter: httpAdapter(env.HTTP_ADAPTER || raw.server?.adapter || 'express'),
     },
     jobs: { handlers: raw.jobs?.handlers, maxSeriesPerJob: raw.jobs?.maxSeriesPerJob ?? 100 },
-    uploads: { dir: raw.uploads?.dir ?? 'data/uploads', maxBytes: raw.uploads?.maxBytes ?? 10 * 1024 * 1024 },
+    uploads: uploadsConfig(raw.uploads, env),
     cors: corsConfig(raw.cors, env),
     metrics: { token: metricsToken(env.METRICS_TOKEN ?? raw.metrics?.token) },
     hooks: {
@@ -239,6 +268,58 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
     },
     mail: mailConfig(raw.mail, env),
     cluster: { maxStalenessMs: maxStaleness(env.CLUSTER_MAX_STALENESS || raw.cluster?.maxStaleness || '1s') },
+  };
+}
+
+interface RawUploads {
+  driver?: string;
+  dir?: string;
+  maxBytes?: number;
+  bucket?: string;
+  endpoint?: string;
+  region?: string;
+  prefix?: string;
+  forcePathStyle?: boolean;
+  thumbnails?: { sizes?: string[] };
+}
+
+/** UPLOADS_DRIVER and the S3_* variables override the config's `uploads`. */
+function uploadsConfig(raw: RawUploads | undefined, env: NodeJS.ProcessEnv): UploadsConfig {
+  const driver = env.UPLOADS_DRIVER || raw?.driver || 'local';
+  if (driver !== 'local' && driver !== 's3')
+    throw new Error(`UPLOADS_DRIVER (uploads.driver) must be local or s3, not "${driver}"`);
+  const sizes = raw?.thumbnails?.sizes ?? DEFAULT_THUMBNAIL_SIZES;
+  if (sizes.length > MAX_THUMBNAIL_SIZES || !sizes.every((size) => THUMBNAIL_SIZE_PATTERN.test(size)))
+    throw new Error(
+      `uploads.thumbnails.sizes must be at most ${MAX_THUMBNAIL_SIZES} sizes like 200x200 (1 to 4000 pixels a side)`,
+    );
+  const config: UploadsConfig = {
+    driver,
+    dir: raw?.dir ?? 'data/uploads',
+    maxBytes: raw?.maxBytes ?? 10 * 1024 * 1024,
+    thumbnails: { sizes: [...new Set(sizes)] },
+  };
+  if (driver === 'local') return config;
+  const bucket = env.S3_BUCKET || raw?.bucket;
+  if (!bucket) throw new Error('uploads.driver s3 needs a bucket (uploads.bucket or S3_BUCKET)');
+  const endpoint = env.S3_ENDPOINT || raw?.endpoint || undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^/?#]+\/?$/.test(endpoint))
+    throw new Error('S3_ENDPOINT (uploads.endpoint) must be an http:// or https:// address without a path');
+  const prefix = env.S3_PREFIX ?? raw?.prefix ?? '';
+  if (!/^([\w.-]+\/)*$/.test(prefix))
+    throw new Error('S3_PREFIX (uploads.prefix) must be empty or folder names ending in /, like media/');
+  return {
+    ...config,
+    s3: {
+      bucket,
+      endpoint,
+      region: env.S3_REGION || raw?.region || 'us-east-1',
+      prefix,
+      forcePathStyle:
+        booleanFromEnv(env.S3_FORCE_PATH_STYLE, 'S3_FORCE_PATH_STYLE') ?? raw?.forcePathStyle ?? endpoint !== undefined,
+      accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+      secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+    },
   };
 }
 

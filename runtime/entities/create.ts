@@ -22,6 +22,8 @@ export interface CreateInput {
   changeReason?: string;
   /** Values only the server sets (read-only and hidden fields), given the new record. */
   serverFields?: (doc: Doc) => Record<string, unknown>;
+  /** The new record's id, chosen before the write (an upload stores its file under it first). */
+  id?: string;
 }
 
 /** POST /{plural}: access -> validate -> defaults and macros -> store -> the created record. */
@@ -32,6 +34,7 @@ export async function createOperation({
   caller,
   changeReason,
   serverFields,
+  id,
 }: CreateInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
@@ -48,6 +51,7 @@ export async function createOperation({
       const scope = writeScope({ ...ctx, store }, caller, now, 'create');
       const values = await runBeforeCreate(scope, plural, newRecordValues(model, input, caller, now));
       const doc = buildNewRecord(model, values, caller, ctx, now, tenantId);
+      if (id) doc.id = id;
       if (serverFields) Object.assign(doc, serverFields(doc));
       await requireCreatable(store, model, rule, doc);
       const after = await store.insert(plural, doc);

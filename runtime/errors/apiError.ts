@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   CONFLICT: { status: 409, message: 'Resource conflicts with an existing one' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request took too long to arrive' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body is too large' },
+  RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range is not in the file' },
   HEADERS_TOO_LARGE: { status: 431, message: 'Request headers are too large' },
   UNPROCESSABLE_ENTITY: { status: 422, message: 'The request breaks a business rule' },
   RATE_LIMITED: { status: 429, message: 'Too many requests' },

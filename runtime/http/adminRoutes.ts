@@ -5,6 +5,7 @@ import { ApiError } from '../errors/apiError.js';
 import { packageRoot } from '../model/packageRoot.js';
 import { pages } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
+import { readStaticFile, type StaticFile, sendStaticFile } from './staticFile.js';
 
 export const ADMIN_PATH = pages.adminPage.path;
 
@@ -29,19 +30,19 @@ const TYPES: Record<string, string> = {
 export function adminRoutes(folder = join(packageRoot, 'admin', 'build')): Router {
   const router = new DeclaredRouter(ADMIN_PATH);
   const page = existsSync(join(folder, 'index.html')) ? readFileSync(join(folder, 'index.html')) : undefined;
-  const assets = new Map<string, { type: string; body: Buffer }>();
+  const assets = new Map<string, StaticFile>();
   const assetsFolder = join(folder, 'assets');
   if (existsSync(assetsFolder)) {
     for (const name of readdirSync(assetsFolder)) {
       const type = TYPES[extname(name)];
-      if (type) assets.set(name, { type, body: readFileSync(join(assetsFolder, name)) });
+      // The build's .br and .gz copies are read with their file, not served by name.
+      if (type) assets.set(name, readStaticFile(join(assetsFolder, name), type));
     }
   }
-  router.raw(pages.adminAsset, ({ params, res }) => {
+  router.raw(pages.adminAsset, ({ params, req, res }) => {
     const asset = assets.get(params.file);
     if (!asset) throw new ApiError('NOT_FOUND', 'No such console asset');
-    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-    res.type(asset.type).send(asset.body);
+    sendStaticFile(req, res, asset, 'public, max-age=31536000, immutable');
   });
   const single = (_req: Request, res: Response) => {
     if (!page) throw new ApiError('NOT_FOUND', 'The admin console is not built (npm run build:admin)');

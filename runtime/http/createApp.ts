@@ -23,6 +23,7 @@ import { authenticate } from './authenticate.js';
 import { authRoutes } from './authRoutes.js';
 import { canonicalPath, withoutTrailingSlash } from './canonicalPath.js';
 import { compose, MountTable } from './compose.js';
+import { compressAnswers } from './compressAnswers.js';
 import { correlationId } from './correlationId.js';
 import { corsPolicy } from './corsPolicy.js';
 import { DeclaredRouter } from './declaredRouter.js';
@@ -67,8 +68,6 @@ export interface AppOptions {
   /** Extra services for the health report (Redis). */
   services: Record<string, () => Promise<void>>;
   scheduler: Scheduler;
-  /** Absolute folder and size limit of media uploads (feature content). */
-  uploads: { dir: string; maxBytes: number };
   /** Prometheus numbers for GET /api/metrics. */
   operator: OperatorMetrics;
   /** The open realtime streams (GET /api/v1/realtime). */
@@ -96,7 +95,6 @@ export function createApp({
   drain,
   services,
   scheduler,
-  uploads,
   operator,
   realtime,
   webhooks,
@@ -126,6 +124,7 @@ export function createApp({
   // One layer for what every request passes through first (compose.ts: fewer layers to match).
   const front = compose(
     correlationId(),
+    config.server.compression ? compressAnswers() : undefined,
     requestLog(ctx.logger, metrics, operator, (method, path) => routes.routeOf(method, path)),
     securityHeaders(),
     corsPolicy(config.cors),
@@ -232,7 +231,7 @@ export function createApp({
   mount(REALTIME_PATH, realtimeRoutes({ ctx, hub: realtime, identify: authenticateCaller.identify }));
   if (features.search.when!(ctx.registry.model)) mount(SEARCH_PATH, searchRoutes(ctx));
   if (ctx.registry.entities.has(SCHEDULED_JOBS)) mount(JOBS_PATH, jobRoutes(ctx, scheduler));
-  if (media) mount(MEDIA_PATH, mediaRoutes(ctx, uploads));
+  if (media && ctx.media) mount(MEDIA_PATH, mediaRoutes(ctx, ctx.media));
   mount(`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, webhooks));
   mount(`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, webhooks));
   for (const entity of ctx.registry.entities.values()) {

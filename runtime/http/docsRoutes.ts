@@ -2,8 +2,10 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Response, Router } from 'express';
 import { notFound } from '../errors/apiError.js';
+import { packageRoot } from '../model/packageRoot.js';
 import { pages } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
+import { readStaticFile, sendStaticFile } from './staticFile.js';
 
 export const DOCS_PATH = pages.referencePage.path;
 
@@ -24,6 +26,9 @@ const PAGE_CSP =
 function assetsFolder(): string {
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
+
+/** Where the package's build keeps the assets' .br and .gz copies (scripts/prepare.mjs). */
+const COMPRESSED_FOLDER = join(packageRoot, 'dist', 'static', 'swagger-ui');
 
 function page(title: string): string {
   return `<!doctype html>
@@ -48,21 +53,24 @@ function page(title: string): string {
 export function docsRoutes(openapi: unknown, title: string): Router {
   const router = new DeclaredRouter(DOCS_PATH);
   const folder = assetsFolder();
+  const assets = new Map(
+    Object.entries(ASSETS).map(([name, type]) => [name, readStaticFile(join(folder, name), type, COMPRESSED_FOLDER)]),
+  );
   const cacheable = (res: Response) => res.setHeader('Cache-Control', 'public, max-age=3600');
   router.raw(pages.openApiDocument, ({ res }) => void res.json(openapi));
   router.raw(pages.referencePage, ({ res }) => {
     res.setHeader('Content-Security-Policy', PAGE_CSP);
     res.type('html').send(page(title));
   });
-  router.raw(pages.referenceAsset, ({ params, res, next }) => {
+  router.raw(pages.referenceAsset, ({ params, req, res }) => {
     const file = params.file;
     if (file === 'init.js') {
       cacheable(res);
       return void res.type('application/javascript; charset=utf-8').send(INIT_SCRIPT);
     }
-    if (!ASSETS[file]) throw notFound('Asset');
-    cacheable(res);
-    res.sendFile(join(folder, file), { headers: { 'Content-Type': ASSETS[file] } }, (error) => error && next(error));
+    const asset = assets.get(file);
+    if (!asset) throw notFound('Asset');
+    sendStaticFile(req, res, asset, 'public, max-age=3600');
   });
   return router.router;
 }

@@ -1,10 +1,11 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import type { Request, Response, Router } from 'express';
 import { ApiError } from '../errors/apiError.js';
 import { packageRoot } from '../model/packageRoot.js';
 import { pages } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
+import { readStaticFile, type StaticFile, sendStaticFile } from './staticFile.js';
 
 export const DOCS_SITE_PATH = pages.docsSite.path;
 
@@ -40,6 +41,17 @@ export function docsSiteBuilt(folder = join(packageRoot, 'docs', '.vitepress', '
 export function docsSiteRoutes(folder = join(packageRoot, 'docs', '.vitepress', 'dist')): Router {
   const router = new DeclaredRouter(DOCS_SITE_PATH);
   const root = normalize(folder + sep);
+  // Read once per build of the site: a file is read again when its size or time changes.
+  const files = new Map<string, { stamp: string; file: StaticFile }>();
+  const siteFile = (path: string, type: string) => {
+    const stat = statSync(path);
+    const stamp = `${stat.size}:${stat.mtimeMs}`;
+    const known = files.get(path);
+    if (known?.stamp === stamp) return known.file;
+    const file = readStaticFile(path, type);
+    files.set(path, { stamp, file });
+    return file;
+  };
   const send = (req: Request, res: Response) => {
     if (!docsSiteBuilt(folder))
       throw new ApiError('NOT_FOUND', 'The documentation site is not built (npm run docs:build)');
@@ -49,11 +61,8 @@ export function docsSiteRoutes(folder = join(packageRoot, 'docs', '.vitepress', 
     const type = TYPES[extname(file)] ?? 'application/octet-stream';
     res.setHeader('Content-Security-Policy', SITE_CSP);
     // Assets have content-hashed names; pages change with each build.
-    res.setHeader(
-      'Cache-Control',
-      file.includes(`${sep}assets${sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
-    );
-    res.type(type).send(readFileSync(file));
+    const cacheControl = file.includes(`${sep}assets${sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache';
+    sendStaticFile(req, res, siteFile(file, type), cacheControl);
   };
   router.raw(pages.docsSite, ({ req, res }) => send(req, res));
   router.raw(pages.docsSitePage, ({ req, res }) => send(req, res));

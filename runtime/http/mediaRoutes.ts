@@ -1,13 +1,16 @@
-import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Request, Router } from 'express';
 import type { RuntimeContext } from '../context.js';
 import { createOperation } from '../entities/create.js';
+import { newId } from '../entities/prepareWrite.js';
 import { findVisible } from '../entities/requireAccess.js';
 import { ApiError, validationError } from '../errors/apiError.js';
+import { type ByteRange, type FileStorage, originalKey } from '../media/fileStorage.js';
+import type { MediaFiles } from '../media/mediaFiles.js';
+import { thumbnailSpec, thumbnailType } from '../media/thumbnails.js';
 import { MEDIA_ASSETS } from '../model/collections.js';
 import { features } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
@@ -21,15 +24,23 @@ const INLINE =
 const TEXT_FIELDS = ['altText', 'width', 'height', 'filename'];
 
 interface Upload {
-  path: string;
+  key: string;
   filename: string;
   mimeType: string;
   size: number;
+  sha256: string;
   fields: Record<string, string>;
 }
 
-/** Streams the multipart `file` part into the upload folder, bounded by maxBytes. */
-function receive(req: Request, dir: string, maxBytes: number): Promise<Upload> {
+const unreadable = () => validationError({ body: 'is not a readable multipart body' }, 'Upload could not be read');
+const storageDown = (error: unknown) =>
+  new ApiError('SERVICE_UNAVAILABLE', 'The file storage did not take the file; try again', undefined, error);
+
+/**
+ * Streams the multipart `file` part into the storage under the asset's id, bounded by maxBytes,
+ * counting and hashing it on the way. Whatever goes wrong leaves no file behind.
+ */
+function receive(req: Request, storage: FileStorage, id: string, maxBytes: number): Promise<Upload> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -44,53 +55,49 @@ function receive(req: Request, dir: string, maxBytes: number): Promise<Upload> {
     }
     const fields: Record<string, string> = {};
     let upload: Promise<Upload> | undefined;
-    let written: string | undefined;
-    let sinkClosed: Promise<void> | undefined;
-    let source: (NodeJS.ReadableStream & { destroy(): void }) | undefined;
+    let source: Readable | undefined;
     parser.on('field', (name, value) => {
       if (TEXT_FIELDS.includes(name)) fields[name] = value;
     });
     parser.on('file', (name, stream, info) => {
       if (name !== 'file' || upload) return void stream.resume();
-      const month = new Date().toISOString().slice(0, 7);
-      mkdirSync(join(dir, month), { recursive: true });
-      const ext = extname(info.filename ?? '')
-        .toLowerCase()
-        .replace(/[^.a-z0-9]/g, '')
-        .slice(0, 10);
-      const path = join(dir, month, `${randomUUID()}${ext}`);
-      written = path;
       source = stream;
+      const filename = (info.filename || 'upload').slice(0, 255);
+      const mimeType = info.mimeType || 'application/octet-stream';
+      const key = originalKey(id, filename);
+      const hash = createHash('sha256');
       let size = 0;
       let truncated = false;
-      stream.on('data', (chunk: Buffer) => (size += chunk.length));
-      stream.on('limit', () => (truncated = true));
-      const sink = createWriteStream(path, { mode: 0o640 });
-      // The file is opened asynchronously: a stream destroyed early may still create it, so removal waits for 'close'.
-      sinkClosed = new Promise((settle) => sink.once('close', () => settle()));
-      upload = pipeline(stream, sink).then(() => {
-        if (truncated) {
-          rmSync(path, { force: true });
-          throw new ApiError('PAYLOAD_TOO_LARGE', `The file is larger than ${maxBytes} bytes`);
-        }
-        return {
-          path,
-          filename: (info.filename || 'upload').slice(0, 255),
-          mimeType: info.mimeType || 'application/octet-stream',
-          size,
-          fields,
-        };
+      const counted = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          size += chunk.length;
+          hash.update(chunk);
+          done(null, chunk);
+        },
       });
+      stream.on('limit', () => (truncated = true));
+      stream.on('error', (error) => counted.destroy(error));
+      // The storage's write reports it (it may not be listening yet when the client goes away).
+      counted.on('error', () => undefined);
+      stream.pipe(counted);
+      upload = storage.put(key, counted, mimeType).then(
+        async () => {
+          if (!truncated) return { key, filename, mimeType, size, sha256: hash.digest('hex'), fields };
+          await storage.removeAll(id);
+          throw new ApiError('PAYLOAD_TOO_LARGE', `The file is larger than ${maxBytes} bytes`);
+        },
+        async (error: unknown) => {
+          await storage.removeAll(id).catch(() => undefined);
+          throw failing ? unreadable() : storageDown(error);
+        },
+      );
     });
-    const unreadable = () => validationError({ body: 'is not a readable multipart body' }, 'Upload could not be read');
     let failing: Promise<void> | undefined;
-    // Whatever goes wrong leaves nothing behind: stop the file, let its write settle, remove it, then answer.
+    // Stop the file, let its write settle (it removes what it wrote), then answer.
     const fail = (error: unknown) =>
       (failing ??= (async () => {
         source?.destroy();
         await upload?.catch(() => undefined);
-        await sinkClosed;
-        if (written) rmSync(written, { force: true });
         reject(error instanceof ApiError ? error : unreadable());
       })());
     parser.on('error', () => void fail(unreadable()));
@@ -105,21 +112,26 @@ function receive(req: Request, dir: string, maxBytes: number): Promise<Upload> {
 
 /**
  * Feature `content`: POST /mediaAssets/upload (multipart, part `file`, optional altText, width,
- * height) stores the file in the upload folder and creates the MediaAsset; GET /mediaAssets/{id}/file
- * answers the file to whoever may view the record. Deleting the record deletes the file.
+ * height, filename) streams the file into the storage (uploads.driver: a folder or an S3 bucket)
+ * and creates the MediaAsset; GET /mediaAssets/{id}/file streams it, or a thumbnail of it, to
+ * whoever may view the record, with its ETag and ranges. Deleting the record deletes its files.
  */
-export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxBytes: number }): Router {
+export function mediaRoutes(ctx: RuntimeContext, media: MediaFiles): Router {
   const router = new DeclaredRouter(MEDIA_PATH);
+  const { storage } = media;
   router.raw(features.upload, async ({ req, res }) => {
     if (!req.is('multipart/form-data'))
       throw validationError({ 'content-type': 'must be multipart/form-data' }, 'Upload must be multipart/form-data');
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > uploads.maxBytes + 64 * 1024)
-      throw new ApiError('PAYLOAD_TOO_LARGE', `The file is larger than ${uploads.maxBytes} bytes`);
-    const upload = await receive(req, uploads.dir, uploads.maxBytes);
+    if (declared > media.maxBytes + 64 * 1024)
+      throw new ApiError('PAYLOAD_TOO_LARGE', `The file is larger than ${media.maxBytes} bytes`);
+    // The record's id names the file's place, so the file can go in before the record exists.
+    const id = newId();
+    const upload = await receive(req, storage, id, media.maxBytes);
+    const discard = () => storage.removeAll(id).catch(() => undefined);
     const unstorable = unstorableInput({ ...upload.fields, filename: upload.filename });
     if (unstorable) {
-      rmSync(upload.path, { force: true });
+      await discard();
       throw unstorable;
     }
     const number = (name: string) => {
@@ -131,6 +143,7 @@ export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxByte
         ctx,
         plural: MEDIA_ASSETS,
         caller: req.caller,
+        id,
         body: {
           filename: upload.fields.filename || upload.filename,
           mimeType: upload.mimeType,
@@ -140,39 +153,93 @@ export function mediaRoutes(ctx: RuntimeContext, uploads: { dir: string; maxByte
         },
         serverFields: (doc) => ({
           size: upload.size,
-          storagePath: upload.path,
+          sha256: upload.sha256,
+          storagePath: upload.key,
           url: `/api/v1/${MEDIA_ASSETS}/${doc.id}/file`,
         }),
       });
       res.status(201).json({ data: created });
     } catch (error) {
-      rmSync(upload.path, { force: true });
+      await discard();
       throw error;
     }
   });
 
-  router.raw(features.mediaFile, async ({ caller, params, res, next }) => {
+  router.raw(features.mediaFile, async ({ caller, params, query, req, res }) => {
     const asset = await findVisible(ctx, ctx.registry.entities.get(MEDIA_ASSETS)!.model, params.id, caller);
     if (typeof asset.storagePath !== 'string') throw new ApiError('NOT_FOUND', 'This media asset has no stored file');
-    const mimeType = String(asset.mimeType);
-    const disposition = INLINE.test(mimeType) ? 'inline' : 'attachment';
+    const spec = thumbnailSpec(query.thumb, query.fit, media.sizes);
+    const original = String(asset.mimeType);
+    const key = spec
+      ? await media.thumbnails.ensure(asset.storagePath, asset.id, original, spec).catch(unavailable)
+      : asset.storagePath;
+    const mimeType = spec ? thumbnailType(original)! : original;
+    const inline = INLINE.test(mimeType);
     res.setHeader(
       'Content-Disposition',
-      `${disposition}; filename*=UTF-8''${encodeURIComponent(String(asset.filename))}`,
+      `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(String(asset.filename))}`,
     );
     res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-    res.sendFile(
-      asset.storagePath,
-      { headers: { 'Content-Type': INLINE.test(mimeType) ? mimeType : 'application/octet-stream' } },
-      (error) => {
-        if (error)
-          next(
-            (error as NodeJS.ErrnoException).code === 'ENOENT'
-              ? new ApiError('NOT_FOUND', 'The stored file is missing')
-              : error,
-          );
-      },
-    );
+    // Revalidated on every use (access may change); its bytes and ranges are the file's, never compressed on the way.
+    res.setHeader('Cache-Control', 'private, no-cache, no-transform');
+    res.setHeader('Content-Type', inline ? mimeType : 'application/octet-stream');
+    res.setHeader('Accept-Ranges', 'bytes');
+    const etag =
+      typeof asset.sha256 === 'string'
+        ? `"${asset.sha256.slice(0, 32)}${spec ? `-${spec.width}x${spec.height}-${spec.fit}` : ''}"`
+        : undefined;
+    if (etag) {
+      res.setHeader('ETag', etag);
+      if (etagMatches(req.headers['if-none-match'], etag)) return void res.status(304).end();
+    }
+    const size = await storage.size(key).catch(unavailable);
+    if (size === undefined) throw new ApiError('NOT_FOUND', 'The stored file is missing');
+    const range = requestedRange(req, size, etag);
+    const file = await storage.get(key, range).catch(unavailable);
+    if (!file) throw new ApiError('NOT_FOUND', 'The stored file is missing');
+    if (range) {
+      res.status(206);
+      res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+    }
+    res.setHeader('Content-Length', range ? range.end - range.start + 1 : size);
+    if (req.method === 'HEAD') {
+      file.body.destroy();
+      return void res.end();
+    }
+    // Once the first bytes are out, a failure can only cut the answer short.
+    await pipeline(file.body, res).catch((error: unknown) => {
+      if (!res.headersSent) throw unavailable(error);
+      res.destroy();
+    });
   });
   return router.router;
+}
+
+/** A storage that does not answer is a 503, not a 500: the request may be tried again. */
+function unavailable(error: unknown): never {
+  if (error instanceof ApiError) throw error;
+  throw new ApiError('SERVICE_UNAVAILABLE', 'The file storage is not answering; try again', undefined, error);
+}
+
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * The one range of a `Range: bytes=...` header (If-Range, when sent, must name the current ETag).
+ * A range past the end answers 416; several ranges, or a header that is not bytes, the whole file.
+ */
+function requestedRange(req: Request, size: number, etag: string | undefined): ByteRange | undefined {
+  if (req.headers.range === undefined) return undefined;
+  const ifRange = req.headers['if-range'];
+  if (ifRange !== undefined && ifRange !== etag) return undefined;
+  const ranges = req.range(size, { combine: true });
+  if (ranges === -1) {
+    const error = new ApiError('RANGE_NOT_SATISFIABLE', `The file has ${size} bytes`);
+    req.res?.setHeader('Content-Range', `bytes */${size}`);
+    throw error;
+  }
+  if (ranges === -2 || ranges === undefined || ranges.type !== 'bytes' || ranges.length !== 1) return undefined;
+  return { start: ranges[0].start, end: ranges[0].end };
 }

@@ -1,9 +1,13 @@
 import { rmSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import type { EntityRules } from '../entities/entityRules.js';
 
-/** Media assets keep their file in the upload folder; it goes with the record. */
+/**
+ * Files of earlier versions were kept at an absolute path in the upload folder; such a file goes
+ * with its record here. Files kept under the asset's id go through the event log (mediaFiles.ts).
+ */
 export const mediaRules: EntityRules = {
   afterRemove(doc) {
-    if (typeof doc.storagePath === 'string') rmSync(doc.storagePath, { force: true });
+    if (typeof doc.storagePath === 'string' && isAbsolute(doc.storagePath)) rmSync(doc.storagePath, { force: true });
   },
 };

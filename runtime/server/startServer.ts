@@ -143,7 +143,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   const events = await withEventConsumers(settings, stores, services, cluster);
   const upkeep = withUpkeep(settings, services, events);
   const http = withRoutes(settings, stores, services, cluster, events, upkeep);
-  const shutdown = withShutdown(settings, stores, cluster, events, upkeep, http, services.outbox);
+  const shutdown = withShutdown(settings, stores, cluster, events, upkeep, http, services);
   const { dispatcher, feed, realtime, webhooks } = events;
   return {
     ...http,

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GENEROUS_LIMITS, startTestServer, type TestServer } from '../support/testServer.js';
 
 const uploadDir = mkdtempSync(join(tmpdir(), 'entigen-uploads-'));
@@ -11,7 +11,12 @@ let owner: { id: string; token: string };
 beforeAll(async () => {
   server = await startTestServer(
     {},
-    { overrides: { rateLimit: GENEROUS_LIMITS, uploads: { dir: uploadDir, maxBytes: 1000 } } },
+    {
+      overrides: {
+        rateLimit: GENEROUS_LIMITS,
+        uploads: { driver: 'local', dir: uploadDir, maxBytes: 1000, thumbnails: { sizes: ['200x200'] } },
+      },
+    },
   );
   owner = await server.user();
 });
@@ -35,7 +40,7 @@ const upload = (
 const files = () => readdirSync(uploadDir, { recursive: true }).filter((f) => String(f).includes('.'));
 
 describe('media assets (feature content)', () => {
-  it('stores an uploaded file in the upload folder, creates the record, serves the file to viewers and deletes it with the record', async () => {
+  it('stores an uploaded file in the upload folder, creates the record, serves the file to viewers and deletes it after the record', async () => {
     const bytes = new Uint8Array([137, 80, 78, 71, 1, 2, 3, 4]);
     const response = await upload(owner.token, new Blob([bytes], { type: 'image/png' }), 'pixel.png', {
       altText: 'A pixel',
@@ -70,7 +75,8 @@ describe('media assets (feature content)', () => {
     expect(listed.body.data.items.map((a: { id: string }) => a.id)).toEqual([asset.id]);
     const admin = await server.user({ roles: ['ADMIN'] });
     expect((await server.call('DELETE', `/api/v1/mediaAssets/${asset.id}`, { token: admin.token })).status).toBe(200);
-    expect(files()).toHaveLength(0);
+    // After the commit, through the event log.
+    await vi.waitFor(() => expect(files()).toHaveLength(0), { timeout: 10_000, interval: 50 });
   });
 
   it('refuses a too large file (413, nothing kept), a missing file part, a JSON body and anonymous callers', async () => {

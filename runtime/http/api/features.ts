@@ -2,6 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../../model/collections.js';
 import { entityRouteTable } from '../../model/entityRoutes.js';
 import { OBJECT_ID_PATTERN } from '../../model/patterns.js';
+import { THUMBNAIL_FITS } from '../../model/thumbnails.js';
 import type { AppModel } from '../../model/types.js';
 import type { FieldChange } from './components.js';
 import { ACCESS_ERRORS, INPUT_ERRORS, route } from './route.js';
@@ -206,10 +207,30 @@ export const mediaFile = route({
   tag: 'mediaAssets',
   access: 'optional',
   when: hasPublic(MEDIA_ASSETS),
-  summary: 'The stored file of a media asset you may view',
+  summary: 'The stored file of a media asset you may view, or a thumbnail of it',
+  description:
+    'Streams the file with its ETag; a single `Range` answers 206 with that part. `thumb` (one of the sizes in uploads.thumbnails.sizes) answers an image thumbnail, made once and kept beside the file; `fit` is how it fills the box (default cover).',
+  query: Type.Object({
+    thumb: Type.Optional(
+      Type.String({ pattern: '^[1-9][0-9]{0,3}x[1-9][0-9]{0,3}$', maxLength: 9, description: 'WIDTHxHEIGHT' }),
+    ),
+    fit: Type.Optional(Enum(THUMBNAIL_FITS)),
+  }),
   response: Type.String(),
   responseType: 'binary',
-  errors: ['UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND'],
+  responses: {
+    '206': { description: 'The part of the file the Range header named (Content-Range says which)' },
+    '304': { description: 'The file has not changed since the ETag in If-None-Match' },
+  },
+  errors: [
+    'VALIDATION_ERROR',
+    'UNAUTHORIZED',
+    'FORBIDDEN',
+    'NOT_FOUND',
+    'RANGE_NOT_SATISFIABLE',
+    'UNPROCESSABLE_ENTITY',
+    'SERVICE_UNAVAILABLE',
+  ],
 });
 
 export const rotateWebhookSecret = route({

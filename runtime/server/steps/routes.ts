@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import type { Express, RequestHandler } from 'express';
 import { SetupState } from '../../auth/setup.js';
 import { metrics } from '../../health/metrics.js';
@@ -28,7 +27,7 @@ export interface Routes {
 
 /** The HTTP app (the pipeline, the declared routes, the entity routes) and the adapters in front of it. */
 export function withRoutes(
-  { options, config, operator }: Base,
+  { operator }: Base,
   { countCache }: Stores,
   { auth, ctx }: Services,
   { limiter, services, bus }: Cluster,
@@ -44,7 +43,6 @@ export function withRoutes(
     drain,
     services,
     scheduler,
-    uploads: { dir: resolve(options.root, config.uploads.dir), maxBytes: config.uploads.maxBytes },
     operator,
     realtime,
     webhooks,

@@ -12,6 +12,8 @@ import { MailOutbox } from '../../mail/mailOutbox.js';
 import { MailTemplates } from '../../mail/mailTemplates.js';
 import { logTransport, smtpTransport } from '../../mail/mailTransports.js';
 import { sendTestMail } from '../../mail/testMail.js';
+import { mediaFiles, withMediaCleanup } from '../../media/mediaFiles.js';
+import { MEDIA_ASSETS } from '../../model/collections.js';
 import { featureRules } from '../featureRules.js';
 import type { Base } from './base.js';
 import type { Stores } from './store.js';
@@ -26,13 +28,19 @@ export interface Services {
 
 /** The context every operation takes: the registry, the store, the secrets, the composed feature rules, the hooks. */
 export function runtimeContext({ options, config, secrets, logger, now }: Base, { store }: Stores): RuntimeContext {
+  const hooks = options.hooks
+    ? hookTable(options.registry.entities, options.hooks)
+    : (options.registry.hooks ?? new Map());
+  const media = options.registry.entities.has(MEDIA_ASSETS) ? mediaFiles(config.uploads, options.root) : undefined;
   const ctx: RuntimeContext = {
     registry: options.registry,
     store,
     secrets,
     cipher: new FieldCipher(secrets.encryption),
     rules: featureRules(options.registry.model, config, Object.keys(options.handlers ?? {})),
-    hooks: options.hooks ? hookTable(options.registry.entities, options.hooks) : (options.registry.hooks ?? new Map()),
+    // A media asset's files go with its record, through the event log.
+    hooks: media ? withMediaCleanup(hooks, media.storage) : hooks,
+    media,
     logger,
     now,
   };

@@ -2,6 +2,7 @@ import type { Base } from './base.js';
 import type { Cluster } from './cluster.js';
 import type { EventConsumers } from './events.js';
 import type { Routes } from './routes.js';
+import type { Services } from './services.js';
 import type { Stores } from './store.js';
 import type { Upkeep } from './upkeep.js';
 
@@ -20,7 +21,7 @@ export function withShutdown(
   { dispatcher, feed, realtime, webhooks, streamCheck }: EventConsumers,
   { scheduler, sweeper }: Upkeep,
   { drain }: Routes,
-  outbox: { stop(): Promise<void> },
+  { outbox, ctx }: Pick<Services, 'outbox' | 'ctx'>,
 ): Shutdown {
   let stopping: Promise<void> | undefined;
   let closing: Promise<void> | undefined;
@@ -43,6 +44,7 @@ export function withShutdown(
         drain.draining = true;
         await stopWork();
         await store.close();
+        await ctx.media?.storage.close();
         await bus?.close();
         await redis?.quit().catch(() => undefined);
       })();

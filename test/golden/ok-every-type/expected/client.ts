@@ -862,7 +862,7 @@ export interface MediaAssetFilters {
   ownerId?: NonNullable<MediaAsset['ownerId']> | Pick<FilterOperators<NonNullable<MediaAsset['ownerId']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
   mimeType?: NonNullable<MediaAsset['mimeType']> | Pick<FilterOperators<NonNullable<MediaAsset['mimeType']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists' | 'contains' | 'startsWith'>;
 }
-export type MediaAssetField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'filename' | 'mimeType' | 'size' | 'url' | 'altText' | 'width' | 'height';
+export type MediaAssetField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'filename' | 'mimeType' | 'size' | 'sha256' | 'url' | 'altText' | 'width' | 'height';
 export interface MediaAssetAggregateFields { group: 'ownerId' | 'mimeType'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'size' | 'width' | 'height' }
 export type MediaAssetClient = Pick<EntityClient<MediaAsset, MediaAssetCreate, MediaAssetUpdate, MediaAssetFilters, MediaAssetField, 'width' | 'height', MediaAssetAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
 

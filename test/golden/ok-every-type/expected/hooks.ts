@@ -18,7 +18,7 @@ export interface HookTypes {
   hookDeliveries: EntityHooks<HookDelivery, HookDeliveryCreate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, HookDeliveryUpdate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, Repositories>;
   jobExecutions: EntityHooks<JobExecution, JobExecutionCreate, JobExecutionUpdate, Repositories>;
   jobSnapshots: EntityHooks<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, Repositories>;
-  mediaAssets: EntityHooks<MediaAsset, MediaAssetCreate & Partial<Pick<MediaAsset, 'size' | 'url'>>, MediaAssetUpdate & Partial<Pick<MediaAsset, 'size' | 'url'>>, Repositories>;
+  mediaAssets: EntityHooks<MediaAsset, MediaAssetCreate & Partial<Pick<MediaAsset, 'size' | 'sha256' | 'url'>>, MediaAssetUpdate & Partial<Pick<MediaAsset, 'size' | 'sha256' | 'url'>>, Repositories>;
   outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, OutgoingMailUpdate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, Repositories>;
   rules: EntityHooks<Rule, RuleCreate, RuleUpdate, Repositories>;
   scheduledJobs: EntityHooks<ScheduledJob, ScheduledJobCreate & Partial<Pick<ScheduledJob, 'origin'>>, ScheduledJobUpdate & Partial<Pick<ScheduledJob, 'origin'>>, Repositories>;

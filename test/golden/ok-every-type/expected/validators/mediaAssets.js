@@ -466,7 +466,7 @@ return errors === 0;
 }
 
 export const serverSet = validate3;
-const schema3 = {"$id":"mediaAssets/serverSet","type":"object","additionalProperties":false,"properties":{"size":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"url":{"type":["string","null"]}}};
+const schema3 = {"$id":"mediaAssets/serverSet","type":"object","additionalProperties":false,"properties":{"size":{"type":["integer","null"],"minimum":-9007199254740991,"maximum":9007199254740991},"sha256":{"type":["string","null"]},"url":{"type":["string","null"]}}};
 
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="mediaAssets/serverSet" */;
@@ -476,7 +476,7 @@ const _errs0 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "size") || (key0 === "url"))){
+if(!(((key0 === "size") || (key0 === "sha256")) || (key0 === "url"))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -525,11 +525,11 @@ errors++;
 }
 var valid0 = _errs2 === errors;
 }
-if(data.url !== undefined){
-let data1 = data.url;
+if(data.sha256 !== undefined){
+let data1 = data.sha256;
 const _errs4 = errors;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err4 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: schema3.properties.url.type},message:"must be string,null"};
+const err4 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/type",keyword:"type",params:{type: schema3.properties.sha256.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -541,14 +541,30 @@ errors++;
 const _errs5 = errors;
 var valid0 = _errs4 === errors;
 }
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.url !== undefined){
+let data2 = data.url;
+const _errs6 = errors;
+if((typeof data2 !== "string") && (data2 !== null)){
+const err5 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: schema3.properties.url.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
 else {
 vErrors.push(err5);
+}
+errors++;
+}
+const _errs7 = errors;
+var valid0 = _errs6 === errors;
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
 }
 errors++;
 }

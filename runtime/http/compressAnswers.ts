@@ -1,0 +1,80 @@
+import { brotliCompress, brotliCompressSync, constants, gzip, gzipSync, type ZlibOptions } from 'node:zlib';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import Negotiator from 'negotiator';
+
+/** Answers smaller than this go out as they are: compressing them saves less than it costs. */
+export const COMPRESSION_THRESHOLD = 1024;
+/** Larger answers are compressed off the event loop (zlib's thread pool), so no request waits on another's. */
+const SYNC_LIMIT = 64 * 1024;
+
+const COMPRESSIBLE =
+  /^(application\/(json|javascript|xml|[\w.+-]+\+json|[\w.+-]+\+xml)|text\/(?!event-stream)[\w.+-]+|image\/svg\+xml)\s*(;|$)/i;
+const NO_TRANSFORM = /(^|,)\s*no-transform\s*(,|$)/i;
+const ENCODINGS = ['br', 'gzip', 'identity'];
+// negotiator 1.x takes the server's preference for ties; its published types predate that.
+type End = (this: Response, chunk?: unknown, encoding?: unknown, callback?: unknown) => Response;
+type Negotiating = { encoding(available: string[], options: { preferred: string[] }): string | undefined };
+
+// Quick settings for answers made per request: brotli quality 4 with a 256 KB window, gzip level 3.
+const brotliOptions = (size: number) => ({
+  params: {
+    [constants.BROTLI_PARAM_QUALITY]: 4,
+    [constants.BROTLI_PARAM_LGWIN]: 18,
+    [constants.BROTLI_PARAM_SIZE_HINT]: size,
+  },
+});
+const GZIP: ZlibOptions = { level: 3 };
+
+/**
+ * gzip or brotli (whichever the client prefers, brotli on a tie) for JSON and text answers of
+ * 1 KB or more. Only an answer sent whole (`res.json`, `res.send`) is compressed: a streamed one
+ * (event streams, media files, downloads) never is, nor what is already encoded (precompressed
+ * static files) or marked `Cache-Control: no-transform`. A request without Accept-Encoding costs
+ * nothing; one with it, a look at the answer as it ends.
+ */
+export function compressAnswers(): RequestHandler {
+  return function compressAnswers(req: Request, res: Response, next: NextFunction): void {
+    if (req.headers['accept-encoding'] === undefined || req.method === 'HEAD') return next();
+    const end = res.end as unknown as End;
+    res.end = function compressedEnd(this: Response, chunk?: unknown, encoding?: unknown, callback?: unknown) {
+      res.end = end as unknown as Response['end'];
+      const body = compressibleBody(this, chunk, encoding);
+      const chosen =
+        body && (new Negotiator(req) as unknown as Negotiating).encoding(ENCODINGS, { preferred: ENCODINGS });
+      if (!body || (chosen !== 'br' && chosen !== 'gzip')) return end.call(this, chunk, encoding, callback);
+      const finish = (compressed: Buffer) => {
+        this.setHeader('Content-Encoding', chosen);
+        this.setHeader('Content-Length', compressed.length);
+        this.vary('Accept-Encoding');
+        end.call(this, compressed, callback);
+      };
+      if (body.length <= SYNC_LIMIT) {
+        finish(chosen === 'br' ? brotliCompressSync(body, brotliOptions(body.length)) : gzipSync(body, GZIP));
+        return this;
+      }
+      const done = (error: Error | null, compressed: Buffer) =>
+        error ? end.call(this, body, callback) : finish(compressed);
+      if (chosen === 'br') brotliCompress(body, brotliOptions(body.length), done);
+      else gzip(body, GZIP, done);
+      return this;
+    } as unknown as Response['end'];
+    next();
+  };
+}
+
+/** The whole answer as bytes, when it is one the client should get compressed. */
+function compressibleBody(res: Response, chunk: unknown, encoding: unknown): Buffer | undefined {
+  if (res.headersSent || chunk === undefined || chunk === null || typeof chunk === 'function') return undefined;
+  if (res.statusCode < 200 || res.statusCode === 204 || res.statusCode === 304) return undefined;
+  if (res.getHeader('Content-Encoding') !== undefined) return undefined;
+  const type = res.getHeader('Content-Type');
+  if (typeof type !== 'string' || !COMPRESSIBLE.test(type)) return undefined;
+  const cacheControl = res.getHeader('Cache-Control');
+  if (typeof cacheControl === 'string' && NO_TRANSFORM.test(cacheControl)) return undefined;
+  if (typeof chunk === 'string') {
+    const text = typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8';
+    return Buffer.byteLength(chunk, text) < COMPRESSION_THRESHOLD ? undefined : Buffer.from(chunk, text);
+  }
+  if (!(chunk instanceof Uint8Array) || chunk.length < COMPRESSION_THRESHOLD) return undefined;
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+}

@@ -25,7 +25,7 @@ export class LocalStorage implements FileStorage {
     return path;
   }
 
-  async put(key: string, body: Readable): Promise<void> {
+  async put(key: string, body: Readable, _contentType?: string): Promise<void> {
     const path = this.path(key);
     await mkdir(dirname(path), { recursive: true });
     const partial = `${path}.partial-${process.pid}-${Date.now()}`;

@@ -22,6 +22,8 @@ const SQLITE_ONLY = [
   // The console uses only the public API, whose behaviour on every store the other suites hold.
   'adminConsole',
   'adminSignIn',
+  // Takes its own SQLite file and PostgreSQL schema and runs the CLI: once is enough.
+  'backup',
 ].map((name) => `test/integration/${name}.test.ts`);
 
 /** Test files that serve no HTTP: the run on the node:http adapter (HTTP_ADAPTER=node) leaves them out. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { packageRoot } from '../runtime/model/packageRoot.js';
+import { backupCommand, restoreCommand } from './commands/backupCommand.js';
 import { buildCommand } from './commands/buildCommand.js';
 import { checkCommand } from './commands/checkCommand.js';
 import { devCommand } from './commands/devCommand.js';
@@ -96,6 +97,26 @@ export function entigenProgram(): Command {
     .argument('[args...]', 'arguments the file sees in process.argv')
     .allowUnknownOption()
     .action(runCommand);
+
+  program
+    .command('backup')
+    .description(
+      'a consistent copy of the database and the media files while the server runs (SQLite: online backup; PostgreSQL: pg_dump when installed; else a logical export), as one .tar.gz',
+    )
+    .option('--to <place>', 'a folder, a .tar.gz file, or s3://bucket/prefix/ (default: backups.to, else backups/)')
+    .option('--logical', 'a logical export of every record, restorable to any store')
+    .option('--keep <n>', 'keep only the newest n backups in the folder or prefix')
+    .option('--out <dir>', 'folder of generated files', 'generated')
+    .action(backupCommand);
+
+  program
+    .command('restore')
+    .description(
+      'restore a backup into the empty database DATABASE_URL names, and its media files into the configured storage',
+    )
+    .argument('<from>', 'a backup file or s3:// object, or a folder or s3:// prefix (its newest backup)')
+    .option('--out <dir>', 'folder of generated files', 'generated')
+    .action(restoreCommand);
 
   program
     .command('recover-admin')

@@ -114,9 +114,16 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     configKey: 'uploads.driver',
   },
   {
+    name: 'UPLOADS_DIR',
+    group: 'store',
+    description: 'The folder of the `local` upload driver, relative to the project.',
+    default: 'data/uploads',
+    configKey: 'uploads.dir',
+  },
+  {
     name: 'S3_BUCKET',
     group: 'store',
-    description: 'The bucket of the `s3` upload driver.',
+    description: 'The bucket of the `s3` upload driver (backups to `s3://` take the server and credentials below too).',
     configKey: 'uploads.bucket',
   },
   {

@@ -117,6 +117,23 @@ describe('runtime config', () => {
     expect(() => loadRuntimeConfig(dir, {})).toThrow(/uploads\.thumbnails\.sizes/);
   });
 
+  it('reads backups: a cron or an interval, how many to keep and where', () => {
+    const dir = empty();
+    expect(loadRuntimeConfig(dir, {}).backups).toBeUndefined();
+    writeFileSync(join(dir, 'entigen.config.yaml'), 'backups: { schedule: "0 3 * * *", to: s3://b/nightly/ }\n');
+    expect(loadRuntimeConfig(dir, {}).backups).toEqual({
+      schedule: '0 3 * * *',
+      scheduleType: 'cron',
+      keep: 7,
+      to: 's3://b/nightly/',
+      logical: false,
+    });
+    writeFileSync(join(dir, 'entigen.config.yaml'), 'backups: { schedule: 6h, keep: 2 }\n');
+    expect(loadRuntimeConfig(dir, {}).backups).toMatchObject({ scheduleType: 'interval', keep: 2, to: 'backups/' });
+    writeFileSync(join(dir, 'entigen.config.yaml'), 'backups: { schedule: "every night" }\n');
+    expect(() => loadRuntimeConfig(dir, {})).toThrow(/backups\.schedule/);
+  });
+
   it('parses durations', () => {
     expect(parseDuration('45s')).toBe(45_000);
     expect(() => parseDuration('7 days')).toThrow(/invalid duration/);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { LdapServerConfig } from '../auth/ldap.js';
 import type { SecureCookies } from '../auth/sessionCookie.js';
+import { type ScheduleType, scheduleProblem } from '../jobs/schedule.js';
 import { DEFAULT_THUMBNAIL_SIZES, MAX_THUMBNAIL_SIZES, THUMBNAIL_SIZE_PATTERN } from '../model/thumbnails.js';
 import { type CorsConfig, checkCorsConfig } from './corsConfig.js';
 
@@ -43,6 +44,8 @@ export interface RuntimeConfig {
   };
   jobs: { handlers?: string; maxSeriesPerJob: number };
   uploads: UploadsConfig;
+  /** Scheduled backups (a job of the server's own); none: only `entigen backup`. */
+  backups?: BackupsConfig;
   cors: CorsConfig;
   /** GET /api/metrics also answers this scrape token (besides administrators). */
   metrics: { token?: string };
@@ -67,6 +70,18 @@ export interface RuntimeConfig {
   cluster: { maxStalenessMs: number };
   /** Outgoing mail (runtime/mail/). */
   mail: MailConfig;
+}
+
+export interface BackupsConfig {
+  /** A five-field cron expression (in UTC) or an interval such as 6h. */
+  schedule: string;
+  scheduleType: ScheduleType;
+  /** The newest backups kept in `to`; older ones are removed after each backup. */
+  keep: number;
+  /** A folder (relative to the project) or s3://bucket/prefix/. */
+  to: string;
+  /** A logical export even where the store has a file copy or pg_dump. */
+  logical: boolean;
 }
 
 /** Media files: a folder (local, the default) or an S3-compatible bucket, and the thumbnail sizes served. */
@@ -235,6 +250,7 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
     },
     jobs: { handlers: raw.jobs?.handlers, maxSeriesPerJob: raw.jobs?.maxSeriesPerJob ?? 100 },
     uploads: uploadsConfig(raw.uploads, env),
+    backups: backupsConfig(raw.backups),
     cors: corsConfig(raw.cors, env),
     metrics: { token: metricsToken(env.METRICS_TOKEN ?? raw.metrics?.token) },
     hooks: {
@@ -283,6 +299,25 @@ interface RawUploads {
   thumbnails?: { sizes?: string[] };
 }
 
+interface RawBackups {
+  schedule?: string;
+  keep?: number;
+  to?: string;
+  logical?: boolean;
+}
+
+function backupsConfig(raw: RawBackups | undefined): BackupsConfig | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const schedule = String(raw.schedule ?? '');
+  const scheduleType: ScheduleType = /^\d+[smh]$/.test(schedule) ? 'interval' : 'cron';
+  const problem = scheduleProblem(scheduleType, schedule);
+  if (problem) throw new Error(`backups.schedule: ${problem} (or an interval such as 6h)`);
+  const keep = raw.keep ?? 7;
+  if (!Number.isInteger(keep) || keep < 1 || keep > 10_000)
+    throw new Error('backups.keep must be a whole number from 1 to 10000');
+  return { schedule, scheduleType, keep, to: raw.to ?? 'backups/', logical: raw.logical ?? false };
+}
+
 /** UPLOADS_DRIVER and the S3_* variables override the config's `uploads`. */
 function uploadsConfig(raw: RawUploads | undefined, env: NodeJS.ProcessEnv): UploadsConfig {
   const driver = env.UPLOADS_DRIVER || raw?.driver || 'local';
@@ -295,7 +330,7 @@ function uploadsConfig(raw: RawUploads | undefined, env: NodeJS.ProcessEnv): Upl
     );
   const config: UploadsConfig = {
     driver,
-    dir: raw?.dir ?? 'data/uploads',
+    dir: env.UPLOADS_DIR || raw?.dir || 'data/uploads',
     maxBytes: raw?.maxBytes ?? 10 * 1024 * 1024,
     thumbnails: { sizes: [...new Set(sizes)] },
   };

@@ -5,6 +5,15 @@ import type { Store } from './types.js';
 
 export const DEFAULT_SQLITE_PATH = 'data/entigen.db';
 
+/** A PostgreSQL DATABASE_URL as pg_dump and pg_restore take it (without ?schema=), and its schema. */
+export function postgresTarget(databaseUrl: string | undefined): { url: string; schema?: string } | undefined {
+  if (!databaseUrl || !/^postgres(ql)?:\/\//.test(databaseUrl)) return undefined;
+  const url = new URL(databaseUrl);
+  const schema = url.searchParams.get('schema') ?? undefined;
+  url.searchParams.delete('schema');
+  return { url: url.toString(), schema };
+}
+
 /** The store DATABASE_URL names: none or `sqlite:PATH` / `sqlite::memory:` for the embedded store, `postgres://...` for PostgreSQL, `mongodb://...` for MongoDB. */
 export async function openStore(databaseUrl: string | undefined, root: string): Promise<Store> {
   if (!databaseUrl || databaseUrl.startsWith('sqlite:')) {

@@ -76,6 +76,13 @@ export abstract class StoreWrapper implements Store {
   ping(): Promise<void> {
     return this.around('ping', undefined, () => this.inner.ping());
   }
+  /** Backups and snapshots go to the adapter itself: they read, and only a backup asks for them. */
+  get backupFile(): Store['backupFile'] {
+    return this.inner.backupFile?.bind(this.inner);
+  }
+  get snapshot(): Store['snapshot'] {
+    return this.inner.snapshot?.bind(this.inner);
+  }
   changedElsewhere(): boolean {
     return this.inner.changedElsewhere?.() ?? false;
   }

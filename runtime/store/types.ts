@@ -173,6 +173,13 @@ export interface Store {
   /** Cheap round trip for health checks. */
   ping(): Promise<void>;
   /**
+   * SQLite: a consistent copy of the database file at `path`, taken while writes go on (the online
+   * backup API copies a few pages at a time, so a writer waits only moments).
+   */
+  backupFile?(path: string, progress?: (done: number, total: number) => void): Promise<void>;
+  /** Runs `fn` on a read-only view of one consistent moment (PostgreSQL: REPEATABLE READ). */
+  snapshot?<T>(fn: (view: Store) => Promise<T>): Promise<T>;
+  /**
    * Whether another connection committed since the last call, when the store can tell cheaply
    * (SQLite: PRAGMA data_version); caches of this process then forget what they hold.
    */

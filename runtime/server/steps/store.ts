@@ -1,3 +1,4 @@
+import { BACKUP_HANDLER, backupSchedule } from '../../backup/backupJob.js';
 import { reconcileFileSchedules } from '../../jobs/fileSchedules.js';
 import { checkMigrations } from '../../migrations/applyMigrations.js';
 import { CountCache, CountCachingStore } from '../../store/countCache.js';
@@ -31,7 +32,7 @@ function countCacheEnabled(env: NodeJS.ProcessEnv, kind: string): boolean {
  * The store: opened, wrapped (count cache, measurements), its schema synced to the model, the
  * migrations checked and the config's job schedules reconciled. Closed again if any of that fails.
  */
-export async function withStore({ options, env, logger, operator, now }: Base): Promise<Stores> {
+export async function withStore({ options, config, env, logger, operator, now }: Base): Promise<Stores> {
   const opened = options.store ?? (await openStore(env.DATABASE_URL, options.root));
   const countCache = countCacheEnabled(env, opened.kind) ? new CountCache() : undefined;
   const store = new MeasuredStore(
@@ -49,10 +50,11 @@ export async function withStore({ options, env, logger, operator, now }: Base): 
     );
   try {
     await checkMigrations(store, options.root, options.registry.model, now);
+    // backups.schedule is one more file job, run by the server's own handler.
     const jobs = await reconcileFileSchedules(
       store,
-      options.registry.model.jobSchedules ?? [],
-      Object.keys(options.handlers ?? {}),
+      [...(options.registry.model.jobSchedules ?? []), ...(config.backups ? [backupSchedule(config.backups)] : [])],
+      [...Object.keys(options.handlers ?? {}), ...(config.backups ? [BACKUP_HANDLER] : [])],
       now(),
     );
     if (jobs.created.length + jobs.updated.length + jobs.released.length > 0)

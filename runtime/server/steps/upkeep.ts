@@ -1,3 +1,4 @@
+import { BACKUP_HANDLER, backupJob } from '../../backup/backupJob.js';
 import { pruneEvents } from '../../events/eventLog.js';
 import { sweepIdempotencyRecords } from '../../http/idempotency.js';
 import { Scheduler } from '../../jobs/scheduler.js';
@@ -22,7 +23,10 @@ export function withUpkeep(
 ): Upkeep {
   const scheduler = new Scheduler({
     ctx,
-    handlers: options.handlers ?? {},
+    handlers: {
+      ...options.handlers,
+      ...(config.backups ? { [BACKUP_HANDLER]: backupJob(ctx, config.backups, options.root, env) } : {}),
+    },
     repositories: systemRepositories(),
     maxSeriesPerJob: config.jobs.maxSeriesPerJob,
     onRunFinished: (handler, status) => operator.jobRun(handler, status),

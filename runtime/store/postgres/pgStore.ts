@@ -225,6 +225,22 @@ export class PgStore extends SqlStore {
     return this.withTransaction((client) => fn(new PgStore(this.shared, client)));
   }
 
+  /** One REPEATABLE READ, READ ONLY transaction: every read of `fn` sees the same committed state. */
+  async snapshot<T>(fn: (view: Store) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await fn(new PgStore(this.shared, queued(client)));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw translate(error);
+    } finally {
+      client.release();
+    }
+  }
+
   async ping(): Promise<void> {
     await this.run({ sql: 'SELECT 1', params: [] });
   }

@@ -86,6 +86,24 @@ export class SqliteStore extends SqlStore {
 
   protected readonly booleansAsIntegers = true;
 
+  /**
+   * The online backup API, 256 pages a step with the event loop free between steps. A write on
+   * another connection (a server while `entigen backup` runs) restarts the copy: after a restart
+   * the rest goes in one step, a read transaction that WAL lets writers work beside.
+   */
+  async backupFile(path: string, progress?: (done: number, total: number) => void): Promise<void> {
+    let remaining = Number.POSITIVE_INFINITY;
+    let restarted = false;
+    await this.shared.db.backup(path, {
+      progress({ totalPages, remainingPages }) {
+        if (remainingPages > remaining) restarted = true;
+        remaining = remainingPages;
+        progress?.(totalPages - remainingPages, totalPages);
+        return restarted ? Math.max(remainingPages, 1) : 256;
+      },
+    });
+  }
+
   protected get layouts(): Map<string, TableLayout> {
     return this.shared.layouts;
   }

@@ -24,6 +24,7 @@ const SQLITE_ONLY = [
   'adminSignIn',
   // Takes its own SQLite file and PostgreSQL schema and runs the CLI: once is enough.
   'backup',
+  'transfer',
 ].map((name) => `test/integration/${name}.test.ts`);
 
 /** Test files that serve no HTTP: the run on the node:http adapter (HTTP_ADAPTER=node) leaves them out. */

@@ -13,6 +13,7 @@ import { openapiCommand } from './commands/openapiCommand.js';
 import { runCommand } from './commands/runCommand.js';
 import { serveCommand } from './commands/serveCommand.js';
 import { recoverAdminCommand, setupCommand } from './commands/setupCommand.js';
+import { exportCommand, importCommand } from './commands/transferCommands.js';
 
 /** The CLI: every command with its arguments and options (the reference page is written from it). */
 export function entigenProgram(): Command {
@@ -117,6 +118,35 @@ export function entigenProgram(): Command {
     .argument('<from>', 'a backup file or s3:// object, or a folder or s3:// prefix (its newest backup)')
     .option('--out <dir>', 'folder of generated files', 'generated')
     .action(restoreCommand);
+
+  program
+    .command('export')
+    .description('write the records of an entity (or of every entity) as the API shows them, JSON lines or CSV')
+    .argument('[plural]', 'the entity')
+    .option('--all', 'every entity, one file each into --to FOLDER')
+    .option('--format <format>', 'jsonl or csv (default: from the --to file name, else jsonl)')
+    .option('--where <query>', "the list endpoint's filters, as in kind=news&views[gte]=100&dateFrom=2026-01-01")
+    .option('--to <path>', 'the file (or, with --all, the folder) to write; default: stdout')
+    .option('--out <dir>', 'folder of generated files', 'generated')
+    .action(exportCommand);
+
+  program
+    .command('import')
+    .description(
+      "create records from a JSON-lines or CSV file through the entity's validator, references and unique constraints; all or nothing unless --continue-on-error",
+    )
+    .argument('<plural>', 'the entity')
+    .argument('<file>', 'a .jsonl or .csv file (a CSV has a header row of field names)')
+    .option('--format <format>', 'jsonl or csv (default: from the file name)')
+    .option('--dry-run', 'check and write everything, then roll it back: what would happen')
+    .option('--continue-on-error', 'write the good lines in batches and report the bad ones')
+    .option('--hooks', "run the entity's beforeCreate hooks and log events (afterCommit hooks, webhooks, realtime)")
+    .option('--from-line <n>', 'skip the lines before this one (resume an import)')
+    .option('--ids <keep|new>', "keep the file's ids (default) or give every record a new one")
+    .option('--id-map <file>', 'with --ids new: write line,from,to for every record (CSV)')
+    .option('--owner <user>', 'owner (id or email) of owned records the file gives no ownerId')
+    .option('--out <dir>', 'folder of generated files', 'generated')
+    .action(importCommand);
 
   program
     .command('recover-admin')

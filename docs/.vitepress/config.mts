@@ -46,6 +46,7 @@ export default defineConfig({
           { text: 'Many instances', link: '/guide/many-instances' },
           { text: 'Deployment', link: '/guide/deployment' },
           { text: 'Backups', link: '/guide/backups' },
+          { text: 'Export and import', link: '/guide/import-export' },
           { text: 'Embedding and HTTP adapters', link: '/guide/embedding' },
         ],
       },

@@ -59,7 +59,7 @@ async function* readCsv(path: string, entity: EntityModel): AsyncIterable<Source
         continue;
       }
       const values: Record<string, unknown> = {};
-      header.forEach((name, i) => (values[name] = fromCell(fields.get(name), record[i])));
+      for (const [i, name] of header.entries()) values[name] = fromCell(fields.get(name), record[i]);
       yield { line: info.lines, values };
     }
   } catch (error) {

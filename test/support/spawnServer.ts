@@ -13,9 +13,9 @@ export interface SpawnedServer {
   exited: Promise<number | null>;
 }
 
-/** `entigen serve` as a real process on a free port; resolves once it listens. */
-export function spawnServer(env: Record<string, string>, cwd: string = repoRoot): Promise<SpawnedServer> {
-  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+/** `entigen serve` as a real process on a free port (or `port`); resolves once it listens. */
+export function spawnServer(env: Record<string, string>, cwd: string = repoRoot, port = 0): Promise<SpawnedServer> {
+  const child = spawn(process.execPath, [cliPath, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
     cwd,
     env: { ...process.env, SESSION_SECRET: 'spawn-test', LOG_LEVEL: 'info', ...ADMIN_ENV, ...env },
   });

@@ -25,4 +25,5 @@ export type AuditLog = Static<typeof components.AuditLog>;
 /** A change of a tracked field; in the approvals queue it names its entity too. */
 export type FieldChange = Static<typeof components.FieldChange> & { entity?: string };
 export type ApprovalsQueue = ResponseOf<typeof features.fieldChangeQueue>;
+export type ImportOutcome = Static<typeof features.ImportOutcome>;
 export type HealthReport = Static<typeof pages.Health>;

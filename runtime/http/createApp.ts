@@ -35,6 +35,7 @@ import { buildEntityRouter, entityRouteHandlers } from './entityRoutes.js';
 import { errorHandler, notFoundHandler } from './errorHandler.js';
 import { FIELD_CHANGES_PATH, fieldChangeRoutes } from './fieldChangeRoutes.js';
 import { idempotency } from './idempotency.js';
+import { IMPORT_PATH, importRoutes } from './importRoutes.js';
 import { JOBS_PATH, jobRoutes } from './jobRoutes.js';
 import { jsonBody } from './jsonBody.js';
 import { MEDIA_PATH, mediaRoutes, UPLOAD_PATH } from './mediaRoutes.js';
@@ -154,7 +155,11 @@ export function createApp({
     // Uploads and the OpenID code form read their own bodies.
     jsonBody(
       undefined,
-      (req) => req.method === 'POST' && ((media && req.path === UPLOAD_PATH) || req.path === OIDC_MFA_FORM_PATH),
+      (req) =>
+        req.method === 'POST' &&
+        ((media && req.path === UPLOAD_PATH) ||
+          req.path === OIDC_MFA_FORM_PATH ||
+          req.path.startsWith(`${IMPORT_PATH}/`)),
     ),
     refusePrototypeKeys(),
     refuseUnstorableInput({
@@ -232,6 +237,7 @@ export function createApp({
   if (features.search.when!(ctx.registry.model)) mount(SEARCH_PATH, searchRoutes(ctx));
   if (ctx.registry.entities.has(SCHEDULED_JOBS)) mount(JOBS_PATH, jobRoutes(ctx, scheduler));
   if (media && ctx.media) mount(MEDIA_PATH, mediaRoutes(ctx, ctx.media));
+  mount(IMPORT_PATH, importRoutes(ctx));
   mount(`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, webhooks));
   mount(`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, webhooks));
   for (const entity of ctx.registry.entities.values()) {

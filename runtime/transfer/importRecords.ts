@@ -53,6 +53,8 @@ export interface ImportOutcome {
   lastLine: number;
   /** Whether anything was written (false: nothing at all changed). */
   written: boolean;
+  /** Refused lines in all (errors lists at most MAX_REPORTED_ERRORS of them). */
+  errorCount: number;
 }
 
 /** Errors past this many are counted, not kept. */
@@ -92,7 +94,8 @@ export async function importRecords(options: ImportOptions): Promise<ImportOutco
       const prepared = prepare(options, source);
       if ('error' in prepared) report(prepared.line, prepared.error);
     }
-    if (errorCount > 0) return { imported: 0, errors: withMore(errors, errorCount), lastLine, written: false };
+    if (errorCount > 0)
+      return { imported: 0, errors: withMore(errors, errorCount), lastLine, written: false, errorCount };
   }
   let imported = 0;
   let lastLine = 0;
@@ -148,7 +151,7 @@ export async function importRecords(options: ImportOptions): Promise<ImportOutco
     if (!(error instanceof Rollback)) {
       if (!(error instanceof LineRefused)) throw error;
       report(error.line, error.message);
-      return { imported: 0, errors: withMore(errors, errorCount), lastLine, written: false };
+      return { imported: 0, errors: withMore(errors, errorCount), lastLine, written: false, errorCount };
     }
   }
   return {
@@ -156,6 +159,7 @@ export async function importRecords(options: ImportOptions): Promise<ImportOutco
     errors: withMore(errors, errorCount),
     lastLine,
     written: !options.dryRun && imported > 0,
+    errorCount,
   };
 }
 

@@ -524,6 +524,40 @@ describe('the admin console as an administrator', () => {
     await watch.screenshot('18-media');
   });
 
+  it('imports records from a file: a check shows the first refused lines, then the import writes them', async () => {
+    await page.goto(`${server.url}/admin/e/organizations`);
+    await page.click('summary:has-text("Import organizations from a file")');
+    const lines = (bad: boolean) =>
+      [
+        JSON.stringify({ name: 'Imported one' }),
+        JSON.stringify(bad ? { nothing: true } : { name: 'Imported two' }),
+        JSON.stringify({ name: 'Imported three' }),
+      ].join('\n');
+    await page.setInputFiles('#import-file', {
+      name: 'organizations.jsonl',
+      mimeType: 'application/x-ndjson',
+      buffer: Buffer.from(lines(true)),
+    });
+    await page.click('form[aria-label="Import organizations"] button[value=check]');
+    await page.waitForSelector('form[aria-label="Import organizations"] [role=status] table');
+    expect(await page.textContent('form[aria-label="Import organizations"] [role=status] p')).toContain(
+      'Would import 0 of 3 lines; 1 refused, nothing was written',
+    );
+    expect(await page.textContent('form[aria-label="Import organizations"] tbody tr td:first-child')).toBe('2');
+    await watch.screenshot('19-import-check');
+    expect(await watch.accessibility()).toEqual([]);
+    await page.setInputFiles('#import-file', {
+      name: 'organizations.jsonl',
+      mimeType: 'application/x-ndjson',
+      buffer: Buffer.from(lines(false)),
+    });
+    await page.click('form[aria-label="Import organizations"] button[value=import]');
+    await expect
+      .poll(() => page.textContent('form[aria-label="Import organizations"] [role=status] p'))
+      .toContain('Imported 3 of 3 lines');
+    await page.waitForSelector('td:has-text("Imported three")');
+  });
+
   it('returns to the sign-in form, saying so, when the session ends elsewhere', async () => {
     await page.evaluate(() => fetch('/api/v1/auth/logout', { method: 'POST' }));
     await page.click('#navigation a:has-text("Comments")');

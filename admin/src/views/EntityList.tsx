@@ -5,9 +5,10 @@ import { download, toCsv } from '../csv.js';
 import { FilterInput } from '../fields/FilterInput.js';
 import { formatValue } from '../fields/formatValue.js';
 import { type EntityMeta, type FieldMeta, type ListPage, titleField } from '../model.js';
-import { can } from '../permissions.js';
+import { can, isAdmin } from '../permissions.js';
 import type { Session } from '../session.js';
 import { Conditions, conditionsOf } from './Conditions.js';
+import { ImportRecords } from './ImportRecords.js';
 import { MediaUpload } from './MediaUpload.js';
 import { NotAllowed, Problem } from './Problem.js';
 
@@ -174,6 +175,9 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
       </div>
       {entity.plural === 'mediaAssets' && can(session.me, entity.plural, 'create') && (
         <MediaUpload onUploaded={(id) => location.route(`/admin/e/${entity.plural}/${id}`)} />
+      )}
+      {isAdmin(session.me) && entity.plural !== 'mediaAssets' && (
+        <ImportRecords plural={entity.plural} label={entity.label} onImported={() => setReload(reload + 1)} />
       )}
       <form
         class="toolbar"

@@ -233,6 +233,42 @@ export const mediaFile = route({
   ],
 });
 
+export const ImportOutcome = Type.Object(
+  {
+    imported: Type.Integer({ description: 'Records written (with dryRun: that would have been)' }),
+    lines: Type.Integer({ description: 'The last line read' }),
+    written: Type.Boolean({ description: 'Whether anything was written' }),
+    dryRun: Type.Boolean(),
+    errors: Type.Array(Type.Object({ line: Type.Integer(), message: Type.String() }), {
+      description: 'The first 100 refused lines, by line number',
+    }),
+    moreErrors: Type.Integer({ description: 'Refused lines beyond those listed' }),
+  },
+  { description: 'What an import did, or would do' },
+);
+
+export const importRecords = route({
+  method: 'POST',
+  path: '/api/v1/import/{entity}',
+  operationId: 'import_records',
+  tag: 'import',
+  access: 'admin',
+  summary: 'Import records from a JSON-lines or CSV file (admin), as entigen import does',
+  description:
+    "Multipart, the part `file` (at most 50 MB). Every line goes through the entity's create validator, references and unique fields. All or nothing unless continueOnError; dryRun checks and writes everything, then rolls it back. 200 with what was done, refused lines included (a refused import writes nothing).",
+  query: Type.Object({
+    format: Type.Optional(Enum(['jsonl', 'csv'] as const)),
+    dryRun: Type.Optional(Type.Boolean()),
+    continueOnError: Type.Optional(Type.Boolean()),
+    fromLine: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000_000 })),
+  }),
+  body: Type.Object({ file: Type.String({ contentMediaType: 'application/octet-stream' }) }),
+  bodyType: 'multipart',
+  idempotent: false,
+  response: Data(ImportOutcome),
+  errors: [...ADMIN, ...INPUT, 'NOT_FOUND'],
+});
+
 export const rotateWebhookSecret = route({
   method: 'POST',
   path: '/api/v1/webhooks/{id}/rotate-secret',

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { pino } from 'pino';
 import { tsImport } from 'tsx/esm/api';
 import { stringify } from 'yaml';
 import { buildFromInputs } from '../../generator/build.js';
@@ -9,13 +8,10 @@ import { coveredChanges, MIGRATIONS_DIR, previousModel } from '../../generator/m
 import { breakingChanges } from '../../generator/model/diffModels.js';
 import { readInputs } from '../../generator/readInputs.js';
 import { SYSTEM_CALLER } from '../../runtime/access/caller.js';
-import type { RuntimeContext } from '../../runtime/context.js';
-import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
-import { ensureEventSequence } from '../../runtime/events/eventLog.js';
 import { repositoryWriter } from '../../runtime/hooks/repositoryWriter.js';
 import { applyMigrations, type MigrationScript } from '../../runtime/migrations/applyMigrations.js';
-import { featureRules } from '../../runtime/server/featureRules.js';
 import { openStore } from '../../runtime/store/openStore.js';
+import { commandContext } from './commandContext.js';
 import { reportFailure } from './reportFailure.js';
 import { loadGenerated } from './serveCommand.js';
 
@@ -32,18 +28,7 @@ async function applyPending(options: MigrateOptions): Promise<void> {
   const { registry } = generated;
   const store = await openStore(process.env.DATABASE_URL, root);
   try {
-    await store.init(registry.model);
-    await ensureEventSequence(store);
-    const ctx: RuntimeContext = {
-      registry,
-      store,
-      secrets: { signing: 'migrate' },
-      cipher: new FieldCipher(process.env.APP_ENCRYPTION_KEY),
-      logger: pino({ level: 'silent' }),
-      rules: featureRules(registry.model),
-      hooks: registry.hooks ?? new Map(),
-      now: () => new Date(),
-    };
+    const ctx = await commandContext(registry, store, 'migrate');
     ctx.repositoriesFor = (scope) =>
       generated.repositories?.(
         scope.ctx.store,

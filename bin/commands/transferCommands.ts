@@ -1,19 +1,16 @@
 import { once } from 'node:events';
 import { createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pino } from 'pino';
 import type { RuntimeContext } from '../../runtime/context.js';
-import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
 import type { Registry } from '../../runtime/defineRegistry.js';
 import { ApiError } from '../../runtime/errors/apiError.js';
-import { ensureEventSequence } from '../../runtime/events/eventLog.js';
 import { USERS } from '../../runtime/model/collections.js';
-import { featureRules } from '../../runtime/server/featureRules.js';
 import { openStore } from '../../runtime/store/openStore.js';
 import { exportRecords, exportWhere } from '../../runtime/transfer/exportRecords.js';
 import { importRecords } from '../../runtime/transfer/importRecords.js';
 import { readSource } from '../../runtime/transfer/readSource.js';
 import { formatOf } from '../../runtime/transfer/recordFormat.js';
+import { commandContext } from './commandContext.js';
 import { progressLine } from './progressLine.js';
 import { reportFailure } from './reportFailure.js';
 import { loadRegistry } from './serveCommand.js';
@@ -46,19 +43,7 @@ async function withContext<T>(out: string, work: (ctx: RuntimeContext, registry:
   const registry = await loadRegistry(root, out);
   const store = await openStore(process.env.DATABASE_URL, root);
   try {
-    await store.init(registry.model);
-    await ensureEventSequence(store);
-    const ctx: RuntimeContext = {
-      registry,
-      store,
-      secrets: { signing: 'transfer' },
-      cipher: new FieldCipher(process.env.APP_ENCRYPTION_KEY),
-      logger: pino({ level: 'silent' }),
-      rules: featureRules(registry.model),
-      hooks: registry.hooks ?? new Map(),
-      now: () => new Date(),
-    };
-    return await work(ctx, registry);
+    return await work(await commandContext(registry, store, 'transfer'), registry);
   } finally {
     await store.close();
   }

@@ -1,0 +1,27 @@
+import { pino } from 'pino';
+import type { RuntimeContext } from '../../runtime/context.js';
+import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
+import type { Registry } from '../../runtime/defineRegistry.js';
+import { ensureEventSequence } from '../../runtime/events/eventLog.js';
+import { featureRules } from '../../runtime/server/featureRules.js';
+import type { Store } from '../../runtime/store/types.js';
+
+/**
+ * The runtime context of a command that writes records outside the server (migrate, import):
+ * the store prepared for the model and the event log, the feature rules, the app's hooks, no
+ * logger. Encrypted fields use APP_ENCRYPTION_KEY, as the server does.
+ */
+export async function commandContext(registry: Registry, store: Store, signing: string): Promise<RuntimeContext> {
+  await store.init(registry.model);
+  await ensureEventSequence(store);
+  return {
+    registry,
+    store,
+    secrets: { signing },
+    cipher: new FieldCipher(process.env.APP_ENCRYPTION_KEY),
+    logger: pino({ level: 'silent' }),
+    rules: featureRules(registry.model),
+    hooks: registry.hooks ?? new Map(),
+    now: () => new Date(),
+  };
+}

@@ -190,6 +190,7 @@ async function requireEmpty(store: Store, model: AppModel): Promise<void> {
 async function requireEmptySchema(url: string, schema: string): Promise<void> {
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
   await client.connect();
   try {
     const { rows } = await client.query(

@@ -89,6 +89,9 @@ function queued(client: pg.PoolClient): Queryable {
   };
 }
 
+/** Pooled clients that already carry an error listener of ours (a client is checked out many times). */
+const listening = new WeakSet<pg.PoolClient>();
+
 /** PostgreSQL through pg: a pool with limits, real transactions on one pooled client. */
 export class PgStore extends SqlStore {
   readonly kind = 'postgres';
@@ -276,11 +279,20 @@ export class PgStore extends SqlStore {
   }
 
   private async connect(): Promise<pg.PoolClient> {
+    let client: pg.PoolClient;
     try {
-      return await this.shared.pool.connect();
+      client = await this.shared.pool.connect();
     } catch (error) {
       throw translate(error);
     }
+    // The pool listens for errors of idle clients only: a checked-out client whose connection
+    // drops (the database restarts) would emit an unheard 'error' and end the process. Its query
+    // rejects with the same error, which is what the caller handles.
+    if (!listening.has(client)) {
+      listening.add(client);
+      client.on('error', () => undefined);
+    }
+    return client;
   }
 
   private async run(statement: Statement): Promise<pg.QueryResult> {

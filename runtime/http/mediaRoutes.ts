@@ -15,6 +15,7 @@ import { MEDIA_ASSETS } from '../model/collections.js';
 import { features } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
+import { etagMatches } from './staticFile.js';
 
 export const MEDIA_PATH = `/api/v1/${MEDIA_ASSETS}`;
 export const UPLOAD_PATH = features.upload.path;
@@ -219,11 +220,6 @@ export function mediaRoutes(ctx: RuntimeContext, media: MediaFiles): Router {
 function unavailable(error: unknown): never {
   if (error instanceof ApiError) throw error;
   throw new ApiError('SERVICE_UNAVAILABLE', 'The file storage is not answering; try again', undefined, error);
-}
-
-function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /**

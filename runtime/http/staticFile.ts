@@ -52,7 +52,7 @@ export function sendStaticFile(req: Request, res: Response, file: StaticFile, ca
   res.setHeader('ETag', file.etag);
   res.vary('Accept-Encoding');
   res.type(file.type);
-  if (matches(req.headers['if-none-match'], file.etag)) return void res.status(304).end();
+  if (etagMatches(req.headers['if-none-match'], file.etag)) return void res.status(304).end();
   const available = ENCODINGS.filter((encoding) => encoding === 'identity' || file.encoded[encoding]);
   const chosen = (new Negotiator(req) as unknown as Negotiating).encoding(available, { preferred: ENCODINGS });
   const encoded = chosen === 'br' || chosen === 'gzip' ? file.encoded[chosen] : undefined;
@@ -60,7 +60,8 @@ export function sendStaticFile(req: Request, res: Response, file: StaticFile, ca
   res.send(encoded ?? file.body);
 }
 
-function matches(header: string | undefined, etag: string): boolean {
+/** Whether an If-None-Match header names this ETag (or `*`); weak tags compare by their value. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   return header.trim() === '*' || header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }

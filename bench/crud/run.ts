@@ -13,7 +13,8 @@ import { RECORDS, seed } from './seed.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..', '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const RUNS = 3;
+/** BENCH_RUNS=7 takes the median of more rounds (3 by default). */
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 /** BENCH_CASES=get,list,create picks cases; BENCH_TARGETS=entigen,baseline,soul picks servers. */
 const CASES = [
   'get by id',
@@ -233,6 +234,17 @@ function seedCheckout(dir: string, checkout: string): { db: string; adminId: str
   return { db, ...(JSON.parse(result.stdout) as { adminId: string; articleIds: string[] }) };
 }
 
+const COMPRESSED = ' compressed';
+
+/** The chosen cases in the order they run: each with its compressed twin, so the two interleave. */
+function caseGroups(): string[][] {
+  const groups = CASES.filter((name) => !name.endsWith(COMPRESSED)).map((name) =>
+    CASES.includes(`${name}${COMPRESSED}`) ? [name, `${name}${COMPRESSED}`] : [name],
+  );
+  const alone = CASES.filter((name) => name.endsWith(COMPRESSED) && !CASES.includes(name.slice(0, -COMPRESSED.length)));
+  return [...groups, ...alone.map((name) => [name])];
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
@@ -309,28 +321,33 @@ async function main() {
         headers: { ...headers, ...(encoding ? { 'accept-encoding': encoding } : {}) },
       }));
   try {
-    for (const caseName of CASES) {
+    for (const group of caseGroups()) {
       const runs = new Map<string, { rps: number; p99: number; failures: number }[]>();
-      for (const { target, url, seed } of running) {
-        const item = casesOf(target, seed).find((c) => c.name === caseName);
-        if (item) load({ url, seconds: WARMUP_SECONDS, connections: CONNECTIONS, ...item });
-      }
-      // Rounds interleave the servers, so drift of this shared machine hits each alike.
-      for (let round = 0; round < RUNS; round++) {
+      for (const caseName of group)
         for (const { target, url, seed } of running) {
           const item = casesOf(target, seed).find((c) => c.name === caseName);
-          if (!item) continue;
-          const result = load({ url, seconds: SECONDS, connections: CONNECTIONS, ...item });
-          runs.set(target.name, [...(runs.get(target.name) ?? []), result]);
+          if (item) load({ url, seconds: WARMUP_SECONDS, connections: CONNECTIONS, ...item });
         }
+      // Rounds interleave the servers, and a case with its compressed twin, so drift of this shared
+      // machine hits each alike.
+      for (let round = 0; round < RUNS; round++) {
+        for (const caseName of group)
+          for (const { target, url, seed } of running) {
+            const item = casesOf(target, seed).find((c) => c.name === caseName);
+            if (!item) continue;
+            const result = load({ url, seconds: SECONDS, connections: CONNECTIONS, ...item });
+            const key = `${target.name}/${caseName}`;
+            runs.set(key, [...(runs.get(key) ?? []), result]);
+          }
       }
-      for (const [name, list] of runs) {
+      for (const [key, list] of runs) {
+        const [name, caseName] = key.split('/');
         const result = {
           rps: median(list.map((r) => r.rps)),
           p99: median(list.map((r) => r.p99)),
           failures: list.reduce((n, r) => n + r.failures, 0),
         };
-        results.set(`${name}/${caseName}`, result);
+        results.set(key, result);
         process.stdout.write(
           `${name.padEnd(9)} ${caseName.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p99 ${String(result.p99).padStart(4)} ms  failures ${result.failures}\n`,
         );
@@ -373,6 +390,15 @@ async function main() {
         : 'Soul not measured (not installed, or BENCH_TARGETS left it out)',
     ];
     process.stdout.write(`  ${line.join(', ')}\n`);
+  }
+  for (const item of CASES) {
+    if (!item.endsWith(COMPRESSED)) continue;
+    const plain = results.get(`entigen/${item.slice(0, -COMPRESSED.length)}`);
+    const compressed = results.get(`entigen/${item}`);
+    if (plain && compressed)
+      process.stdout.write(
+        `  ${item.padEnd(10)} ${(compressed.rps / plain.rps).toFixed(2)}x the throughput of the same answers uncompressed (target >= 0.9)\n`,
+      );
   }
   for (const item of CASES) {
     const n = results.get(`entigen-node/${item}`);

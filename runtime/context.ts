@@ -48,7 +48,7 @@ export interface RuntimeContext {
   /** Typed repositories writing in a scope's transaction and running hooks (from generated/index.ts). */
   repositoriesFor?(scope: RepositoryScope): unknown;
   /** Tells the event dispatcher that something committed (it also polls). */
-  notifyCommitted?(): void;
+  notifyCommitted?(entity?: string): void;
   /** A session, API key or account ended or changed here: realtime streams check their credentials now. */
   notifyCredentialsChanged?(): void;
   /** The media feature's files (where uploads live, thumbnails), when the app has media assets. */

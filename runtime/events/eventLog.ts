@@ -3,7 +3,7 @@ import { newId } from '../entities/prepareWrite.js';
 import type { ChangeEventName } from '../hooks/hookTypes.js';
 import { CHANGE_EVENTS, HOOK_DELIVERIES, SEQUENCES, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
-import { type Doc, type Store, UniqueConflict } from '../store/types.js';
+import { type Condition, type Doc, type Store, UniqueConflict } from '../store/types.js';
 
 /** The counter row of the event log (a fixed id: every instance finds the same row). */
 const EVENT_SEQUENCE_ID = '000000000000000000000001';
@@ -85,10 +85,18 @@ export async function appendEvents(
   await tx.insertMany(CHANGE_EVENTS, rows);
 }
 
-/** Events after `seq`, in order. */
-export async function eventsAfter(store: Store, seq: number, limit: number): Promise<ChangeEvent[]> {
+/** Events after `seq`, in order: up to `upTo` and of the named entities only, when given. */
+export async function eventsAfter(
+  store: Store,
+  seq: number,
+  limit: number,
+  only: { upTo?: number; entities?: readonly string[] } = {},
+): Promise<ChangeEvent[]> {
+  const conditions: Condition[] = [{ field: 'seq', op: 'gt', value: seq }];
+  if (only.upTo !== undefined) conditions.push({ field: 'seq', op: 'lte', value: only.upTo });
+  if (only.entities) conditions.push({ field: 'entity', op: 'in', value: [...only.entities] });
   const rows = await store.find(CHANGE_EVENTS, {
-    where: { field: 'seq', op: 'gt', value: seq },
+    where: conditions.length === 1 ? conditions[0] : { and: conditions },
     sort: [{ field: 'seq', direction: 'asc' }],
     limit,
   });

@@ -46,6 +46,8 @@ export class HookDispatcher {
   private again = false;
   private soon?: NodeJS.Timeout;
   private stopped = false;
+  /** A hooked entity was written since the last poll (see notify). */
+  private hookedWritten = false;
   private passes: Promise<void> = Promise.resolve();
 
   constructor(
@@ -75,14 +77,26 @@ export class HookDispatcher {
       await this.lease.whenFree(CURSOR_ID, { position: await lastEventSeq(this.ctx.store) });
     }
     const poll = this.options.pollMs ?? 1000;
-    this.timer = setInterval(() => this.notify(), poll);
+    this.timer = setInterval(() => {
+      this.hookedWritten = false;
+      this.notify();
+    }, poll);
     this.timer.unref();
     this.notify();
   }
 
-  /** Something committed: read the log soon (runs coalesce). */
-  notify(): void {
+  /**
+   * Something committed (to `entity`, when the writer knows): read the log soon (runs coalesce).
+   * A commit to an entity without an afterCommit hook waits for the poll, which moves the cursor
+   * past it without reading it, unless a hooked entity was written since the last poll: a hook's
+   * write inside another entity's transaction tells before that transaction commits.
+   */
+  notify(entity?: string): void {
     if (this.stopped || !this.hasAfterCommit()) return;
+    if (entity !== undefined) {
+      if (this.hooksOf(entity)?.afterCommit) this.hookedWritten = true;
+      else if (!this.hookedWritten) return;
+    }
     if (this.running || this.soon) {
       this.again = this.again || Boolean(this.running);
       return;
@@ -126,6 +140,10 @@ export class HookDispatcher {
     return false;
   }
 
+  private hookedEntities(): string[] {
+    return [...this.ctx.hooks].filter(([, hooks]) => hooks.afterCommit).map(([plural]) => plural);
+  }
+
   /** One delivery pass at a time in this instance (polls, notices and drain() alike), so none overlap. */
   private run(): Promise<void> {
     const pass = this.passes.then(() => this.deliverPass());
@@ -146,36 +164,36 @@ export class HookDispatcher {
    * Runs the afterCommit hooks of new events while this instance holds the cursor: each hook runs
    * under the lease (renewed first, only while it is still this instance's, and while the hook
    * runs), and after it the cursor moves past the event, so a crash runs again at most the hook in
-   * flight. Events without a hook move the cursor
-   * once per batch.
+   * flight. Events of entities without a hook are never read: the cursor passes them.
    */
   private async deliverNew(): Promise<void> {
     for (;;) {
       const position = await this.take();
       if (position === undefined) return;
-      const events = await eventsAfter(this.ctx.store, position, BATCH);
-      if (events.length === 0) return;
-      let done = position;
-      let saved = position;
+      // Every event up to the counter's committed value is committed (the counter orders commits),
+      // so the cursor may pass the events of entities without a hook unread.
+      const last = await lastEventSeq(this.ctx.store);
+      const hooked = this.hookedEntities();
+      const events =
+        last > position && hooked.length > 0
+          ? await eventsAfter(this.ctx.store, position, BATCH, { upTo: last, entities: hooked })
+          : [];
       for (const event of events) {
-        if (this.stopped) break;
+        if (this.stopped) return;
         const hook = this.hooksOf(event.entity)?.afterCommit;
-        if (hook) {
-          let error: string | undefined;
-          try {
-            error = await this.lease.during(CURSOR_ID, () => this.attempt(hook, event));
-          } catch (lost) {
-            if (lost instanceof LeaseLost) return;
-            throw lost;
-          }
-          if (error) await this.recordFailure(event, error);
-          if (!(await this.save(event.seq))) return;
-          saved = event.seq;
+        let error: string | undefined;
+        try {
+          error = hook ? await this.lease.during(CURSOR_ID, () => this.attempt(hook, event)) : undefined;
+        } catch (lost) {
+          if (lost instanceof LeaseLost) return;
+          throw lost;
         }
-        done = event.seq;
+        if (error) await this.recordFailure(event, error);
+        if (!(await this.save(event.seq))) return;
       }
-      if (done !== saved && !(await this.save(done))) return;
-      if (events.length < BATCH || this.stopped) return;
+      if (events.length === BATCH) continue;
+      if (last > (events.at(-1)?.seq ?? position)) await this.save(last);
+      return;
     }
   }
 

@@ -31,6 +31,6 @@ export async function writeWithHistory<T>(
     await appendEvents(tx, entity, logged, caller, ctx.now());
     return result;
   });
-  ctx.notifyCommitted?.();
+  ctx.notifyCommitted?.(entity.plural);
   return result;
 }

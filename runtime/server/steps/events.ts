@@ -51,8 +51,8 @@ export async function withEventConsumers(
   const realtime = new RealtimeHub(feed, config.realtime, logger);
   realtime.start();
   const webhooks = new WebhookDispatcher(ctx, config.webhooks, feed);
-  ctx.notifyCommitted = () => {
-    dispatcher.notify();
+  ctx.notifyCommitted = (entity) => {
+    dispatcher.notify(entity);
     feed.notify();
   };
   ctx.notifyCredentialsChanged = () => {

@@ -4,7 +4,7 @@ import { searchText, searchVocabulary } from '../common/searchText.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
 import { ident } from '../sql/ident.js';
 import { decodeRow, encodeFields } from '../sql/rowCodec.js';
-import { type Row, SqlStore } from '../sql/sqlStore.js';
+import { type Row, SqlStore, type Values } from '../sql/sqlStore.js';
 import { deleteStatement, insertStatement, type Statement, updateStatement } from '../sql/statements.js';
 import type { Doc, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
 import { StoreUnavailable, UniqueConflict, ValueOutOfRange } from '../types.js';
@@ -47,13 +47,13 @@ class PreparedNames {
   private readonly names = new Map<string, string>();
   private generation = 0;
 
-  config({ sql, params }: Statement): pg.QueryConfig {
+  config({ sql, params }: Statement, rowMode?: 'array'): pg.QueryConfig {
     let name = this.names.get(sql);
     if (name === undefined && this.names.size < MAX_PREPARED) {
       name = `entigen_${this.generation}_${this.names.size}`;
       this.names.set(sql, name);
     }
-    return name === undefined ? { text: sql, values: params } : { name, text: sql, values: params };
+    return { ...(name === undefined ? {} : { name }), text: sql, values: params, ...(rowMode ? { rowMode } : {}) };
   }
 
   /** After a schema change: what was prepared may return other columns now; new names from here on. */
@@ -64,13 +64,18 @@ class PreparedNames {
 }
 
 /** Runs a statement prepared; once more unprepared (and with new names) when the table changed under it. */
-async function runPrepared(client: Queryable, prepared: PreparedNames, statement: Statement): Promise<pg.QueryResult> {
+async function runPrepared(
+  client: Queryable,
+  prepared: PreparedNames,
+  statement: Statement,
+  rowMode?: 'array',
+): Promise<pg.QueryResult> {
   try {
-    return await client.query(prepared.config(statement));
+    return await client.query(prepared.config(statement, rowMode));
   } catch (error) {
     if ((error as { code?: string }).code !== CACHED_PLAN_CHANGED) throw error;
     prepared.reset();
-    return client.query(statement.sql, statement.params);
+    return client.query({ text: statement.sql, values: statement.params, ...(rowMode ? { rowMode } : {}) });
   }
 }
 
@@ -131,6 +136,10 @@ export class PgStore extends SqlStore {
 
   protected async rows(statement: Statement): Promise<Row[]> {
     return (await this.run(statement)).rows;
+  }
+
+  protected async valueRows(statement: Statement): Promise<Values[]> {
+    return (await this.run(statement, 'array')).rows as unknown as Values[];
   }
 
   protected async row(statement: Statement): Promise<Row | undefined> {
@@ -295,9 +304,9 @@ export class PgStore extends SqlStore {
     return client;
   }
 
-  private async run(statement: Statement): Promise<pg.QueryResult> {
+  private async run(statement: Statement, rowMode?: 'array'): Promise<pg.QueryResult> {
     try {
-      return await runPrepared(this.client ?? this.shared.pool, this.shared.prepared, statement);
+      return await runPrepared(this.client ?? this.shared.pool, this.shared.prepared, statement, rowMode);
     } catch (error) {
       throw translate(error);
     }

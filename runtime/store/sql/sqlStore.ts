@@ -3,10 +3,12 @@ import type { TableLayout } from '../common/tableLayout.js';
 import type * as store from '../types.js';
 import { runAggregate } from './aggregateStatement.js';
 import type { SqlDialect } from './dialect.js';
-import { decodeRow, encodeFields } from './rowCodec.js';
+import { decodeRow, decodeValues, encodeFields, rowShape } from './rowCodec.js';
 import { countStatement, getStatement, incrementStatement, type Statement, selectStatement } from './statements.js';
 
 export type Row = Record<string, unknown>;
+/** A row as its values, in the statement's column order. */
+export type Values = unknown[];
 
 /**
  * What SQLite and PostgreSQL share: the reads and the increment are one statement each, built by
@@ -26,6 +28,8 @@ export abstract class SqlStore implements store.Store {
   protected abstract rows(statement: Statement): Row[] | Promise<Row[]>;
   /** The first row a statement answers. */
   protected abstract row(statement: Statement): Row | undefined | Promise<Row | undefined>;
+  /** Every row of a SELECT as its values (the records' reads: no object per row to build and drop). */
+  protected abstract valueRows(statement: Statement): Values[] | Promise<Values[]>;
 
   abstract init(model: AppModel): Promise<store.SchemaChanges>;
   abstract insert(collection: string, doc: store.Doc): Promise<store.Doc>;
@@ -39,7 +43,8 @@ export abstract class SqlStore implements store.Store {
   async find(collection: string, query: store.FindQuery): Promise<store.Doc[]> {
     const layout = this.layout(collection);
     const { select, ...statement } = selectStatement(layout, query, this.dialect);
-    return (await this.rows(statement)).map((row) => decodeRow(layout, row, select));
+    const shape = rowShape(layout, select);
+    return (await this.valueRows(statement)).map((values) => decodeValues(shape, values));
   }
 
   async count(collection: string, query: store.CountQuery): Promise<number> {
@@ -52,8 +57,8 @@ export abstract class SqlStore implements store.Store {
 
   async get(collection: string, id: string, where?: store.Where): Promise<store.Doc | null> {
     const layout = this.layout(collection);
-    const row = await this.row(getStatement(layout, id, where, this.dialect));
-    return row ? decodeRow(layout, row) : null;
+    const [values] = await this.valueRows(getStatement(layout, id, where, this.dialect));
+    return values ? decodeValues(rowShape(layout), values) : null;
   }
 
   async increment(

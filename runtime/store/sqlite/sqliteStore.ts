@@ -7,7 +7,7 @@ import { type TableLayout, tableLayout } from '../common/tableLayout.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { ident } from '../sql/ident.js';
 import { decodeRow, encodeFields } from '../sql/rowCodec.js';
-import { type Row, SqlStore } from '../sql/sqlStore.js';
+import { type Row, SqlStore, type Values } from '../sql/sqlStore.js';
 import { deleteStatement, insertStatement, type Statement, updateStatement } from '../sql/statements.js';
 import type { DateBucket, Doc, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
 import { StoreUnavailable, UniqueConflict } from '../types.js';
@@ -18,6 +18,8 @@ import { ftsContentTable, ftsTable, syncSqliteSchema } from './syncSqliteSchema.
 import { TextQueue } from './textQueue.js';
 
 const STATEMENT_CACHE_SIZE = 500;
+/** Keys the statements that answer arrays of values apart from those that answer objects. */
+const VALUES_MODE = '\0values:';
 
 /** State shared by a store and the transaction views made from it. */
 interface Shared {
@@ -114,6 +116,12 @@ export class SqliteStore extends SqlStore {
 
   protected rows({ sql, params }: Statement): Row[] | Promise<Row[]> {
     const all = () => this.statement(sql).all(...params) as Row[];
+    const waiting = this.turn();
+    return waiting ? waiting.then(all) : all();
+  }
+
+  protected valueRows({ sql, params }: Statement): Values[] | Promise<Values[]> {
+    const all = () => this.statement(sql, true).all(...params) as Values[];
     const waiting = this.turn();
     return waiting ? waiting.then(all) : all();
   }
@@ -232,16 +240,19 @@ export class SqliteStore extends SqlStore {
     })();
   }
 
-  private statement(sql: string): Database.Statement {
+  /** The prepared statement of `sql`, answering rows as objects, or as arrays of values (`values`). */
+  private statement(sql: string, values = false): Database.Statement {
     const { statements, db } = this.shared;
     if (!db.open) throw new StoreUnavailable('the SQLite database is closed');
     // A search inside a group first writes the text its members queued, so it finds it.
     if (this.inTransaction && this.shared.text.pending && sql.includes(' MATCH ')) this.shared.text.runQueued();
-    let statement = statements.get(sql);
+    const key = values ? `${VALUES_MODE}${sql}` : sql;
+    let statement = statements.get(key);
     if (!statement) {
       if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
       statement = db.prepare(sql);
-      statements.set(sql, statement);
+      if (values) statement.raw(true);
+      statements.set(key, statement);
     }
     return statement;
   }

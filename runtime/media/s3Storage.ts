@@ -1,13 +1,5 @@
 import type { Readable } from 'node:stream';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3Settings } from '../config/runtimeConfig.js';
 import type { ByteRange, FileStorage, StoredFile } from './fileStorage.js';
 
@@ -15,8 +7,18 @@ import type { ByteRange, FileStorage, StoredFile } from './fileStorage.js';
 const PART_BYTES = 8 * 1024 * 1024;
 const PARTS_IN_FLIGHT = 2;
 
-const missing = (error: unknown) =>
-  error instanceof S3ServiceException &&
+type Sdk = typeof import('@aws-sdk/client-s3') & Pick<typeof import('@aws-sdk/lib-storage'), 'Upload'>;
+
+/** The AWS SDK, loaded when a bucket is first used: a server keeping its files on disk never loads it. */
+let loading: Promise<Sdk> | undefined;
+const loadSdk = (): Promise<Sdk> =>
+  (loading ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]).then(([s3, storage]) => ({
+    ...s3,
+    Upload: storage.Upload,
+  })));
+
+const missing = (sdk: Sdk, error: unknown) =>
+  error instanceof sdk.S3ServiceException &&
   (error.name === 'NoSuchKey' || error.name === 'NotFound' || error.$metadata?.httpStatusCode === 404);
 
 /**
@@ -26,19 +28,26 @@ const missing = (error: unknown) =>
  */
 export class S3Storage implements FileStorage {
   readonly driver = 's3' as const;
-  private readonly client: S3Client;
+  private connected?: Promise<{ sdk: Sdk; client: S3Client }>;
 
-  constructor(private readonly settings: S3Settings) {
-    this.client = new S3Client({
-      region: settings.region,
-      endpoint: settings.endpoint,
-      forcePathStyle: settings.forcePathStyle,
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      ...(settings.accessKeyId && settings.secretAccessKey
-        ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
-        : {}),
-    });
+  constructor(private readonly settings: S3Settings) {}
+
+  private connect(): Promise<{ sdk: Sdk; client: S3Client }> {
+    const { settings } = this;
+    this.connected ??= loadSdk().then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: settings.region,
+        endpoint: settings.endpoint,
+        forcePathStyle: settings.forcePathStyle,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+        ...(settings.accessKeyId && settings.secretAccessKey
+          ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
+          : {}),
+      }),
+    }));
+    return this.connected;
   }
 
   private key(key: string): string {
@@ -46,8 +55,9 @@ export class S3Storage implements FileStorage {
   }
 
   async put(key: string, body: Readable, contentType: string): Promise<void> {
-    await new Upload({
-      client: this.client,
+    const { sdk, client } = await this.connect();
+    await new sdk.Upload({
+      client,
       params: { Bucket: this.settings.bucket, Key: this.key(key), Body: body, ContentType: contentType },
       partSize: PART_BYTES,
       queueSize: PARTS_IN_FLIGHT,
@@ -56,9 +66,10 @@ export class S3Storage implements FileStorage {
   }
 
   async get(key: string, range?: ByteRange): Promise<StoredFile | undefined> {
+    const { sdk, client } = await this.connect();
     try {
-      const answer = await this.client.send(
-        new GetObjectCommand({
+      const answer = await client.send(
+        new sdk.GetObjectCommand({
           Bucket: this.settings.bucket,
           Key: this.key(key),
           ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
@@ -67,23 +78,25 @@ export class S3Storage implements FileStorage {
       const total = /\/(\d+)$/.exec(answer.ContentRange ?? '')?.[1];
       return { body: answer.Body as Readable, size: total ? Number(total) : (answer.ContentLength ?? 0) };
     } catch (error) {
-      if (missing(error)) return undefined;
+      if (missing(sdk, error)) return undefined;
       throw error;
     }
   }
 
   async size(key: string): Promise<number | undefined> {
+    const { sdk, client } = await this.connect();
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }));
+      const head = await client.send(new sdk.HeadObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }));
       return head.ContentLength ?? 0;
     } catch (error) {
-      if (missing(error)) return undefined;
+      if (missing(sdk, error)) return undefined;
       throw error;
     }
   }
 
   async remove(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }));
+    const { sdk, client } = await this.connect();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }));
   }
 
   async removeAll(prefix: string): Promise<void> {
@@ -92,10 +105,11 @@ export class S3Storage implements FileStorage {
   }
 
   async *list(prefix = ''): AsyncIterable<string> {
+    const { sdk, client } = await this.connect();
     let token: string | undefined;
     do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({
+      const page = await client.send(
+        new sdk.ListObjectsV2Command({
           Bucket: this.settings.bucket,
           Prefix: this.key(prefix),
           ContinuationToken: token,
@@ -107,6 +121,6 @@ export class S3Storage implements FileStorage {
   }
 
   async close(): Promise<void> {
-    this.client.destroy();
+    if (this.connected) (await this.connected).client.destroy();
   }
 }

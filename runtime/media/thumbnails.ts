@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import sharp from 'sharp';
+import type sharpModule from 'sharp';
 import { ApiError, validationError } from '../errors/apiError.js';
 import type { ThumbnailFit } from '../model/thumbnails.js';
 import type { FileStorage } from './fileStorage.js';
@@ -19,6 +19,18 @@ const FORMATS: Record<string, { format: 'jpeg' | 'png' | 'webp'; type: string; e
   'image/avif': { format: 'webp', type: 'image/webp', ext: 'webp' },
   'image/tiff': { format: 'png', type: 'image/png', ext: 'png' },
 };
+/**
+ * sharp (libvips and its threads), loaded when the first thumbnail is made: a server that never
+ * makes one never holds it. libvips' own cache of decoded images is off: it would keep memory this
+ * server needs more elsewhere.
+ */
+let loading: Promise<typeof sharpModule> | undefined;
+const loadSharp = () =>
+  (loading ??= import('sharp').then(({ default: sharp }) => {
+    sharp.cache(false);
+    return sharp;
+  }));
+
 /** A decompression bomb stops here: 50 megapixels, about 7000 x 7000. */
 const MAX_INPUT_PIXELS = 50_000_000;
 
@@ -56,10 +68,7 @@ export function thumbnailKey(id: string, mimeType: string, spec: ThumbnailSpec):
 export class Thumbnails {
   private readonly making = new Map<string, Promise<void>>();
 
-  constructor(private readonly storage: FileStorage) {
-    // libvips' own cache of decoded images would keep memory this server needs more elsewhere.
-    sharp.cache(false);
-  }
+  constructor(private readonly storage: FileStorage) {}
 
   /** The key of the thumbnail, made now if it is not stored yet. */
   async ensure(original: string, id: string, mimeType: string, spec: ThumbnailSpec): Promise<string> {
@@ -83,6 +92,7 @@ export class Thumbnails {
     format: (typeof FORMATS)[string],
     spec: ThumbnailSpec,
   ): Promise<void> {
+    const sharp = await loadSharp();
     const source = await this.storage.get(original);
     if (!source) throw new ApiError('NOT_FOUND', 'The stored file is missing');
     const resize = sharp({ limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' })

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
-import { importCycles, importGraph } from './importGraph.js';
+import { importCycles, importGraph, sourceFiles } from './importGraph.js';
 
 // The picture of ARCHITECTURE.md as a test: the source files of runtime/, generator/ and bin/ (tests
 // aside) and their relative imports, type-only ones included.
@@ -20,6 +22,15 @@ describe('layers', () => {
   it('reads the whole source tree', () => {
     expect(graph.size).toBeGreaterThan(150);
     expect(graph.get('runtime/http/createApp.ts')).toContain('runtime/http/authRoutes.ts');
+  });
+
+  it('load the image library and the AWS SDK only when a thumbnail or a bucket needs them', () => {
+    // A server keeping files on disk and never asked for a thumbnail holds neither in memory.
+    const eager = /^\s*import\s+(?!type\s)[^;]*?from\s+['"](sharp|@aws-sdk\/[^'"]+)['"]/m;
+    const loading = sourceFiles(repoRoot, ['runtime', 'bin']).filter((file) =>
+      eager.test(readFileSync(join(repoRoot, file), 'utf8')),
+    );
+    expect(loading).toEqual([]);
   });
 
   it('have no import cycle among runtime, generator and bin', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { conformanceModel } from '../../test/conformance/storeConformance.js';
 import { newId } from '../entities/prepareWrite.js';
-import { CountCache, CountCachingStore } from './countCache.js';
+import { CountCache, CountCachingStore, MAX_CACHED_AGGREGATES, MAX_REMEMBERED_GROUPS } from './countCache.js';
 import { SqliteStore } from './sqlite/sqliteStore.js';
 
 const thing = (kind: string) => ({
@@ -168,5 +168,88 @@ describe('count cache', () => {
     expect(await store.get('remarks', remark.id, throughKindA.where)).toBeNull();
     await store.update('things', a.id, { kind: 'a' });
     expect(await store.get('remarks', remark.id, throughKindA.where)).not.toBeNull();
+  });
+
+  it('answers a repeated aggregation from memory until a collection it read is written', async () => {
+    const { store, cache } = await open();
+    const byKind = {
+      groupBy: [{ field: 'kind' }],
+      timeZone: 'UTC',
+      measures: [],
+      sort: [],
+      limit: 100,
+      skip: 0,
+    };
+    const counts = async (query = byKind) =>
+      (await store.aggregate('things', query)).groups.map((g) => [g.key.kind, g.count]);
+    await store.insert('things', thing('a'));
+    expect(await counts()).toEqual([['a', 1]]);
+    expect(await counts()).toEqual([['a', 1]]);
+    expect(cache.hits).toBe(1);
+    // A write elsewhere keeps it; a write to the collection, or a commit of a transaction that wrote it, does not.
+    await store.insert('happenings', { ...thing('a'), place: 'x' });
+    expect(await counts()).toEqual([['a', 1]]);
+    expect(cache.hits).toBe(2);
+    await store.insert('things', thing('b'));
+    expect(await counts()).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    await store.transaction(async (tx) => {
+      await tx.insert('things', thing('b'));
+      // Inside the transaction, its own write shows: the store answers.
+      expect((await tx.aggregate('things', byKind)).groups.map((g) => g.count)).toEqual([1, 2]);
+    });
+    expect(await counts()).toEqual([
+      ['a', 1],
+      ['b', 2],
+    ]);
+    // Another question (a narrower where, as another caller's access constraint gives) is its own entry.
+    expect(await counts({ ...byKind, where: ofKind('a').where } as typeof byKind)).toEqual([['a', 1]]);
+
+    // Through a reference: kept until the referenced collection is written too.
+    const a = thing('a');
+    await store.insert('things', a);
+    await store.insert('remarks', { ...thing('x'), label: 'r', thing: a.id });
+    const throughKindA = {
+      ...byKind,
+      groupBy: [{ field: 'label' }],
+      where: {
+        through: { field: 'thing', collection: 'things', where: { field: 'kind', op: 'eq' as const, value: 'a' } },
+      },
+    };
+    const labels = async () => (await store.aggregate('remarks', throughKindA)).groups.map((g) => g.count);
+    expect(await labels()).toEqual([1]);
+    const hits = cache.hits;
+    expect(await labels()).toEqual([1]);
+    expect(cache.hits).toBeGreaterThan(hits);
+    await store.update('things', a.id, { kind: 'b' });
+    expect(await labels()).toEqual([]);
+    await store.close();
+  });
+
+  it('keeps at most its bounds of aggregations and of their groups', async () => {
+    const cache = new CountCache();
+    let loads = 0;
+    const result = (groups: number) => async () => {
+      loads++;
+      return {
+        groups: Array.from({ length: groups }, (_, i) => ({ key: { i }, count: 1, values: {} })),
+        totalGroups: groups,
+      };
+    };
+    for (let i = 0; i <= MAX_CACHED_AGGREGATES; i++) await cache.rememberAggregate(`q${i}`, ['things'], result(1));
+    expect(loads).toBe(MAX_CACHED_AGGREGATES + 1);
+    // The least recently used went first.
+    await cache.rememberAggregate(`q${MAX_CACHED_AGGREGATES}`, ['things'], result(1));
+    await cache.rememberAggregate('q0', ['things'], result(1));
+    expect(loads).toBe(MAX_CACHED_AGGREGATES + 2);
+    // One answer with more groups than the bound is never kept; large ones push the others out.
+    await cache.rememberAggregate('huge', ['things'], result(MAX_REMEMBERED_GROUPS + 1));
+    await cache.rememberAggregate('huge', ['things'], result(MAX_REMEMBERED_GROUPS + 1));
+    expect(loads).toBe(MAX_CACHED_AGGREGATES + 4);
+    await cache.rememberAggregate('large', ['things'], result(MAX_REMEMBERED_GROUPS));
+    await cache.rememberAggregate('q1', ['things'], result(1));
+    expect(loads).toBe(MAX_CACHED_AGGREGATES + 6);
   });
 });

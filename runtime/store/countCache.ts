@@ -14,6 +14,9 @@ export const MAX_CACHED_COUNTS = 10_000;
 export const MAX_REMEMBERED_IDS = 200_000;
 /** A rule selecting more ids than this is left to the store's subquery, not remembered. */
 export const MAX_IDS_PER_LIST = 5_000;
+/** Aggregations remembered at most, and their groups over all of them (a group is about 200 bytes). */
+export const MAX_CACHED_AGGREGATES = 1_000;
+export const MAX_REMEMBERED_GROUPS = 50_000;
 
 /**
  * Exact counts, remembered per collection and query (the caller's access constraint is part of
@@ -29,6 +32,8 @@ export class CountCache {
   /** Id lists of rules through references (undefined: too many to keep), with their total size. */
   private readonly idLists = new Map<string, { generation: number; ids: readonly string[] | undefined }>();
   private rememberedIds = 0;
+  private readonly aggregates = new Map<string, { generation: number; result: AggregateResult }>();
+  private rememberedGroups = 0;
   onInvalidate?: (collection: string) => void;
   /** Whether another process wrote to the database since the last call (the embedded store tells). */
   changedElsewhere?: () => boolean;
@@ -111,6 +116,47 @@ export class CountCache {
     return ids;
   }
 
+  /**
+   * An aggregation's result, read from `collections` and kept until any of them is written, like
+   * a count: dashboards ask the same question again and again between writes. Bounded by entries
+   * and by groups; callers must not change the result they get.
+   */
+  async rememberAggregate(
+    key: string,
+    collections: readonly string[],
+    load: () => Promise<AggregateResult>,
+  ): Promise<AggregateResult> {
+    this.sync();
+    let generation = 0;
+    for (const collection of collections) generation += this.generation(collection);
+    const entry = this.aggregates.get(key);
+    if (entry && entry.generation === generation) {
+      this.hits++;
+      this.aggregates.delete(key);
+      this.aggregates.set(key, entry);
+      return entry.result;
+    }
+    this.misses++;
+    const result = await load();
+    let now = 0;
+    for (const collection of collections) now += this.generation(collection);
+    if (now === generation && result.groups.length <= MAX_REMEMBERED_GROUPS) {
+      this.forgetAggregate(key);
+      this.aggregates.set(key, { generation, result });
+      this.rememberedGroups += result.groups.length;
+      while (this.aggregates.size > MAX_CACHED_AGGREGATES || this.rememberedGroups > MAX_REMEMBERED_GROUPS)
+        this.forgetAggregate(this.aggregates.keys().next().value!);
+    }
+    return result;
+  }
+
+  private forgetAggregate(key: string): void {
+    const entry = this.aggregates.get(key);
+    if (!entry) return;
+    this.rememberedGroups -= entry.result.groups.length;
+    this.aggregates.delete(key);
+  }
+
   private forgetIds(key: string): void {
     const entry = this.idLists.get(key);
     if (!entry) return;
@@ -150,6 +196,8 @@ export class CountCache {
     this.remembered.clear();
     this.idLists.clear();
     this.rememberedIds = 0;
+    this.aggregates.clear();
+    this.rememberedGroups = 0;
   }
 
   get size(): number {
@@ -158,7 +206,7 @@ export class CountCache {
 }
 
 /**
- * A store whose `count` answers from the CountCache when it can; every write (and every
+ * A store whose `count` and `aggregate` answer from the CountCache when they can; every write (and every
  * transaction, once it ends) raises the written collections' generations. Counts inside a
  * transaction see its own writes and always go to the store.
  */
@@ -200,9 +248,16 @@ export class CountCachingStore extends StoreWrapper {
     return count;
   }
 
+  /** Aggregations answer from memory until a collection they read is written (inside a transaction, never). */
   override async aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
-    if (this.touched || !hasThrough(query.where)) return this.inner.aggregate(collection, query);
-    return this.inner.aggregate(collection, { ...query, where: await this.knownIds(query.where) });
+    if (this.touched) return this.inner.aggregate(collection, query);
+    const key = `${collection}\u0000${JSON.stringify(query)}`;
+    if (!hasThrough(query.where))
+      return this.cache.rememberAggregate(key, [collection], () => this.inner.aggregate(collection, query));
+    const collections = [collection, ...throughCollections(query.where)];
+    return this.cache.rememberAggregate(key, collections, async () =>
+      this.inner.aggregate(collection, { ...query, where: await this.knownIds(query.where) }),
+    );
   }
 
   override async get(collection: string, id: string, where?: Where): Promise<Doc | null> {

@@ -177,6 +177,13 @@ export class CountCache {
     return entry.count;
   }
 
+  /** A remembered count, if there is one, without counting the look-up as a hit or a miss. */
+  peek(key: string, collection: string): number | undefined {
+    this.sync();
+    const entry = this.entries.get(key);
+    return entry && entry.generation === this.generation(collection) ? entry.count : undefined;
+  }
+
   set(key: string, collection: string, generation: number, count: number): void {
     if (generation !== this.generation(collection)) return;
     this.entries.delete(key);
@@ -224,9 +231,17 @@ export class CountCachingStore extends StoreWrapper {
   }
 
   override async find(collection: string, query: FindQuery): Promise<FindResult> {
+    if (this.touched) return this.inner.find(collection, query);
+    // A sorted page may be read another way when the store knows how many records match (the count
+    // a list asks for beside it, when it is remembered); only a page of a sort costs the look-up.
+    const matching =
+      query.sort && query.sort.length > 1 && query.after === undefined
+        ? this.cache.peek(`${collection}\u0000${JSON.stringify({ where: query.where, text: query.text })}`, collection)
+        : undefined;
+    const hinted = matching === undefined ? query : { ...query, matching };
     // The read path without a rule through a reference passes straight on: no copy, no extra await.
-    if (this.touched || !hasThrough(query.where)) return this.inner.find(collection, query);
-    return this.inner.find(collection, { ...query, where: await this.knownIds(query.where) });
+    if (!hasThrough(query.where)) return this.inner.find(collection, hinted);
+    return this.inner.find(collection, { ...hinted, where: await this.knownIds(query.where) });
   }
 
   override async count(collection: string, query: CountQuery): Promise<number> {

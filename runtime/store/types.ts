@@ -77,6 +77,11 @@ export interface FindQuery {
   /** Keyset paging on id: records strictly after this id in the sort direction of id. */
   after?: string;
   select?: string[];
+  /**
+   * How many records `where` and `text` match, when the caller knows it already (a count it just
+   * read): a hint the store may use to choose how to read the page, never a filter.
+   */
+  matching?: number;
 }
 export type FindResult = Doc[];
 

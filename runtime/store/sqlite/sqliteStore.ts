@@ -6,13 +6,14 @@ import { collationKey } from '../common/sortKey.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { ident } from '../sql/ident.js';
-import { decodeRow, encodeFields } from '../sql/rowCodec.js';
+import { decodeRow, decodeValues, encodeFields, rowShape } from '../sql/rowCodec.js';
 import { type Row, SqlStore, type Values } from '../sql/sqlStore.js';
 import { deleteStatement, insertStatement, type Statement, updateStatement } from '../sql/statements.js';
-import type { DateBucket, Doc, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
+import type { DateBucket, Doc, FindQuery, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
 import { StoreUnavailable, UniqueConflict } from '../types.js';
 import { GroupCommit } from './groupCommit.js';
 import { KnownIdSets } from './knownIdSets.js';
+import { MIN_MATCHING, sortIndexScan } from './sortIndexScan.js';
 import { sqliteDialect } from './sqliteDialect.js';
 import { ftsContentTable, ftsTable, syncSqliteSchema } from './syncSqliteSchema.js';
 import { TextQueue } from './textQueue.js';
@@ -118,6 +119,33 @@ export class SqliteStore extends SqlStore {
     const all = () => this.statement(sql).all(...params) as Row[];
     const waiting = this.turn();
     return waiting ? waiting.then(all) : all();
+  }
+
+  /** A page sorted by an indexed field may be read by walking that index (sortIndexScan.ts). */
+  override async find(collection: string, query: FindQuery): Promise<Doc[]> {
+    if (query.matching !== undefined) {
+      const page = await this.walkSortIndex(collection, query, query.matching);
+      if (page) return page;
+    }
+    return super.find(collection, query);
+  }
+
+  private async walkSortIndex(collection: string, query: FindQuery, matching: number): Promise<Doc[] | undefined> {
+    const layout = this.layout(collection);
+    if (matching < MIN_MATCHING) return undefined;
+    // Rowids only grow, so the largest is at least the table's size (deleted rows only raise the estimate).
+    const size = Number(
+      (await this.valueRows({ sql: `SELECT max(rowid) FROM ${ident(layout.table)}`, params: [] }))[0][0] ?? 0,
+    );
+    const scan = sortIndexScan(layout, query, this.shared.dialect, matching, size);
+    if (!scan) return undefined;
+    if (scan.nulls && (await this.valueRows(scan.nulls)).length > 0) return undefined;
+    const [bound] = await this.valueRows(scan.bound);
+    const rows = await this.valueRows(scan.page(bound));
+    // Without a bound the walk read the whole index: what it found is all there is.
+    if (bound && rows.length < scan.limit) return undefined;
+    const shape = rowShape(layout);
+    return rows.map((values) => decodeValues(shape, values));
   }
 
   protected valueRows({ sql, params }: Statement): Values[] | Promise<Values[]> {

@@ -55,8 +55,9 @@ export function sortIndexScan(
   );
   if (!index) return undefined;
   const entries = Math.ceil((MARGIN * (skip + limit) * Math.max(tableSize, matching)) / matching);
-  // The filter's own index reads `matching` records: the walk must promise far fewer.
-  if (entries * 2 > matching) return undefined;
+  // The filter's own index reads `matching` records and sorts them: the walk must expect a quarter
+  // of that at most (`entries / MARGIN`), and even its bound may not read more.
+  if (entries > matching) return undefined;
 
   const table = `${ident(layout.table)} INDEXED BY ${ident(index.name)}`;
   const direction = key.direction === 'asc' ? 'ASC' : 'DESC';

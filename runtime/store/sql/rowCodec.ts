@@ -35,17 +35,10 @@ export function encodeFields(
   return out;
 }
 
-/** A row back into a document: every selected field present, null when unset. */
-export function decodeRow(layout: TableLayout, row: Record<string, unknown>, select?: string[]): Doc {
+/** A row (as an object: the writes' RETURNING) back into a document: every field present, null when unset. */
+export function decodeRow(layout: TableLayout, row: Record<string, unknown>): Doc {
   const doc: Record<string, unknown> = {};
-  if (select === undefined) {
-    for (const [field, column] of layout.columns) doc[field] = decodeValue(column.kind, row[field]);
-    return doc as Doc;
-  }
-  for (const field of select) {
-    const column = layout.columns.get(field);
-    if (column) doc[field] = decodeValue(column.kind, row[field]);
-  }
+  for (const [field, column] of layout.columns) doc[field] = decodeValue(column.kind, row[field]);
   return doc as Doc;
 }
 

@@ -2,18 +2,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { packageRoot } from '../runtime/model/packageRoot.js';
-import { backupCommand, restoreCommand } from './commands/backupCommand.js';
-import { buildCommand } from './commands/buildCommand.js';
-import { checkCommand } from './commands/checkCommand.js';
-import { devCommand } from './commands/devCommand.js';
-import { indexesCommand } from './commands/indexesCommand.js';
-import { initCommand } from './commands/initCommand.js';
-import { migrateCommand } from './commands/migrateCommand.js';
-import { openapiCommand } from './commands/openapiCommand.js';
-import { runCommand } from './commands/runCommand.js';
-import { serveCommand } from './commands/serveCommand.js';
-import { recoverAdminCommand, setupCommand } from './commands/setupCommand.js';
-import { exportCommand, importCommand } from './commands/transferCommands.js';
+
+/**
+ * A command's action, loaded when that command runs: `entigen build` never loads the server,
+ * the stores or the identity providers.
+ */
+function lazy<K extends string>(
+  load: () => Promise<Record<K, (...args: never[]) => unknown>>,
+  name: K,
+): (...args: unknown[]) => Promise<void> {
+  return async (...args) => {
+    await ((await load())[name] as (...args: unknown[]) => unknown)(...args);
+  };
+}
 
 /** The CLI: every command with its arguments and options (the reference page is written from it). */
 export function entigenProgram(): Command {
@@ -33,9 +34,11 @@ export function entigenProgram(): Command {
     .command('init')
     .description('scaffold a project: package.json, entigen.config.yaml, entities/notes.yaml')
     .argument('[dir]', 'project folder', '.')
-    .action(initCommand);
+    .action(lazy(() => import('./commands/initCommand.js'), 'initCommand'));
 
-  withPaths(program.command('build').description('write the generated files for the entities')).action(buildCommand);
+  withPaths(program.command('build').description('write the generated files for the entities')).action(
+    lazy(() => import('./commands/buildCommand.js'), 'buildCommand'),
+  );
 
   withPaths(
     program
@@ -43,10 +46,10 @@ export function entigenProgram(): Command {
       .description('build and serve, then rebuild and restart on every change of the entity files or the config')
       .option('--port <n>', 'port to listen on (PORT, default 3000)')
       .option('--host <h>', 'address to listen on (HOST, default 0.0.0.0)'),
-  ).action(devCommand);
+  ).action(lazy(() => import('./commands/devCommand.js'), 'devCommand'));
 
   withPaths(program.command('openapi').description('print the OpenAPI 3.1 document of the entities (JSON)')).action(
-    openapiCommand,
+    lazy(() => import('./commands/openapiCommand.js'), 'openapiCommand'),
   );
 
   withPaths(
@@ -54,13 +57,13 @@ export function entigenProgram(): Command {
       .command('indexes')
       .description('print the indexes every store keeps for the entities, with the list query each serves')
       .argument('[entity]', 'one entity (plural)'),
-  ).action(indexesCommand);
+  ).action(lazy(() => import('./commands/indexesCommand.js'), 'indexesCommand'));
 
   withPaths(
     program
       .command('check')
       .description('exit 1 and list stale, missing and extra files when the generated files are out of date'),
-  ).action(checkCommand);
+  ).action(lazy(() => import('./commands/checkCommand.js'), 'checkCommand'));
 
   program
     .command('serve')
@@ -68,7 +71,7 @@ export function entigenProgram(): Command {
     .option('--port <n>', 'port to listen on (PORT, default 3000)')
     .option('--host <h>', 'address to listen on (HOST, default 0.0.0.0)')
     .option('--out <dir>', 'folder of generated files', 'generated')
-    .action(serveCommand);
+    .action(lazy(() => import('./commands/serveCommand.js'), 'serveCommand'));
 
   withPaths(
     program
@@ -77,7 +80,7 @@ export function entigenProgram(): Command {
         'apply pending migrations from migrations/ to the store DATABASE_URL names; --create NAME records breaking entity changes',
       )
       .option('--create <name>', 'write a migration file covering the changes the next build would refuse'),
-  ).action(migrateCommand);
+  ).action(lazy(() => import('./commands/migrateCommand.js'), 'migrateCommand'));
 
   program
     .command('setup')
@@ -87,7 +90,7 @@ export function entigenProgram(): Command {
     .option('--name <name>', 'display name', 'Administrator')
     .option('--tenant <name>', 'name of the first tenant, when tenancy is configured', 'Default')
     .option('--out <dir>', 'folder of generated files', 'generated')
-    .action(setupCommand);
+    .action(lazy(() => import('./commands/setupCommand.js'), 'setupCommand'));
 
   program
     .command('run')
@@ -97,7 +100,7 @@ export function entigenProgram(): Command {
     .argument('<file>', 'the file to run')
     .argument('[args...]', 'arguments the file sees in process.argv')
     .allowUnknownOption()
-    .action(runCommand);
+    .action(lazy(() => import('./commands/runCommand.js'), 'runCommand'));
 
   program
     .command('backup')
@@ -108,7 +111,7 @@ export function entigenProgram(): Command {
     .option('--logical', 'a logical export of every record, restorable to any store')
     .option('--keep <n>', 'keep only the newest n backups in the folder or prefix')
     .option('--out <dir>', 'folder of generated files', 'generated')
-    .action(backupCommand);
+    .action(lazy(() => import('./commands/backupCommand.js'), 'backupCommand'));
 
   program
     .command('restore')
@@ -117,7 +120,7 @@ export function entigenProgram(): Command {
     )
     .argument('<from>', 'a backup file or s3:// object, or a folder or s3:// prefix (its newest backup)')
     .option('--out <dir>', 'folder of generated files', 'generated')
-    .action(restoreCommand);
+    .action(lazy(() => import('./commands/backupCommand.js'), 'restoreCommand'));
 
   program
     .command('export')
@@ -128,7 +131,7 @@ export function entigenProgram(): Command {
     .option('--where <query>', "the list endpoint's filters, as in kind=news&views[gte]=100&dateFrom=2026-01-01")
     .option('--to <path>', 'the file (or, with --all, the folder) to write; default: stdout')
     .option('--out <dir>', 'folder of generated files', 'generated')
-    .action(exportCommand);
+    .action(lazy(() => import('./commands/transferCommands.js'), 'exportCommand'));
 
   program
     .command('import')
@@ -146,7 +149,7 @@ export function entigenProgram(): Command {
     .option('--id-map <file>', 'with --ids new: write line,from,to for every record (CSV)')
     .option('--owner <user>', 'owner (id or email) of owned records the file gives no ownerId')
     .option('--out <dir>', 'folder of generated files', 'generated')
-    .action(importCommand);
+    .action(lazy(() => import('./commands/transferCommands.js'), 'importCommand'));
 
   program
     .command('recover-admin')
@@ -157,6 +160,6 @@ export function entigenProgram(): Command {
     .requiredOption('--password <password>', 'new password (the password policy applies)')
     .option('--name <name>', 'display name, when the account is created', 'Administrator')
     .option('--out <dir>', 'folder of generated files', 'generated')
-    .action(recoverAdminCommand);
+    .action(lazy(() => import('./commands/setupCommand.js'), 'recoverAdminCommand'));
   return program;
 }

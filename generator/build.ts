@@ -12,6 +12,7 @@ import { scanExports } from './model/scanExports.js';
 import { featureFolders, type HookFile, type Inputs, packageEntityFiles, readInputs } from './readInputs.js';
 import { checkShape } from './schema/checkShape.js';
 import { loadYaml, type SourceFile } from './schema/loadYaml.js';
+import type { OutputWriter } from './writeOutput.js';
 
 export interface BuildOptions {
   /** Project folder; paths in messages are relative to it. */
@@ -21,6 +22,11 @@ export interface BuildOptions {
   outDir?: string;
   /** Told each stage as it ends, with the milliseconds since the build began. */
   onProgress?: (stage: string, elapsedMs: number) => void;
+  /**
+   * Writes the files as soon as they are made, while the rest are still being made; the caller
+   * finishes it. Nothing is written when the model has a problem.
+   */
+  writer?: OutputWriter;
 }
 
 export interface BuildOutput {
@@ -36,16 +42,20 @@ export async function build(options: BuildOptions): Promise<BuildOutput> {
   const progress = (stage: string) => options.onProgress?.(stage, Math.round(performance.now() - started));
   const inputs = readInputs(options.root, entitiesDir);
   progress(`read ${inputs.entityFiles.filter((f) => f.origin === 'app').length} entity files`);
-  const output = await buildFromInputs(inputs, progress, options.outDir ?? 'generated');
-  const previous = previousModel(options.root, options.outDir ?? 'generated');
-  const uncovered = uncoveredChanges(
-    previous,
-    output.model,
-    coveredChanges(options.root),
-    (plural) => fileOfEntity(inputs, plural) ?? entitiesDir,
-  );
-  if (uncovered.length > 0) throw new BuildFailure(sortDiagnostics(uncovered));
-  return output;
+  return buildFromInputs(inputs, progress, options.outDir ?? 'generated', {
+    // Breaking changes without a migration are refused before any file is made.
+    checkModel(model) {
+      const previous = previousModel(options.root, options.outDir ?? 'generated');
+      const uncovered = uncoveredChanges(
+        previous,
+        model,
+        coveredChanges(options.root),
+        (plural) => fileOfEntity(inputs, plural) ?? entitiesDir,
+      );
+      if (uncovered.length > 0) throw new BuildFailure(sortDiagnostics(uncovered));
+    },
+    writer: options.writer,
+  });
 }
 
 function fileOfEntity(inputs: Inputs, plural: string): string | undefined {
@@ -54,19 +64,38 @@ function fileOfEntity(inputs: Inputs, plural: string): string | undefined {
   )?.file;
 }
 
+export interface BuildStages {
+  /** Runs on the finished model before anything is emitted; throws BuildFailure to stop the build. */
+  checkModel?: (model: AppModel) => void;
+  writer?: OutputWriter;
+}
+
 export async function buildFromInputs(
   inputs: Inputs,
   progress: (stage: string) => void = () => undefined,
   outDir = 'generated',
+  stages: BuildStages = {},
 ): Promise<BuildOutput> {
   const helper = startValidatorHelper(inputs.entityFiles.length);
+  try {
+    const model = checkedModel(inputs);
+    stages.checkModel?.(model);
+    progress(`modelled ${model.entities.length} entities`);
+    const extras = { hookModules: hookModules(inputs.hookFiles ?? [], outDir) };
+    const files = await emitAll(model, helper, extras, stages.writer);
+    progress(`generated ${files.size} files`);
+    return { model, files };
+  } finally {
+    helper?.stop();
+  }
+}
+
+/** The model of the inputs, with the hook files checked against it. Rejects with BuildFailure. */
+export function checkedModel(inputs: Inputs): AppModel {
   const model = modelFromInputs(inputs);
   const hookProblems = checkHookFiles(model, inputs.hookFiles ?? []);
   if (hookProblems.length > 0) throw new BuildFailure(sortDiagnostics(hookProblems));
-  progress(`modelled ${model.entities.length} entities`);
-  const files = await emitAll(model, helper, { hookModules: hookModules(inputs.hookFiles ?? [], outDir) });
-  progress(`generated ${files.size} files`);
-  return { model, files };
+  return model;
 }
 
 /** Each hook module's import path from the output folder (`../hooks/orders.js`), by entity. */

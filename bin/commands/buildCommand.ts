@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { build } from '../../generator/build.js';
-import { writeOutput } from '../../generator/writeOutput.js';
+import { OutputWriter } from '../../generator/writeOutput.js';
 import { indexPlanSummary } from './indexesCommand.js';
 import { reportFailure } from './reportFailure.js';
 
@@ -17,6 +17,7 @@ export async function buildCommand(options: PathOptions): Promise<void> {
     const root = process.cwd();
     // Large models show each stage as it ends (on stderr, so stdout stays the summary and the index plan).
     let large = false;
+    const writer = new OutputWriter(resolve(root, options.out));
     const { model, files } = await build({
       root,
       entitiesDir: options.entities,
@@ -25,9 +26,9 @@ export async function buildCommand(options: PathOptions): Promise<void> {
         large ||= /^read (\d+)/.test(stage) && Number(/^read (\d+)/.exec(stage)![1]) >= LARGE_MODEL;
         if (large) process.stderr.write(`entigen: ${stage} (${ms} ms)\n`);
       },
+      writer,
     });
-    if (large) process.stderr.write(`entigen: writing ${files.size} files\n`);
-    const summary = writeOutput(resolve(root, options.out), files);
+    const summary = writer.finish(files);
     const ms = Math.round(performance.now() - started);
     const removed = summary.removed.length > 0 ? `, ${summary.removed.length} removed` : '';
     process.stdout.write(

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from '../../generator/build.js';
 import { BuildFailure, formatDiagnostic } from '../../generator/diagnostics.js';
 import { hooksDirOf, jobHandlersOf } from '../../generator/readInputs.js';
-import { writeOutput } from '../../generator/writeOutput.js';
+import { OutputWriter } from '../../generator/writeOutput.js';
 import { MIGRATIONS_DIR } from '../../runtime/model/readMigrationFiles.js';
 import { reportFailure } from './reportFailure.js';
 
@@ -69,8 +69,9 @@ export async function devCommand(options: DevOptions): Promise<void> {
     building = true;
     const started = performance.now();
     try {
-      const { model, files } = await build({ root, entitiesDir: options.entities, outDir: options.out });
-      const summary = writeOutput(resolve(root, options.out), files);
+      const writer = new OutputWriter(resolve(root, options.out));
+      const { model, files } = await build({ root, entitiesDir: options.entities, outDir: options.out, writer });
+      const summary = writer.finish(files);
       say(
         `${reason}: ${model.entities.length} entities built (${summary.written.length} files written) in ${Math.round(performance.now() - started)} ms`,
       );

@@ -1,4 +1,4 @@
-import { buildFromInputs } from '../../generator/build.js';
+import { checkedModel } from '../../generator/build.js';
 import { readInputs } from '../../generator/readInputs.js';
 import type { AppModel } from '../../runtime/model/types.js';
 import { tableLayout } from '../../runtime/store/common/tableLayout.js';
@@ -31,7 +31,7 @@ export function indexPlanSummary(model: AppModel): string {
 /** `entigen indexes [entity]`: the planned indexes with the list query each serves. */
 export async function indexesCommand(entity: string | undefined, options: { entities: string }): Promise<void> {
   try {
-    const { model } = await buildFromInputs(readInputs(process.cwd(), options.entities));
+    const model = checkedModel(readInputs(process.cwd(), options.entities));
     if (entity && !model.entities.some((e) => e.plural === entity)) {
       process.stderr.write(`entigen: unknown entity "${entity}"\n`);
       process.exitCode = 1;

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { stringify } from 'yaml';
-import { buildFromInputs } from '../../generator/build.js';
+import { checkedModel } from '../../generator/build.js';
 import { coveredChanges, MIGRATIONS_DIR, previousModel } from '../../generator/migrations.js';
 import { breakingChanges } from '../../generator/model/diffModels.js';
 import { readInputs } from '../../generator/readInputs.js';
@@ -72,7 +72,7 @@ export async function migrateCommand(options: MigrateOptions): Promise<void> {
     if (!/^[a-z0-9][a-z0-9-]{0,60}$/.test(options.create))
       throw new Error('the migration name must be lower case letters, digits and -');
     const root = process.cwd();
-    const { model } = await buildFromInputs(readInputs(root, options.entities));
+    const model = checkedModel(readInputs(root, options.entities));
     const previous = previousModel(root, options.out);
     const covered = coveredChanges(root);
     const changes = previous ? breakingChanges(previous, model).filter((c) => !covered.has(c.key)) : [];

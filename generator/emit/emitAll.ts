@@ -1,4 +1,5 @@
 import type { AppModel } from '../../runtime/model/types.js';
+import type { OutputWriter } from '../writeOutput.js';
 import { emitClient } from './emitClient.js';
 import { emitHooks } from './emitHooks.js';
 import { type EmitExtras, emitIndex } from './emitIndex.js';
@@ -22,15 +23,22 @@ const EMITTERS = [
   emitTypes,
 ];
 
-/** Every generated file, path relative to the output folder, in path order. */
+/**
+ * Every generated file, path relative to the output folder, in path order; with a writer, each
+ * is also written as soon as it is made (the caller finishes the writer).
+ */
 export async function emitAll(
   model: AppModel,
   helper?: ValidatorHelper,
   extras: EmitExtras = { hookModules: [] },
+  writer?: OutputWriter,
 ): Promise<Map<string, string>> {
-  const validators = emitValidatorsInParallel(model, helper);
   const files = new Map<string, string>();
-  for (const emit of EMITTERS) for (const [path, text] of emit(model, extras)) files.set(path, text);
-  for (const [path, text] of await validators) files.set(path, text);
+  const emitOthers = () => {
+    for (const emit of EMITTERS) for (const [path, text] of emit(model, extras)) files.set(path, text);
+    writer?.write(files);
+  };
+  const validators = await emitValidatorsInParallel(model, helper, emitOthers, writer);
+  for (const [path, text] of validators) files.set(path, text);
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

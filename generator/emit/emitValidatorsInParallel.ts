@@ -3,7 +3,9 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AppModel } from '../../runtime/model/types.js';
+import type { OutputWriter } from '../writeOutput.js';
 import { emitValidators } from './emitValidators.js';
+import type { ValidatorAnswer, ValidatorRequest } from './validatorsWorker.js';
 
 /** Below this many entity files a worker costs more to start than it saves. */
 export const PARALLEL_THRESHOLD = 60;
@@ -11,7 +13,9 @@ const workerFile = fileURLToPath(new URL('./validatorsWorker.js', import.meta.ur
 
 /** A worker thread started early, so that it boots while the main thread builds the model. */
 export interface ValidatorHelper {
-  emit(model: AppModel): Promise<[string, string][]>;
+  emit(request: ValidatorRequest): Promise<ValidatorAnswer>;
+  /** Ends the thread (after emit, or when the build stops before it). */
+  stop(): void;
 }
 
 export function startValidatorHelper(entityFiles: number): ValidatorHelper | undefined {
@@ -20,28 +24,48 @@ export function startValidatorHelper(entityFiles: number): ValidatorHelper | und
   const worker = new Worker(workerFile);
   worker.unref();
   return {
-    emit(model) {
-      const answer = new Promise<[string, string][]>((resolve, reject) => {
+    emit(request) {
+      const answer = new Promise<ValidatorAnswer>((resolve, reject) => {
         worker.once('message', resolve);
         worker.once('error', reject);
       });
-      worker.postMessage(model);
-      return answer.finally(() => worker.terminate());
+      worker.postMessage(request);
+      return answer;
     },
+    stop: () => void worker.terminate(),
   };
 }
 
 /**
- * Same output as emitValidators. AJV code generation is most of a large build and each
- * entity's validators stand alone, so the helper thread takes part of the entities.
+ * The share of the entities whose validators the helper thread emits and writes. This thread
+ * emits and writes the other files meanwhile, then the rest of the validators.
+ */
+export const HELPER_SHARE = 0.9;
+
+/**
+ * Same output as emitValidators, with `meanwhile` run on this thread while the helper works.
+ * AJV code generation is the largest part of a large build and each entity's validators stand
+ * alone, so they split between the threads; with a writer, each thread writes its own.
  */
 export async function emitValidatorsInParallel(
   model: AppModel,
-  helper?: ValidatorHelper,
+  helper: ValidatorHelper | undefined,
+  meanwhile: () => void = () => undefined,
+  writer?: OutputWriter,
 ): Promise<Map<string, string>> {
-  if (!helper) return emitValidators(model);
-  const split = Math.ceil(model.entities.length * 0.5);
-  const theirs = helper.emit({ ...model, entities: model.entities.slice(split) });
-  const mine = emitValidators({ ...model, entities: model.entities.slice(0, split) });
-  return new Map([...mine, ...(await theirs)]);
+  const split = helper ? Math.ceil(model.entities.length * HELPER_SHARE) : 0;
+  const theirs = helper?.emit({
+    model: { ...model, entities: model.entities.slice(0, split) },
+    target: writer?.target,
+  });
+  meanwhile();
+  const mine = emitValidators({ ...model, entities: model.entities.slice(split) });
+  writer?.write(mine);
+  if (!theirs) return mine;
+  const answer = await theirs;
+  writer?.adopt(
+    answer.files.map(([path]) => path),
+    answer.written,
+  );
+  return new Map([...answer.files, ...mine]);
 }

@@ -1,4 +1,4 @@
-import { ObjectId } from 'bson';
+import { newObjectId } from './model/objectId.js';
 import type {
   AggregateResult,
   AggregateSort,
@@ -154,7 +154,7 @@ export class Repository<TRecord, TCreate, TUpdate, TFilter extends object, TSort
     const now = new Date().toISOString();
     const system: Record<string, unknown> = {
       ...extra,
-      id: new ObjectId().toHexString(),
+      id: newObjectId(),
       createdAt: now,
       updatedAt: now,
     };

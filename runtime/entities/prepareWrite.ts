@@ -1,14 +1,14 @@
-import { ObjectId } from 'bson';
 import type { Caller } from '../access/caller.js';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError } from '../errors/apiError.js';
 import { CONTENT_STATUS_MOVES } from '../model/contentStatus.js';
+import { newObjectId } from '../model/objectId.js';
 import { parseIsoDate } from '../model/parseIsoDate.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
 
 export function newId(): string {
-  return new ObjectId().toHexString();
+  return newObjectId();
 }
 
 /** Fields missing from a create body get their declared defaults (copied, never shared). */

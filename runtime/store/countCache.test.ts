@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { conformanceModel } from '../../test/conformance/storeConformance.js';
 import { newId } from '../entities/prepareWrite.js';
-import { CountCache, CountCachingStore, MAX_CACHED_AGGREGATES, MAX_REMEMBERED_GROUPS } from './countCache.js';
+import {
+  CountCache,
+  CountCachingStore,
+  MAX_CACHED_AGGREGATES,
+  MAX_PAGE_LENGTH,
+  MAX_REMEMBERED_GROUPS,
+  MAX_REMEMBERED_PAGE_IDS,
+} from './countCache.js';
 import { SqliteStore } from './sqlite/sqliteStore.js';
 
 const thing = (kind: string) => ({
@@ -251,5 +258,106 @@ describe('count cache', () => {
     await cache.rememberAggregate('large', ['things'], result(MAX_REMEMBERED_GROUPS));
     await cache.rememberAggregate('q1', ['things'], result(1));
     expect(loads).toBe(MAX_CACHED_AGGREGATES + 6);
+  });
+
+  it('remembers a page of a list as its ids until the collection is written, and reads those records again', async () => {
+    const { store, inner, cache } = await open();
+    for (let i = 0; i < 5; i++) await store.insert('things', { ...thing(i % 2 ? 'a' : 'b'), name: `n${i}` });
+    const reads: string[] = [];
+    const find = inner.find.bind(inner);
+    inner.find = async (collection, query) => {
+      reads.push(JSON.stringify(query.where));
+      return find(collection, query);
+    };
+    const page = { ...ofKind('a'), sort: [{ field: 'name', direction: 'desc' as const }], limit: 10 };
+    const first = await store.find('things', page);
+    expect(first.map((doc) => doc.name)).toEqual(['n3', 'n1']);
+    const again = await store.find('things', page);
+    expect(again).toEqual(first);
+    // The second read asked for the records by id, not for the list.
+    expect(reads).toHaveLength(2);
+    expect(JSON.parse(reads[1])).toEqual({ field: 'id', op: 'in', value: first.map((doc) => doc.id) });
+    expect(cache.hits).toBe(1);
+    // A write elsewhere keeps the page; a write to the collection, even to a record not on it, does not.
+    await store.insert('happenings', { ...thing('a'), place: 'x' });
+    expect((await store.find('things', page)).map((doc) => doc.name)).toEqual(['n3', 'n1']);
+    expect(cache.hits).toBe(2);
+    await store.insert('things', { ...thing('a'), name: 'n9' });
+    expect((await store.find('things', page)).map((doc) => doc.name)).toEqual(['n9', 'n3', 'n1']);
+    await store.update('things', first[0].id, { name: 'n0' });
+    expect((await store.find('things', page)).map((doc) => doc.name)).toEqual(['n9', 'n1', 'n0']);
+    // Inside a transaction, and for long reads, the store answers every time.
+    const { hits } = cache;
+    await store.transaction(async (tx) => {
+      await tx.find('things', page);
+      await tx.find('things', page);
+    });
+    const before = reads.length;
+    await store.find('things', { ...page, limit: MAX_PAGE_LENGTH + 1 });
+    await store.find('things', { ...page, limit: MAX_PAGE_LENGTH + 1 });
+    expect(reads.length - before).toBe(2);
+    expect(cache.hits).toBe(hits);
+    await store.close();
+  });
+
+  it('reads a page anew when one of its records is gone without a write it heard of', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'entigen-pages-')), 'p.db');
+    const { store, inner, cache } = await open(path);
+    const a = await store.insert('things', thing('a'));
+    await store.insert('things', thing('a'));
+    const page = { ...ofKind('a'), limit: 10 };
+    expect(await store.find('things', page)).toHaveLength(2);
+    // Another connection removes a record: SQLite tells, and everything remembered goes.
+    const other = SqliteStore.open(path);
+    await other.init(conformanceModel);
+    await other.remove('things', a.id);
+    expect(await store.find('things', page)).toHaveLength(1);
+    await other.close();
+    // A re-read that finds fewer records than the page held is not answered.
+    const b = await store.insert('things', thing('a'));
+    expect(await store.find('things', page)).toHaveLength(2);
+    await inner.remove('things', b.id);
+    const hits = cache.hits;
+    expect((await store.find('things', page)).map((doc) => doc.id)).not.toContain(b.id);
+    expect(cache.hits).toBe(hits);
+    await inner.close();
+  });
+
+  it('keeps pages through a reference until the referenced collection is written', async () => {
+    const { store } = await open();
+    const a = await store.insert('things', thing('a'));
+    await store.insert('remarks', { ...thing('x'), label: 'r', thing: a.id });
+    const page = {
+      where: {
+        through: { field: 'thing', collection: 'things', where: { field: 'kind', op: 'eq' as const, value: 'a' } },
+      },
+      limit: 10,
+    };
+    expect(await store.find('remarks', page)).toHaveLength(1);
+    expect(await store.find('remarks', page)).toHaveLength(1);
+    await store.update('things', a.id, { kind: 'b' });
+    expect(await store.find('remarks', page)).toHaveLength(0);
+    await store.close();
+  });
+
+  it('keeps at most its bound of page ids', async () => {
+    const cache = new CountCache();
+    let loads = 0;
+    const ids = (n: number) => Array.from({ length: n }, (_, i) => ({ id: String(i) }));
+    const load = (n: number) => async () => {
+      loads++;
+      return ids(n);
+    };
+    const reread = async (kept: readonly string[]) => kept.map((id) => ({ id }));
+    const pages = Math.floor(MAX_REMEMBERED_PAGE_IDS / MAX_PAGE_LENGTH);
+    for (let i = 0; i < pages; i++) await cache.rememberPage(`p${i}`, ['things'], load(MAX_PAGE_LENGTH - 1), reread);
+    await cache.rememberPage('p0', ['things'], load(MAX_PAGE_LENGTH - 1), reread);
+    expect(loads).toBe(pages);
+    // One more full page pushes out the least recently used (p1), not the one just read.
+    await cache.rememberPage('extra', ['things'], load(MAX_PAGE_LENGTH), reread);
+    await cache.rememberPage('p0', ['things'], load(MAX_PAGE_LENGTH - 1), reread);
+    expect(loads).toBe(pages + 1);
+    await cache.rememberPage('p1', ['things'], load(MAX_PAGE_LENGTH - 1), reread);
+    expect(loads).toBe(pages + 2);
   });
 });

@@ -17,6 +17,57 @@ export const MAX_IDS_PER_LIST = 5_000;
 /** Aggregations remembered at most, and their groups over all of them (a group is about 200 bytes). */
 export const MAX_CACHED_AGGREGATES = 1_000;
 export const MAX_REMEMBERED_GROUPS = 50_000;
+/** Pages of lists remembered at most, and their ids over all of them (about 70 bytes each). */
+export const MAX_REMEMBERED_PAGES = 2_000;
+export const MAX_REMEMBERED_PAGE_IDS = 50_000;
+/** Longer pages (exports, reads of a whole collection) are read each time. */
+export const MAX_PAGE_LENGTH = 200;
+
+/**
+ * Values kept under the generation they were read in, the least recently used going first when
+ * there are more than `maxEntries` or their weights add up to more than `maxWeight`.
+ */
+class GenerationMemory<V> {
+  private readonly entries = new Map<string, { generation: number; value: V; weight: number }>();
+  private weight = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxWeight: number,
+    private readonly weigh: (value: V, key: string) => number,
+  ) {}
+
+  /** The value kept under `generation`, made the most recently used; undefined when there is none. */
+  get(key: string, generation: number): { value: V } | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || entry.generation !== generation) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  set(key: string, generation: number, value: V): void {
+    const weight = this.weigh(value, key);
+    this.forget(key);
+    if (weight > this.maxWeight) return;
+    this.entries.set(key, { generation, value, weight });
+    this.weight += weight;
+    while (this.entries.size > this.maxEntries || this.weight > this.maxWeight)
+      this.forget(this.entries.keys().next().value!);
+  }
+
+  forget(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.weight -= entry.weight;
+    this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.weight = 0;
+  }
+}
 
 /**
  * Exact counts, remembered per collection and query (the caller's access constraint is part of
@@ -29,11 +80,23 @@ export class CountCache {
   private readonly generations = new Map<string, number>();
   private readonly entries = new Map<string, { generation: number; count: number }>();
   private readonly remembered = new Map<string, { generation: number; value: unknown }>();
-  /** Id lists of rules through references (undefined: too many to keep), with their total size. */
-  private readonly idLists = new Map<string, { generation: number; ids: readonly string[] | undefined }>();
-  private rememberedIds = 0;
-  private readonly aggregates = new Map<string, { generation: number; result: AggregateResult }>();
-  private rememberedGroups = 0;
+  /** Id lists of rules through references (undefined: too many to keep). */
+  private readonly idLists = new GenerationMemory<readonly string[] | undefined>(
+    Number.POSITIVE_INFINITY,
+    MAX_REMEMBERED_IDS,
+    (ids) => ids?.length ?? 0,
+  );
+  private readonly aggregates = new GenerationMemory<AggregateResult>(
+    MAX_CACHED_AGGREGATES,
+    MAX_REMEMBERED_GROUPS,
+    (result) => result.groups.length,
+  );
+  /** Pages of lists, as the ids of their records in order; a long query weighs as its length in ids. */
+  private readonly pages = new GenerationMemory<readonly string[]>(
+    MAX_REMEMBERED_PAGES,
+    MAX_REMEMBERED_PAGE_IDS,
+    (ids, key) => ids.length + Math.ceil(key.length / 64),
+  );
   onInvalidate?: (collection: string) => void;
   /** Whether another process wrote to the database since the last call (the embedded store tells). */
   changedElsewhere?: () => boolean;
@@ -63,9 +126,7 @@ export class CountCache {
    */
   async remember<T>(key: string, collections: readonly string[], load: () => Promise<T>): Promise<T> {
     this.sync();
-    // Generations only rise, so their sum moves whenever one of them does.
-    let generation = 0;
-    for (const collection of collections) generation += this.generation(collection);
+    const generation = this.generationOf(collections);
     const entry = this.remembered.get(key);
     if (entry && entry.generation === generation) {
       this.hits++;
@@ -73,9 +134,7 @@ export class CountCache {
     }
     this.misses++;
     const value = await load();
-    let now = 0;
-    for (const collection of collections) now += this.generation(collection);
-    if (now === generation) {
+    if (this.generationOf(collections) === generation) {
       this.remembered.delete(key);
       this.remembered.set(key, { generation, value });
       if (this.remembered.size > this.maxEntries) this.remembered.delete(this.remembered.keys().next().value!);
@@ -93,26 +152,16 @@ export class CountCache {
     load: (limit: number) => Promise<string[]>,
   ): Promise<readonly string[] | undefined> {
     this.sync();
-    let generation = 0;
-    for (const collection of collections) generation += this.generation(collection);
-    const entry = this.idLists.get(key);
-    if (entry && entry.generation === generation) {
+    const generation = this.generationOf(collections);
+    const entry = this.idLists.get(key, generation);
+    if (entry) {
       this.hits++;
-      this.idLists.delete(key);
-      this.idLists.set(key, entry);
-      return entry.ids;
+      return entry.value;
     }
     this.misses++;
     const found = await load(MAX_IDS_PER_LIST + 1);
     const ids = found.length > MAX_IDS_PER_LIST ? undefined : found;
-    let now = 0;
-    for (const collection of collections) now += this.generation(collection);
-    if (now === generation) {
-      this.forgetIds(key);
-      this.idLists.set(key, { generation, ids });
-      this.rememberedIds += ids?.length ?? 0;
-      while (this.rememberedIds > MAX_REMEMBERED_IDS) this.forgetIds(this.idLists.keys().next().value!);
-    }
+    if (this.generationOf(collections) === generation) this.idLists.set(key, generation, ids);
     return ids;
   }
 
@@ -127,41 +176,60 @@ export class CountCache {
     load: () => Promise<AggregateResult>,
   ): Promise<AggregateResult> {
     this.sync();
-    let generation = 0;
-    for (const collection of collections) generation += this.generation(collection);
-    const entry = this.aggregates.get(key);
-    if (entry && entry.generation === generation) {
+    const generation = this.generationOf(collections);
+    const entry = this.aggregates.get(key, generation);
+    if (entry) {
       this.hits++;
-      this.aggregates.delete(key);
-      this.aggregates.set(key, entry);
-      return entry.result;
+      return entry.value;
     }
     this.misses++;
     const result = await load();
-    let now = 0;
-    for (const collection of collections) now += this.generation(collection);
-    if (now === generation && result.groups.length <= MAX_REMEMBERED_GROUPS) {
-      this.forgetAggregate(key);
-      this.aggregates.set(key, { generation, result });
-      this.rememberedGroups += result.groups.length;
-      while (this.aggregates.size > MAX_CACHED_AGGREGATES || this.rememberedGroups > MAX_REMEMBERED_GROUPS)
-        this.forgetAggregate(this.aggregates.keys().next().value!);
-    }
+    if (this.generationOf(collections) === generation) this.aggregates.set(key, generation, result);
     return result;
   }
 
-  private forgetAggregate(key: string): void {
-    const entry = this.aggregates.get(key);
-    if (!entry) return;
-    this.rememberedGroups -= entry.result.groups.length;
-    this.aggregates.delete(key);
+  /**
+   * A page of a list, remembered as the ids it held in order until any of `collections` is
+   * written: asked again, it costs reading those records by id (`reread`), however the list was
+   * filtered and sorted. A re-read that misses a record or raced a write is not answered: the
+   * page is read anew.
+   */
+  async rememberPage(
+    key: string,
+    collections: readonly string[],
+    load: () => Promise<Doc[]>,
+    reread: (ids: readonly string[]) => Promise<Doc[]>,
+  ): Promise<Doc[]> {
+    this.sync();
+    const generation = this.generationOf(collections);
+    const entry = this.pages.get(key, generation);
+    if (entry) {
+      const docs = await reread(entry.value);
+      if (docs.length === entry.value.length && this.generationOf(collections) === generation) {
+        this.hits++;
+        return docs;
+      }
+    }
+    this.misses++;
+    const docs = await load();
+    if (
+      this.generationOf(collections) === generation &&
+      docs.length <= MAX_PAGE_LENGTH &&
+      docs.every((doc) => typeof doc.id === 'string')
+    )
+      this.pages.set(
+        key,
+        generation,
+        docs.map((doc) => doc.id as string),
+      );
+    return docs;
   }
 
-  private forgetIds(key: string): void {
-    const entry = this.idLists.get(key);
-    if (!entry) return;
-    this.rememberedIds -= entry.ids?.length ?? 0;
-    this.idLists.delete(key);
+  /** The sum of the collections' generations: it moves whenever one of them does (they only rise). */
+  private generationOf(collections: readonly string[]): number {
+    let generation = 0;
+    for (const collection of collections) generation += this.generation(collection);
+    return generation;
   }
 
   get(key: string, collection: string): number | undefined {
@@ -202,9 +270,8 @@ export class CountCache {
     this.entries.clear();
     this.remembered.clear();
     this.idLists.clear();
-    this.rememberedIds = 0;
     this.aggregates.clear();
-    this.rememberedGroups = 0;
+    this.pages.clear();
   }
 
   get size(): number {
@@ -230,8 +297,24 @@ export class CountCachingStore extends StoreWrapper {
     if (!touched) cache.changedElsewhere ??= () => inner.changedElsewhere?.() ?? false;
   }
 
+  /**
+   * A page of a list is remembered as its ids until a collection it read is written
+   * (CountCache.rememberPage); longer reads, and reads inside a transaction, go to the store.
+   */
   override async find(collection: string, query: FindQuery): Promise<FindResult> {
     if (this.touched) return this.inner.find(collection, query);
+    if (query.limit === undefined || query.limit > MAX_PAGE_LENGTH || (query.select && !query.select.includes('id')))
+      return this.readPage(collection, query);
+    const collections = hasThrough(query.where) ? [collection, ...throughCollections(query.where)] : [collection];
+    return this.cache.rememberPage(
+      `page\u0000${collection}\u0000${JSON.stringify(query)}`,
+      collections,
+      () => this.readPage(collection, query),
+      (ids) => this.rereadPage(collection, ids, query.select),
+    );
+  }
+
+  private async readPage(collection: string, query: FindQuery): Promise<FindResult> {
     // A sorted page may be read another way when the store knows how many records match (the count
     // a list asks for beside it, when it is remembered); only a page of a sort costs the look-up.
     const matching =
@@ -239,9 +322,19 @@ export class CountCachingStore extends StoreWrapper {
         ? this.cache.peek(`${collection}\u0000${JSON.stringify({ where: query.where, text: query.text })}`, collection)
         : undefined;
     const hinted = matching === undefined ? query : { ...query, matching };
-    // The read path without a rule through a reference passes straight on: no copy, no extra await.
     if (!hasThrough(query.where)) return this.inner.find(collection, hinted);
     return this.inner.find(collection, { ...hinted, where: await this.knownIds(query.where) });
+  }
+
+  /** The records of `ids` in that order, those still there. */
+  private async rereadPage(collection: string, ids: readonly string[], select?: string[]): Promise<FindResult> {
+    const docs = await this.inner.find(collection, {
+      where: { field: 'id', op: 'in', value: [...ids] },
+      select,
+      limit: ids.length,
+    });
+    const byId = new Map(docs.map((doc) => [doc.id, doc]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   override async count(collection: string, query: CountQuery): Promise<number> {

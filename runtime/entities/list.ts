@@ -40,6 +40,7 @@ export async function listOperation({ ctx, plural, query, caller }: ListInput): 
     limit: keyset ? query.limit + 1 : query.limit,
     after: query.after,
     select: query.select,
+    remember: true,
   };
   const [found, totalCount] = await Promise.all([
     ctx.store.find(plural, find),

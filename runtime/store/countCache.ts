@@ -298,12 +298,18 @@ export class CountCachingStore extends StoreWrapper {
   }
 
   /**
-   * A page of a list is remembered as its ids until a collection it read is written
-   * (CountCache.rememberPage); longer reads, and reads inside a transaction, go to the store.
+   * A page a list endpoint asks for (`remember`) is remembered as its ids until a collection it
+   * read is written (CountCache.rememberPage); other reads, longer ones, and reads inside a
+   * transaction go to the store.
    */
   override async find(collection: string, query: FindQuery): Promise<FindResult> {
     if (this.touched) return this.inner.find(collection, query);
-    if (query.limit === undefined || query.limit > MAX_PAGE_LENGTH || (query.select && !query.select.includes('id')))
+    if (
+      !query.remember ||
+      query.limit === undefined ||
+      query.limit > MAX_PAGE_LENGTH ||
+      (query.select && !query.select.includes('id'))
+    )
       return this.readPage(collection, query);
     const collections = hasThrough(query.where) ? [collection, ...throughCollections(query.where)] : [collection];
     return this.cache.rememberPage(

@@ -82,6 +82,12 @@ export interface FindQuery {
    * read): a hint the store may use to choose how to read the page, never a filter.
    */
   matching?: number;
+  /**
+   * A page a client asked for through a list endpoint: the count cache may remember it (as ids)
+   * until the next write, and between instances it may lag a write by the notice's trip. Reads
+   * that coordinate work (jobs, leases, deliveries) leave it unset and always ask the store.
+   */
+  remember?: boolean;
 }
 export type FindResult = Doc[];
 

@@ -1,9 +1,13 @@
-// Realtime: commit-to-event latency for 100 subscribers on one instance and across two
-// instances (PostgreSQL + Redis), and create throughput with 100 open streams against none.
+// Realtime: commit-to-event latency for subscribers on one instance and across two instances
+// (PostgreSQL + Redis), create throughput with the streams open against none, and the server's
+// memory per open stream. BENCH_SUBSCRIBERS=10000 holds that many streams open on one instance:
+// 100 administrators who see every create (their latency is measured) and the rest ordinary
+// users whom the access rules show none of them (drafts), so the server decides for each of
+// them and sends nothing but heartbeats.
 // Targets: p99 under 100 ms on one instance; create throughput within 15% of no streams.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,10 +20,14 @@ import { openStore } from '../runtime/store/openStore.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const SECRET = 'bench-secret';
-const SUBSCRIBERS = 100;
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
+/** Subscribers who see every create and whose latency is measured; the rest see none of them. */
+const MEASURED = Math.min(100, SUBSCRIBERS);
 const WRITES = Number(process.env.BENCH_REALTIME_WRITES ?? 300);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = 3;
+/** Streams opened at a time. */
+const OPENING = 250;
 
 interface Stream {
   events: number;
@@ -28,7 +36,7 @@ interface Stream {
 }
 
 /** One SSE subscriber; with `measure`, each created article's delay from its createdAt is kept. */
-function subscribe(url: string, token: string, measure: boolean): Promise<Stream> {
+function subscribe(url: string, token: string, measure: boolean, quiet = false): Promise<Stream> {
   return new Promise((resolve, reject) => {
     const stream: Stream = { events: 0, latencies: [], close: () => req.destroy() };
     const req = request(
@@ -36,6 +44,12 @@ function subscribe(url: string, token: string, measure: boolean): Promise<Stream
       { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
       (res) => {
         if (res.statusCode !== 200) return reject(new Error(`subscribe answered ${res.statusCode}`));
+        if (quiet) {
+          // Its rules show it nothing of the creates: only heartbeats arrive, and are dropped.
+          res.resume();
+          res.on('error', () => undefined);
+          return resolve(stream);
+        }
         let buffer = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {
@@ -61,8 +75,15 @@ function subscribe(url: string, token: string, measure: boolean): Promise<Stream
   });
 }
 
-/** A fresh database with SUBSCRIBERS administrators (each may hold a few streams); their tokens. */
-async function prepare(databaseUrl: string): Promise<string[]> {
+interface Tokens {
+  /** Administrators' sessions: they see every create. */
+  measured: string[];
+  /** Ordinary users' sessions: the rules show them no draft. */
+  quiet: string[];
+}
+
+/** A fresh database with MEASURED administrators and the other subscribers as ordinary users; their sessions. */
+async function prepare(databaseUrl: string): Promise<Tokens> {
   const registry = await loadRegistry(root, 'generated');
   const store = await openStore(databaseUrl, root);
   await store.init(registry.model);
@@ -71,18 +92,32 @@ async function prepare(databaseUrl: string): Promise<string[]> {
     id: newId(),
     email: `rt${i}@example.test`,
     displayName: `Subscriber ${i}`,
-    roles: ['ADMIN'],
+    roles: [i < MEASURED ? 'ADMIN' : 'USER'],
     authSource: 'local',
     disabled: false,
     createdAt: now,
     updatedAt: now,
   }));
-  await store.insertMany('users', users);
+  for (let i = 0; i < users.length; i += 1000) await store.insertMany('users', users.slice(i, i + 1000));
   await store.close();
-  return users.map((u) => signSession(SECRET, u.id, Date.now()));
+  const tokens = users.map((u) => signSession(SECRET, u.id, Date.now()));
+  return { measured: tokens.slice(0, MEASURED), quiet: tokens.slice(MEASURED) };
 }
 
+/** Opens the quiet streams, OPENING at a time. */
+async function openQuiet(url: string, tokens: string[]): Promise<Stream[]> {
+  const streams: Stream[] = [];
+  for (let i = 0; i < tokens.length; i += OPENING)
+    streams.push(...(await Promise.all(tokens.slice(i, i + OPENING).map((t) => subscribe(url, t, false, true)))));
+  return streams;
+}
+
+/** The resident memory of a process, in bytes. */
+const rssOf = (pid: number) =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+
 function startServer(core: number, databaseUrl: string, port: number, env: Record<string, string> = {}): ChildProcess {
+  const room = SUBSCRIBERS > 1000 ? { BENCH_MAX_STREAMS: String(SUBSCRIBERS + 100) } : {};
   return spawn(
     'taskset',
     [
@@ -95,7 +130,7 @@ function startServer(core: number, databaseUrl: string, port: number, env: Recor
       SECRET,
       root,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...room, ...env } },
   );
 }
 
@@ -176,22 +211,40 @@ async function main() {
   const tokens = await prepare(sqlite);
   const url = 'http://127.0.0.1:4300';
   const server = startServer(0, sqlite, 4300);
+  const quietCount = tokens.quiet.length;
+  const shape =
+    quietCount > 0 ? `${SUBSCRIBERS} subscribers (${MEASURED} see every create)` : `${SUBSCRIBERS} subscribers`;
   try {
     await waitUntilUp(url, server);
-    const one = await latency(url, url, tokens);
+    load(url, tokens.measured[0]);
+    let quiet: Stream[] = [];
+    if (quietCount > 0) {
+      const before = rssOf(server.pid!);
+      quiet = await openQuiet(url, tokens.quiet);
+      await new Promise((r) => setTimeout(r, 2000));
+      const after = rssOf(server.pid!);
+      process.stdout.write(
+        `realtime  ${quietCount} quiet streams opened: server RSS ${(before / 2 ** 20).toFixed(0)} MB -> ${(after / 2 ** 20).toFixed(0)} MB, ${((after - before) / quietCount / 1024).toFixed(1)} KB per stream\n`,
+      );
+    }
+    const one = await latency(url, url, tokens.measured);
     process.stdout.write(
-      `realtime  one instance (SQLite), ${SUBSCRIBERS} subscribers, ${WRITES} creates: commit-to-event p50 ${one.p50} ms, p99 ${one.p99} ms (target p99 < 100)\n`,
+      `realtime  one instance (SQLite), ${shape}, ${WRITES} creates: commit-to-event p50 ${one.p50} ms, p99 ${one.p99} ms (target p99 < 100)\n`,
     );
-    load(url, tokens[0]);
+    for (const stream of quiet) stream.close();
+    await new Promise((r) => setTimeout(r, 500));
     const without: number[] = [];
     const withStreams: number[] = [];
     // Rounds interleave the two cases, so drift of this shared machine hits each alike.
     for (let round = 0; round < ROUNDS; round++) {
-      without.push(load(url, tokens[0]));
-      const streams = await Promise.all(tokens.map((token) => subscribe(url, token, false)));
-      withStreams.push(load(url, tokens[0]));
+      without.push(load(url, tokens.measured[0]));
+      const streams = [
+        ...(await Promise.all(tokens.measured.map((token) => subscribe(url, token, false)))),
+        ...(await openQuiet(url, tokens.quiet)),
+      ];
+      withStreams.push(load(url, tokens.measured[0]));
       for (const stream of streams) stream.close();
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 300 + quietCount / 10));
     }
     const a = median(without);
     const b = median(withStreams);
@@ -201,6 +254,7 @@ async function main() {
   } finally {
     await stop(server);
   }
+  if (process.env.BENCH_REALTIME_CLUSTER === '0') return;
 
   const pg = `postgres://postgres@127.0.0.1:5432/test?schema=bench_rt_${Date.now()}`;
   const pgTokens = await prepare(pg);
@@ -209,9 +263,9 @@ async function main() {
   const b = startServer(1, pg, 4302, env);
   try {
     await Promise.all([waitUntilUp('http://127.0.0.1:4301', a), waitUntilUp('http://127.0.0.1:4302', b)]);
-    const two = await latency('http://127.0.0.1:4301', 'http://127.0.0.1:4302', pgTokens);
+    const two = await latency('http://127.0.0.1:4301', 'http://127.0.0.1:4302', pgTokens.measured);
     process.stdout.write(
-      `realtime  two instances (PostgreSQL + Redis), writes on A, ${SUBSCRIBERS} subscribers on B: p50 ${two.p50} ms, p99 ${two.p99} ms\n`,
+      `realtime  two instances (PostgreSQL + Redis), writes on A, ${MEASURED} subscribers on B: p50 ${two.p50} ms, p99 ${two.p99} ms\n`,
     );
   } finally {
     await Promise.all([stop(a), stop(b)]);

@@ -1,6 +1,7 @@
 // The entigen server under benchmark: the generated example app over the seeded file.
 import { pino } from 'pino';
 import { loadRegistry } from '../../bin/commands/serveCommand.js';
+import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import { startServer } from '../../runtime/server/startServer.js';
 
 const [databaseUrl, port, secret, root] = process.argv.slice(2);
@@ -12,9 +13,16 @@ const hooks = process.env.BENCH_HOOKS
       { plural: 'articles', hooks: { beforeCreate: () => undefined, afterCommit: () => undefined } },
     ]
   : undefined;
+// BENCH_MAX_STREAMS=N: room for N realtime streams on this instance (the realtime benchmark at scale).
+const maxStreams = Number(process.env.BENCH_MAX_STREAMS ?? 0);
+const overrides =
+  maxStreams > 0
+    ? { realtime: { ...loadRuntimeConfig(root, process.env).realtime, maxStreams: maxStreams } }
+    : undefined;
 const running = await startServer({
   registry,
   hooks,
+  overrides,
   root,
   port: Number(port),
   host: '127.0.0.1',

@@ -45,7 +45,7 @@ const PG_URL =
     : undefined;
 
 interface Target {
-  name: 'entigen' | 'entigen-node' | 'before' | 'baseline' | 'baseline-born' | 'bare' | 'soul';
+  name: 'entigen' | 'entigen-pg' | 'entigen-node' | 'before' | 'baseline' | 'baseline-born' | 'bare' | 'soul';
   /** Runs only when BENCH_TARGETS names it. */
   optIn?: boolean;
   start(db: string, port: number): ChildProcess;
@@ -90,14 +90,23 @@ const entigenServer = (database: string, port: number, checkout = root, env: Nod
 const TARGETS: Target[] = [
   {
     name: 'entigen',
-    // BENCH_STORE=postgres serves entigen from PostgreSQL (the peers stay on their SQLite copies).
-    start: (db, port) => entigenServer(PG_URL ?? `sqlite:${db}`, port),
+    start: (db, port) => entigenServer(`sqlite:${db}`, port),
     paths: ENTIGEN_PATHS,
   },
+  ...(PG_URL
+    ? [
+        {
+          // BENCH_STORE=postgres adds the same server on PostgreSQL, holding the same rows.
+          name: 'entigen-pg' as const,
+          start: (_db: string, port: number) => entigenServer(PG_URL, port),
+          paths: ENTIGEN_PATHS,
+        },
+      ]
+    : []),
   {
     // The same server on the node:http adapter (server.adapter: node), the adapter's own case.
     name: 'entigen-node',
-    start: (db, port) => entigenServer(PG_URL ?? `sqlite:${db}`, port, root, { ...process.env, HTTP_ADAPTER: 'node' }),
+    start: (db, port) => entigenServer(`sqlite:${db}`, port, root, { ...process.env, HTTP_ADAPTER: 'node' }),
     paths: ENTIGEN_PATHS,
   },
   ...(COMPARE
@@ -425,6 +434,14 @@ async function main() {
     if (n && b && e)
       process.stdout.write(
         `  ${item.padEnd(10)} node adapter ${(n.rps / b.rps).toFixed(2)}x baseline, ${(n.rps / e.rps).toFixed(2)}x entigen on Express${item === 'get by id' ? ' (target: at least 3x baseline)' : ''}\n`,
+      );
+  }
+  for (const item of CASES) {
+    const pg = results.get(`entigen-pg/${item}`);
+    const e = results.get(`entigen/${item}`);
+    if (pg && e)
+      process.stdout.write(
+        `  ${item.padEnd(10)} PostgreSQL store ${pg.rps.toFixed(0)} req/s, ${(pg.rps / e.rps).toFixed(2)}x the SQLite store${item === 'create' ? ' (target: at least 1,000 req/s)' : ' (target >= 0.5)'}\n`,
       );
   }
   for (const item of CASES) {

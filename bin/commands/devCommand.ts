@@ -40,7 +40,12 @@ export async function devCommand(options: DevOptions): Promise<void> {
     const args = [cliPath, 'serve', '--out', options.out];
     if (options.port !== undefined) args.push('--port', options.port);
     if (options.host !== undefined) args.push('--host', options.host);
-    const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: process.env });
+    // Stack traces name the lines of the project's sources, not of the compiled bundle.
+    const child = spawn(process.execPath, ['--enable-source-maps', ...args], {
+      cwd: root,
+      stdio: 'inherit',
+      env: process.env,
+    });
     child.on('exit', (code, signal) => {
       if (server === child && signal === null)
         say(`the server exited with code ${code}; waiting for a change to start it again`);

@@ -1,13 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { tsImport } from 'tsx/esm/api';
 import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import type { Registry } from '../../runtime/defineRegistry.js';
 import type { JobHandler } from '../../runtime/jobs/scheduler.js';
 import type { RepositoryWriter } from '../../runtime/repository.js';
 import { startServer } from '../../runtime/server/startServer.js';
 import type { Store } from '../../runtime/store/types.js';
+import { importProjectModules, type LoadedFrom } from './projectModules.js';
 import { reportFailure } from './reportFailure.js';
 import { releaseLog, serverLogger } from './serverLogger.js';
 import { stopWithLauncher } from './stopWithLauncher.js';
@@ -23,25 +22,46 @@ interface GeneratedModule {
   repositories?: (store: Store, writer?: RepositoryWriter) => unknown;
 }
 
+/** The project's generated module: its registry and repositories. */
 export async function loadGenerated(root: string, out: string): Promise<GeneratedModule & { registry: Registry }> {
-  const index = resolve(root, out, 'index.ts');
-  if (!existsSync(index)) throw new Error(`${join(out, 'index.ts')} not found; run \`entigen build\` first`);
-  const generated = (await tsImport(pathToFileURL(index).href, import.meta.url)) as GeneratedModule;
-  if (!generated.registry) throw new Error(`${join(out, 'index.ts')} exports no registry; run \`entigen build\``);
-  return generated as GeneratedModule & { registry: Registry };
+  return (await loadProject(root, out, undefined)).generated;
 }
 
-/** Loads the project's generated registry (TypeScript, through tsx). */
+/** Loads the project's generated registry. */
 export async function loadRegistry(root: string, out: string): Promise<Registry> {
   return (await loadGenerated(root, out)).registry;
 }
 
-/** The module named by jobs.handlers: its exported functions (or its default export's) by name. */
-export async function loadHandlers(root: string, path: string | undefined): Promise<Record<string, JobHandler>> {
-  if (!path) return {};
-  const file = resolve(root, path);
-  if (!existsSync(file)) throw new Error(`jobs.handlers names ${path}, which does not exist`);
-  const module = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
+/**
+ * The generated module and the job handlers (the module jobs.handlers names: its exported
+ * functions, or its default export's, by name), compiled together so a module both import is
+ * one module.
+ */
+export async function loadProject(
+  root: string,
+  out: string,
+  handlersPath: string | undefined,
+): Promise<{
+  generated: GeneratedModule & { registry: Registry };
+  handlers: Record<string, JobHandler>;
+  loaded: LoadedFrom;
+}> {
+  const index = resolve(root, out, 'index.ts');
+  if (!existsSync(index)) throw new Error(`${join(out, 'index.ts')} not found; run \`entigen build\` first`);
+  const handlersFile = handlersPath ? resolve(root, handlersPath) : undefined;
+  if (handlersFile && !existsSync(handlersFile))
+    throw new Error(`jobs.handlers names ${handlersPath}, which does not exist`);
+  const { modules, loaded } = await importProjectModules(root, handlersFile ? [index, handlersFile] : [index]);
+  const [generated, handlerModule] = modules as [GeneratedModule, Record<string, unknown> | undefined];
+  if (!generated.registry) throw new Error(`${join(out, 'index.ts')} exports no registry; run \`entigen build\``);
+  return {
+    generated: generated as GeneratedModule & { registry: Registry },
+    handlers: handlerModule ? handlersOf(handlerModule) : {},
+    loaded,
+  };
+}
+
+function handlersOf(module: Record<string, unknown>): Record<string, JobHandler> {
   const exported = {
     ...(typeof module.default === 'object' && module.default ? (module.default as Record<string, unknown>) : {}),
     ...module,
@@ -57,8 +77,14 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     const port = options.port === undefined ? undefined : Number(options.port);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
       throw new Error(`--port must be an integer from 0 to 65535`);
-    const generated = await loadGenerated(root, options.out);
-    const handlers = await loadHandlers(root, loadRuntimeConfig(root, process.env).jobs.handlers);
+    const { generated, handlers, loaded } = await loadProject(
+      root,
+      options.out,
+      loadRuntimeConfig(root, process.env).jobs.handlers,
+    );
+    const logger = serverLogger();
+    if (loaded.loader === 'bundle') logger.info(loaded, 'project modules loaded from their compiled bundle');
+    else logger.info(loaded, 'project modules loaded through tsx');
     const running = await startServer({
       registry: generated.registry,
       repositories: generated.repositories,
@@ -66,7 +92,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       root,
       port,
       host: options.host,
-      logger: serverLogger(),
+      logger,
     });
     let stopping = false;
     const stop = (signal: string) => {

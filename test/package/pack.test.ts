@@ -55,5 +55,8 @@ describe('npm pack', () => {
       expect((await fetch(`${url}/api/v1/notes`, { redirect: 'manual' })).headers.get('location')).toBe('/setup');
       await expectConsoleServed(url);
     });
+    // The project's modules were compiled once into the cache, not loaded through a TypeScript loader.
+    const cache = join(project, 'node_modules', '.cache', 'entigen');
+    expect(readdirSync(cache).some((key) => existsSync(join(cache, key, 'manifest.json')))).toBe(true);
   });
 });

@@ -1,0 +1,123 @@
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compiledEntries } from './projectModules.js';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+describe('compiled project modules', () => {
+  const made: string[] = [];
+  let project: string;
+  let cache: string;
+
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(project, path)), { recursive: true });
+    writeFileSync(join(project, path), text);
+  };
+
+  beforeEach(() => {
+    project = mkdtempSync(join(tmpdir(), 'entigen-modules-project-'));
+    cache = mkdtempSync(join(tmpdir(), 'entigen-modules-cache-'));
+    made.push(project, cache);
+    // The project's packages, as an installed project has them.
+    symlinkSync(join(repo, 'node_modules'), join(project, 'node_modules'));
+    process.env.ENTIGEN_MODULE_CACHE = cache;
+    write(
+      'lib/counter.ts',
+      `import { stringify } from 'yaml';
+      export const here: string = import.meta.url;
+      export const folder: string = import.meta.dirname;
+      let count = 0;
+      export const next = (): number => ++count;
+      export const yaml = (value: unknown): string => stringify(value);\n`,
+    );
+    write(
+      'generated/index.ts',
+      `export { next, here, folder, yaml } from '../lib/counter.js';\nexport const registry = {};\n`,
+    );
+    write('jobs/handlers.ts', `import { next } from '../lib/counter';\nexport const tick = () => next();\n`);
+  });
+  afterEach(() => {
+    delete process.env.ENTIGEN_MODULE_CACHE;
+  });
+  afterAll(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const entries = () => [join(project, 'generated', 'index.ts'), join(project, 'jobs', 'handlers.ts')];
+
+  it('compiles the entries into plain modules that keep their sources addresses and share what both import', async () => {
+    const compiled = await compiledEntries(project, entries());
+    expect(compiled).toMatchObject({ from: 'compiled' });
+    const files = 'files' in compiled ? compiled.files : undefined;
+    expect(files).toHaveLength(2);
+    expect(files!.every((file) => file.startsWith(cache) && file.endsWith('.mjs'))).toBe(true);
+    const [index, jobs] = await Promise.all(files!.map((file) => import(pathToFileURL(file).href)));
+    expect(index.here).toBe(pathToFileURL(join(project, 'lib', 'counter.ts')).href);
+    expect(index.folder).toBe(join(project, 'lib'));
+    expect(index.yaml({ a: 1 })).toBe('a: 1\n');
+    // One module for both entries: the counter they share counts on.
+    expect(index.next()).toBe(1);
+    expect(jobs.tick()).toBe(2);
+    // The package stays a module of its own, imported from where the project installs it.
+    const chunk = readdirSync(dirname(files![0]))
+      .filter((name) => name.endsWith('.mjs'))
+      .map((name) => readFileSync(join(dirname(files![0]), name), 'utf8'))
+      .join('\n');
+    expect(chunk).toContain(pathToFileURL(join(repo, 'node_modules', 'yaml')).href);
+  });
+
+  /** The compiled files, failing the test when tsx would have had to load them. */
+  const filesOf = async () => {
+    const compiled = await compiledEntries(project, entries());
+    if (!('files' in compiled)) throw new Error(compiled.reason);
+    return compiled;
+  };
+
+  it('reuses the cache while the sources are unchanged and compiles again when one changes', async () => {
+    const first = await filesOf();
+    const manifest = join(dirname(first.files[0]), 'manifest.json');
+    const written = readFileSync(manifest, 'utf8');
+    expect(await filesOf()).toEqual({ ...first, from: 'cache' });
+    expect(readFileSync(manifest, 'utf8')).toBe(written);
+
+    write('lib/counter.ts', `export const next = () => 41;\nexport const here = 'changed';\n`);
+    const second = await filesOf();
+    expect(second.from).toBe('compiled');
+    expect(second.files[0]).not.toBe(first.files[0]);
+    const index = await import(pathToFileURL(second.files[0]).href);
+    expect(index.here).toBe('changed');
+  });
+
+  it('compiles again when an output was removed', async () => {
+    const first = await filesOf();
+    rmSync(first.files[1]);
+    const again = await filesOf();
+    expect(again.from).toBe('compiled');
+    expect(existsSync(again.files[1])).toBe(true);
+  });
+
+  it('leaves to tsx what a bundle could not keep faithful, and what does not compile, saying why', async () => {
+    write('generated/index.ts', `export const load = (name: string) => import(\`../lib/\${name}.js\`);\n`);
+    expect(await compiledEntries(project, entries())).toEqual({
+      reason: `${join('generated', 'index.ts')} uses import.meta.resolve or an import() of a computed path`,
+    });
+    write('generated/index.ts', `export const where = import.meta.resolve('yaml');\n`);
+    expect(await compiledEntries(project, entries())).toMatchObject({ reason: expect.stringContaining('index.ts') });
+    write('generated/index.ts', `export const broken = ;\n`);
+    expect(await compiledEntries(project, entries())).toMatchObject({
+      reason: expect.stringContaining('the compile failed'),
+    });
+  });
+});

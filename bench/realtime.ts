@@ -26,6 +26,8 @@ const MEASURED = Math.min(100, SUBSCRIBERS);
 const WRITES = Number(process.env.BENCH_REALTIME_WRITES ?? 300);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = 3;
+/** BENCH_PROFILE=DIR writes V8 CPU profiles of the servers to DIR (open them in Chrome DevTools). */
+const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 /** Streams opened at a time. */
 const OPENING = 250;
 
@@ -45,7 +47,7 @@ function subscribe(url: string, token: string, measure: boolean, quiet = false):
       (res) => {
         if (res.statusCode !== 200) return reject(new Error(`subscribe answered ${res.statusCode}`));
         if (quiet) {
-          // Its rules show it nothing of the creates: only heartbeats arrive, and are dropped.
+          // What arrives (for the quiet subscribers, only heartbeats: their rules show them none of the creates) is dropped.
           res.resume();
           res.on('error', () => undefined);
           return resolve(stream);
@@ -124,6 +126,7 @@ function startServer(core: number, databaseUrl: string, port: number, env: Recor
       '-c',
       String(core),
       process.execPath,
+      ...PROFILE,
       join(here, 'crud', 'entigenServer.js'),
       databaseUrl,
       String(port),
@@ -238,8 +241,9 @@ async function main() {
     // Rounds interleave the two cases, so drift of this shared machine hits each alike.
     for (let round = 0; round < ROUNDS; round++) {
       without.push(load(url, tokens.measured[0]));
+      // Here the clients only drain their sockets: parsing would take the load generator's core.
       const streams = [
-        ...(await Promise.all(tokens.measured.map((token) => subscribe(url, token, false)))),
+        ...(await Promise.all(tokens.measured.map((token) => subscribe(url, token, false, true)))),
         ...(await openQuiet(url, tokens.quiet)),
       ];
       withStreams.push(load(url, tokens.measured[0]));

@@ -107,6 +107,14 @@ export class LogFeed {
     return eventsAfter(this.options.store, position, limit);
   }
 
+  /** Every event after `position` up to the head, when memory still holds them all; else undefined. */
+  inMemoryAfter(position: number): ChangeEvent[] | undefined {
+    if (position >= this.head) return [];
+    const first = this.cache[0]?.seq;
+    if (first === undefined || first > position + 1) return undefined;
+    return this.cache.slice(position + 1 - first);
+  }
+
   private async read(): Promise<void> {
     const local = this.localCommit;
     this.localCommit = false;

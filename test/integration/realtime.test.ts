@@ -158,6 +158,44 @@ describe('realtime over Server-Sent Events', () => {
     await byQuery.next((e) => e.data.id === later[2]);
   });
 
+  it('decides once for the streams that see alike: each owner still gets only their own drafts, and a grant at once', async () => {
+    const readers = await Promise.all(Array.from({ length: 6 }, () => server.user()));
+    const streams = await Promise.all(readers.map((reader) => subscribe('entities=articles', reader.token)));
+    const adminStream = await subscribe('entities=articles', admin.token);
+    await marker(adminStream);
+    // The readers' constraints differ only by their own id: one group for them, one for the admin.
+    for (let i = 0; i < 50 && server.realtime.grouping.grouped < 7; i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(server.realtime.grouping).toEqual({ groups: 2, grouped: 7 });
+
+    const [alice, bob] = readers;
+    const draft = (
+      await server.call('POST', '/api/v1/articles', { token: alice.token, body: { title: 'Mine', body: 'b' } })
+    ).body.data;
+    expect((await streams[0].next((e) => e.data?.id === draft.id)).event).toBe('articles.created');
+    const published = (
+      await server.call('POST', '/api/v1/articles', {
+        token: admin.token,
+        body: { title: 'For all', body: 'b', status: 'published' },
+      })
+    ).body.data;
+    for (const stream of streams) await stream.next((e) => e.data?.id === published.id);
+    expect(streams.slice(1).every((stream) => ids(stream.events, draft.id).length === 0)).toBe(true);
+
+    // A grant shares the draft with Bob from the next event on, without waiting for a refresh.
+    const granted = await server.call('POST', '/api/v1/grants', {
+      token: alice.token,
+      body: { entity: 'articles', entityId: draft.id, grantedTo: bob.id, permissions: ['view'] },
+    });
+    expect(granted.status).toBe(201);
+    await server.call('PATCH', `/api/v1/articles/${draft.id}`, { token: alice.token, body: { title: 'Shared' } });
+    const shared = await streams[1].next((e) => e.data?.id === draft.id);
+    expect(shared).toMatchObject({ event: 'articles.updated', data: { title: 'Shared' } });
+    await marker(adminStream);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(streams.slice(2).every((stream) => ids(stream.events, draft.id).length === 0)).toBe(true);
+  });
+
   it('sends heartbeats, and tells a client that skipped events the id it reached', async () => {
     const stream = await subscribe('entities=comments', admin.token);
     await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title: 'Not a comment', body: 'b' } });

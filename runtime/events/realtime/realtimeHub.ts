@@ -3,9 +3,12 @@ import type { Logger } from 'pino';
 import type { Caller } from '../../access/caller.js';
 import type { RealtimeConfig } from '../../config/runtimeConfig.js';
 import { ApiError } from '../../errors/apiError.js';
+import { GRANTS } from '../../model/collections.js';
+import type { ChangeEvent } from '../eventLog.js';
 import type { LogFeed } from '../logFeed.js';
+import { LiveGroup } from './liveGroup.js';
 import { RealtimeStream } from './realtimeStream.js';
-import type { SubscriptionView } from './subscriptionView.js';
+import { CONSTRAINT_TTL_MS, type SubscriptionView } from './subscriptionView.js';
 
 export interface OpenStream {
   res: ServerResponse;
@@ -24,14 +27,31 @@ interface Entry {
   recheck: OpenStream['recheck'];
 }
 
+/** Constraints of grouped streams asked again per second at most (each is a few store reads). */
+const REFRESHES_PER_TICK = 1000;
+
 /**
  * The open realtime streams of this instance: the per-user and per-instance limits, one
  * heartbeat for all, credentials checked again on every heartbeat and whenever a session or key
  * ended here, and a clean end for every stream at shutdown.
+ *
+ * A stream that has caught up with the feed joins the live group of the streams that decide
+ * alike (LiveGroup), which decides each event once for all of them; only streams behind, held
+ * back, or whose rules reach through a reference read the feed one by one. The constraints of
+ * grouped streams are asked again every second (at most REFRESHES_PER_TICK a second, so with
+ * many thousands of streams each is asked every few seconds) and on every heartbeat; a stream
+ * whose constraint changed moves to its group. The grantee of a changed grant reads on by
+ * itself from that change, with its constraints asked again, so what the grant shares (or no
+ * longer shares) shows in the very next event.
  */
 export class RealtimeHub {
   private readonly entries = new Set<Entry>();
   private readonly perHolder = new Map<string, number>();
+  private readonly groups = new Map<string, LiveGroup>();
+  private readonly groupOf = new Map<RealtimeStream, LiveGroup>();
+  private unlistenGroups?: () => void;
+  private refresher?: NodeJS.Timeout;
+  private refreshing = false;
   private timer?: NodeJS.Timeout;
   private checking?: Promise<void>;
   private recheckAgain = false;
@@ -52,6 +72,14 @@ export class RealtimeHub {
       this.recheckAll();
     }, this.config.heartbeatMs);
     this.timer.unref();
+    this.unlistenGroups = this.feed.listen(() => this.advanceGroups());
+    this.refresher = setInterval(() => void this.refreshGroups(), CONSTRAINT_TTL_MS);
+    this.refresher.unref();
+  }
+
+  /** How many live groups send to how many streams (the rest read the feed one by one). */
+  get grouping(): { groups: number; grouped: number } {
+    return { groups: this.groups.size, grouped: this.groupOf.size };
   }
 
   /** Throws 429 when `holder` or this instance has no stream left; call before answering. */
@@ -74,7 +102,9 @@ export class RealtimeHub {
     const entry: Entry = { stream, holder, recheck };
     this.entries.add(entry);
     this.perHolder.set(holder, (this.perHolder.get(holder) ?? 0) + 1);
+    stream.onCaughtUp(() => this.join(stream));
     stream.onClose(() => {
+      this.ungroup(stream);
       this.entries.delete(entry);
       const left = (this.perHolder.get(holder) ?? 1) - 1;
       if (left > 0) this.perHolder.set(holder, left);
@@ -102,7 +132,93 @@ export class RealtimeHub {
   /** Ends every stream (shutdown): the clients reconnect elsewhere with their last id. */
   closeAll(): void {
     clearInterval(this.timer);
+    clearInterval(this.refresher);
+    this.unlistenGroups?.();
     for (const { stream } of [...this.entries]) stream.close();
+  }
+
+  /** A stream that caught up joins the group that decides as it does, when that group is where it is. */
+  private join(stream: RealtimeStream): void {
+    if (stream.isClosed || this.groupOf.has(stream) || stream.at !== this.feed.head) return;
+    const key = stream.view.groupKey();
+    if (key === undefined) return;
+    let group = this.groups.get(key);
+    if (!group) {
+      group = new LiveGroup(key, stream.view, stream.at, (member) => this.groupOf.delete(member));
+      this.groups.set(key, group);
+    }
+    if (group.position !== stream.at) return;
+    group.add(stream);
+    this.groupOf.set(stream, group);
+    stream.joinGroup(group);
+  }
+
+  /** Takes a stream out of its group; it reads the feed itself from the group's position. */
+  private ungroup(stream: RealtimeStream): void {
+    const group = this.groupOf.get(stream);
+    if (!group) return;
+    this.groupOf.delete(stream);
+    group.remove(stream);
+    if (group.members.size === 0) this.groups.delete(group.key);
+    stream.leaveGroup(group.position);
+  }
+
+  /**
+   * After each read of the log: every group sends what it read. At a change of a grant, its
+   * grantee's streams leave their groups and ask their constraints again before the next event.
+   */
+  private advanceGroups(): void {
+    for (const group of [...this.groups.values()]) {
+      const events = this.feed.inMemoryAfter(group.position);
+      if (events === undefined) {
+        // Fell behind the feed's memory: each member reads the log itself.
+        for (const member of [...group.members]) this.ungroup(member);
+        continue;
+      }
+      let from = 0;
+      for (let i = 0; i < events.length; i++) {
+        if (events[i].entity !== GRANTS) continue;
+        group.advance(events.slice(from, i + 1));
+        from = i + 1;
+        const grantees = granteesOf(events[i]);
+        for (const member of [...group.members])
+          if (member.view.userId !== undefined && grantees.has(member.view.userId)) {
+            member.view.forget();
+            this.ungroup(member);
+          }
+      }
+      group.advance(from === 0 ? events : events.slice(from));
+      if (group.members.size === 0) this.groups.delete(group.key);
+    }
+  }
+
+  /** Asks the stalest constraints of grouped streams again; a stream whose constraint changed moves. */
+  private async refreshGroups(): Promise<void> {
+    if (this.refreshing) return;
+    this.refreshing = true;
+    try {
+      const now = Date.now();
+      let budget = REFRESHES_PER_TICK;
+      for (const stream of [...this.groupOf.keys()]) {
+        if (budget <= 0) break;
+        if (stream.view.staleAt > now) continue;
+        budget--;
+        await this.refreshOne(stream);
+      }
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  private async refreshOne(stream: RealtimeStream): Promise<void> {
+    try {
+      await stream.view.refresh();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'asking a realtime constraint again failed; the next tick tries again');
+      return;
+    }
+    const group = this.groupOf.get(stream);
+    if (group && stream.view.groupKey() !== group.key) this.ungroup(stream);
   }
 
   private async recheckEach(): Promise<void> {
@@ -117,8 +233,18 @@ export class RealtimeHub {
           continue;
         }
       }
-      if (caller) stream.view.replaceCaller(caller);
-      else stream.fail('UNAUTHORIZED', 'Your session ended or your API key was revoked; sign in and subscribe again');
+      if (caller) {
+        stream.view.replaceCaller(caller);
+        if (this.groupOf.has(stream)) await this.refreshOne(stream);
+      } else stream.fail('UNAUTHORIZED', 'Your session ended or your API key was revoked; sign in and subscribe again');
     }
   }
+}
+
+/** The users a change of a grant concerns. */
+function granteesOf(event: ChangeEvent): Set<string> {
+  const grantees = new Set<string>();
+  for (const state of [event.before, event.after])
+    if (state && typeof state.grantedTo === 'string') grantees.add(state.grantedTo);
+  return grantees;
 }

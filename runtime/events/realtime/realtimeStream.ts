@@ -34,6 +34,11 @@ export class RealtimeStream {
   private refilledAt = Date.now();
   private unlisten?: () => void;
   private readonly closeListeners: (() => void)[] = [];
+  private caughtUp?: () => void;
+  /** While set, a group of streams that decide alike sends this one its events (see LiveGroup). */
+  private group?: { readonly position: number };
+  /** The socket did not take a group's last write: wait for it before writing more. */
+  private backlogged = false;
 
   constructor(
     private readonly res: ServerResponse,
@@ -52,6 +57,57 @@ export class RealtimeStream {
     return this.closed;
   }
 
+  /** Every event up to this one was sent or is not for this subscriber. */
+  get at(): number {
+    return this.group?.position ?? this.position;
+  }
+
+  /** Called whenever the stream has sent everything the feed has read. */
+  onCaughtUp(listener: () => void): void {
+    this.caughtUp = listener;
+  }
+
+  /** From now on `group` sends this stream its events; it stops reading the feed itself. */
+  joinGroup(group: { readonly position: number }): void {
+    this.unlisten?.();
+    this.unlisten = undefined;
+    this.group = group;
+  }
+
+  /** Reads the feed itself again, after `position` (every event up to it was sent or is not for it). */
+  leaveGroup(position: number): void {
+    if (!this.group) return;
+    this.group = undefined;
+    this.position = position;
+    if (this.closed) return;
+    this.unlisten = this.feed.listen(() => this.wake());
+    this.wake();
+  }
+
+  /**
+   * A group's event for this subscriber, written at once; false when the stream must leave the
+   * group (it has no token left, or the socket is full) and go on by itself from where it is.
+   */
+  deliver(frame: string, seq: number): boolean {
+    if (this.closed) return false;
+    if (!this.tryToken()) {
+      this.leaveGroup(seq - 1);
+      return false;
+    }
+    this.cork();
+    const written = this.res.write(frame);
+    this.told = seq;
+    if (written) return true;
+    this.backlogged = true;
+    this.leaveGroup(seq);
+    return false;
+  }
+
+  /** Sends what a group's writes left corked. */
+  flush(): void {
+    this.uncork();
+  }
+
   /** Starts sending: everything after the position, then what the feed reads next. */
   start(): void {
     this.res.on('close', () => this.close());
@@ -67,10 +123,11 @@ export class RealtimeStream {
   heartbeat(): void {
     if (this.closed) return;
     let text = ': ping\n\n';
-    if (this.position > this.told && !this.pumping) {
+    const position = this.at;
+    if (position > this.told && !this.pumping) {
       // An id without data dispatches nothing, but a reconnect starts after it.
-      text += `id: ${this.position}\n\n`;
-      this.told = this.position;
+      text += `id: ${position}\n\n`;
+      this.told = position;
     }
     this.res.write(text);
   }
@@ -91,7 +148,7 @@ export class RealtimeStream {
   }
 
   private wake(): void {
-    if (this.closed) return;
+    if (this.closed || this.group) return;
     if (this.pumping) {
       this.wanted = true;
       return;
@@ -107,11 +164,15 @@ export class RealtimeStream {
         if (this.wanted) {
           this.wanted = false;
           this.wake();
-        }
+        } else if (!this.closed && this.position === this.feed.head) this.caughtUp?.();
       });
   }
 
   private async pump(): Promise<void> {
+    if (this.backlogged) {
+      this.backlogged = false;
+      if (this.res.writableNeedDrain) await this.drained();
+    }
     while (!this.closed && this.position < this.feed.head) {
       const events = await this.feed.after(this.position, PAGE);
       if (events.length === 0) return;
@@ -177,16 +238,20 @@ export class RealtimeStream {
     });
   }
 
+  private tryToken(): boolean {
+    const rate = this.limits.eventsPerSecond;
+    const now = Date.now();
+    this.tokens = Math.min(rate, this.tokens + ((now - this.refilledAt) * rate) / 1000);
+    this.refilledAt = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
   private async takeToken(): Promise<void> {
     const rate = this.limits.eventsPerSecond;
     for (;;) {
-      const now = Date.now();
-      this.tokens = Math.min(rate, this.tokens + ((now - this.refilledAt) * rate) / 1000);
-      this.refilledAt = now;
-      if (this.tokens >= 1 || this.closed) {
-        this.tokens -= 1;
-        return;
-      }
+      if (this.tryToken() || this.closed) return;
       this.uncork();
       await new Promise((resolve) => setTimeout(resolve, Math.ceil(((1 - this.tokens) * 1000) / rate)));
     }
@@ -195,7 +260,7 @@ export class RealtimeStream {
 
 /** The text of an event, made once per data object (subscribers without `select` share one). */
 const frames = new WeakMap<object, string>();
-function frameOf(event: SubscriberEvent): string {
+export function frameOf(event: SubscriberEvent): string {
   const data = frames.get(event.data) ?? JSON.stringify(event.data);
   frames.set(event.data, data);
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${data}\n\n`;

@@ -26,7 +26,28 @@ export interface SubscriberEvent {
 }
 
 /** How long a subscriber's constraint is reused before it is asked again (grants, memberships). */
-const CONSTRAINT_TTL_MS = 1000;
+export const CONSTRAINT_TTL_MS = 1000;
+
+/** Stands for the caller's own id in a group's key. */
+const ME = '\u0000me';
+/** An id no record holds: how a group decides for the members a record does not name. */
+const NOBODY = '\u0000nobody';
+/** Operators under which a value no record holds decides as any other value the record does not hold. */
+const BY_IDENTITY = new Set(['eq', 'ne', 'in', 'nin', 'contains']);
+
+/** Whether a group's key stands for each member's own id (its members decide per named user). */
+export const namesEachMember = (key: string): boolean => key.includes(JSON.stringify(ME));
+
+/** Whether `id` appears in `where` only as a value compared by identity (BY_IDENTITY). */
+export function namesOnlyByIdentity(where: Where | null | undefined, id: string): boolean {
+  if (!where) return true;
+  if ('and' in where) return where.and.every((w) => namesOnlyByIdentity(w, id));
+  if ('or' in where) return where.or.every((w) => namesOnlyByIdentity(w, id));
+  if ('not' in where) return namesOnlyByIdentity(where.not, id);
+  if ('through' in where) return false;
+  const values = Array.isArray(where.value) ? where.value : [where.value];
+  return !values.includes(id) || BY_IDENTITY.has(where.op);
+}
 
 /** Nothing is visible: the caller lost the entity's view permission mid-stream. */
 const NOTHING: Where = { field: 'id', op: 'in', value: [] };
@@ -43,6 +64,8 @@ const NOTHING: Where = { field: 'id', op: 'in', value: [] };
 export class SubscriptionView {
   private readonly byPlural: Map<string, EntityModel>;
   private readonly constraints = new Map<string, { where: Where | undefined; until: number }>();
+  /** groupKey's answer while the constraints stay as they are ('' for none). */
+  private key?: string;
 
   constructor(
     private readonly ctx: RuntimeContext,
@@ -57,10 +80,17 @@ export class SubscriptionView {
     for (const entity of this.subscription.entities) await this.constraintOf(entity);
   }
 
+  /** Asks every constraint again before the next decision (a grant changed). */
+  forget(): void {
+    this.constraints.clear();
+    this.key = undefined;
+  }
+
   /** The caller was authenticated again (roles, tenants and keys may have changed). */
   replaceCaller(caller: Caller): void {
     this.caller = caller;
     this.constraints.clear();
+    this.key = undefined;
   }
 
   watches(plural: string): boolean {
@@ -75,17 +105,81 @@ export class SubscriptionView {
       where = await this.constraintOf(entity);
     } catch {
       where = NOTHING;
-      this.constraints.set(entity.plural, { where, until: Date.now() + CONSTRAINT_TTL_MS });
+      this.keep(entity.plural, where, Date.now());
     }
     const before = event.before ? matchesWhere(event.before, await this.settled(where, event.before)) : false;
     const after = event.after ? matchesWhere(event.after, await this.settled(where, event.after)) : false;
-    const type = `${entity.plural}.${event.event}`;
-    if (event.event === 'deleted') return before ? { seq: event.seq, type, data: { id: event.entityId } } : undefined;
-    if (after) return { seq: event.seq, type, data: this.present(entity, event.after!) };
-    if (!before) return undefined;
-    return event.event === 'archived'
-      ? { seq: event.seq, type, data: { id: event.entityId } }
-      : { seq: event.seq, type: `${entity.plural}.deleted`, data: { id: event.entityId, reason: 'hidden' } };
+    return outcome(entity, event, before, after, (doc) => this.present(entity, doc));
+  }
+
+  /**
+   * What this view decides, as a key equal for every view that decides each event alike (the
+   * same entities, constraints, fields and archived switch); undefined while a constraint is
+   * not known or reaches through a reference (the store must then be asked per record). Where
+   * the constraints name the caller's own id only as equal, unequal or contained (ownership, an
+   * assignee), the key names it as ME: the views of many users then share one key (see decider).
+   */
+  groupKey(): string | undefined {
+    if (this.key !== undefined) return this.key || undefined;
+    const wheres: (Where | null)[] = [];
+    for (const entity of this.subscription.entities) {
+      const cached = this.constraints.get(entity.plural);
+      if (!cached || hasThrough(cached.where)) {
+        this.key = '';
+        return undefined;
+      }
+      wheres.push(cached.where ?? null);
+    }
+    const { entities, includeArchived, select } = this.subscription;
+    let key = JSON.stringify([entities.map((e) => e.plural), includeArchived, select ?? null, wheres]);
+    const me = this.caller.user?.id;
+    if (me && wheres.every((where) => namesOnlyByIdentity(where, me)))
+      key = key.replaceAll(JSON.stringify(me), JSON.stringify(ME));
+    this.key = key;
+    return key;
+  }
+
+  /**
+   * The decisions of the views with `key` (groupKey), for the user `me` (ME in the key stands
+   * for them; undefined for a user the record does not name), without asking anything.
+   */
+  decider(key: string, me: string | undefined): (event: ChangeEvent) => SubscriberEvent | undefined {
+    const text = key.replaceAll(JSON.stringify(ME), JSON.stringify(me ?? NOBODY));
+    const wheres = (JSON.parse(text) as [string[], boolean, string[] | null, (Where | null)[]])[3];
+    const byPlural = new Map(this.subscription.entities.map((e, i) => [e.plural, wheres[i] ?? undefined]));
+    return (event) => {
+      const entity = this.byPlural.get(event.entity);
+      if (!entity) return undefined;
+      const where = byPlural.get(entity.plural);
+      const before = event.before ? matchesWhere(event.before, where) : false;
+      const after = event.after ? matchesWhere(event.after, where) : false;
+      return outcome(entity, event, before, after, (doc) => this.present(entity, doc));
+    };
+  }
+
+  /** When the oldest of its constraints should be asked again. */
+  get staleAt(): number {
+    let until = Number.POSITIVE_INFINITY;
+    for (const cached of this.constraints.values()) until = Math.min(until, cached.until);
+    return until;
+  }
+
+  /** Asks every constraint again now (grants, memberships and roles may have changed). */
+  async refresh(): Promise<void> {
+    const now = Date.now();
+    for (const entity of this.subscription.entities) {
+      let where: Where | undefined;
+      try {
+        where = await listConstraint(this.ctx, this.caller, entity, this.subscription.includeArchived);
+      } catch {
+        where = NOTHING;
+      }
+      this.keep(entity.plural, where, now);
+    }
+  }
+
+  get userId(): string | undefined {
+    return this.caller.user?.id;
   }
 
   /** A rule through a reference asks the store about the referenced record (rules without one need nothing). */
@@ -107,9 +201,32 @@ export class SubscriptionView {
     const cached = this.constraints.get(entity.plural);
     if (cached && cached.until > now) return cached.where;
     const where = await listConstraint(this.ctx, this.caller, entity, this.subscription.includeArchived);
-    this.constraints.set(entity.plural, { where, until: now + CONSTRAINT_TTL_MS });
+    this.keep(entity.plural, where, now);
     return where;
   }
+
+  private keep(plural: string, where: Where | undefined, now: number): void {
+    const before = this.constraints.get(plural);
+    this.constraints.set(plural, { where, until: now + CONSTRAINT_TTL_MS });
+    if (!before || JSON.stringify(before.where) !== JSON.stringify(where)) this.key = undefined;
+  }
+}
+
+/** The event a subscriber gets, from whether the record was in its view before and after the change. */
+function outcome(
+  entity: EntityModel,
+  event: ChangeEvent,
+  before: boolean,
+  after: boolean,
+  present: (doc: Record<string, unknown>) => Record<string, unknown>,
+): SubscriberEvent | undefined {
+  const type = `${entity.plural}.${event.event}`;
+  if (event.event === 'deleted') return before ? { seq: event.seq, type, data: { id: event.entityId } } : undefined;
+  if (after) return { seq: event.seq, type, data: present(event.after!) };
+  if (!before) return undefined;
+  return event.event === 'archived'
+    ? { seq: event.seq, type, data: { id: event.entityId } }
+    : { seq: event.seq, type: `${entity.plural}.deleted`, data: { id: event.entityId, reason: 'hidden' } };
 }
 
 /** The record as GET shows it, made once per logged state however many subscribers see it. */

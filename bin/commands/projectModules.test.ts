@@ -1,10 +1,12 @@
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -119,5 +121,30 @@ describe('compiled project modules', () => {
     expect(await compiledEntries(project, entries())).toMatchObject({
       reason: expect.stringContaining('the compile failed'),
     });
+  });
+
+  it('keeps the cache in the temporary folder only where no other user may write', async () => {
+    const bare = mkdtempSync(join(tmpdir(), 'entigen-modules-bare-'));
+    const temporary = mkdtempSync(join(tmpdir(), 'entigen-modules-tmp-'));
+    made.push(bare, temporary);
+    mkdirSync(join(bare, 'generated'));
+    writeFileSync(join(bare, 'generated', 'index.ts'), 'export const registry = {};\n');
+    delete process.env.ENTIGEN_MODULE_CACHE;
+    const previous = process.env.TMPDIR;
+    process.env.TMPDIR = temporary;
+    try {
+      const compiled = await compiledEntries(bare, [join(bare, 'generated', 'index.ts')]);
+      expect('files' in compiled && compiled.files[0].startsWith(temporary)).toBe(true);
+      const [shared] = readdirSync(temporary);
+      expect(statSync(join(temporary, shared)).mode & 0o077).toBe(0);
+      // A folder others may write (planted, or loosened) is not run from.
+      chmodSync(join(temporary, shared), 0o777);
+      expect(await compiledEntries(bare, [join(bare, 'generated', 'index.ts')])).toEqual({
+        reason: 'no folder for the cache takes a file (set ENTIGEN_MODULE_CACHE)',
+      });
+    } finally {
+      process.env.TMPDIR = previous;
+      if (previous === undefined) delete process.env.TMPDIR;
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -101,17 +102,23 @@ export async function compiledEntries(
 
 /**
  * ENTIGEN_MODULE_CACHE, else the project's node_modules/.cache, else the system's temporary
- * folder: the first that takes a file; undefined when none does.
+ * folder: the first that takes a file; undefined when none does. In the temporary folder, which
+ * other users share, only a folder this user owns and nobody else may write is used: what the
+ * cache holds is run as the server's code.
  */
 function cacheDir(root: string, key: string): string | undefined {
+  const shared = join(tmpdir(), `entigen-modules-${sha1(root).slice(0, 12)}`);
   const candidates = [
     ...(process.env.ENTIGEN_MODULE_CACHE ? [join(resolve(process.env.ENTIGEN_MODULE_CACHE), key)] : []),
     ...(existsSync(join(root, 'node_modules')) ? [join(root, 'node_modules', '.cache', 'entigen', key)] : []),
-    join(tmpdir(), `entigen-modules-${sha1(root).slice(0, 12)}`, key),
+    join(shared, key),
   ];
   for (const dir of candidates) {
     try {
-      mkdirSync(dir, { recursive: true });
+      if (dir.startsWith(shared)) {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        if (!ownedPrivately(shared) || !ownedPrivately(dir)) continue;
+      } else mkdirSync(dir, { recursive: true });
       const probe = join(dir, `.probe-${process.pid}`);
       writeFileSync(probe, '');
       unlinkSync(probe);
@@ -121,6 +128,12 @@ function cacheDir(root: string, key: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A real folder (not a link) of this user that no one else may write. */
+function ownedPrivately(dir: string): boolean {
+  const stats = lstatSync(dir);
+  return stats.isDirectory() && stats.uid === process.getuid?.() && (stats.mode & 0o022) === 0;
 }
 
 interface Compiled {

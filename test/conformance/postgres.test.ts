@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../runtime/entities/prepareWrite.js';
 import { tableLayout } from '../../runtime/store/common/tableLayout.js';
@@ -7,6 +8,7 @@ import { pgDialect } from '../../runtime/store/postgres/pgDialect.js';
 import { PgStore } from '../../runtime/store/postgres/pgStore.js';
 import { countStatement, selectStatement } from '../../runtime/store/sql/statements.js';
 import { type FindQuery, UniqueConflict, type Where } from '../../runtime/store/types.js';
+import { startTestServer } from '../support/testServer.js';
 import { conformanceModel, storeConformance } from './storeConformance.js';
 
 // Runs under `npm run test:postgres` (CI runs it); it needs a PostgreSQL server at POSTGRES_URL.
@@ -267,5 +269,21 @@ describe('postgres prepared statements', () => {
       await client.end();
       await store.close();
     }
+  });
+});
+
+describe('postgres settings', () => {
+  it('warns at start when autovacuum is off, since the planner then lacks the statistics it gathers', async () => {
+    const client = new pg.Client({ connectionString: POSTGRES_URL });
+    await client.connect();
+    const { autovacuum } = (await client.query('SHOW autovacuum')).rows[0] as { autovacuum: string };
+    await client.end();
+    const logged: string[] = [];
+    const server = await startTestServer(
+      {},
+      { logger: pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }) },
+    );
+    await server.close();
+    expect(logged.some((line) => line.includes("PostgreSQL's autovacuum is off"))).toBe(autovacuum === 'off');
   });
 });

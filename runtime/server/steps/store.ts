@@ -4,6 +4,7 @@ import { checkMigrations } from '../../migrations/applyMigrations.js';
 import { CountCache, CountCachingStore } from '../../store/countCache.js';
 import { MeasuredStore } from '../../store/measuredStore.js';
 import { openStore } from '../../store/openStore.js';
+import type { PgStore } from '../../store/postgres/pgStore.js';
 import { SqliteStore } from '../../store/sqlite/sqliteStore.js';
 import type { Store } from '../../store/types.js';
 import type { Base } from './base.js';
@@ -63,6 +64,10 @@ export async function withStore({ options, config, env, logger, operator, now }:
     await store.close();
     throw error;
   }
+  if (opened.kind === 'postgres' && 'setting' in opened && (await (opened as PgStore).setting('autovacuum')) === 'off')
+    logger.warn(
+      "PostgreSQL's autovacuum is off: without the statistics it gathers, the planner takes grown tables for empty and lists and aggregations slow down; turn it on, or run ANALYZE after bulk loads",
+    );
   if (opened instanceof SqliteStore) {
     const commits = () => opened.commitStatistics();
     operator.watch('entigen_group_commits', 'Commits of the embedded store (each one fsync)', () => commits().groups);

@@ -157,6 +157,16 @@ export class PgStore extends SqlStore {
     await this.shared.pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
   }
 
+  /** A setting of the server (`SHOW name`), or undefined when it cannot be read. */
+  async setting(name: string): Promise<string | undefined> {
+    try {
+      const result = await this.shared.pool.query('SELECT current_setting($1, true) AS value', [name]);
+      return (result.rows[0]?.value as string | null) ?? undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The schema the tables live in: notices are database-wide, so a bus names it. */
   get schemaName(): string {
     return this.shared.schema ?? 'public';

@@ -80,6 +80,34 @@ describe('compiled project modules', () => {
     expect(chunk).toContain(pathToFileURL(join(repo, 'node_modules', 'yaml')).href);
   });
 
+  it('keeps require() working in a CommonJS source', async () => {
+    write(
+      'lib/legacy.cts',
+      `const { stringify } = require('yaml');\nconst { sep } = require('node:path');\nmodule.exports = { dump: (v: unknown) => stringify(v), sep };\n`,
+    );
+    write(
+      'generated/index.ts',
+      `import legacy from '../lib/legacy.cjs';\nexport const { dump, sep } = legacy;\nexport const registry = {};\n`,
+    );
+    const compiled = await compiledEntries(project, entries());
+    if (!('files' in compiled)) throw new Error(compiled.reason);
+    const index = await import(pathToFileURL(compiled.files[0]).href);
+    expect(index.dump({ b: 2 })).toBe('b: 2\n');
+    expect(index.sep).toBe('/');
+  });
+
+  it('leaves a module its own require made with createRequire', async () => {
+    write(
+      'lib/own.ts',
+      `import { createRequire } from 'node:module';\nconst require = createRequire(import.meta.url);\nexport const yamlVersion: string = require('yaml/package.json').version;\n`,
+    );
+    write('generated/index.ts', `export { yamlVersion } from '../lib/own.js';\nexport const registry = {};\n`);
+    const compiled = await compiledEntries(project, entries());
+    if (!('files' in compiled)) throw new Error(compiled.reason);
+    const index = await import(pathToFileURL(compiled.files[0]).href);
+    expect(index.yamlVersion).toMatch(/^\d+\./);
+  });
+
   /** The compiled files, failing the test when tsx would have had to load them. */
   const filesOf = async () => {
     const compiled = await compiledEntries(project, entries());

@@ -163,6 +163,10 @@ async function compile(root: string, entries: string[], outdir: string): Promise
       entryNames: '[name]-[hash]',
       chunkNames: 'chunk-[hash]',
       outExtension: { '.js': '.mjs' },
+      // A CommonJS source among them (a .cts hook) keeps a working require().
+      banner: {
+        js: "import { createRequire as __entigenRequire } from 'node:module';\nconst require = __entigenRequire(import.meta.url);",
+      },
       sourcemap: 'linked',
       write: false,
       metafile: true,
@@ -185,7 +189,9 @@ async function compile(root: string, entries: string[], outdir: string): Promise
               if (found.errors.length > 0) return { errors: found.errors };
               // A path alias of the project's own (tsconfig paths) is bundled like any source.
               if (!found.path.split(sep).includes('node_modules')) return { path: found.path };
-              return { path: pathToFileURL(found.path).href, external: true };
+              // require() takes a path, import an address.
+              const required = args.kind === 'require-call' || args.kind === 'require-resolve';
+              return { path: required ? found.path : pathToFileURL(found.path).href, external: true };
             });
             build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, (args) => {
               const text = readFileSync(args.path, 'utf8');

@@ -16,9 +16,7 @@ const hooks = process.env.BENCH_HOOKS
 // BENCH_MAX_STREAMS=N: room for N realtime streams on this instance (the realtime benchmark at scale).
 const maxStreams = Number(process.env.BENCH_MAX_STREAMS ?? 0);
 const overrides =
-  maxStreams > 0
-    ? { realtime: { ...loadRuntimeConfig(root, process.env).realtime, maxStreams: maxStreams } }
-    : undefined;
+  maxStreams > 0 ? { realtime: { ...loadRuntimeConfig(root, process.env).realtime, maxStreams } } : undefined;
 const running = await startServer({
   registry,
   hooks,

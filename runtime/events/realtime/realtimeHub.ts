@@ -159,7 +159,7 @@ export class RealtimeHub {
     if (!group) return;
     this.groupOf.delete(stream);
     group.remove(stream);
-    if (group.members.size === 0) this.groups.delete(group.key);
+    this.dropIfEmpty(group);
     stream.leaveGroup(group.position);
   }
 
@@ -188,8 +188,12 @@ export class RealtimeHub {
           }
       }
       group.advance(from === 0 ? events : events.slice(from));
-      if (group.members.size === 0) this.groups.delete(group.key);
+      this.dropIfEmpty(group);
     }
+  }
+
+  private dropIfEmpty(group: LiveGroup): void {
+    if (group.members.size === 0 && this.groups.get(group.key) === group) this.groups.delete(group.key);
   }
 
   /** Asks the stalest constraints of grouped streams again; a stream whose constraint changed moves. */

@@ -100,13 +100,8 @@ export class SubscriptionView {
   async view(event: ChangeEvent): Promise<SubscriberEvent | undefined> {
     const entity = this.byPlural.get(event.entity);
     if (!entity) return undefined;
-    let where: Where | undefined;
-    try {
-      where = await this.constraintOf(entity);
-    } catch {
-      where = NOTHING;
-      this.keep(entity.plural, where, Date.now());
-    }
+    const cached = this.constraints.get(entity.plural);
+    const where = cached && cached.until > Date.now() ? cached.where : await this.askOrHide(entity);
     const before = event.before ? matchesWhere(event.before, await this.settled(where, event.before)) : false;
     const after = event.after ? matchesWhere(event.after, await this.settled(where, event.after)) : false;
     return outcome(entity, event, before, after, (doc) => this.present(entity, doc));
@@ -166,16 +161,7 @@ export class SubscriptionView {
 
   /** Asks every constraint again now (grants, memberships and roles may have changed). */
   async refresh(): Promise<void> {
-    const now = Date.now();
-    for (const entity of this.subscription.entities) {
-      let where: Where | undefined;
-      try {
-        where = await listConstraint(this.ctx, this.caller, entity, this.subscription.includeArchived);
-      } catch {
-        where = NOTHING;
-      }
-      this.keep(entity.plural, where, now);
-    }
+    for (const entity of this.subscription.entities) await this.askOrHide(entity);
   }
 
   get userId(): string | undefined {
@@ -196,13 +182,21 @@ export class SubscriptionView {
     return out;
   }
 
+  /** Asks the list's constraint now and keeps it for CONSTRAINT_TTL_MS (throws 401/403 as the list would). */
   private async constraintOf(entity: EntityModel): Promise<Where | undefined> {
-    const now = Date.now();
-    const cached = this.constraints.get(entity.plural);
-    if (cached && cached.until > now) return cached.where;
     const where = await listConstraint(this.ctx, this.caller, entity, this.subscription.includeArchived);
-    this.keep(entity.plural, where, now);
+    this.keep(entity.plural, where, Date.now());
     return where;
+  }
+
+  /** As constraintOf, but a caller who lost the entity's view permission mid-stream sees nothing. */
+  private async askOrHide(entity: EntityModel): Promise<Where | undefined> {
+    try {
+      return await this.constraintOf(entity);
+    } catch {
+      this.keep(entity.plural, NOTHING, Date.now());
+      return NOTHING;
+    }
   }
 
   private keep(plural: string, where: Where | undefined, now: number): void {

@@ -130,6 +130,14 @@ describe('compiled project modules', () => {
     expect(index.here).toBe('changed');
   });
 
+  it('compiles again when the tsconfig of the project changes', async () => {
+    const first = await filesOf();
+    write('tsconfig.json', JSON.stringify({ compilerOptions: { jsx: 'react-jsx' } }));
+    const again = await filesOf();
+    expect(again.from).toBe('compiled');
+    expect(dirname(again.files[0])).not.toBe(dirname(first.files[0]));
+  });
+
   it('compiles again when an output was removed', async () => {
     const first = await filesOf();
     rmSync(first.files[1]);

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
+import { packageRoot } from '../../runtime/model/packageRoot.js';
 
 /**
  * The project's own modules (generated/, the hooks and endpoints it imports, the job handlers)
@@ -65,7 +66,7 @@ interface Manifest {
 }
 
 /** Changes when the shape of the cache or the compile's options change. */
-const FORMAT = 1;
+const FORMAT = 2;
 /** Outputs no manifest names are removed after this long (another process may still import them). */
 const STALE_MS = 10 * 60_000;
 /** An `import()` of anything but a string literal: the bundle would resolve it from the cache, or guess. */
@@ -78,7 +79,11 @@ export async function compiledEntries(
   root: string,
   entries: string[],
 ): Promise<{ files: string[]; from: 'cache' | 'compiled' } | { reason: string }> {
-  const key = sha1(JSON.stringify({ FORMAT, RUNTIME, entries, node: process.versions.modules }));
+  // The compile's own settings: entigen's package.json (its version, esbuild's range) and the project's tsconfig.
+  const settings = [join(packageRoot, 'package.json'), join(root, 'tsconfig.json')].map((file) =>
+    existsSync(file) ? sha1(readFileSync(file, 'utf8')) : '',
+  );
+  const key = sha1(JSON.stringify({ FORMAT, RUNTIME, entries, settings, node: process.versions.modules }));
   const dir = cacheDir(root, key.slice(0, 16));
   if (!dir) return { reason: 'no folder for the cache takes a file (set ENTIGEN_MODULE_CACHE)' };
   const manifestPath = join(dir, 'manifest.json');

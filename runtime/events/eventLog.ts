@@ -3,11 +3,12 @@ import { newId } from '../entities/prepareWrite.js';
 import type { ChangeEventName } from '../hooks/hookTypes.js';
 import { CHANGE_EVENTS, HOOK_DELIVERIES, SEQUENCES, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
-import { type Condition, type Doc, type Store, UniqueConflict } from '../store/types.js';
+import { type Condition, type Doc, type NumberingCounter, type Store, UniqueConflict } from '../store/types.js';
 
 /** The counter row of the event log (a fixed id: every instance finds the same row). */
 const EVENT_SEQUENCE_ID = '000000000000000000000001';
 const EVENT_SEQUENCE_NAME = CHANGE_EVENTS;
+const EVENT_COUNTER: NumberingCounter = { collection: SEQUENCES, id: EVENT_SEQUENCE_ID, field: 'value', into: 'seq' };
 
 /** One change to append: what happened to which record, with its states before and after. */
 export interface LoggedChange {
@@ -31,14 +32,19 @@ export interface ChangeEvent {
   at: string;
 }
 
-/** Creates the counter row if this database has none yet (any instance may; the first wins). */
+/**
+ * Creates the counter row if this database has none yet (any instance may; the first wins), and
+ * lets a store that can number events as they commit do so.
+ */
 export async function ensureEventSequence(store: Store): Promise<void> {
-  if (await store.get(SEQUENCES, EVENT_SEQUENCE_ID)) return;
-  try {
-    await store.insert(SEQUENCES, { id: EVENT_SEQUENCE_ID, name: EVENT_SEQUENCE_NAME, value: 0 });
-  } catch (error) {
-    if (!(error instanceof UniqueConflict)) throw error;
+  if (!(await store.get(SEQUENCES, EVENT_SEQUENCE_ID))) {
+    try {
+      await store.insert(SEQUENCES, { id: EVENT_SEQUENCE_ID, name: EVENT_SEQUENCE_NAME, value: 0 });
+    } catch (error) {
+      if (!(error instanceof UniqueConflict)) throw error;
+    }
   }
+  await store.numberOnCommit?.(CHANGE_EVENTS, EVENT_COUNTER);
 }
 
 /** The last sequence number taken (0 for an empty log). */
@@ -56,8 +62,10 @@ export function isLogged(entity: EntityModel): boolean {
 
 /**
  * Appends changes to the event log inside the write's transaction `tx`. The numbers come from a
- * counter row that the increment locks until commit, so sequence order is commit order on every
- * store; a rolled-back write leaves no event (and no gap is ever seen committed out of order).
+ * counter row that is locked until commit, so sequence order is commit order on every store; a
+ * rolled-back write leaves no event (and no gap is ever seen committed out of order). The store
+ * numbers the rows as the transaction commits where it can (PostgreSQL), which locks the counter
+ * for the commit alone; otherwise the increment here locks it from now on.
  */
 export async function appendEvents(
   tx: Store,
@@ -67,13 +75,10 @@ export async function appendEvents(
   at: Date,
 ): Promise<void> {
   if (changes.length === 0 || !isLogged(entity)) return;
-  const counter = await tx.increment(SEQUENCES, EVENT_SEQUENCE_ID, { value: changes.length });
-  if (!counter) throw new Error('the event log counter row is missing (ensureEventSequence runs at start)');
-  let seq = (counter.value as number) - changes.length;
   const stamp = at.toISOString();
-  const rows = changes.map((change) => ({
+  const rows: Doc[] = changes.map((change) => ({
     id: newId(),
-    seq: ++seq,
+    seq: null,
     event: change.event,
     entity: entity.plural,
     entityId: change.id,
@@ -82,6 +87,11 @@ export async function appendEvents(
     userId: caller.user?.id ?? null,
     at: stamp,
   }));
+  if (await tx.insertNumbered?.(CHANGE_EVENTS, rows, EVENT_COUNTER)) return;
+  const counter = await tx.increment(SEQUENCES, EVENT_SEQUENCE_ID, { value: changes.length });
+  if (!counter) throw new Error('the event log counter row is missing (ensureEventSequence runs at start)');
+  let seq = (counter.value as number) - changes.length;
+  for (const row of rows) row.seq = ++seq;
   await tx.insertMany(CHANGE_EVENTS, rows);
 }
 

@@ -8,6 +8,7 @@ import type {
   FindResult,
   IncrementInput,
   InsertInput,
+  NumberingCounter,
   SchemaChanges,
   Store,
   UpdateSet,
@@ -67,6 +68,19 @@ export abstract class StoreWrapper implements Store {
   }
   remove(collection: string, id: string, where?: Where): Promise<boolean> {
     return this.around('remove', collection, () => this.inner.remove(collection, id, where));
+  }
+  numberOnCommit(collection: string, counter: NumberingCounter): Promise<void> {
+    return this.inner.numberOnCommit?.(collection, counter) ?? Promise.resolve();
+  }
+  /** A write of `collection` (and of the counter's, once committed) to the wrappers. */
+  insertNumbered(collection: string, docs: InsertInput[], counter: NumberingCounter): Promise<boolean> {
+    const inner = this.inner;
+    if (!inner.insertNumbered) return Promise.resolve(false);
+    return this.around(
+      'insertMany',
+      collection,
+      async () => (await inner.insertNumbered?.(collection, docs, counter)) ?? false,
+    );
   }
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     return this.around('transaction', undefined, () =>

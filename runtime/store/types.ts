@@ -153,6 +153,16 @@ export type InsertInput = Doc;
 export type UpdateSet = Record<string, unknown>;
 export type IncrementInput = Record<string, number>;
 
+/** A counter row that numbers the rows of another collection (the event log's sequence). */
+export interface NumberingCounter {
+  /** The collection holding the counter row, its id, and the field counted up. */
+  collection: string;
+  id: string;
+  field: string;
+  /** The field of the numbered rows that takes the number. */
+  into: string;
+}
+
 /** Index names a schema sync added and dropped. */
 export interface SchemaChanges {
   added: string[];
@@ -179,6 +189,19 @@ export interface Store {
   /** Atomic in the database; `set` is applied in the same statement (e.g. updatedAt). */
   increment(collection: string, id: string, by: IncrementInput, set?: UpdateSet, where?: Where): Promise<Doc | null>;
   remove(collection: string, id: string, where?: Where): Promise<boolean>;
+  /**
+   * PostgreSQL: from now on, rows of `collection` inserted by `insertNumbered` take their number
+   * as their transaction commits, so that the counter row is locked only for the commit itself
+   * and not from the increment on (every instance then waits for the others' commits alone).
+   * Idempotent; any instance may call it.
+   */
+  numberOnCommit?(collection: string, counter: NumberingCounter): Promise<void>;
+  /**
+   * Inserts `docs` in a transaction, numbered in order by `counter` (each takes the next value
+   * of the counter row in `counter.into`), so that numbers follow commit order. Where absent
+   * (or before `numberOnCommit`), the caller increments the counter and inserts the rows itself.
+   */
+  insertNumbered?(collection: string, docs: InsertInput[], counter: NumberingCounter): Promise<boolean>;
   /** Runs `fn` in one transaction: everything it writes commits together or not at all. */
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T>;
   /** Cheap round trip for health checks. */

@@ -119,6 +119,119 @@ describe('postgres transactions', () => {
   });
 });
 
+describe('postgres commits', () => {
+  const thing = (fields: Record<string, unknown>) => ({
+    id: newId(),
+    ownerId: '0'.repeat(24),
+    name: 'n',
+    createdAt: '2024-01-01T00:00:00.000Z',
+    updatedAt: '2024-01-01T00:00:00.000Z',
+    ...fields,
+  });
+
+  it('numbers rows as their transactions commit, so a transaction still open holds no writer up', async () => {
+    const store = PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` });
+    try {
+      await store.init(conformanceModel);
+      const counterRow = await store.insert('things', thing({ name: 'counter', n: 0 }));
+      const counter = { collection: 'things', id: counterRow.id, field: 'n', into: 'n' };
+      await store.numberOnCommit(counter.collection, counter);
+      await store.numberOnCommit(counter.collection, counter); // a second instance starting
+      const order: string[] = [];
+      const slow = store.transaction(async (tx) => {
+        expect(await tx.insertNumbered('things', [thing({ name: 'slow' })], counter)).toBe(true);
+        await tx.count('things', {}); // the insert has gone out: the row exists, unnumbered
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        order.push('slow');
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await store.transaction(async (tx) => {
+        await tx.insertNumbered('things', [thing({ name: 'quick 1' }), thing({ name: 'quick 2' })], counter);
+      });
+      order.push('quick');
+      await slow;
+      expect(order).toEqual(['quick', 'slow']);
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          store.transaction((tx) => tx.insertNumbered('things', [thing({ name: `many ${i}` })], counter)),
+        ),
+      );
+      const byName = new Map((await store.find('things', {})).map((doc) => [doc.name, doc.n]));
+      expect([byName.get('quick 1'), byName.get('quick 2'), byName.get('slow')]).toEqual([1, 2, 3]);
+      const many = Array.from({ length: 20 }, (_, i) => byName.get(`many ${i}`) as number).sort((a, b) => a - b);
+      expect(many).toEqual(Array.from({ length: 20 }, (_, i) => i + 4));
+      expect(byName.get('counter')).toBe(23);
+      // A row that comes with its number (an instance that counts itself) keeps it.
+      await store.transaction(async (tx) => {
+        await tx.increment('things', counterRow.id, { n: 1 });
+        await tx.insert('things', thing({ name: 'counted', n: 24 }));
+      });
+      expect((await store.find('things', { where: { field: 'name', op: 'eq', value: 'counted' } }))[0].n).toBe(24);
+      expect((await store.get('things', counterRow.id))!.n).toBe(24);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('commits inserts of the same moment together, and a refused one fails alone', async () => {
+    const store = PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` });
+    try {
+      await store.init(conformanceModel);
+      const results = await Promise.allSettled(
+        Array.from({ length: 30 }, (_, i) =>
+          store.transaction(async (tx) => {
+            await tx.insert('things', thing({ name: `t${i}`, code: i % 3 === 0 ? 'taken' : `code ${i}` }));
+            await tx.insert('things', thing({ name: `t${i} twin`, code: null }));
+          }),
+        ),
+      );
+      const refused = results.filter((r) => r.status === 'rejected');
+      expect(refused).toHaveLength(9);
+      for (const r of refused) {
+        expect(r.reason).toBeInstanceOf(UniqueConflict);
+        expect((r.reason as UniqueConflict).field).toBe('code');
+      }
+      // The refused transactions stored nothing, twins included; every other one everything.
+      expect(await store.count('things', {})).toBe(2 * 21);
+      expect(await store.count('things', { where: { field: 'code', op: 'eq', value: 'taken' } })).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('writes values into held-back inserts as literals that read back unchanged', async () => {
+    const store = PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` });
+    try {
+      await store.init(conformanceModel);
+      const names = [
+        "it's",
+        'back\\slash \\',
+        "E'\\'; DROP TABLE things; --",
+        '$1 $2 $$ $tag$',
+        'ünïcödé 😀 \u2028',
+        ' ',
+      ];
+      const meta = { quote: "'", backslash: '\\', nested: { list: [1, 'two', null] } };
+      const ids = await store.transaction(async (tx) =>
+        Promise.all(
+          names.map(
+            async (name, i) =>
+              (await tx.insert('things', thing({ name, n: 10 - i, x: 0.1 * i, flag: i % 2 === 0, meta }))).id,
+          ),
+        ),
+      );
+      const stored = await store.find('things', { where: { field: 'id', op: 'in', value: ids } });
+      expect(stored.map((doc) => doc.name).sort()).toEqual([...names].sort());
+      for (const doc of stored) {
+        const i = names.indexOf(doc.name as string);
+        expect([doc.n, doc.x, doc.flag, doc.meta]).toEqual([10 - i, 0.1 * i, i % 2 === 0, meta]);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('postgres index plan', () => {
   it('serves every declared filter, sortable field and composite index of the example app from an index', async () => {
     const { registry } = await import('../../generated/index.js');

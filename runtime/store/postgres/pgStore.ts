@@ -6,12 +6,14 @@ import { ident } from '../sql/ident.js';
 import { decodeRow, encodeFields } from '../sql/rowCodec.js';
 import { type Row, SqlStore, type Values } from '../sql/sqlStore.js';
 import { deleteStatement, insertStatement, type Statement, updateStatement } from '../sql/statements.js';
-import type { Doc, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
+import type { Doc, InsertInput, NumberingCounter, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
 import { StoreUnavailable, UniqueConflict, ValueOutOfRange } from '../types.js';
 import { pgDialect as dialect } from './pgDialect.js';
-import { COLLATIONS, type Queryable, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
+import { CommitGroup, DeferringConnection } from './pgTransaction.js';
+import { COLLATIONS, installCommitNumbering, type Queryable, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
 
 const INT8_OID = 20;
+const UNIQUE_VIOLATION = '23505';
 const types = {
   getTypeParser: (oid: number, format?: string) =>
     oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'),
@@ -115,7 +117,17 @@ export class PgStore extends SqlStore {
       ...searchPath,
     });
     pool.on('error', () => undefined);
-    return new PgStore({ pool, layouts: new Map(), schema: options.schema, prepared: new PreparedNames() }, undefined);
+    return new PgStore(
+      {
+        pool,
+        layouts: new Map(),
+        schema: options.schema,
+        prepared: new PreparedNames(),
+        numbered: new Map(),
+        commits: new CommitGroup(),
+      },
+      undefined,
+    );
   }
 
   private constructor(
@@ -124,6 +136,9 @@ export class PgStore extends SqlStore {
       layouts: Map<string, TableLayout>;
       schema?: string;
       prepared: PreparedNames;
+      /** Collections numbered as they commit (numberOnCommit), with their counter. */
+      numbered: Map<string, NumberingCounter>;
+      commits: CommitGroup;
     },
     private readonly client: Queryable | undefined,
   ) {
@@ -211,7 +226,10 @@ export class PgStore extends SqlStore {
       for (const doc of docs) {
         const values = encodeFields(layout, doc, false);
         if (layout.searchFields.length > 0) values.set(SEARCH_COLUMN, this.searchValue(layout, doc));
-        await this.guard(layout, client, insertStatement(layout, values, dialect));
+        const statement = insertStatement(layout, values, dialect);
+        // An insert answers nothing the caller waits for: it goes out with the next statement or COMMIT.
+        if (client instanceof DeferringConnection && client.defer(statement)) continue;
+        await this.guard(layout, client, statement);
       }
     });
     return docs.map(
@@ -240,6 +258,32 @@ export class PgStore extends SqlStore {
   async remove(collection: string, id: string, where?: Where): Promise<boolean> {
     const { rowCount } = await this.run(deleteStatement(this.layout(collection), id, where, dialect));
     return (rowCount ?? 0) > 0;
+  }
+
+  async numberOnCommit(collection: string, counter: NumberingCounter): Promise<void> {
+    const table = this.layout(collection).table;
+    const counterTable = this.layout(counter.collection).table;
+    await this.withTransaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(7349001)');
+      await installCommitNumbering(client, this.schemaName, table, counter.into, { ...counter, table: counterTable });
+    });
+    this.shared.numbered.set(collection, counter);
+  }
+
+  async insertNumbered(collection: string, docs: InsertInput[], counter: NumberingCounter): Promise<boolean> {
+    const numbered = this.shared.numbered.get(collection);
+    if (
+      numbered?.collection !== counter.collection ||
+      numbered.id !== counter.id ||
+      numbered.field !== counter.field ||
+      numbered.into !== counter.into
+    )
+      return false;
+    await this.insertMany(
+      collection,
+      docs.map((doc) => ({ ...doc, [counter.into]: null })),
+    );
+    return true;
   }
 
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
@@ -279,13 +323,13 @@ export class PgStore extends SqlStore {
     if (this.client) return fn(this.client);
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
+      const tx = new DeferringConnection(client, this.shared.commits);
       try {
-        await client.query('BEGIN');
-        const result = await fn(queued(client));
-        await client.query('COMMIT');
+        const result = await fn(tx);
+        await tx.commit();
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        await tx.rollback().catch(() => undefined);
         if (isSerializationFailure(error) && attempt < SERIALIZATION_RETRIES) {
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
           continue;
@@ -327,8 +371,7 @@ export class PgStore extends SqlStore {
       return await runPrepared(client, this.shared.prepared, statement);
     } catch (error) {
       const { code, constraint } = error as { code?: string; constraint?: string };
-      if (code === '23505')
-        throw new UniqueConflict(layout.table, constraint?.replace(`ux_${layout.table}_`, '') ?? 'id');
+      if (code === UNIQUE_VIOLATION) throw conflictOf(layout.table, constraint);
       throw error;
     }
   }
@@ -340,8 +383,19 @@ export class PgStore extends SqlStore {
 
 const NUMERIC_OUT_OF_RANGE = '22003';
 
+/** A unique index's refusal, naming its field (`ux_<table>_<field>`; the primary key's is the id). */
+function conflictOf(table: string, constraint: string | undefined): UniqueConflict {
+  const prefix = `ux_${table}_`;
+  return new UniqueConflict(table, constraint?.startsWith(prefix) ? constraint.slice(prefix.length) : 'id');
+}
+
 function translate(error: unknown): unknown {
   const code = (error as { code?: string })?.code;
+  // A held-back insert refused at COMMIT (a refused statement's own is turned by `guard`).
+  if (code === UNIQUE_VIOLATION) {
+    const { table, constraint } = error as { table?: string; constraint?: string };
+    if (table) return conflictOf(table, constraint);
+  }
   if (code && CONNECTION_CODES.has(code))
     return new StoreUnavailable(`PostgreSQL is unavailable: ${(error as Error).message}`);
   if (code === NUMERIC_OUT_OF_RANGE) return new ValueOutOfRange((error as Error).message);

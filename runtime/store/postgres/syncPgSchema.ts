@@ -133,3 +133,43 @@ async function addFoldColumn(client: Queryable, name: string, field: string, fol
       await client.query(`UPDATE ${table} SET ${ident(fold)} = $1 WHERE "id" = $2`, [foldText(row.value), row.id]);
   }
 }
+
+/**
+ * Numbers rows of `table` as their transaction commits: a deferred trigger gives each row
+ * inserted with `into` null the next value of the counter row, so the counter row is locked from
+ * the commit's start to its end only (its order is commit order, as with an increment in the
+ * transaction). A row that already has its number (written by an instance that increments the
+ * counter itself) is left alone. Runs under the schema lock; any instance may run it again.
+ */
+export async function installCommitNumbering(
+  client: Queryable,
+  schema: string,
+  table: string,
+  into: string,
+  counter: { table: string; id: string; field: string },
+): Promise<void> {
+  const qualified = (name: string) => `${ident(schema)}.${ident(name)}`;
+  const fn = qualified(`number_${table}_${into}`);
+  const trigger = `number_${table}_${into}`;
+  const value = ident(counter.field);
+  await client.query(`CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $body$
+DECLARE next BIGINT;
+BEGIN
+  UPDATE ${qualified(counter.table)} SET ${value} = ${value} + 1 WHERE "id" = ${literal(counter.id)} RETURNING ${value} INTO next;
+  IF next IS NULL THEN RAISE EXCEPTION 'the counter row of %.% is missing', TG_TABLE_NAME, ${literal(into)}; END IF;
+  UPDATE ${qualified(table)} SET ${ident(into)} = next WHERE "id" = NEW."id";
+  RETURN NULL;
+END
+$body$`);
+  const { rows } = await client.query(
+    'SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2 AND NOT tgisinternal',
+    [qualified(table), trigger],
+  );
+  if (rows.length > 0) return;
+  await client.query(
+    `CREATE CONSTRAINT TRIGGER ${ident(trigger)} AFTER INSERT ON ${qualified(table)} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.${ident(into)} IS NULL) EXECUTE FUNCTION ${fn}()`,
+  );
+}
+
+/** A string as an SQL literal. */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;

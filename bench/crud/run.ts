@@ -208,12 +208,21 @@ async function copyToPostgres(
   await target.close();
   // The statistics PostgreSQL's autovacuum gathers within a minute of a bulk load (this machine
   // runs PostgreSQL with autovacuum off): without them the planner takes the tables for empty.
+  await inSchema(url, async (client, schema) => {
+    for (const table of ['users', 'articles']) await client.query(`ANALYZE "${schema}"."${table}"`);
+  });
+}
+
+/** Runs `fn` on a connection of its own to the database of `url`, naming the schema `url` names. */
+async function inSchema(url: string, fn: (client: pg.Client, schema: string) => Promise<void>): Promise<void> {
   const { pathname, searchParams } = new URL(url);
   const client = new pg.Client({ host: '127.0.0.1', port: 5432, user: 'postgres', database: pathname.slice(1) });
   await client.connect();
-  const schema = searchParams.get('schema');
-  for (const table of ['users', 'articles']) await client.query(`ANALYZE "${schema}"."${table}"`);
-  await client.end();
+  try {
+    await fn(client, searchParams.get('schema') ?? 'public');
+  } finally {
+    await client.end();
+  }
 }
 
 interface SampledSeed {
@@ -407,6 +416,9 @@ async function main() {
           }),
       ),
     );
+    // The copy of the rows is gigabytes at a million: it goes with the run.
+    if (PG_URL)
+      await inSchema(PG_URL, async (client, schema) => void (await client.query(`DROP SCHEMA "${schema}" CASCADE`)));
   }
 
   process.stdout.write(

@@ -1,7 +1,6 @@
 import { accessFor, andWhere } from '../access/accessFor.js';
 import { type Caller, isAnonymous } from '../access/caller.js';
 import { grantedIds } from '../access/grants.js';
-import { matchesWhere } from '../access/matchesWhere.js';
 import { MAX_THROUGH_DEPTH } from '../access/permissionCondition.js';
 import { settleThroughFor } from '../access/settleThrough.js';
 import { tenantWhere } from '../access/tenancy.js';
@@ -9,6 +8,7 @@ import type { RuntimeContext } from '../context.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { Action, EntityModel } from '../model/types.js';
+import { matchesWhere } from '../store/common/matchesWhere.js';
 import { hasThrough } from '../store/common/throughIds.js';
 import type { Doc, Store, Where } from '../store/types.js';
 

@@ -1,5 +1,4 @@
 import type { Caller } from '../access/caller.js';
-import { matchesWhere } from '../access/matchesWhere.js';
 import { settleThroughFor } from '../access/settleThrough.js';
 import type { RuntimeContext } from '../context.js';
 import { scopeFor } from '../entities/requireAccess.js';
@@ -7,6 +6,7 @@ import { notFound } from '../errors/apiError.js';
 import { AUDIT_LOGS, ENTITY_VERSIONS } from '../model/collections.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel } from '../model/types.js';
+import { matchesWhere } from '../store/common/matchesWhere.js';
 import type { Doc, Where } from '../store/types.js';
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);

@@ -1,6 +1,12 @@
+import { foldInserted } from './common/foldAggregate.js';
 import { hasThrough, throughCollections, withKnownIds } from './common/throughIds.js';
 import { type StoreCall, StoreWrapper } from './storeWrapper.js';
 import type { AggregateQuery, AggregateResult, CountQuery, Doc, FindQuery, FindResult, Store, Where } from './types.js';
+
+/** A transaction's writes by collection: the records it inserted, or undefined once it did more than insert. */
+type Written = Map<string, Doc[] | undefined>;
+/** A transaction that inserted more records than this is not folded into remembered aggregations. */
+const MAX_FOLDED_RECORDS = 1000;
 
 /** What vouches for a cache across instances: the bus (runtime/cluster/bus.ts). */
 export interface StalenessBound {
@@ -67,6 +73,23 @@ class GenerationMemory<V> {
     this.entries.clear();
     this.weight = 0;
   }
+
+  /** The entries whose key starts with `prefix`, as [key, generation, value]. */
+  withPrefix(prefix: string): [string, number, V][] {
+    const found: [string, number, V][] = [];
+    for (const [key, entry] of this.entries)
+      if (key.startsWith(prefix)) found.push([key, entry.generation, entry.value]);
+    return found;
+  }
+}
+
+/**
+ * A remembered aggregation; with its question when the records a write adds may be folded in
+ * (it was read while no write to its collection was under way, so it holds no write by halves).
+ */
+interface RememberedAggregate {
+  result: AggregateResult;
+  foldable?: AggregateQuery;
 }
 
 /**
@@ -86,11 +109,13 @@ export class CountCache {
     MAX_REMEMBERED_IDS,
     (ids) => ids?.length ?? 0,
   );
-  private readonly aggregates = new GenerationMemory<AggregateResult>(
+  private readonly aggregates = new GenerationMemory<RememberedAggregate>(
     MAX_CACHED_AGGREGATES,
     MAX_REMEMBERED_GROUPS,
-    (result) => result.groups.length,
+    ({ result }) => result.groups.length,
   );
+  /** Writes under way, by collection (a transaction counts from its first write to its end). */
+  private readonly writing = new Map<string, number>();
   /** Pages of lists, as the ids of their records in order; a long query weighs as its length in ids. */
   private readonly pages = new GenerationMemory<readonly string[]>(
     MAX_REMEMBERED_PAGES,
@@ -174,18 +199,48 @@ export class CountCache {
     key: string,
     collections: readonly string[],
     load: () => Promise<AggregateResult>,
+    query?: AggregateQuery,
   ): Promise<AggregateResult> {
     this.sync();
     const generation = this.generationOf(collections);
     const entry = this.aggregates.get(key, generation);
     if (entry) {
       this.hits++;
-      return entry.value;
+      return entry.value.result;
     }
     this.misses++;
+    const quiet = collections.every((collection) => !this.writing.has(collection));
     const result = await load();
-    if (this.generationOf(collections) === generation) this.aggregates.set(key, generation, result);
+    if (this.generationOf(collections) === generation) {
+      const foldable = quiet && collections.every((collection) => !this.writing.has(collection)) ? query : undefined;
+      this.aggregates.set(key, generation, { result, foldable });
+    }
     return result;
+  }
+
+  /** A write to `collection` begins (a transaction's first write to it). */
+  beginWrite(collection: string): void {
+    this.writing.set(collection, (this.writing.get(collection) ?? 0) + 1);
+  }
+
+  /**
+   * A write to `collection` ended. When it committed and only inserted (`inserted`), the remembered
+   * aggregations of the collection that can take its records are kept, with them folded in
+   * (foldInserted: exact or not at all); then the collection's generation rises, as after any write.
+   */
+  endWrite(collection: string, inserted?: readonly Doc[]): void {
+    const left = (this.writing.get(collection) ?? 1) - 1;
+    if (left > 0) this.writing.set(collection, left);
+    else this.writing.delete(collection);
+    const generation = this.generation(collection);
+    const folded: [string, RememberedAggregate][] = [];
+    if (inserted)
+      for (const [key, at, { result, foldable }] of this.aggregates.withPrefix(`${collection}\u0000`)) {
+        const after = at === generation && foldable ? foldInserted(foldable, result, inserted) : undefined;
+        if (after) folded.push([key, { result: after, foldable }]);
+      }
+    this.invalidate(collection);
+    for (const [key, value] of folded) this.aggregates.set(key, generation + 1, value);
   }
 
   /**
@@ -290,8 +345,8 @@ export class CountCachingStore extends StoreWrapper {
   constructor(
     inner: Store,
     private readonly cache: CountCache,
-    /** Inside a transaction: the collections it wrote, raised when it ends. */
-    private readonly touched?: Set<string>,
+    /** Inside a transaction: the collections it wrote (and what it inserted), raised when it ends. */
+    private readonly touched?: Written,
   ) {
     super(inner);
     if (!touched) cache.changedElsewhere ??= () => inner.changedElsewhere?.() ?? false;
@@ -367,7 +422,7 @@ export class CountCachingStore extends StoreWrapper {
     if (this.touched) return this.inner.aggregate(collection, query);
     const key = `${collection}\u0000${JSON.stringify(query)}`;
     if (!hasThrough(query.where))
-      return this.cache.rememberAggregate(key, [collection], () => this.inner.aggregate(collection, query));
+      return this.cache.rememberAggregate(key, [collection], () => this.inner.aggregate(collection, query), query);
     const collections = [collection, ...throughCollections(query.where)];
     return this.cache.rememberAggregate(key, collections, async () =>
       this.inner.aggregate(collection, { ...query, where: await this.knownIds(query.where) }),
@@ -404,7 +459,7 @@ export class CountCachingStore extends StoreWrapper {
 
   /** Writes raise their collection's counts: at once, or inside a transaction when it ends. */
   protected override around<T>(call: StoreCall, collection: string | undefined, run: () => Promise<T>): Promise<T> {
-    return collection !== undefined && WRITES.has(call) ? this.written(collection, run) : run();
+    return collection !== undefined && WRITES.has(call) ? this.written(call, collection, run) : run();
   }
 
   protected wrapTransaction(tx: Store): Store {
@@ -413,25 +468,49 @@ export class CountCachingStore extends StoreWrapper {
 
   override async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.touched) return this.inner.transaction((tx) => fn(new CountCachingStore(tx, this.cache, this.touched)));
-    const touched = new Set<string>();
+    const touched: Written = new Map();
+    let committed = false;
     try {
-      return await this.inner.transaction((tx) => fn(new CountCachingStore(tx, this.cache, touched)));
+      const result = await this.inner.transaction((tx) => fn(new CountCachingStore(tx, this.cache, touched)));
+      committed = true;
+      return result;
     } finally {
       // After the commit (or the rollback, which changed nothing: raising costs only a recount).
-      for (const collection of touched) this.cache.invalidate(collection);
+      for (const [collection, inserted] of touched) this.cache.endWrite(collection, committed ? inserted : undefined);
     }
   }
 
   /** Outside a transaction the write has committed when it returns; inside, the transaction raises it at its end. */
-  private async written<T>(collection: string, write: () => Promise<T>): Promise<T> {
+  private async written<T>(call: StoreCall, collection: string, write: () => Promise<T>): Promise<T> {
     if (this.touched) {
-      this.touched.add(collection);
-      return write();
+      if (!this.touched.has(collection)) {
+        this.cache.beginWrite(collection);
+        this.touched.set(collection, []);
+      }
+      const result = await write();
+      const before = this.touched.get(collection);
+      const added = insertedBy(call, result);
+      this.touched.set(
+        collection,
+        before && added && before.length + added.length <= MAX_FOLDED_RECORDS ? [...before, ...added] : undefined,
+      );
+      return result;
     }
+    this.cache.beginWrite(collection);
+    let inserted: Doc[] | undefined;
     try {
-      return await write();
+      const result = await write();
+      inserted = insertedBy(call, result);
+      return result;
     } finally {
-      this.cache.invalidate(collection);
+      this.cache.endWrite(collection, inserted && inserted.length <= MAX_FOLDED_RECORDS ? inserted : undefined);
     }
   }
+}
+
+/** The records an insert stored, as it answered them; undefined for any other write. */
+function insertedBy(call: StoreCall, result: unknown): Doc[] | undefined {
+  if (call === 'insert' && typeof result === 'object' && result !== null) return [result as Doc];
+  if (call === 'insertMany' && Array.isArray(result)) return result as Doc[];
+  return undefined;
 }

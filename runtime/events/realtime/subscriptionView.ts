@@ -1,10 +1,10 @@
 import type { Caller } from '../../access/caller.js';
-import { matchesWhere } from '../../access/matchesWhere.js';
 import { settleThroughFor } from '../../access/settleThrough.js';
 import type { RuntimeContext } from '../../context.js';
 import { listConstraint } from '../../entities/listConstraint.js';
 import { presentRecord } from '../../entities/presentRecord.js';
 import type { EntityModel } from '../../model/types.js';
+import { matchesWhere } from '../../store/common/matchesWhere.js';
 import { hasThrough } from '../../store/common/throughIds.js';
 import type { Where } from '../../store/types.js';
 import type { ChangeEvent } from '../eventLog.js';

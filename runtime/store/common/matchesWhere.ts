@@ -1,9 +1,10 @@
-import { foldText } from '../store/common/sortKey.js';
-import type { Condition, Where } from '../store/types.js';
+import type { Condition, Where } from '../types.js';
+import { foldText } from './sortKey.js';
 
 /**
- * The IR evaluated against one document in memory. Used only where no table row exists to
- * query: the history of a deleted record is readable to whoever could view its last snapshot.
+ * The IR evaluated against one document in memory, where no table row is at hand to query: the
+ * history of a deleted record (readable to whoever could view its last snapshot), the records of
+ * realtime events, and the records a write adds to a remembered aggregation.
  */
 export function matchesWhere(doc: Record<string, unknown>, where: Where | undefined): boolean {
   if (!where) return true;

@@ -209,13 +209,16 @@ export class CountCache {
       return entry.value.result;
     }
     this.misses++;
-    const quiet = collections.every((collection) => !this.writing.has(collection));
+    const quiet = this.quiet(collections);
     const result = await load();
-    if (this.generationOf(collections) === generation) {
-      const foldable = quiet && collections.every((collection) => !this.writing.has(collection)) ? query : undefined;
-      this.aggregates.set(key, generation, { result, foldable });
-    }
+    if (this.generationOf(collections) === generation)
+      this.aggregates.set(key, generation, { result, foldable: quiet && this.quiet(collections) ? query : undefined });
     return result;
+  }
+
+  /** Whether no write to any of `collections` is under way. */
+  private quiet(collections: readonly string[]): boolean {
+    return collections.every((collection) => !this.writing.has(collection));
   }
 
   /** A write to `collection` begins (a transaction's first write to it). */
@@ -488,29 +491,31 @@ export class CountCachingStore extends StoreWrapper {
         this.touched.set(collection, []);
       }
       const result = await write();
-      const before = this.touched.get(collection);
-      const added = insertedBy(call, result);
-      this.touched.set(
-        collection,
-        before && added && before.length + added.length <= MAX_FOLDED_RECORDS ? [...before, ...added] : undefined,
-      );
+      this.touched.set(collection, withInserted(this.touched.get(collection), call, result));
       return result;
     }
     this.cache.beginWrite(collection);
     let inserted: Doc[] | undefined;
     try {
       const result = await write();
-      inserted = insertedBy(call, result);
+      inserted = withInserted([], call, result);
       return result;
     } finally {
-      this.cache.endWrite(collection, inserted && inserted.length <= MAX_FOLDED_RECORDS ? inserted : undefined);
+      this.cache.endWrite(collection, inserted);
     }
   }
 }
 
-/** The records an insert stored, as it answered them; undefined for any other write. */
-function insertedBy(call: StoreCall, result: unknown): Doc[] | undefined {
-  if (call === 'insert' && typeof result === 'object' && result !== null) return [result as Doc];
-  if (call === 'insertMany' && Array.isArray(result)) return result as Doc[];
-  return undefined;
+/**
+ * `before` and the records an insert stored (as it answered them); undefined for any other write,
+ * or past MAX_FOLDED_RECORDS.
+ */
+function withInserted(before: Doc[] | undefined, call: StoreCall, result: unknown): Doc[] | undefined {
+  const added =
+    call === 'insert' && typeof result === 'object' && result !== null
+      ? [result as Doc]
+      : call === 'insertMany' && Array.isArray(result)
+        ? (result as Doc[])
+        : undefined;
+  return before && added && before.length + added.length <= MAX_FOLDED_RECORDS ? [...before, ...added] : undefined;
 }

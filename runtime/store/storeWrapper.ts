@@ -72,15 +72,11 @@ export abstract class StoreWrapper implements Store {
   numberOnCommit(collection: string, counter: NumberingCounter): Promise<void> {
     return this.inner.numberOnCommit?.(collection, counter) ?? Promise.resolve();
   }
-  /** A write of `collection` (and of the counter's, once committed) to the wrappers. */
+  /** An insert of `collection` to the wrappers (the counter row changes only as the transaction commits). */
   insertNumbered(collection: string, docs: InsertInput[], counter: NumberingCounter): Promise<boolean> {
-    const inner = this.inner;
-    if (!inner.insertNumbered) return Promise.resolve(false);
-    return this.around(
-      'insertMany',
-      collection,
-      async () => (await inner.insertNumbered?.(collection, docs, counter)) ?? false,
-    );
+    const insert = this.inner.insertNumbered?.bind(this.inner);
+    if (!insert) return Promise.resolve(false);
+    return this.around('insertMany', collection, () => insert(collection, docs, counter));
   }
   transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     return this.around('transaction', undefined, () =>

@@ -18,6 +18,17 @@ storeConformance('postgres', async () =>
   PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` }),
 );
 
+/** Runs `fn` on a store over a schema of its own holding the conformance model; closes it after. */
+async function withFreshStore(fn: (store: PgStore) => Promise<void>): Promise<void> {
+  const store = PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` });
+  try {
+    await store.init(conformanceModel);
+    await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
 describe('postgres indexes over long text', () => {
   it('rebuilds a unique index an older version made over the whole value, then keeps a 900 kB value unique', async () => {
     const schema = `conformance_${randomUUID().replace(/-/g, '')}`;
@@ -59,9 +70,7 @@ describe('postgres indexes over long text', () => {
 
 describe('postgres transactions', () => {
   it('runs a transaction again when it loses a deadlock, so both callers succeed', async () => {
-    const store = PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` });
-    try {
-      await store.init(conformanceModel);
+    await withFreshStore(async (store) => {
       const doc = (name: string) => ({
         id: newId(),
         ownerId: '0'.repeat(24),
@@ -83,9 +92,7 @@ describe('postgres transactions', () => {
       expect(attempts).toBe(3);
       expect((await store.get('things', a.id))!.n).toBe(2);
       expect((await store.get('things', b.id))!.n).toBe(2);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('queues overlapping queries inside a transaction on its one connection (pg deprecates running them at once)', async () => {
@@ -130,9 +137,7 @@ describe('postgres commits', () => {
   });
 
   it('numbers rows as their transactions commit, so a transaction still open holds no writer up', async () => {
-    const store = PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` });
-    try {
-      await store.init(conformanceModel);
+    await withFreshStore(async (store) => {
       const counterRow = await store.insert('things', thing({ name: 'counter', n: 0 }));
       const counter = { collection: 'things', id: counterRow.id, field: 'n', into: 'n' };
       await store.numberOnCommit(counter.collection, counter);
@@ -170,15 +175,11 @@ describe('postgres commits', () => {
       });
       expect((await store.find('things', { where: { field: 'name', op: 'eq', value: 'counted' } }))[0].n).toBe(24);
       expect((await store.get('things', counterRow.id))!.n).toBe(24);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('commits inserts of the same moment together, and a refused one fails alone', async () => {
-    const store = PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` });
-    try {
-      await store.init(conformanceModel);
+    await withFreshStore(async (store) => {
       const results = await Promise.allSettled(
         Array.from({ length: 30 }, (_, i) =>
           store.transaction(async (tx) => {
@@ -196,15 +197,11 @@ describe('postgres commits', () => {
       // The refused transactions stored nothing, twins included; every other one everything.
       expect(await store.count('things', {})).toBe(2 * 21);
       expect(await store.count('things', { where: { field: 'code', op: 'eq', value: 'taken' } })).toBe(1);
-    } finally {
-      await store.close();
-    }
+    });
   });
 
   it('writes values into held-back inserts as literals that read back unchanged', async () => {
-    const store = PgStore.open(POSTGRES_URL, { schema: `conformance_${randomUUID().replace(/-/g, '')}` });
-    try {
-      await store.init(conformanceModel);
+    await withFreshStore(async (store) => {
       const names = [
         "it's",
         'back\\slash \\',
@@ -228,9 +225,7 @@ describe('postgres commits', () => {
         const i = names.indexOf(doc.name as string);
         expect([doc.n, doc.x, doc.flag, doc.meta]).toEqual([10 - i, 0.1 * i, i % 2 === 0, meta]);
       }
-    } finally {
-      await store.close();
-    }
+    });
   });
 });
 

@@ -6,8 +6,9 @@ import { newId } from '../../runtime/entities/prepareWrite.js';
 import { tableLayout } from '../../runtime/store/common/tableLayout.js';
 import { pgDialect } from '../../runtime/store/postgres/pgDialect.js';
 import { PgStore } from '../../runtime/store/postgres/pgStore.js';
+import { CommitGroup } from '../../runtime/store/postgres/pgTransaction.js';
 import { countStatement, selectStatement } from '../../runtime/store/sql/statements.js';
-import { type FindQuery, UniqueConflict, type Where } from '../../runtime/store/types.js';
+import { type FindQuery, StoreUnavailable, UniqueConflict, type Where } from '../../runtime/store/types.js';
 import { startTestServer } from '../support/testServer.js';
 import { conformanceModel, storeConformance } from './storeConformance.js';
 
@@ -198,6 +199,49 @@ describe('postgres commits', () => {
       expect(await store.count('things', {})).toBe(2 * 21);
       expect(await store.count('things', { where: { field: 'code', op: 'eq', value: 'taken' } })).toBe(1);
     });
+  });
+
+  it('does not commit a transaction whose held-back insert was refused, even when its code caught the error', async () => {
+    await withFreshStore(async (store) => {
+      await store.insert('things', thing({ name: 'first', code: 'taken' }));
+      const swallowed: unknown[] = [];
+      const outcome = store.transaction(async (tx) => {
+        await tx.insert('things', thing({ name: 'second', code: 'taken' })); // held back
+        await tx.count('things', {}).catch((error) => swallowed.push(error)); // it goes out here, and fails
+        await tx.insert('things', thing({ name: 'third', code: 'free' }));
+      });
+      await expect(outcome).rejects.toBeInstanceOf(UniqueConflict);
+      expect(swallowed).toHaveLength(1);
+      expect((await store.find('things', {})).map((doc) => doc.name)).toEqual(['first']);
+    });
+  });
+
+  it('fails every member of a shared commit as unavailable when its connection drops, retrying none', async () => {
+    const schema = `conformance_${randomUUID().replace(/-/g, '')}`;
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
+    const [admin, first, lost, other] = await Promise.all([1, 2, 3, 4].map(() => pool.connect()));
+    lost.on('error', () => undefined);
+    try {
+      await admin.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.t (n int PRIMARY KEY)`);
+      const group = new CommitGroup();
+      const insert = (n: number) => `INSERT INTO ${schema}.t VALUES (${n})`;
+      // The first commit is under way alone for a while; the next two wait, then share one commit
+      // on the connection that has meanwhile been cut.
+      const under = group.commit(first, `SELECT pg_sleep(0.4);${insert(1)}`);
+      await admin.query('SELECT pg_terminate_backend($1)', [(lost as unknown as { processID: number }).processID]);
+      const shared = [group.commit(lost, insert(2)), group.commit(other, insert(3))];
+      await under;
+      for (const outcome of await Promise.allSettled(shared)) {
+        expect(outcome.status).toBe('rejected');
+        expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailable);
+      }
+      expect((await admin.query(`SELECT n FROM ${schema}.t ORDER BY n`)).rows).toEqual([{ n: 1 }]);
+    } finally {
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      for (const client of [admin, first, other]) client.release();
+      lost.release(true);
+      await pool.end();
+    }
   });
 
   it('writes values into held-back inserts as literals that read back unchanged', async () => {

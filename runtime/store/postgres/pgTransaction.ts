@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Statement } from '../sql/statements.js';
+import { StoreUnavailable } from '../types.js';
 import type { Queryable } from './syncPgSchema.js';
 
 /**
@@ -9,7 +10,9 @@ import type { Queryable } from './syncPgSchema.js';
  * instead of five. Queries run one after another, in the order they were asked (pg deprecates
  * overlapping queries on one client, and code in a transaction may overlap them). A statement
  * held back fails when it goes out, so a refused insert surfaces at the next statement or at
- * COMMIT; on PostgreSQL a failed statement ends the transaction either way.
+ * COMMIT. On PostgreSQL a failed statement ends the transaction either way, and COMMIT would then
+ * roll back without a word: so the first failure is remembered, and `commit` throws it even when
+ * the code in between caught it and went on.
  */
 export class DeferringConnection implements Queryable {
   /** Statements not yet sent, as text. */
@@ -17,6 +20,8 @@ export class DeferringConnection implements Queryable {
   /** Whether BEGIN has gone out: only then is there anything to commit or roll back. */
   private begun = false;
   private tail: Promise<unknown> = Promise.resolve();
+  /** The first statement that failed: the transaction is over, whatever the caller did with it. */
+  private failure: { error: unknown } | undefined;
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -37,7 +42,9 @@ export class DeferringConnection implements Queryable {
       if (held) await this.client.query(held);
       return typeof sql === 'string' ? this.client.query(sql, params) : this.client.query(sql);
     });
-    this.tail = result.catch(() => undefined);
+    this.tail = result.catch((error) => {
+      this.failure ??= { error };
+    });
     return result;
   }
 
@@ -46,6 +53,8 @@ export class DeferringConnection implements Queryable {
    * transaction that asked nothing before (it only inserted) commits with others of the moment.
    */
   async commit(): Promise<void> {
+    await this.tail;
+    if (this.failure) throw this.failure.error;
     if (!this.begun) {
       const inserts = this.pending.slice(1);
       this.pending = [];
@@ -53,7 +62,6 @@ export class DeferringConnection implements Queryable {
       return;
     }
     const held = this.take();
-    await this.tail;
     if (held) await this.client.query(`${held};COMMIT`);
     else await this.client.query('COMMIT');
   }
@@ -88,8 +96,11 @@ interface Waiting {
  * way the next ones wait, then go out as one transaction in one message, so that they share one
  * WAL flush and take the event log's counter row once (it is held from the commit's start to its
  * end; transactions committing one by one would each wait for the last one's flush). When the
- * shared transaction fails (a unique value taken, a deadlock), none of it was stored, and each
- * transaction commits again alone, on its own connection: it then fails or succeeds on its own.
+ * database refuses the shared transaction (a unique value taken, a deadlock), none of it was
+ * stored, and each transaction commits again alone, on its own connection: it then fails or
+ * succeeds on its own. When the connection fails instead, nobody knows whether the commit took
+ * place; every member fails as unavailable, as a lone transaction's lost COMMIT does, rather than
+ * trying again into a conflict with its own stored rows.
  */
 export class CommitGroup {
   private waiting: Waiting[] = [];
@@ -122,12 +133,26 @@ export class CommitGroup {
   }
 
   private async run(group: Waiting[]): Promise<void> {
-    if (group.length > 1 && (await alone(group[0].client, group.map((w) => w.text).join(';'))) === undefined) {
-      for (const w of group) w.settle();
-      return;
+    if (group.length > 1) {
+      const error = await alone(group[0].client, group.map((w) => w.text).join(';'));
+      if (error === undefined || !refusedByDatabase(error)) {
+        const outcome =
+          error && new StoreUnavailable(`PostgreSQL did not answer a commit: ${(error as Error).message}`);
+        for (const w of group) w.settle(outcome);
+        return;
+      }
     }
     await Promise.all(group.map(async (w) => w.settle(await alone(w.client, w.text))));
   }
+}
+
+/**
+ * Whether the database answered with a refusal of the statements (a SQLSTATE outside connection
+ * exceptions and operator intervention): then nothing was stored, and trying again is safe.
+ */
+function refusedByDatabase(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08') && !code.startsWith('57');
 }
 
 /** Runs `text` as one transaction on `client`; the error when it failed (and was rolled back). */

@@ -11,6 +11,7 @@ import {
   MAX_PAGE_LENGTH,
   MAX_REMEMBERED_GROUPS,
   MAX_REMEMBERED_PAGE_IDS,
+  MAX_REMEMBERED_WEIGHT,
 } from './countCache.js';
 import { SqliteStore } from './sqlite/sqliteStore.js';
 
@@ -143,6 +144,36 @@ describe('count cache', () => {
     expect(await raced).toBe('stale');
     expect(await cache.remember('r', ['things'], async () => 'fresh')).toBe('fresh');
     await other.close();
+    await inner.close();
+  });
+
+  it('remembers reads through the store outside transactions only, bounded by the length of what it keeps', async () => {
+    const { store, inner } = await open();
+    let loads = 0;
+    const read = (key: string, value: unknown = 'v') =>
+      store.remember(key, ['things'], async () => {
+        loads++;
+        return value;
+      });
+    await read('a');
+    await read('a');
+    expect(loads).toBe(1);
+    // Inside a transaction the read may see the transaction's own writes: it is not kept.
+    await store.transaction(async (tx) => {
+      await tx.remember!('a', ['things'], async () => loads++);
+      await tx.remember!('a', ['things'], async () => loads++);
+    });
+    expect(loads).toBe(3);
+    // One list longer than the bound is never kept; lists that fill it push the oldest out.
+    const long = Array.from({ length: MAX_REMEMBERED_WEIGHT }, (_, i) => i);
+    await read('long', long);
+    await read('long', long);
+    expect(loads).toBe(5);
+    const half = Array.from({ length: MAX_REMEMBERED_WEIGHT / 2 }, (_, i) => i);
+    await read('first', half);
+    await read('second', half);
+    await read('first', half);
+    expect(loads).toBe(8);
     await inner.close();
   });
 

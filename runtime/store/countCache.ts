@@ -16,6 +16,14 @@ export interface StalenessBound {
 
 /** Counts remembered at most, over every collection (least recently used go first). */
 export const MAX_CACHED_COUNTS = 10_000;
+/**
+ * Values remembered at most (a session's caller, the grants of a user): enough for each of ten
+ * thousand realtime streams to keep both while its rules are asked again every few seconds (in
+ * turn, so that a smaller bound would forget every one before its turn came again); and their
+ * weight, one each or an array's length.
+ */
+export const MAX_REMEMBERED_VALUES = 30_000;
+export const MAX_REMEMBERED_WEIGHT = 200_000;
 /** Ids remembered at most over every list a rule through a reference selects (about 30 bytes each). */
 export const MAX_REMEMBERED_IDS = 200_000;
 /** A rule selecting more ids than this is left to the store's subquery, not remembered. */
@@ -102,7 +110,7 @@ interface RememberedAggregate {
 export class CountCache {
   private readonly generations = new Map<string, number>();
   private readonly entries = new Map<string, { generation: number; count: number }>();
-  private readonly remembered = new Map<string, { generation: number; value: unknown }>();
+  private readonly remembered: GenerationMemory<unknown>;
   /** Id lists of rules through references (undefined: too many to keep). */
   private readonly idLists = new GenerationMemory<readonly string[] | undefined>(
     Number.POSITIVE_INFINITY,
@@ -134,7 +142,11 @@ export class CountCache {
   hits = 0;
   misses = 0;
 
-  constructor(private readonly maxEntries = MAX_CACHED_COUNTS) {}
+  constructor(private readonly maxEntries = MAX_CACHED_COUNTS) {
+    this.remembered = new GenerationMemory<unknown>(MAX_REMEMBERED_VALUES, MAX_REMEMBERED_WEIGHT, (value) =>
+      Array.isArray(value) ? value.length + 1 : 1,
+    );
+  }
 
   generation(collection: string): number {
     return this.generations.get(collection) ?? 0;
@@ -152,18 +164,14 @@ export class CountCache {
   async remember<T>(key: string, collections: readonly string[], load: () => Promise<T>): Promise<T> {
     this.sync();
     const generation = this.generationOf(collections);
-    const entry = this.remembered.get(key);
-    if (entry && entry.generation === generation) {
+    const entry = this.remembered.get(key, generation);
+    if (entry) {
       this.hits++;
       return entry.value as T;
     }
     this.misses++;
     const value = await load();
-    if (this.generationOf(collections) === generation) {
-      this.remembered.delete(key);
-      this.remembered.set(key, { generation, value });
-      if (this.remembered.size > this.maxEntries) this.remembered.delete(this.remembered.keys().next().value!);
-    }
+    if (this.generationOf(collections) === generation) this.remembered.set(key, generation, value);
     return value;
   }
 
@@ -399,6 +407,11 @@ export class CountCachingStore extends StoreWrapper {
     });
     const byId = new Map(docs.map((doc) => [doc.id, doc]));
     return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** Outside a transaction, from the cache; inside one, read again (it may have written them). */
+  override remember<T>(key: string, collections: readonly string[], load: () => Promise<T>): Promise<T> {
+    return this.touched ? load() : this.cache.remember(key, collections, load);
   }
 
   override async count(collection: string, query: CountQuery): Promise<number> {

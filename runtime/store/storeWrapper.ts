@@ -96,6 +96,9 @@ export abstract class StoreWrapper implements Store {
   changedElsewhere(): boolean {
     return this.inner.changedElsewhere?.() ?? false;
   }
+  remember<T>(key: string, collections: readonly string[], load: () => Promise<T>): Promise<T> {
+    return this.inner.remember ? this.inner.remember(key, collections, load) : load();
+  }
   close(): Promise<void> {
     return this.inner.close();
   }

@@ -218,6 +218,12 @@ export interface Store {
    * (SQLite: PRAGMA data_version); caches of this process then forget what they hold.
    */
   changedElsewhere?(): boolean;
+  /**
+   * What `load` reads from `collections`, kept in memory until any of them is written, by stores
+   * that hear every write (the count cache); inside a transaction, and on other stores, `load`
+   * runs every time. Callers must not change the value they get.
+   */
+  remember?<T>(key: string, collections: readonly string[], load: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

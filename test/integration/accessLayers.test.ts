@@ -474,6 +474,36 @@ describe('grants', () => {
     expect((await server.call('GET', `/api/v1/articles/${id}`, { token: friend.token })).status).toBe(404);
   });
 
+  it('ends a grant at its expiry by the clock alone, though what grants share is remembered between writes', async () => {
+    let clock = Date.parse('2030-01-01T00:00:00.000Z');
+    const timed = await startTestServer({}, { now: () => new Date(clock) });
+    try {
+      const owner = await timed.user();
+      const friend = await timed.user();
+      const id = (await timed.call('POST', '/api/v1/articles', { token: owner.token, body: { title: 'S', body: 'b' } }))
+        .body.data.id;
+      const expiresAt = new Date(clock + 3_600_000).toISOString();
+      const grant = await timed.call('POST', '/api/v1/grants', {
+        token: owner.token,
+        body: { entity: 'articles', entityId: id, grantedTo: friend.id, permissions: ['view'], expiresAt },
+      });
+      expect(grant.status).toBe(201);
+      const listed = async () =>
+        (await timed.call('GET', '/api/v1/articles', { token: friend.token })).body.data.items.map(
+          (a: { id: string }) => a.id,
+        );
+      for (let i = 0; i < 2; i++) {
+        expect((await timed.call('GET', `/api/v1/articles/${id}`, { token: friend.token })).status).toBe(200);
+        expect(await listed()).toContain(id);
+      }
+      clock += 2 * 3_600_000; // past the expiry; nothing was written since
+      expect((await timed.call('GET', `/api/v1/articles/${id}`, { token: friend.token })).status).toBe(404);
+      expect(await listed()).not.toContain(id);
+    } finally {
+      await timed.close();
+    }
+  });
+
   it('hand out only what the granter holds by role: no self-granted delete, no widening, no re-sharing', async () => {
     const owner = await server.user();
     const editor = await server.user();

@@ -20,12 +20,28 @@ export function indexPlanText(model: AppModel, only?: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The build's one-line summary of the plan. */
+/** At most this many entities are named in the build's summary line. */
+const SUMMARY_NAMES = 8;
+
+/** The build's one-line summary of the plan: the total, and the first entities' counts. */
 export function indexPlanSummary(model: AppModel): string {
-  const app = model.entities.filter((e) => e.origin === 'app');
-  const count = (plural: string) => tableLayout(model.entities.find((e) => e.plural === plural)!).indexes.length;
-  const total = model.entities.reduce((n, e) => n + tableLayout(e).indexes.length, 0);
-  return `entigen: index plan: ${total} indexes (${app.map((e) => `${e.plural} ${count(e.plural)}`).join(', ')}${app.length < model.entities.length ? ', built-ins the rest' : ''}); \`entigen indexes\` lists them\n`;
+  let total = 0;
+  const named: string[] = [];
+  let others = 0;
+  let builtIn = 0;
+  for (const entity of model.entities) {
+    const count = tableLayout(entity).indexes.length;
+    total += count;
+    if (entity.origin !== 'app') {
+      builtIn++;
+      continue;
+    }
+    if (named.length < SUMMARY_NAMES) named.push(`${entity.plural} ${count}`);
+    else others++;
+  }
+  if (others > 0) named.push(`${others} more`);
+  if (builtIn > 0) named.push('built-ins the rest');
+  return `entigen: index plan: ${total} indexes (${named.join(', ')}); \`entigen indexes\` lists them\n`;
 }
 
 /** `entigen indexes [entity]`: the planned indexes with the list query each serves. */

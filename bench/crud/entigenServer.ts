@@ -45,5 +45,16 @@ const running = await startServer({
   },
 });
 console.log('listening');
+// SIGUSR2: where the memory is (the runner asks at the end, beside the RSS it reads itself).
+// With --expose-gc in BENCH_SERVER_FLAGS it also tells what stays after a full collection.
+process.on('SIGUSR2', () => {
+  const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+  const collect = (globalThis as { gc?: () => void }).gc;
+  collect?.();
+  const after = collect ? process.memoryUsage() : undefined;
+  console.log(
+    `memory ${JSON.stringify({ rss, heapTotal, heapUsed, external, arrayBuffers, live: after?.heapUsed, after: after && { rss: after.rss, heapTotal: after.heapTotal } })}`,
+  );
+});
 // A clean exit on SIGTERM, so a CPU profile (BENCH_PROFILE) gets written.
 process.once('SIGTERM', () => void running.close().finally(() => process.exit(0)));

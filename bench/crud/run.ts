@@ -83,7 +83,15 @@ const pinned = (core: number, args: string[], env: NodeJS.ProcessEnv = process.e
 const entigenServer = (database: string, port: number, checkout = root, env: NodeJS.ProcessEnv = process.env) =>
   pinned(
     0,
-    [...PROFILE, join(checkout, 'dist', 'bench', 'crud', 'entigenServer.js'), database, String(port), SECRET, checkout],
+    [
+      ...PROFILE,
+      ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []),
+      join(checkout, 'dist', 'bench', 'crud', 'entigenServer.js'),
+      database,
+      String(port),
+      SECRET,
+      checkout,
+    ],
     env,
     checkout,
   );
@@ -177,6 +185,31 @@ async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
     }
   }
   throw new Error(`server did not start: ${output}`);
+}
+
+/** The V8 heap of an entigen bench server (it answers SIGUSR2 on stdout), as text for the RSS line. */
+async function heapOf(child: ChildProcess): Promise<string> {
+  const answer = new Promise<string>((resolve) => {
+    let text = '';
+    const listen = (chunk: Buffer) => {
+      text += chunk;
+      const line = /memory (\{.*\})/.exec(text)?.[1];
+      if (!line) return;
+      child.stdout!.off('data', listen);
+      const m = JSON.parse(line) as Record<string, number>;
+      const mb = (n: number) => Math.round(n / 1048576);
+      const after = m.after as unknown as { rss: number; heapTotal: number } | undefined;
+      const live =
+        m.live === undefined
+          ? ''
+          : `, ${mb(m.live)} MB live; after a full collection RSS ${mb(after!.rss)} MB, heap ${mb(after!.heapTotal)} MB`;
+      resolve(`; V8 heap ${mb(m.heapUsed)} of ${mb(m.heapTotal)} MB${live}, external ${mb(m.external)} MB`);
+    };
+    child.stdout!.on('data', listen);
+    setTimeout(() => resolve(''), 2000).unref();
+  });
+  child.kill('SIGUSR2');
+  return answer;
 }
 
 function load(spec: object): { rps: number; p99: number; failures: number } {
@@ -399,11 +432,12 @@ async function main() {
       }
     }
     for (const { target, child } of running) {
+      const heap = target.name.startsWith('entigen') ? await heapOf(child) : '';
       const status = existsSync(`/proc/${child.pid}/status`) ? readFileSync(`/proc/${child.pid}/status`, 'utf8') : '';
-      const rss = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-      if (rss)
+      const mb = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) / 1024);
+      if (/VmRSS:/.test(status))
         process.stdout.write(
-          `${target.name.padEnd(9)} server RSS after the run: ${Math.round(Number(rss) / 1024)} MB (${RECORDS} records)\n`,
+          `${target.name.padEnd(9)} server RSS after the run: ${mb('VmRSS')} MB (${RECORDS} records; anonymous ${mb('RssAnon')} MB, files ${mb('RssFile')} MB${heap})\n`,
         );
     }
   } finally {

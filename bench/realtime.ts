@@ -7,11 +7,12 @@
 // Targets: p99 under 100 ms on one instance; create throughput within 15% of no streams.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { loadRegistry } from '../bin/commands/serveCommand.js';
 import { signSession } from '../runtime/auth/sessionToken.js';
 import { newId } from '../runtime/entities/prepareWrite.js';
@@ -260,14 +261,16 @@ async function main() {
     );
   } finally {
     await stop(server);
+    rmSync(dir, { recursive: true, force: true });
   }
   if (process.env.BENCH_REALTIME_CLUSTER === '0') return;
 
-  const pg = `postgres://postgres@127.0.0.1:5432/test?schema=bench_rt_${Date.now()}`;
-  const pgTokens = await prepare(pg);
+  const schema = `bench_rt_${Date.now()}`;
+  const pgUrl = `postgres://postgres@127.0.0.1:5432/test?schema=${schema}`;
+  const pgTokens = await prepare(pgUrl);
   const env = { REDIS_URL: 'redis://127.0.0.1:6379', ENTIGEN_REDIS_PREFIX: `bench-${randomUUID()}` };
-  const a = startServer(0, pg, 4301, env);
-  const b = startServer(1, pg, 4302, env);
+  const a = startServer(0, pgUrl, 4301, env);
+  const b = startServer(1, pgUrl, 4302, env);
   try {
     await Promise.all([waitUntilUp('http://127.0.0.1:4301', a), waitUntilUp('http://127.0.0.1:4302', b)]);
     const two = await latency('http://127.0.0.1:4301', 'http://127.0.0.1:4302', pgTokens.measured);
@@ -276,6 +279,10 @@ async function main() {
     );
   } finally {
     await Promise.all([stop(a), stop(b)]);
+    // Each run's schema goes with it: copies left behind slow later runs' writes.
+    const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/test' });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => admin.end());
   }
 }
 

@@ -17,8 +17,6 @@ export interface AuthenticateOptions {
   cookieName: string;
   sessionTtlMs: number;
   now(): Date;
-  /** Remembers what a session token resolved to until users or revocations change (store/countCache.ts). */
-  remember?: <T>(key: string, collections: readonly string[], load: () => Promise<T>) => Promise<T>;
 }
 
 /** lastUsedAt of an API key is written at most this often. */
@@ -47,8 +45,9 @@ export function authenticate(options: AuthenticateOptions) {
           select: ['id'],
         }),
       ]);
-    const [user, [revoked]] = options.remember
-      ? await options.remember(`session\u0000${token}`, [USERS, REVOKED_SESSIONS], read)
+    // Remembered until users or revocations change, where the store hears every write (the count cache).
+    const [user, [revoked]] = options.store.remember
+      ? await options.store.remember(`session\u0000${token}`, [USERS, REVOKED_SESSIONS], read)
       : await read();
     if (!user || user.disabled === true || revoked) return undefined;
     const validAfter = typeof user.sessionsValidAfter === 'string' ? Date.parse(user.sessionsValidAfter) : 0;

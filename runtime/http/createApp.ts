@@ -14,7 +14,6 @@ import { metricsRoute } from '../health/metricsRoute.js';
 import type { OperatorMetrics } from '../health/operatorMetrics.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import { MEDIA_ASSETS, SCHEDULED_JOBS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
-import type { CountCache } from '../store/countCache.js';
 import { ADMIN_PATH, adminRoutes } from './adminRoutes.js';
 import { auth as authApi, features, fixedRoutes, pages } from './api/index.js';
 import { type AnyRoute, expressPath } from './api/route.js';
@@ -75,8 +74,6 @@ export interface AppOptions {
   realtime: RealtimeHub;
   /** Webhook delivery (woken by replays and redeliveries). */
   webhooks: WebhookDispatcher;
-  /** The count cache, when counts are cached: it also remembers what session tokens resolve to. */
-  counts?: CountCache;
   /** The bus between instances, for the health report; none with one instance. */
   cluster?: () => BusState;
 }
@@ -99,7 +96,6 @@ export function createApp({
   operator,
   realtime,
   webhooks,
-  counts,
   cluster,
 }: AppOptions): { app: Express; routes: RouteTable; listener: NodeListener } {
   const { ctx, config } = auth;
@@ -147,7 +143,6 @@ export function createApp({
     cookieName: auth.cookieName,
     sessionTtlMs: config.sessionTtlMs,
     now: ctx.now,
-    remember: counts && ((key, collections, load) => counts.remember(key, collections, load)),
   });
   const gate = setupGate(setup);
   const media = ctx.registry.entities.has(MEDIA_ASSETS);

@@ -142,7 +142,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   const cluster = await withCluster(settings, stores);
   const events = await withEventConsumers(settings, stores, services, cluster);
   const upkeep = withUpkeep(settings, services, events);
-  const http = withRoutes(settings, stores, services, cluster, events, upkeep);
+  const http = withRoutes(settings, services, cluster, events, upkeep);
   const shutdown = withShutdown(settings, stores, cluster, events, upkeep, http, services);
   const { dispatcher, feed, realtime, webhooks } = events;
   return {

@@ -9,7 +9,6 @@ import type { Base } from './base.js';
 import type { Cluster } from './cluster.js';
 import type { EventConsumers } from './events.js';
 import type { Services } from './services.js';
-import type { Stores } from './store.js';
 import type { Upkeep } from './upkeep.js';
 
 /** Where entigen answers; a host app's other paths are its own. */
@@ -28,7 +27,6 @@ export interface Routes {
 /** The HTTP app (the pipeline, the declared routes, the entity routes) and the adapters in front of it. */
 export function withRoutes(
   { operator }: Base,
-  { countCache }: Stores,
   { auth, ctx }: Services,
   { limiter, services, bus }: Cluster,
   { realtime, webhooks }: EventConsumers,
@@ -46,7 +44,6 @@ export function withRoutes(
     operator,
     realtime,
     webhooks,
-    counts: countCache,
     cluster: bus ? () => bus.state() : undefined,
   });
   const handler: RequestHandler = (req, res, next) => {

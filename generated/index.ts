@@ -45,6 +45,8 @@ import { JobSnapshotRepository } from './repositories/jobSnapshots.js';
 import { jobSnapshotsRoutes } from './routers/jobSnapshots.js';
 import { MediaAssetRepository } from './repositories/mediaAssets.js';
 import { mediaAssetsRoutes } from './routers/mediaAssets.js';
+import { NoteRepository } from './repositories/notes.js';
+import { notesRoutes } from './routers/notes.js';
 import { OrderRepository } from './repositories/orders.js';
 import { ordersRoutes } from './routers/orders.js';
 import { OrganizationRepository } from './repositories/organizations.js';
@@ -102,6 +104,7 @@ export { IdempotencyRecordRepository } from './repositories/idempotencyRecords.j
 export { JobExecutionRepository } from './repositories/jobExecutions.js';
 export { JobSnapshotRepository } from './repositories/jobSnapshots.js';
 export { MediaAssetRepository } from './repositories/mediaAssets.js';
+export { NoteRepository } from './repositories/notes.js';
 export { OrderRepository } from './repositories/orders.js';
 export { OrganizationRepository } from './repositories/organizations.js';
 export { OutgoingMailRepository } from './repositories/outgoingMails.js';
@@ -142,6 +145,7 @@ export const registry = defineRegistry(metadata, {
   jobExecutions: jobExecutionsRoutes,
   jobSnapshots: jobSnapshotsRoutes,
   mediaAssets: mediaAssetsRoutes,
+  notes: notesRoutes,
   orders: ordersRoutes,
   organizations: organizationsRoutes,
   outgoingMails: outgoingMailsRoutes,
@@ -189,6 +193,7 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     jobExecutions: new JobExecutionRepository(store, writer),
     jobSnapshots: new JobSnapshotRepository(store, writer),
     mediaAssets: new MediaAssetRepository(store, writer),
+    notes: new NoteRepository(store, writer),
     orders: new OrderRepository(store, writer),
     organizations: new OrganizationRepository(store, writer),
     outgoingMails: new OutgoingMailRepository(store, writer),

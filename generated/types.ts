@@ -717,6 +717,35 @@ export interface MediaAssetUpdate {
   height?: number | null;
 }
 
+// Notes (/notes)
+export interface Note {
+  id: string;
+  ownerId: string;
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+  trashedAt: string | null;
+  title: string;
+  body: string | null;
+  code: string | null;
+  pinned: boolean | null;
+  follows: string | null;
+}
+export interface NoteCreate {
+  title: string;
+  body?: string | null;
+  code?: string | null;
+  pinned?: boolean | null;
+  follows?: string | null;
+}
+export interface NoteUpdate {
+  title?: string;
+  body?: string | null;
+  code?: string | null;
+  pinned?: boolean | null;
+  follows?: string | null;
+}
+
 // Orders (/orders)
 export type OrderStatus = 'placed' | 'approved' | 'cancelled';
 export interface Order {
@@ -1263,6 +1292,7 @@ export interface Entities {
   jobExecutions: { record: JobExecution; create: JobExecutionCreate; update: JobExecutionUpdate };
   jobSnapshots: { record: JobSnapshot; create: JobSnapshotCreate; update: JobSnapshotUpdate };
   mediaAssets: { record: MediaAsset; create: MediaAssetCreate; update: MediaAssetUpdate };
+  notes: { record: Note; create: NoteCreate; update: NoteUpdate };
   orders: { record: Order; create: OrderCreate; update: OrderUpdate };
   organizations: { record: Organization; create: OrganizationCreate; update: OrganizationUpdate };
   outgoingMails: { record: OutgoingMail; create: OutgoingMailCreate; update: OutgoingMailUpdate };

@@ -8,7 +8,7 @@ export type FieldMeta = FieldMetadata;
 export type EntityMeta = EntityMetadata & { fields: FieldMeta[] };
 export type EnumValue = NonNullable<FieldMeta['values']>[number];
 
-export type RecordDoc = Record<string, unknown> & { id: string; archivedAt?: string | null };
+export type RecordDoc = Record<string, unknown> & { id: string; archivedAt?: string | null; trashedAt?: string | null };
 
 export interface ListPage {
   items: RecordDoc[];

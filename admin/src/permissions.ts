@@ -4,7 +4,7 @@
 
 import type { Me } from './model.js';
 
-export type Action = 'view' | 'create' | 'edit' | 'delete';
+export type Action = 'view' | 'create' | 'edit' | 'delete' | 'purge';
 
 export function isAdmin(me: Me): boolean {
   return me.permissions.includes('system:admin') || me.roles.includes('ADMIN');

@@ -25,6 +25,7 @@ const METHODS: Record<string, string> = {
   increment: 'increment',
   archive: 'archive',
   restore: 'restore',
+  restoreFromTrash: 'restoreFromTrash',
   versions: 'versions',
   version: 'version',
   compareVersions: 'compareVersions',

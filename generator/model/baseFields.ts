@@ -22,7 +22,7 @@ function field(name: string, value: ValueModel, options: Partial<FieldModel> = {
 const serverSet = { system: true, readOnly: true };
 
 /** Fields a base adds before the entity's own, per the spec's *Base fields* table. */
-export function baseFields(base: Base, tenancyEntity: string | undefined): FieldModel[] {
+export function baseFields(base: Base, tenancyEntity: string | undefined, trash = false): FieldModel[] {
   const fields = [field('id', { type: 'objectId' }, { ...serverSet, required: true, unique: true, label: 'ID' })];
   if (base !== 'system')
     fields.push(field('ownerId', { type: 'objectId', ref: USERS }, { ...serverSet, required: true, filterable: true }));
@@ -31,6 +31,7 @@ export function baseFields(base: Base, tenancyEntity: string | undefined): Field
   fields.push(field('createdAt', { type: 'isoDate' }, { ...serverSet, required: true }));
   fields.push(field('updatedAt', { type: 'isoDate' }, { ...serverSet, required: true }));
   if (base !== 'system') fields.push(field('archivedAt', { type: 'isoDate' }, { ...serverSet }));
+  if (trash) fields.push(field('trashedAt', { type: 'isoDate' }, { ...serverSet }));
   if (base === 'content') fields.push(...contentFields());
   return fields;
 }
@@ -53,5 +54,5 @@ function contentFields(): FieldModel[] {
 
 /** Every name a base may add, whatever the entity's options: declared fields may not reuse them. */
 export function reservedBaseNames(base: Base): Set<string> {
-  return new Set(baseFields(base, 'tenant').map((f) => f.name));
+  return new Set(baseFields(base, 'tenant', true).map((f) => f.name));
 }

@@ -27,6 +27,7 @@ const TAKEN_NAMES = new Set([
   'increment',
   'archive',
   'restore',
+  'restoreFromTrash',
   'versions',
   'version',
   'compareVersions',

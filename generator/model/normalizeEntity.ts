@@ -8,10 +8,12 @@ import type {
   FieldType,
   Ownership,
   RelationModel,
+  TrashModel,
   ValueConstraints,
   ValueModel,
   Versioning,
 } from '../../runtime/model/types.js';
+import { PURGE_ACTION } from '../../runtime/model/types.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
 import { baseFields, reservedBaseNames } from './baseFields.js';
@@ -35,6 +37,7 @@ export interface RawEntity {
   tenantScoped?: boolean;
   versioning?: Versioning;
   history?: { keep?: number; maxAge?: string };
+  trash?: boolean | { retention?: string };
   internal?: boolean;
   fields: Record<string, RawField>;
   filters?: string[];
@@ -95,7 +98,13 @@ export function normalizeEntity(
   for (const [name, rawField] of Object.entries(raw.fields)) {
     const path = ['fields', name];
     if (reserved.has(name)) {
-      report(path, `clashes with the base field "${name}" (base ${base} sets it)`, 'key');
+      report(
+        path,
+        name === 'trashedAt'
+          ? 'clashes with "trashedAt", which entities with a trash get (reserved on every entity)'
+          : `clashes with the base field "${name}" (base ${base} sets it)`,
+        'key',
+      );
       continue;
     }
     if (RESERVED_FIELD_NAMES.has(name)) {
@@ -104,7 +113,12 @@ export function normalizeEntity(
     }
     declared.push(normalizeField(name, rawField, path, context, report, true));
   }
-  const fields = [...baseFields(base, tenantScoped ? context.tenancyEntity : undefined), ...declared];
+  const trash = trashOf(raw);
+  if (trash && raw.internal) report(['trash'], 'needs the generic routes, which an internal entity does not have');
+  const fields = [
+    ...baseFields(base, tenantScoped ? context.tenancyEntity : undefined, trash !== undefined),
+    ...declared,
+  ];
   const byName = new Map(fields.map((f) => [f.name, f]));
 
   const filters = checkFilters(raw.filters ?? [], byName, report);
@@ -121,12 +135,16 @@ export function normalizeEntity(
 
   const plural = raw.plural;
   const internal = raw.internal ?? false;
-  const { endpoints, customActions } = normalizeEndpoints(
+  const normalized = normalizeEndpoints(
     raw.endpoints,
     internal,
     (name, rawField, path) => normalizeField(name, rawField, path, context, report, false),
     report,
   );
+  const { endpoints } = normalized;
+  // A trash adds the purge action: DELETE ?permanent=true is its own permission.
+  const actions = [...new Set([...(normalized.customActions ?? []), ...(trash ? [PURGE_ACTION] : [])])];
+  const customActions = actions.length > 0 ? actions : undefined;
   checkRolePermissions(
     raw.permissions ?? {},
     { plural, ownership, byName, customActions: customActions ?? [] },
@@ -142,6 +160,7 @@ export function normalizeEntity(
     tenantScoped,
     versioning,
     ...(raw.history ? { history: raw.history } : {}),
+    ...(trash ? { trash } : {}),
     internal,
     origin: context.origin,
     fields,
@@ -455,4 +474,12 @@ function mergeRolePermissions(
     merged[role] = [...new Set([...(merged[role] ?? []), ...list.map((p) => `${plural}:${p}`)])];
   }
   return merged;
+}
+
+const DEFAULT_TRASH_RETENTION = '30d';
+
+/** `trash: true` or `trash: { retention }`, with the default retention; absent or false: none. */
+function trashOf(raw: RawEntity): TrashModel | undefined {
+  if (!raw.trash) return undefined;
+  return { retention: (raw.trash === true ? undefined : raw.trash.retention) ?? DEFAULT_TRASH_RETENTION };
 }

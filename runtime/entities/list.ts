@@ -3,6 +3,7 @@ import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { sealValue } from '../crypto/signedToken.js';
 import type { ListQuery } from '../query/listQuery.js';
+import { seeingTrash } from '../store/trashStore.js';
 import type { Doc, FindQuery } from '../store/types.js';
 import { entityOf } from './entityOf.js';
 import { listConstraint } from './listConstraint.js';
@@ -23,10 +24,15 @@ export interface ListResult {
   nextCursor?: string;
 }
 
-/** GET /{plural}: the caller's view constraint, archived records left out, filters, text, order, page. */
+/**
+ * GET /{plural}: the caller's view constraint, archived and trashed records left out (or the
+ * trash asked for), filters, text, order, page.
+ */
 export async function listOperation({ ctx, plural, query, caller }: ListInput): Promise<ListResult> {
   const { model } = entityOf(ctx, plural);
-  const where = andWhere(await listConstraint(ctx, caller, model, query.includeArchived), ...query.where);
+  // Only the list's own reads see the trash: constraints and populated references do not.
+  const store = query.trash ? seeingTrash(ctx.store) : ctx.store;
+  const where = andWhere(await listConstraint(ctx, caller, model, query.includeArchived, query.trash), ...query.where);
   const keyset = !query.sort;
   const find: FindQuery = {
     where,
@@ -43,8 +49,8 @@ export async function listOperation({ ctx, plural, query, caller }: ListInput): 
     remember: true,
   };
   const [found, totalCount] = await Promise.all([
-    ctx.store.find(plural, find),
-    ctx.store.count(plural, { where, text: query.text }),
+    store.find(plural, find),
+    store.count(plural, { where, text: query.text }),
   ]);
   const more = keyset && found.length > query.limit;
   let items = (more ? found.slice(0, query.limit) : found).map((doc) => presentRecord(model, doc));

@@ -2,23 +2,33 @@ import { andWhere } from '../access/accessFor.js';
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import type { EntityModel } from '../model/types.js';
+import type { TrashView } from '../query/listQuery.js';
+import { NOT_TRASHED, TRASHED } from '../store/trashStore.js';
 import type { Where } from '../store/types.js';
 import { scopeFor } from './requireAccess.js';
 
+const NOT_ARCHIVED: Where = { field: 'archivedAt', op: 'exists', value: false };
+
 /**
  * The records a list shows the caller before its own filters: the view constraint (roles,
- * ownership, grants, tenancy) with archived records left out unless asked for. Lists and
- * realtime subscriptions both ask this, so a stream shows exactly what a list would.
- * Throws 401/403 when the caller may not view the entity at all.
+ * ownership, grants, tenancy) with archived records left out unless asked for, and trashed
+ * ones too. Lists and realtime subscriptions both ask this, so a stream shows exactly what a
+ * list would. `trash` shows the trash (`only`) or adds it (`include`): the trashed records the
+ * caller may both view and delete, archived or not. Throws 401/403 when the caller may not view
+ * the entity at all, or may not delete any of it when `trash` is asked for.
  */
 export async function listConstraint(
   ctx: RuntimeContext,
   caller: Caller,
   model: EntityModel,
   includeArchived: boolean,
+  trash?: TrashView,
 ): Promise<Where | undefined> {
   const viewable = await scopeFor(ctx, caller, model, 'view');
-  const archived: Where | undefined =
-    model.ownership === 'owned' && !includeArchived ? { field: 'archivedAt', op: 'exists', value: false } : undefined;
-  return andWhere(viewable, archived);
+  const archived = model.ownership === 'owned' && !includeArchived ? NOT_ARCHIVED : undefined;
+  if (!model.trash) return andWhere(viewable, archived);
+  const live = andWhere(NOT_TRASHED, archived)!;
+  if (!trash) return andWhere(viewable, live);
+  const trashed = andWhere(TRASHED, await scopeFor(ctx, caller, model, 'delete'))!;
+  return andWhere(viewable, trash === 'only' ? trashed : { or: [live, trashed] });
 }

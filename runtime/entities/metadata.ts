@@ -61,6 +61,8 @@ export function entityMetadata(entity: EntityModel) {
     sortable: entity.sortable,
     // Content base: the status moves an update may make, so a client offers only those.
     ...(entity.base === 'content' ? { statusTransitions: CONTENT_STATUS_MOVES } : {}),
+    // Deleted records wait in a trash this long: ?trash=only, restore-from-trash, ?permanent=true.
+    ...(entity.trash ? { trash: { retention: entity.trash.retention } } : {}),
     // Reverse relations: populate=<name>, GET /{plural}/{id}/<name>.
     relations: (entity.relations ?? []).map((r) => ({
       name: r.name,

@@ -8,6 +8,7 @@ import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
 import { applyReferentialActions } from './referentialActions.js';
 import { findWritable } from './requireAccess.js';
+import { deletePermanentlyOperation, trashOperation } from './trash.js';
 
 export interface RemoveInput {
   ctx: RuntimeContext;
@@ -15,17 +16,18 @@ export interface RemoveInput {
   id: string;
   caller: Caller;
   changeReason?: string;
+  /** `?permanent=true`: for an entity that keeps a trash, delete for good (the purge permission). */
+  permanent?: boolean;
 }
 
-/** DELETE /{plural}/{id}: a hard delete; answers `{ id, deleted: true }`. */
-export async function removeOperation({
-  ctx,
-  plural,
-  id,
-  caller,
-  changeReason,
-}: RemoveInput): Promise<{ id: string; deleted: true }> {
+/**
+ * DELETE /{plural}/{id}: a hard delete; answers `{ id, deleted: true }`. An entity that keeps a
+ * trash moves the record there instead (`trashed: true`), unless `permanent`.
+ */
+export async function removeOperation(input: RemoveInput): Promise<{ id: string; deleted: true; trashed?: true }> {
+  const { ctx, plural, id, caller, changeReason, permanent } = input;
   const { model } = entityOf(ctx, plural);
+  if (model.trash) return permanent ? deletePermanentlyOperation(input) : trashOperation(input);
   const { doc, where } = await findWritable(ctx, model, id, caller, 'delete');
   await rulesFor(ctx, plural)?.beforeRemove?.(ctx, caller, doc);
   // Full versioning writes a `delete` version, with the last state, in the same transaction.

@@ -6,7 +6,7 @@ import type { EntityModel } from '../model/types.js';
 import type { Doc, Store } from '../store/types.js';
 import { pruneHistory } from './pruneHistory.js';
 
-export type ChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore';
+export type ChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore' | 'trash' | 'untrash';
 
 /** One change of one record, as a write operation reports it. */
 export interface Change {
@@ -25,6 +25,8 @@ const EVENT_OF: Record<ChangeType, ChangeEventName> = {
   delete: 'deleted',
   archive: 'archived',
   restore: 'restored',
+  trash: 'trashed',
+  untrash: 'untrashed',
 };
 
 /** The event-log name of a change. */

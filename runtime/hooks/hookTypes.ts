@@ -1,7 +1,16 @@
 import type { Caller } from '../access/caller.js';
 
 /** The write paths that run hooks; a hook can tell them apart by `operation`. */
-export type WriteOperation = 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'revert' | 'delete';
+export type WriteOperation =
+  | 'create'
+  | 'update'
+  | 'increment'
+  | 'archive'
+  | 'restore'
+  | 'revert'
+  | 'delete'
+  | 'trash'
+  | 'untrash';
 
 /** What the event log records of a committed write, as `<plural>.<event>`. */
 export const CHANGE_EVENTS = [
@@ -12,6 +21,8 @@ export const CHANGE_EVENTS = [
   'restored',
   'incremented',
   'reverted',
+  'trashed',
+  'untrashed',
 ] as const;
 export type ChangeEventName = (typeof CHANGE_EVENTS)[number];
 

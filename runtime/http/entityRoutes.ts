@@ -13,6 +13,7 @@ import { listOperation } from '../entities/list.js';
 import { entityMetadata, fieldMetadata, fieldsMetadata, typeMetadata } from '../entities/metadata.js';
 import { relationListOperation } from '../entities/relations.js';
 import { removeOperation } from '../entities/remove.js';
+import { restoreFromTrashOperation } from '../entities/trash.js';
 import { updateOperation } from '../entities/update.js';
 import { notFound, validationError } from '../errors/apiError.js';
 import {
@@ -115,7 +116,14 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
     send(
       res,
       200,
-      await removeOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) }),
+      await removeOperation({
+        ctx,
+        plural,
+        id: idParam(req),
+        caller: req.caller,
+        changeReason: changeReason(req),
+        permanent: permanentParam(req),
+      }),
     ),
   increment: (ctx, plural) => async (req, res) =>
     send(
@@ -141,6 +149,18 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
       res,
       200,
       await restoreOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) }),
+    ),
+  restoreFromTrash: (ctx, plural) => async (req, res) =>
+    send(
+      res,
+      200,
+      await restoreFromTrashOperation({
+        ctx,
+        plural,
+        id: idParam(req),
+        caller: req.caller,
+        changeReason: changeReason(req),
+      }),
     ),
   // History endpoints answer bare bodies, as the spec shows them.
   versions: (ctx, plural) => async (req, res) =>
@@ -293,6 +313,14 @@ function changeReason(req: Request): string | undefined {
   if (value !== undefined && value.length > MAX_CHANGE_REASON)
     throw validationError({ changeReason: `must be at most ${MAX_CHANGE_REASON} characters` });
   return value || undefined;
+}
+
+/** DELETE's `permanent`: `true` or `false` (default). */
+function permanentParam(req: Request): boolean {
+  const value = req.query.permanent;
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw validationError({ permanent: 'must be true or false' }, 'Invalid query parameters');
 }
 
 function strictQuery(req: Request, allowed: string[]): Record<string, unknown> {

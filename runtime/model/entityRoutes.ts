@@ -13,6 +13,7 @@ export type EntityRouteName =
   | 'increment'
   | 'archive'
   | 'restore'
+  | 'restoreFromTrash'
   | 'metadata'
   | 'metadataType'
   | 'metadataFields'
@@ -107,6 +108,7 @@ export function entityRouteTable(entity: EntityModel): RouteSpec[] {
     routes.push(['PATCH', `${base}/:id/increment`, 'increment']);
   if (entity.ownership === 'owned')
     routes.push(['POST', `${base}/:id/archive`, 'archive'], ['POST', `${base}/:id/restore`, 'restore']);
+  if (entity.trash) routes.push(['POST', `${base}/:id/restore-from-trash`, 'restoreFromTrash']);
   if (entity.versioning === 'full') {
     routes.push(
       ['GET', `${base}/:id/versions`, 'versions'],

@@ -15,6 +15,7 @@ export const LIST_PARAMETERS = [
   'sortDir',
   'select',
   'includeArchived',
+  'trash',
   'populate',
   'dateFrom',
   'dateTo',

@@ -98,6 +98,14 @@ export interface HistoryRetention {
   maxAge?: string;
 }
 
+export interface TrashModel {
+  /** Duration such as `30d`: how long a record stays in the trash before the purge job deletes it. */
+  retention: string;
+}
+
+/** The action that deletes a record of a trash entity for good (DELETE ?permanent=true). */
+export const PURGE_ACTION = 'purge';
+
 export const ENDPOINT_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type EndpointMethod = (typeof ENDPOINT_METHODS)[number];
 
@@ -143,6 +151,8 @@ export interface EntityModel {
   tenantScoped: boolean;
   versioning: Versioning;
   history?: HistoryRetention;
+  /** Deleted records go to a trash (trashedAt set) and are purged after `retention`. */
+  trash?: TrashModel;
   /** Runtime-only collection: no generic HTTP routes. */
   internal: boolean;
   /** Where it comes from: the application, the package's built-ins, or a feature. */

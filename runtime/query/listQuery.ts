@@ -20,10 +20,14 @@ export interface ListQuery {
   collation?: Collation;
   select?: string[];
   includeArchived: boolean;
+  /** `trash=only` lists the trash, `trash=include` the trash as well (entities that keep one). */
+  trash?: TrashView;
   populate?: PopulateSpec;
   /** Filters and date ranges, all of which must hold. */
   where: Where[];
 }
+
+export type TrashView = 'only' | 'include';
 
 /** Reference paths to populate, each a list of field names (`author.org` -> ['author', 'org']). */
 export interface PopulateSpec {

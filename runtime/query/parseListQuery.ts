@@ -5,7 +5,14 @@ import { parseIsoDate } from '../model/parseIsoDate.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Collation, SortKey, Where } from '../store/types.js';
-import { type CursorPosition, DEFAULT_PAGE_SIZE, type ListQuery, MAX_PAGE_SIZE, MAX_QUERY_TEXT } from './listQuery.js';
+import {
+  type CursorPosition,
+  DEFAULT_PAGE_SIZE,
+  type ListQuery,
+  MAX_PAGE_SIZE,
+  MAX_QUERY_TEXT,
+  type TrashView,
+} from './listQuery.js';
 import { parsePopulate } from './parsePopulate.js';
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
@@ -58,6 +65,7 @@ export function parseListQuery(entity: EntityModel, raw: Raw, options: ParseOpti
 
   const { text, where, includeArchived } = parseConditions(entity, raw, fields, fail);
   const select = parseSelect(raw, fields, fail);
+  const trash = parseTrash(entity, raw, fail);
   const populate = raw.populate === undefined ? undefined : parsePopulate(entity, raw.populate, fail, options.entity);
 
   if (Object.keys(errors).length > 0) throw validationError(errors, 'Invalid query parameters');
@@ -71,12 +79,22 @@ export function parseListQuery(entity: EntityModel, raw: Raw, options: ParseOpti
     ...(collation ? { collation } : {}),
     ...(select ? { select } : {}),
     includeArchived,
+    ...(trash ? { trash } : {}),
     ...(populate ? { populate } : {}),
     where,
   };
 }
 
 export type Fail = (key: string, message: string) => undefined;
+
+/** `trash=only|include`, for an entity that keeps a trash. */
+function parseTrash(entity: EntityModel, raw: Raw, fail: Fail): TrashView | undefined {
+  const value = single(raw, 'trash', fail);
+  if (value === undefined) return undefined;
+  if (!entity.trash) return fail('trash', `${entity.plural} keep no trash`);
+  if (value !== 'only' && value !== 'include') return fail('trash', 'must be only or include');
+  return value;
+}
 
 /** What selects the records of a list or an aggregation: date range, filters and their operators, archived or not. */
 export function parseConditions(

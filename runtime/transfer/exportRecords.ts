@@ -6,6 +6,7 @@ import { newDetails, validationError } from '../errors/apiError.js';
 import { isListParameter } from '../model/listParameters.js';
 import type { EntityModel } from '../model/types.js';
 import { parseConditions } from '../query/parseListQuery.js';
+import { NOT_TRASHED } from '../store/trashStore.js';
 import type { Doc, Where } from '../store/types.js';
 import { csvColumns, type TransferFormat, toCell } from './recordFormat.js';
 
@@ -17,6 +18,7 @@ const MAX_WHERE = 4000;
  * `--where` in the list endpoint's own query syntax (`kind=news&views[gte]=100&dateFrom=2026-01-01`):
  * the same filters, operators and date range, checked the same way. Without it, every record,
  * archived ones too; with it, archived records only with includeArchived=true, as in a list.
+ * Records in the trash are never exported.
  */
 export function exportWhere(entity: EntityModel, where: string | undefined): Where | undefined {
   if (where === undefined) return undefined;
@@ -25,7 +27,7 @@ export function exportWhere(entity: EntityModel, where: string | undefined): Whe
   const errors = newDetails();
   const fields = new Map(entity.fields.filter((f) => !f.hidden).map((f) => [f.name, f]));
   for (const key of Object.keys(raw)) {
-    if (['limit', 'page', 'skip', 'offset', 'sort', 'cursor', 'select', 'populate'].includes(key))
+    if (['limit', 'page', 'skip', 'offset', 'sort', 'cursor', 'select', 'populate', 'trash'].includes(key))
       errors[key] = 'does not apply to an export';
     else if (!isListParameter(key) && !entity.filters.includes(key)) errors[key] = 'is not a known query parameter';
   }
@@ -58,6 +60,8 @@ export async function* exportRecords(
   for (;;) {
     const conditions = [
       ...(where ? [where] : []),
+      // The trash is deleted data: an import of the file would bring it back to life.
+      ...(entity.trash ? [NOT_TRASHED] : []),
       ...(after ? [{ field: 'id', op: 'gt', value: after } as Where] : []),
     ];
     const page: Doc[] = await ctx.store.find(entity.plural, {

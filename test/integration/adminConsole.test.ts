@@ -261,6 +261,41 @@ describe('the admin console as an administrator', () => {
     expect(left.body.data.totalCount).toBe(8);
   });
 
+  it('moves notes to the trash, lists them under the Trash tab, restores one and deletes one for good', async () => {
+    const made: string[] = [];
+    for (const title of ['Trash me', 'Purge me']) {
+      const res = await server.call('POST', '/api/v1/notes', { token: adminToken, body: { title } });
+      made.push(res.body.data.id);
+    }
+    await page.goto(`${server.url}/admin/e/notes?q=me`);
+    await expect.poll(() => page.locator('table tbody tr').count()).toBe(2);
+    await page.check('table tbody tr:nth-child(1) input[type=checkbox]');
+    await page.check('table tbody tr:nth-child(2) input[type=checkbox]');
+    await page.click('button:has-text("Move to trash (2)")');
+    await expect
+      .poll(() => page.locator('.toolbar [role=status]').textContent())
+      .toContain('Moved to the trash 2 records');
+    await expect.poll(() => page.locator('table tbody').textContent()).toContain('No records match');
+
+    await page.click('nav.tabs a:has-text("Trash")');
+    await page.waitForSelector('#list-title:has-text("trash")');
+    await expect.poll(() => page.locator('table tbody .badge:has-text("Trashed")').count()).toBe(2);
+    await page.check('table tbody tr:has-text("Trash me") input[type=checkbox]');
+    await page.click('button:has-text("Restore selected (1)")');
+    await expect.poll(() => page.locator('.toolbar [role=status]').textContent()).toContain('Restored 1 record');
+    await page.check('table tbody tr:has-text("Purge me") input[type=checkbox]');
+    await page.click('button:has-text("Delete for good (1)")');
+    await expect
+      .poll(() => page.locator('.toolbar [role=status]').textContent())
+      .toContain('Deleted for good 1 record');
+    await expect.poll(() => page.locator('table tbody').textContent()).toContain('No records match');
+
+    const back = await server.call('GET', `/api/v1/notes/${made[0]}`, { token: adminToken });
+    expect(back.status).toBe(200);
+    const trash = await server.call('GET', '/api/v1/notes?trash=include&q=me', { token: adminToken });
+    expect(trash.body.data.items.map((n: { id: string }) => n.id)).toEqual([made[0]]);
+  });
+
   it('picks a reference by searching the referenced entity', async () => {
     await page.goto(`${server.url}/admin/e/comments/new`);
     await page.waitForSelector('#form-title');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../generated/index.js';
 import { fileJobId, reconcileFileSchedules } from '../../runtime/jobs/fileSchedules.js';
+import { TRASH_PURGE_HANDLER, trashPurgeSchedule } from '../../runtime/jobs/trashPurge.js';
 import type { JobScheduleModel } from '../../runtime/model/types.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
@@ -14,6 +15,8 @@ const nightly: JobScheduleModel = {
   description: 'Closes resolved tickets',
   enabled: true,
 };
+/** The example app keeps a trash, so the server declares its purge job beside the file's. */
+const purge = trashPurgeSchedule(registry.model)!;
 const ran: string[] = [];
 const handlers = {
   closeResolved: async () => {
@@ -105,12 +108,8 @@ describe('scheduled jobs declared in entigen.config.yaml', () => {
     };
     const later = new Date('2026-03-01T12:00:00.000Z');
     const changedNightly = { ...nightly, schedules: ['0 4 * * *'], timeout: undefined };
-    const outcome = await reconcileFileSchedules(
-      server.ctx.store,
-      [changedNightly, reminders],
-      Object.keys(handlers),
-      later,
-    );
+    const names = [...Object.keys(handlers), TRASH_PURGE_HANDLER];
+    const outcome = await reconcileFileSchedules(server.ctx.store, [changedNightly, reminders, purge], names, later);
     expect(outcome).toEqual({ created: [], updated: ['nightlyClose', 'reminders'], released: [] });
     expect((await byName('nightlyClose'))[0]).toMatchObject({
       schedules: ['0 4 * * *'],
@@ -119,11 +118,13 @@ describe('scheduled jobs declared in entigen.config.yaml', () => {
     });
     expect((await byName('reminders'))[0]).toMatchObject({ id: made.body.data.id, origin: 'file', schedules: ['30m'] });
     // Unchanged: nothing written.
-    expect(
-      await reconcileFileSchedules(server.ctx.store, [changedNightly, reminders], Object.keys(handlers), later),
-    ).toEqual({ created: [], updated: [], released: [] });
+    expect(await reconcileFileSchedules(server.ctx.store, [changedNightly, reminders, purge], names, later)).toEqual({
+      created: [],
+      updated: [],
+      released: [],
+    });
     // Removed from the file: disabled, the API's now, its executions kept.
-    expect(await reconcileFileSchedules(server.ctx.store, [reminders], Object.keys(handlers), later)).toEqual({
+    expect(await reconcileFileSchedules(server.ctx.store, [reminders, purge], names, later)).toEqual({
       created: [],
       updated: [],
       released: ['nightlyClose'],
@@ -137,6 +138,6 @@ describe('scheduled jobs declared in entigen.config.yaml', () => {
   it('refuses to start when a declared handler is not exported', async () => {
     await expect(
       startTestServer({}, { registry: withSchedules([{ ...nightly, handler: 'closeResolvd' }]), handlers }),
-    ).rejects.toThrow(/nightlyClose -> closeResolvd \(exports: closeResolved, remind\)/);
+    ).rejects.toThrow(/nightlyClose -> closeResolvd \(exports: closeResolved, remind, entigenTrashPurge\)/);
   });
 });

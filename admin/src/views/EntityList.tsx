@@ -15,7 +15,7 @@ import { NotAllowed, Problem } from './Problem.js';
 const PAGE_SIZES = [10, 25, 50, 100, 200];
 /** Rows an export reads at most (in pages of 200), so one click cannot pull a whole large table. */
 export const MAX_EXPORT_ROWS = 10_000;
-const LIST_KEYS = ['q', 'page', 'limit', 'sort', 'includeArchived'];
+const LIST_KEYS = ['q', 'page', 'limit', 'sort', 'includeArchived', 'trash'];
 
 function defaultColumns(entity: EntityMeta): string[] {
   const title = titleField(entity);
@@ -111,22 +111,33 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
   const totalPages = page?.totalPages ?? 1;
   const canEdit = can(session.me, entity.plural, 'edit');
   const canDelete = can(session.me, entity.plural, 'delete');
-  const archivable = entity.ownership === 'owned' && canEdit;
+  // The trash view (?trash=only): what was deleted, to restore or delete for good.
+  const inTrash = Boolean(entity.trash) && params.trash === 'only';
+  const archivable = entity.ownership === 'owned' && canEdit && !inTrash;
   const chooseColumns = (name: string, on: boolean) => {
     const next = on ? [...columns, name] : columns.filter((c) => c !== name);
     setColumns(next);
     localStorage.setItem(columnsKey(entity.plural), JSON.stringify(next));
   };
 
-  const bulk = async (action: 'archive' | 'delete') => {
+  const bulk = async (action: 'archive' | 'delete' | 'restoreFromTrash' | 'deleteForGood') => {
     const ids = [...selected];
-    const verb = action === 'archive' ? 'Archive' : 'Delete';
-    if (!confirm(`${verb} ${ids.length} selected ${ids.length === 1 ? 'record' : 'records'}?`)) return;
+    const [verb, done] = {
+      archive: ['Archive', 'Archived'],
+      delete: entity.trash ? ['Move to trash', 'Moved to the trash'] : ['Delete', 'Deleted'],
+      restoreFromTrash: ['Restore', 'Restored'],
+      deleteForGood: ['Delete for good', 'Deleted for good'],
+    }[action];
+    const what = `${ids.length} selected ${ids.length === 1 ? 'record' : 'records'}`;
+    const warning = action === 'deleteForGood' ? ' This cannot be undone.' : '';
+    if (!confirm(`${verb}: ${what}?${warning}`)) return;
     const failures: string[] = [];
     for (const [index, id] of ids.entries()) {
       setStatus(`${verb}: ${index + 1} of ${ids.length}…`);
       try {
         if (action === 'archive') await api('POST', `/${entity.plural}/${id}/archive`);
+        else if (action === 'restoreFromTrash') await api('POST', `/${entity.plural}/${id}/restore-from-trash`);
+        else if (action === 'deleteForGood') await api('DELETE', `/${entity.plural}/${id}?permanent=true`);
         else await api('DELETE', `/${entity.plural}/${id}`);
       } catch (error) {
         failures.push(`${id}: ${(error as Error).message}`);
@@ -134,7 +145,7 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
     }
     setStatus(
       failures.length === 0
-        ? `${verb}d ${ids.length} ${ids.length === 1 ? 'record' : 'records'}.`
+        ? `${done} ${ids.length} ${ids.length === 1 ? 'record' : 'records'}.`
         : `${ids.length - failures.length} done, ${failures.length} failed: ${failures.join('; ')}`,
     );
     setReload(reload + 1);
@@ -166,13 +177,29 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
   return (
     <section aria-labelledby="list-title">
       <div class="heading">
-        <h1 id="list-title">{entity.label}</h1>
-        {can(session.me, entity.plural, 'create') && (
+        <h1 id="list-title">
+          {entity.label}
+          {inTrash ? ': trash' : ''}
+        </h1>
+        {!inTrash && can(session.me, entity.plural, 'create') && (
           <a class="button primary" href={`/admin/e/${entity.plural}/new`}>
             New {entity.name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()}
           </a>
         )}
       </div>
+      {entity.trash && canDelete && (
+        <nav class="tabs" aria-label="Records or trash">
+          <a href={`/admin/e/${entity.plural}`} aria-current={inTrash ? undefined : 'page'}>
+            Records
+          </a>
+          <a href={`/admin/e/${entity.plural}?trash=only`} aria-current={inTrash ? 'page' : undefined}>
+            Trash
+          </a>
+          {inTrash && (
+            <span class="muted">Deleted records stay here for {entity.trash.retention}, then they are purged.</span>
+          )}
+        </nav>
+      )}
       {entity.plural === 'mediaAssets' && can(session.me, entity.plural, 'create') && (
         <MediaUpload onUploaded={(id) => location.route(`/admin/e/${entity.plural}/${id}`)} />
       )}
@@ -202,7 +229,7 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
             onChange={(value) => navigate({ [field.name]: value || undefined })}
           />
         ))}
-        {entity.ownership === 'owned' && (
+        {entity.ownership === 'owned' && !inTrash && (
           <label class="check">
             <input
               type="checkbox"
@@ -245,9 +272,19 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
             Archive selected ({selected.size})
           </button>
         )}
-        {selected.size > 0 && canDelete && (
+        {selected.size > 0 && canDelete && !inTrash && (
           <button type="button" class="danger" onClick={() => void bulk('delete')}>
-            Delete selected ({selected.size})
+            {entity.trash ? 'Move to trash' : 'Delete selected'} ({selected.size})
+          </button>
+        )}
+        {selected.size > 0 && inTrash && (
+          <button type="button" onClick={() => void bulk('restoreFromTrash')}>
+            Restore selected ({selected.size})
+          </button>
+        )}
+        {selected.size > 0 && inTrash && can(session.me, entity.plural, 'purge') && (
+          <button type="button" class="danger" onClick={() => void bulk('deleteForGood')}>
+            Delete for good ({selected.size})
           </button>
         )}
         <span role="status" class="muted">
@@ -318,7 +355,9 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
                     </td>
                     {columns.map((name, index) => (
                       <td key={name}>
-                        {index === 0 ? (
+                        {index === 0 && inTrash ? (
+                          formatValue(fields.get(name), record[name]) || record.id
+                        ) : index === 0 ? (
                           <a href={`/admin/e/${entity.plural}/${record.id}`}>
                             {formatValue(fields.get(name), record[name]) || record.id}
                           </a>
@@ -326,6 +365,9 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
                           formatValue(fields.get(name), record[name])
                         )}
                         {index === 0 && record.archivedAt && <span class="badge">Archived</span>}
+                        {index === 0 && record.trashedAt && (
+                          <span class="badge">Trashed {formatValue(fields.get('trashedAt'), record.trashedAt)}</span>
+                        )}
                       </td>
                     ))}
                   </tr>

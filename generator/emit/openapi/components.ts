@@ -77,6 +77,11 @@ export function listParameters(): Record<string, JsonSchema> {
       anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }],
     }),
     includeArchived: q('includeArchived', 'include archived records', { type: 'boolean' }),
+    trash: q(
+      'trash',
+      'only: the records in the trash; include: those too (entities that keep a trash; trashed records the caller may delete)',
+      { enum: ['only', 'include'] },
+    ),
     populate: q(
       'populate',
       'reference fields to replace by their records: comma-separated, repeated, or populate[paths]=...&populate[depth]=1..5',

@@ -236,8 +236,25 @@ function filterReferences(entity: EntityModel): JsonSchema[] {
   return Object.keys(filterParameterComponents(entity)).map((key) => ({ $ref: `#/components/parameters/${key}` }));
 }
 
+/** The list's parameters: `trash` only where the entity keeps one. */
+function listParameters(entity: EntityModel): JsonSchema[] {
+  return LIST_PARAMETERS.filter((p) => p !== 'trash' || entity.trash).map((p) => ({
+    $ref: `#/components/parameters/${p}`,
+  }));
+}
+
 /** Entity operations that write history, and so take a change reason. */
-const WRITES = new Set(['create', 'bulkCreate', 'update', 'remove', 'increment', 'archive', 'restore', 'revert']);
+const WRITES = new Set([
+  'create',
+  'bulkCreate',
+  'update',
+  'remove',
+  'increment',
+  'archive',
+  'restore',
+  'restoreFromTrash',
+  'revert',
+]);
 
 export function entityOperation(
   entity: EntityModel,
@@ -266,7 +283,7 @@ export function entityOperation(
       summary:
         relation.description ??
         `${relation.label}: the ${related.label} whose ${relation.field} references this ${entity.name}, with the list's query parameters`,
-      query: [...LIST_PARAMETERS.map((p) => ({ $ref: `#/components/parameters/${p}` })), ...filterReferences(related)],
+      query: [...listParameters(related), ...filterReferences(related)],
       response: ref(`${related.name}List`),
       errors: [...byId, 'VALIDATION_ERROR'],
     };
@@ -301,7 +318,7 @@ export function entityOperation(
       return {
         ...base,
         summary: `List ${label}`,
-        query: [...LIST_PARAMETERS.map((p) => ({ $ref: `#/components/parameters/${p}` })), ...filterReferences(entity)],
+        query: [...listParameters(entity), ...filterReferences(entity)],
         response: ref(`${entity.name}List`),
         errors: ['VALIDATION_ERROR', 'UNAUTHORIZED', 'FORBIDDEN'],
       };
@@ -369,7 +386,21 @@ export function entityOperation(
     case 'remove':
       return {
         ...base,
-        summary: `Delete a ${entity.name}`,
+        summary: entity.trash
+          ? `Move a ${entity.name} to the trash (permanent=true: delete it for good, with ${entity.plural}:purge)`
+          : `Delete a ${entity.name}`,
+        ...(entity.trash
+          ? {
+              query: [
+                {
+                  name: 'permanent',
+                  in: 'query',
+                  description: 'delete for good, in the trash or not (needs the purge permission)',
+                  schema: { type: 'boolean', default: false },
+                },
+              ],
+            }
+          : {}),
         response: {
           type: 'object',
           required: ['data'],
@@ -377,7 +408,11 @@ export function entityOperation(
             data: {
               type: 'object',
               required: ['id', 'deleted'],
-              properties: { id: { type: 'string' }, deleted: { const: true } },
+              properties: {
+                id: { type: 'string' },
+                deleted: { const: true },
+                ...(entity.trash ? { trashed: { const: true, description: 'moved to the trash' } } : {}),
+              },
             },
           },
         },
@@ -405,6 +440,13 @@ export function entityOperation(
         summary: `Restore an archived ${entity.name}`,
         response: single,
         errors: [...byId, 'UNPROCESSABLE_ENTITY'],
+      };
+    case 'restoreFromTrash':
+      return {
+        ...base,
+        summary: `Take a ${entity.name} out of the trash (needs the delete permission)`,
+        response: single,
+        errors: [...byId, 'CONFLICT'],
       };
     case 'metadata':
       return {

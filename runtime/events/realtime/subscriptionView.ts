@@ -218,7 +218,7 @@ function outcome(
   if (event.event === 'deleted') return before ? { seq: event.seq, type, data: { id: event.entityId } } : undefined;
   if (after) return { seq: event.seq, type, data: present(event.after!) };
   if (!before) return undefined;
-  return event.event === 'archived'
+  return event.event === 'archived' || event.event === 'trashed'
     ? { seq: event.seq, type, data: { id: event.entityId } }
     : { seq: event.seq, type: `${entity.plural}.deleted`, data: { id: event.entityId, reason: 'hidden' } };
 }

@@ -1,12 +1,13 @@
 import type { WebhooksConfig } from '../../config/runtimeConfig.js';
 import type { EntityRules } from '../../entities/entityRules.js';
 import { ApiError, newDetails, validationError } from '../../errors/apiError.js';
+import { CHANGE_EVENTS } from '../../hooks/hookTypes.js';
 import type { AppModel } from '../../model/types.js';
 import { isLogged, lastEventSeq } from '../eventLog.js';
 import { targetProblem } from './safeTarget.js';
 import { newWebhookSecret } from './signature.js';
 
-const EVENT_TYPES = ['created', 'updated', 'deleted', 'archived', 'restored', 'incremented', 'reverted'];
+const EVENT_TYPES: readonly string[] = CHANGE_EVENTS;
 
 /**
  * A webhook's target and patterns are checked when it is written: an http(s) URL without

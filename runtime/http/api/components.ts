@@ -4,7 +4,7 @@ import { Component, Dictionary, Enum, Nullable } from './schemas.js';
 // The shapes every entity's history and metadata routes answer: components of the OpenAPI document
 // (#/components/schemas/<name>), the typed client's and the admin console's types.
 
-const CHANGE_TYPES = ['create', 'update', 'delete', 'archive', 'restore', 'revert'] as const;
+const CHANGE_TYPES = ['create', 'update', 'delete', 'archive', 'restore', 'revert', 'trash', 'untrash'] as const;
 const FIELD_NAMES = Nullable(Type.Array(Type.String()));
 const CHANGED_FROM = Type.Optional(
   Type.String({ description: "The client's address the change came from; administrators only" }),
@@ -169,6 +169,19 @@ export const EntityMetadata = Type.Object({
   sortable: Type.Array(Type.String(), {
     description: 'Fields declared sortable: an index serves their order (any field may still be sorted on)',
   }),
+  trash: Type.Optional(
+    Type.Object(
+      {
+        retention: Type.String({
+          description: 'How long a record stays in the trash before it is purged, such as 30d',
+        }),
+      },
+      {
+        description:
+          'Entities that keep a trash: DELETE moves records there, GET ?trash=only lists them, POST /{id}/restore-from-trash takes one back, DELETE ?permanent=true needs the purge permission',
+      },
+    ),
+  ),
   statusTransitions: Type.Optional(
     Dictionary(Type.Array(Type.String()), {
       description: 'Content base only: for each status, the statuses an update may move it to',

@@ -1,18 +1,23 @@
 import { BACKUP_HANDLER, backupSchedule } from '../../backup/backupJob.js';
 import { reconcileFileSchedules } from '../../jobs/fileSchedules.js';
+import { TRASH_PURGE_HANDLER, trashPurgeSchedule } from '../../jobs/trashPurge.js';
 import { checkMigrations } from '../../migrations/applyMigrations.js';
 import { CountCache, CountCachingStore } from '../../store/countCache.js';
 import { MeasuredStore } from '../../store/measuredStore.js';
 import { openStore } from '../../store/openStore.js';
 import type { PgStore } from '../../store/postgres/pgStore.js';
 import { SqliteStore } from '../../store/sqlite/sqliteStore.js';
+import { withTrash } from '../../store/trashStore.js';
 import type { Store } from '../../store/types.js';
 import type { Base } from './base.js';
 
 export interface Stores {
   /** The store as DATABASE_URL opened it (what only its own kind offers: commit statistics, LISTEN). */
   opened: Store;
-  /** The store every operation uses: measured, and with counts remembered where writes can be heard. */
+  /**
+   * The store every operation uses: measured, with counts remembered where writes can be heard,
+   * and trashed records out of sight.
+   */
   store: Store;
   countCache?: CountCache;
 }
@@ -36,9 +41,12 @@ function countCacheEnabled(env: NodeJS.ProcessEnv, kind: string): boolean {
 export async function withStore({ options, config, env, logger, operator, now }: Base): Promise<Stores> {
   const opened = options.store ?? (await openStore(env.DATABASE_URL, options.root));
   const countCache = countCacheEnabled(env, opened.kind) ? new CountCache() : undefined;
-  const store = new MeasuredStore(
-    countCache ? new CountCachingStore(opened, countCache) : opened,
-    (kind, operation, outcome, seconds) => operator.storeCall(kind, operation, outcome, seconds),
+  const store = withTrash(
+    new MeasuredStore(
+      countCache ? new CountCachingStore(opened, countCache) : opened,
+      (kind, operation, outcome, seconds) => operator.storeCall(kind, operation, outcome, seconds),
+    ),
+    options.registry.model,
   );
   const schema = await store.init(options.registry.model);
   // Index changes are worth a line: building one on a large table takes a while.
@@ -52,10 +60,20 @@ export async function withStore({ options, config, env, logger, operator, now }:
   try {
     await checkMigrations(store, options.root, options.registry.model, now);
     // backups.schedule is one more file job, run by the server's own handler.
+    // So is the trash's purge, when an entity keeps one.
+    const purge = trashPurgeSchedule(options.registry.model);
     const jobs = await reconcileFileSchedules(
       store,
-      [...(options.registry.model.jobSchedules ?? []), ...(config.backups ? [backupSchedule(config.backups)] : [])],
-      [...Object.keys(options.handlers ?? {}), ...(config.backups ? [BACKUP_HANDLER] : [])],
+      [
+        ...(options.registry.model.jobSchedules ?? []),
+        ...(config.backups ? [backupSchedule(config.backups)] : []),
+        ...(purge ? [purge] : []),
+      ],
+      [
+        ...Object.keys(options.handlers ?? {}),
+        ...(config.backups ? [BACKUP_HANDLER] : []),
+        ...(purge ? [TRASH_PURGE_HANDLER] : []),
+      ],
       now(),
     );
     if (jobs.created.length + jobs.updated.length + jobs.released.length > 0)

@@ -2,6 +2,7 @@ import { BACKUP_HANDLER, backupJob } from '../../backup/backupJob.js';
 import { pruneEvents } from '../../events/eventLog.js';
 import { sweepIdempotencyRecords } from '../../http/idempotency.js';
 import { Scheduler } from '../../jobs/scheduler.js';
+import { TRASH_PURGE_HANDLER, trashPurgeJob } from '../../jobs/trashPurge.js';
 import type { Base } from './base.js';
 import type { EventConsumers } from './events.js';
 import type { Services } from './services.js';
@@ -26,6 +27,7 @@ export function withUpkeep(
     handlers: {
       ...options.handlers,
       ...(config.backups ? { [BACKUP_HANDLER]: backupJob(ctx, config.backups, options.root, env) } : {}),
+      ...(options.registry.model.entities.some((e) => e.trash) ? { [TRASH_PURGE_HANDLER]: trashPurgeJob(ctx) } : {}),
     },
     repositories: systemRepositories(),
     maxSeriesPerJob: config.jobs.maxSeriesPerJob,

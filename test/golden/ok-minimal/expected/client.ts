@@ -68,6 +68,8 @@ export interface ListParams<Field extends string = string> {
   sortDir?: 'asc' | 'desc';
   select?: Field[];
   includeArchived?: boolean;
+  /** Entities that keep a trash: `only` lists the trash, `include` adds it (needs the delete permission). */
+  trash?: 'only' | 'include';
   populate?: string[] | { paths: string[]; depth?: number };
   dateFrom?: string;
   dateTo?: string;
@@ -165,7 +167,7 @@ export interface Version<T> {
   snapshot: T;
   changedBy: string;
   changeReason?: string | null;
-  changeType: 'create' | 'update' | 'delete' | 'archive' | 'restore';
+  changeType: 'create' | 'update' | 'delete' | 'archive' | 'restore' | 'trash' | 'untrash';
   changedFields?: string[] | null;
   createdAt: string;
   updatedAt: string;
@@ -183,7 +185,7 @@ export interface AuditEntry {
   id: string;
   entityId: string;
   changedBy: string;
-  changeType: 'create' | 'update' | 'delete' | 'archive' | 'restore';
+  changeType: 'create' | 'update' | 'delete' | 'archive' | 'restore' | 'trash' | 'untrash';
   changedFields?: string[] | null;
   changes?: Record<string, { old: unknown; new: unknown }> | null;
   changeReason?: string | null;
@@ -244,11 +246,17 @@ function errorOf(response: Response, body: unknown, what: string): ApiRequestErr
 
 /** One change as a realtime subscriber receives it: `id` is the event's place in the log. */
 export type RealtimeRecordEvent<Plural extends string, Record_> =
-  | { id: string; type: `${Plural}.${'created' | 'updated' | 'restored' | 'incremented' | 'reverted'}`; data: Record_ }
+  | {
+      id: string;
+      type: `${Plural}.${'created' | 'updated' | 'restored' | 'incremented' | 'reverted' | 'untrashed'}`;
+      data: Record_;
+    }
   /** Deleted, or (with `reason: 'hidden'`) no longer visible to you. */
   | { id: string; type: `${Plural}.deleted`; data: { id: string; reason?: 'hidden' } }
   /** With includeArchived the record; otherwise only its id (it left your view). */
-  | { id: string; type: `${Plural}.archived`; data: Record_ | { id: string } };
+  | { id: string; type: `${Plural}.archived`; data: Record_ | { id: string } }
+  /** Moved to the trash: it left your view. */
+  | { id: string; type: `${Plural}.trashed`; data: { id: string } };
 
 export interface SubscribeOptions<Field extends string = string> {
   /** Resume after this event (the id of the last event you handled). */
@@ -502,8 +510,24 @@ export class EntityClient<
     return this.transport.data('PATCH', this.path(id), { body, options });
   }
 
-  remove(id: string, options?: RequestOptions): Promise<{ id: string; deleted: true }> {
-    return this.transport.data('DELETE', this.path(id), { options });
+  /**
+   * Deletes the record; where the entity keeps a trash it moves there (`trashed: true`) unless
+   * `permanent` (which needs the purge permission).
+   */
+  remove(
+    id: string,
+    options?: RequestOptions & { permanent?: boolean },
+  ): Promise<{ id: string; deleted: true; trashed?: true }> {
+    const { permanent, ...rest } = options ?? {};
+    return this.transport.data('DELETE', this.path(id), {
+      query: permanent ? { permanent: true } : undefined,
+      options: rest,
+    });
+  }
+
+  /** Takes a record out of the trash, as it was when it went in. */
+  restoreFromTrash(id: string, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data('POST', this.path(id, 'restore-from-trash'), { options });
   }
 
   /** Adds to numeric fields atomically (negative amounts subtract). */

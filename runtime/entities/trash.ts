@@ -1,0 +1,165 @@
+import { type Caller, SYSTEM_CALLER } from '../access/caller.js';
+import { parseDuration } from '../config/runtimeConfig.js';
+import type { RuntimeContext } from '../context.js';
+import { ApiError, notFound } from '../errors/apiError.js';
+import { writeWithHistory } from '../history/writeWithHistory.js';
+import { nested, repositoryWriter } from '../hooks/repositoryWriter.js';
+import { runBeforeDelete, runBeforeUpdate, writeScope } from '../hooks/runHooks.js';
+import type { EntityModel } from '../model/types.js';
+import { seeingTrash, TRASHED } from '../store/trashStore.js';
+import type { Doc, Store } from '../store/types.js';
+import { entityOf } from './entityOf.js';
+import { rulesFor } from './entityRules.js';
+import { encryptFields, normalizeDates } from './prepareWrite.js';
+import { presentRecord } from './presentRecord.js';
+import { applyReferentialActions } from './referentialActions.js';
+import { findWritable } from './requireAccess.js';
+
+export interface TrashInput {
+  ctx: RuntimeContext;
+  plural: string;
+  id: string;
+  caller: Caller;
+  changeReason?: string;
+}
+
+/** The context whose store sees trashed records too: for the trash's own operations. */
+export function seeingTrashContext(ctx: RuntimeContext): RuntimeContext {
+  return { ...ctx, store: seeingTrash(ctx.store) };
+}
+
+/**
+ * DELETE /{plural}/{id} of an entity that keeps a trash: the record moves there (trashedAt set),
+ * with the delete permission, before-delete hooks and rules; history and the event log say
+ * `trashed`. Records that reference it keep their references until it is purged.
+ */
+export async function trashOperation({
+  ctx,
+  plural,
+  id,
+  caller,
+  changeReason,
+}: TrashInput): Promise<{ id: string; deleted: true; trashed: true }> {
+  const { model } = entityOf(ctx, plural);
+  const { doc, where } = await findWritable(ctx, model, id, caller, 'delete');
+  await rulesFor(ctx, plural)?.beforeRemove?.(ctx, caller, doc);
+  const now = ctx.now();
+  await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+    await runBeforeDelete(writeScope({ ...ctx, store }, caller, now, 'trash'), plural, id, doc);
+    const after = await store.update(plural, id, { trashedAt: now.toISOString(), updatedAt: now.toISOString() }, where);
+    if (!after) throw notFound(model.name);
+    return { result: after, changes: [{ changeType: 'trash', before: doc, after }] };
+  });
+  return { id, deleted: true, trashed: true };
+}
+
+/**
+ * POST /{plural}/{id}/restore-from-trash: the record leaves the trash as it was when it went in
+ * (archived or not). Needs the delete permission, as putting it there did; 404 when it is not
+ * in the trash (or not viewable), 409 when a unique value it holds was taken meanwhile.
+ */
+export async function restoreFromTrashOperation({ ctx, plural, id, caller, changeReason }: TrashInput): Promise<Doc> {
+  const { model } = entityOf(ctx, plural);
+  const { doc, where } = await findWritable(seeingTrashContext(ctx), model, id, caller, 'delete');
+  if (doc.trashedAt === null || doc.trashedAt === undefined)
+    throw new ApiError('NOT_FOUND', `This ${model.name} is not in the trash`);
+  const now = ctx.now();
+  const restored = await writeWithHistory(ctx, model, caller, changeReason, async (tx) => {
+    // beforeUpdate sees an empty patch with operation untrash; it may refuse, or add changes.
+    const patch = await runBeforeUpdate(writeScope({ ...ctx, store: tx }, caller, now, 'untrash'), plural, id, {}, doc);
+    const extra = encryptFields(model, normalizeDates(model, patch), ctx.cipher);
+    const after = await seeingTrash(tx).update(
+      plural,
+      id,
+      { ...extra, trashedAt: null, updatedAt: now.toISOString() },
+      { and: [TRASHED, ...(where ? [where] : [])] },
+    );
+    if (!after) throw notFound(model.name);
+    return { result: after, changes: [{ changeType: 'untrash', before: doc, after }] };
+  });
+  return presentRecord(model, restored);
+}
+
+/**
+ * Deletes one record for good, in the trash or not: its references' `onDelete` actions apply
+ * (restrict refuses with 409), before-delete hooks run, history and the event log say `deleted`.
+ * `where` repeats the caller's permission in the write.
+ */
+export async function deleteForGood(
+  ctx: RuntimeContext,
+  model: EntityModel,
+  caller: Caller,
+  doc: Doc,
+  where: Parameters<Store['remove']>[2],
+  changeReason: string | undefined,
+): Promise<void> {
+  await writeWithHistory(ctx, model, caller, changeReason, async (tx) => {
+    const store = seeingTrash(tx);
+    const before = (await store.get(model.plural, doc.id)) ?? doc;
+    // Hooks and referential actions see the rest of the data as requests do: trashed records hidden.
+    const scope = writeScope({ ...ctx, store: tx }, caller, ctx.now(), 'delete');
+    await runBeforeDelete(scope, model.plural, doc.id, before);
+    await applyReferentialActions(scope, repositoryWriter(nested(scope, model.plural)), model.plural, doc.id);
+    if (!(await store.remove(model.plural, doc.id, where))) throw notFound(model.name);
+    return { result: undefined, changes: [{ changeType: 'delete', before }] };
+  });
+}
+
+/** DELETE /{plural}/{id}?permanent=true of an entity that keeps a trash: needs the purge permission. */
+export async function deletePermanentlyOperation({
+  ctx,
+  plural,
+  id,
+  caller,
+  changeReason,
+}: TrashInput): Promise<{ id: string; deleted: true }> {
+  const { model } = entityOf(ctx, plural);
+  const { doc, where } = await findWritable(seeingTrashContext(ctx), model, id, caller, 'purge');
+  await rulesFor(ctx, plural)?.beforeRemove?.(ctx, caller, doc);
+  await deleteForGood(ctx, model, caller, doc, where, changeReason);
+  rulesFor(ctx, plural)?.afterRemove?.(doc);
+  return { id, deleted: true };
+}
+
+/** Records purged per entity in one run of the purge job, oldest first; the next run goes on. */
+const PURGE_BATCH = 500;
+
+export interface PurgeOutcome {
+  purged: number;
+  /** Records a `restrict` reference (or a hook) kept: they stay in the trash, tried again next run. */
+  kept: { entity: string; id: string; reason: string }[];
+}
+
+/**
+ * The purge job: every record trashed longer ago than its entity's `trash.retention` is deleted
+ * for good, as by DELETE ?permanent=true of the system (hooks, references, history, events).
+ * A record whose delete is refused stays in the trash and is reported.
+ */
+export async function purgeTrash(ctx: RuntimeContext, signal?: AbortSignal): Promise<PurgeOutcome> {
+  const outcome: PurgeOutcome = { purged: 0, kept: [] };
+  const store = seeingTrash(ctx.store);
+  for (const { model } of ctx.registry.entities.values()) {
+    if (!model.trash) continue;
+    const cutoff = new Date(ctx.now().getTime() - parseDuration(model.trash.retention)).toISOString();
+    const due = await store.find(model.plural, {
+      where: { field: 'trashedAt', op: 'lt', value: cutoff },
+      sort: [
+        { field: 'trashedAt', direction: 'asc' },
+        { field: 'id', direction: 'asc' },
+      ],
+      limit: PURGE_BATCH,
+    });
+    for (const doc of due) {
+      if (signal?.aborted) return outcome;
+      try {
+        await deleteForGood(ctx, model, SYSTEM_CALLER, doc, TRASHED, 'trash retention ended');
+        rulesFor(ctx, model.plural)?.afterRemove?.(doc);
+        outcome.purged += 1;
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        outcome.kept.push({ entity: model.plural, id: doc.id, reason: error.message });
+      }
+    }
+  }
+  return outcome;
+}

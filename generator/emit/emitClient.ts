@@ -71,6 +71,14 @@ export function emitClient(model: AppModel): Map<string, string> {
         `${entity.plural}: RealtimeRecordEvent<${quote(entity.plural)}, ${typeNamesOf(entity).record}>;`,
       );
   });
+  const batchable = entities.filter((e) => entityRouteTable(e).length > 0);
+  writer.blankLine();
+  writer.writeLine(
+    '/** The operations a batch may do, per entity: each makes a step the batch answers in its place. */',
+  );
+  writer.write('export interface BatchBuilder').block(() => {
+    for (const entity of batchable) writer.writeLine(`${memberOf(entity)}: ${entity.name}Batch;`);
+  });
   writer.blankLine();
   writer.writeLine('/** The typed client of this API. */');
   writer.write('export interface Client').block(() => {
@@ -80,6 +88,12 @@ export function emitClient(model: AppModel): Map<string, string> {
     );
     writer.writeLine(
       'subscribe<P extends keyof RealtimeEvents>(entities: P[], onEvent: (event: RealtimeEvents[P]) => void, options?: SubscribeOptions): Subscription;',
+    );
+    writer.writeLine(
+      "/** Up to 100 writes across entities in one transaction, all or nothing (POST /api/v1/batch); answers each step's data, typed. */",
+    );
+    writer.writeLine(
+      'batch<const T extends readonly BatchStep<unknown>[]>(build: (b: BatchBuilder) => T, options?: RequestOptions): Promise<BatchAnswers<T>>;',
     );
     writer.writeLine('/** Switches to a session token or API key (undefined: anonymous). */');
     writer.writeLine('setCredential(credential: string | undefined): void;');
@@ -92,6 +106,9 @@ export function emitClient(model: AppModel): Map<string, string> {
       for (const member of fixed) writer.writeLine(member.construction);
       writer.writeLine(
         'subscribe: (entities, onEvent, options) => subscribeRealtime(transport, entities, onEvent, options),',
+      );
+      writer.writeLine(
+        `batch: (build, options) => runBatch(transport, (add): BatchBuilder => ({ ${batchable.map((e) => `${memberOf(e)}: new BatchEntity<${batchTypeArguments(e)}>(add, ${quote(e.plural)})`).join(', ')} }), build, options),`,
       );
       writer.writeLine('setCredential: (credential) => transport.setCredential(credential),');
       for (const entity of entities) writer.writeLine(`${memberOf(entity)}: ${entityClientExpression(entity)},`);
@@ -140,6 +157,17 @@ function emitEntityTypes(
   writer.writeLine(
     `export type ${entity.name}Client = Pick<EntityClient<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}, ${entity.name}AggregateFields>, ${methods.join(' | ')}>${endpoints.length > 0 ? ` & ${entity.name}EndpointClient` : ''}${relations.length > 0 ? ` & ${entity.name}RelationClient` : ''};`,
   );
+  const batchMethods = [
+    'create',
+    'update',
+    ...(numeric.length > 0 ? ['increment'] : []),
+    ...(entity.ownership === 'owned' ? ['archive', 'restore'] : []),
+    'remove',
+    ...(endpoints.length > 0 ? ['endpoint'] : []),
+  ];
+  writer.writeLine(
+    `export type ${entity.name}Batch = Pick<BatchEntity<${batchTypeArguments(entity)}>, ${batchMethods.map(quote).join(' | ')}>;`,
+  );
   if (relations.length > 0) {
     writer.writeLine(
       `/** The reverse relations of ${entity.plural}: the related entity's list, narrowed to one record. */`,
@@ -177,6 +205,16 @@ function emitEntityTypes(
 }
 
 const readsBody = (method: string) => ['POST', 'PUT', 'PATCH'].includes(method);
+
+/** The type arguments of an entity's BatchEntity: record, create, update, numeric fields, endpoints. */
+function batchTypeArguments(entity: EntityModel): string {
+  const names = typeNamesOf(entity);
+  const numeric = writableFields(entity)
+    .filter((f) => f.type === 'int' || f.type === 'float')
+    .map((f) => quote(f.name));
+  const endpoints = (entity.endpoints ?? []).map((e) => quote(e.name));
+  return `${names.record}, ${names.create}, ${names.update}, ${numeric.join(' | ') || 'never'}, ${endpoints.join(' | ') || 'never'}`;
+}
 
 /** `new EntityClient(...)`, with the entity's custom endpoints as methods when it has some. */
 function entityClientExpression(entity: EntityModel): string {

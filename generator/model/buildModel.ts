@@ -201,6 +201,7 @@ const RESERVED_SEGMENTS = [
   'users',
   'roles',
   'field-changes',
+  'batch',
 ];
 export const DEFAULT_APP_NAME = 'entigen';
 

@@ -20,6 +20,7 @@ import { type AnyRoute, expressPath } from './api/route.js';
 import { API_KEYS_PATH, apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
 import { authRoutes } from './authRoutes.js';
+import { BATCH_PATH, batchRoutes } from './batchRoutes.js';
 import { canonicalPath, withoutTrailingSlash } from './canonicalPath.js';
 import { compose, MountTable } from './compose.js';
 import { compressAnswers } from './compressAnswers.js';
@@ -233,6 +234,7 @@ export function createApp({
   if (ctx.registry.entities.has(SCHEDULED_JOBS)) mount(JOBS_PATH, jobRoutes(ctx, scheduler));
   if (media && ctx.media) mount(MEDIA_PATH, mediaRoutes(ctx, ctx.media));
   mount(IMPORT_PATH, importRoutes(ctx));
+  mount(BATCH_PATH, batchRoutes(ctx));
   mount(`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, webhooks));
   mount(`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, webhooks));
   for (const entity of ctx.registry.entities.values()) {

@@ -302,7 +302,7 @@ function versionParam(req: Request): number {
 const MAX_CHANGE_REASON = 1000;
 
 /** The reason of a write: the `x-change-reason` header, else the `changeReason` query parameter. */
-function changeReason(req: Request): string | undefined {
+export function changeReason(req: Request): string | undefined {
   const header = req.headers['x-change-reason'];
   const value =
     typeof header === 'string'

@@ -568,3 +568,105 @@ export class EntityClient<
     return this.transport.request('PUT', this.path(id, 'field-changes', changeId), { body: decision });
   }
 }
+
+type BatchOperationBody = {
+  op: 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'delete' | 'endpoint';
+  entity: string;
+  id?: string;
+  name?: string;
+  body?: unknown;
+  permanent?: boolean;
+};
+
+/** One operation of a batch, as the batch builder makes it; the batch answers `R` in its place. */
+export class BatchStep<R> {
+  /** Never set: carries the answer's type. */
+  declare readonly answer?: R;
+
+  constructor(
+    readonly index: number,
+    readonly operation: BatchOperationBody,
+  ) {}
+
+  /** `$<index>.<field>`: this operation's answered value, for a later operation of the same batch. */
+  ref(field: R extends object ? Extract<keyof R, string> : never): string {
+    return `$${this.index}.${field}`;
+  }
+}
+
+type AddStep = <R>(operation: BatchOperationBody) => BatchStep<R>;
+
+/** The operations a batch may do on one entity; the generated types pick those the entity has. */
+export class BatchEntity<Record_, Create, Update, Numeric extends string, Endpoint extends string = never> {
+  constructor(
+    private readonly add: AddStep,
+    private readonly plural: string,
+  ) {}
+
+  create(body: Create): BatchStep<Record_> {
+    return this.add({ op: 'create', entity: this.plural, body });
+  }
+
+  update(id: string, body: Update): BatchStep<Record_> {
+    return this.add({ op: 'update', entity: this.plural, id, body });
+  }
+
+  increment(id: string, by: Partial<Record<Numeric, number>>): BatchStep<Record_> {
+    return this.add({ op: 'increment', entity: this.plural, id, body: by });
+  }
+
+  archive(id: string): BatchStep<Record_> {
+    return this.add({ op: 'archive', entity: this.plural, id });
+  }
+
+  restore(id: string): BatchStep<Record_> {
+    return this.add({ op: 'restore', entity: this.plural, id });
+  }
+
+  remove(id: string, options: { permanent?: boolean } = {}): BatchStep<{ id: string; deleted: true; trashed?: true }> {
+    return this.add({ op: 'delete', entity: this.plural, id, ...(options.permanent ? { permanent: true } : {}) });
+  }
+
+  /** A custom endpoint: `id` for `/{id}/...` ones, the body it takes. */
+  endpoint(name: Endpoint, id?: string, body?: unknown): BatchStep<unknown> {
+    return this.add({
+      op: 'endpoint',
+      entity: this.plural,
+      name,
+      ...(id !== undefined ? { id } : {}),
+      ...(body !== undefined ? { body } : {}),
+    });
+  }
+}
+
+/** What each step of a batch answers, in its place. */
+export type BatchAnswers<T extends readonly BatchStep<unknown>[]> = {
+  -readonly [K in keyof T]: T[K] extends BatchStep<infer R> ? R : never;
+};
+
+/**
+ * POST /api/v1/batch: the steps `build` returns, in the order it made them (each `ref` names its
+ * place), in one transaction; answers each step's `data`. A failure throws the failed step's
+ * error (its index in `details.operation`) and nothing is stored.
+ */
+async function runBatch<B, T extends readonly BatchStep<unknown>[]>(
+  transport: Transport,
+  builder: (add: AddStep) => B,
+  build: (b: B) => T,
+  options?: RequestOptions,
+): Promise<BatchAnswers<T>> {
+  const made: BatchStep<unknown>[] = [];
+  const add: AddStep = <R>(operation: BatchOperationBody) => {
+    const step = new BatchStep<R>(made.length, operation);
+    made.push(step as BatchStep<unknown>);
+    return step;
+  };
+  const steps = build(builder(add));
+  if (steps.length !== made.length || steps.some((step, i) => step !== made[i]))
+    throw new Error('batch: return every operation you made, in the order you made them (a ref names its place)');
+  const answer = await transport.data<{ results: { status: number; body: { data: unknown } }[] }>('POST', '/api/v1/batch', {
+    body: { operations: made.map((step) => step.operation) },
+    options,
+  });
+  return answer.results.map((result) => result.body.data) as BatchAnswers<T>;
+}

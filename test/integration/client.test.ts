@@ -229,4 +229,36 @@ describe('generated client', () => {
     const audit = await inFirst.projects.audit(project.id);
     expect(audit.items.map((entry) => entry.changeType)).toEqual(['update', 'create']);
   });
+
+  it('sends a batch built from typed steps, later steps naming earlier answers, and answers each typed', async () => {
+    const [product, order, approved, binned] = await admin.batch((b) => {
+      const kettle = b.products.create({ name: 'Batch kettle', sku: 'CB-1', price: 5, stock: 3 });
+      const placed = b.orders.create({ product: kettle.ref('id'), quantity: 1 });
+      const approval = b.orders.endpoint('approve', placed.ref('id'), { note: 'fine' });
+      const note = b.notes.create({ title: 'Batch note' });
+      return [kettle, placed, approval, note, b.notes.remove(note.ref('id'))] as const;
+    });
+    // Typed per step, each as it answered then: the product before the order took its stock.
+    const stock: number | null | undefined = product.stock;
+    expect(stock).toBe(3);
+    expect((await admin.products.get(product.id)).stock).toBe(2);
+    expect(order.product).toBe(product.id);
+    expect(approved).toMatchObject({ id: order.id, status: 'approved' });
+    expect(binned.title).toBe('Batch note');
+    expect((await admin.notes.list({ trash: 'only' })).items.map((n) => n.id)).toContain(binned.id);
+
+    const failed = await admin
+      .batch((b) => [
+        b.products.create({ name: 'Never', sku: 'CB-2', price: 1 }),
+        b.products.update('0'.repeat(24), {}),
+      ])
+      .catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(ApiRequestError);
+    expect((failed as ApiRequestError).status).toBe(404);
+    expect((failed as ApiRequestError).details?.operation).toBe('1');
+    expect((await admin.products.list({ q: 'Never' })).totalCount).toBe(0);
+    await expect(
+      admin.batch((b) => [b.notes.create({ title: 'b' }), b.notes.create({ title: 'a' })].reverse()),
+    ).rejects.toThrow(/in the order you made them/);
+  });
 });

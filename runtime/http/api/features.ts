@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { BATCH_OPS, MAX_BATCH_OPERATIONS } from '../../model/batch.js';
 import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../../model/collections.js';
 import { entityRouteTable } from '../../model/entityRoutes.js';
 import { OBJECT_ID_PATTERN } from '../../model/patterns.js';
@@ -307,4 +308,43 @@ export const redeliver = route({
   status: 202,
   response: Data(Component('WebhookDelivery')),
   errors: [...ADMIN, 'NOT_FOUND', 'CONFLICT'],
+});
+
+export const BatchOperation = Body({
+  op: Enum(BATCH_OPS, { description: 'What to do: an entity operation, or a custom endpoint' }),
+  entity: Text(100, { description: 'The entity, by plural' }),
+  id: Type.Optional(
+    Text(200, {
+      description: 'The record (update, increment, archive, restore, delete, `/{id}` endpoints), or `$N.id`',
+    }),
+  ),
+  name: Type.Optional(Text(100, { description: 'op endpoint: the custom endpoint' })),
+  body: Type.Optional(
+    Type.Unknown({
+      description:
+        'The body the operation takes alone (create, update, increment, endpoints); a string that is exactly `$N.path` is that value of operation N',
+    }),
+  ),
+  permanent: Type.Optional(Type.Boolean({ description: 'op delete of an entity with a trash: delete for good' })),
+});
+
+export const BatchResult = Type.Object({
+  status: Type.Integer({ description: 'The status the operation would have answered alone' }),
+  body: Type.Object({ data: Type.Unknown() }, { description: 'The body it would have answered alone' }),
+});
+
+export const batch = route({
+  method: 'POST',
+  path: '/api/v1/batch',
+  operationId: 'batch',
+  tag: 'batch',
+  access: 'optional',
+  summary: `Up to ${MAX_BATCH_OPERATIONS} writes across entities in one transaction: all or nothing`,
+  description:
+    "Each operation is authorised, validated, hooked and logged as if sent alone; a failure answers that operation's error (its index in `details.operation`, its details under `operations.<i>.`) and stores nothing. A string that is exactly `$N.path` (as `$0.id`) in an `id` or `body` is the value at that path of operation N's answer (`data`), N earlier. Idempotency-Key covers the whole batch; `x-change-reason` applies to every operation.",
+  body: Body({
+    operations: Type.Array(BatchOperation, { minItems: 1, maxItems: MAX_BATCH_OPERATIONS }),
+  }),
+  response: Data(Type.Object({ results: Type.Array(BatchResult) })),
+  errors: [...ADMIN, ...INPUT, 'NOT_FOUND', 'CONFLICT', 'UNPROCESSABLE_ENTITY'],
 });

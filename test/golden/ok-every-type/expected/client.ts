@@ -572,6 +572,108 @@ export class EntityClient<
   }
 }
 
+type BatchOperationBody = {
+  op: 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'delete' | 'endpoint';
+  entity: string;
+  id?: string;
+  name?: string;
+  body?: unknown;
+  permanent?: boolean;
+};
+
+/** One operation of a batch, as the batch builder makes it; the batch answers `R` in its place. */
+export class BatchStep<R> {
+  /** Never set: carries the answer's type. */
+  declare readonly answer?: R;
+
+  constructor(
+    readonly index: number,
+    readonly operation: BatchOperationBody,
+  ) {}
+
+  /** `$<index>.<field>`: this operation's answered value, for a later operation of the same batch. */
+  ref(field: R extends object ? Extract<keyof R, string> : never): string {
+    return `$${this.index}.${field}`;
+  }
+}
+
+type AddStep = <R>(operation: BatchOperationBody) => BatchStep<R>;
+
+/** The operations a batch may do on one entity; the generated types pick those the entity has. */
+export class BatchEntity<Record_, Create, Update, Numeric extends string, Endpoint extends string = never> {
+  constructor(
+    private readonly add: AddStep,
+    private readonly plural: string,
+  ) {}
+
+  create(body: Create): BatchStep<Record_> {
+    return this.add({ op: 'create', entity: this.plural, body });
+  }
+
+  update(id: string, body: Update): BatchStep<Record_> {
+    return this.add({ op: 'update', entity: this.plural, id, body });
+  }
+
+  increment(id: string, by: Partial<Record<Numeric, number>>): BatchStep<Record_> {
+    return this.add({ op: 'increment', entity: this.plural, id, body: by });
+  }
+
+  archive(id: string): BatchStep<Record_> {
+    return this.add({ op: 'archive', entity: this.plural, id });
+  }
+
+  restore(id: string): BatchStep<Record_> {
+    return this.add({ op: 'restore', entity: this.plural, id });
+  }
+
+  remove(id: string, options: { permanent?: boolean } = {}): BatchStep<{ id: string; deleted: true; trashed?: true }> {
+    return this.add({ op: 'delete', entity: this.plural, id, ...(options.permanent ? { permanent: true } : {}) });
+  }
+
+  /** A custom endpoint: `id` for `/{id}/...` ones, the body it takes. */
+  endpoint(name: Endpoint, id?: string, body?: unknown): BatchStep<unknown> {
+    return this.add({
+      op: 'endpoint',
+      entity: this.plural,
+      name,
+      ...(id !== undefined ? { id } : {}),
+      ...(body !== undefined ? { body } : {}),
+    });
+  }
+}
+
+/** What each step of a batch answers, in its place. */
+export type BatchAnswers<T extends readonly BatchStep<unknown>[]> = {
+  -readonly [K in keyof T]: T[K] extends BatchStep<infer R> ? R : never;
+};
+
+/**
+ * POST /api/v1/batch: the steps `build` returns, in the order it made them (each `ref` names its
+ * place), in one transaction; answers each step's `data`. A failure throws the failed step's
+ * error (its index in `details.operation`) and nothing is stored.
+ */
+async function runBatch<B, T extends readonly BatchStep<unknown>[]>(
+  transport: Transport,
+  builder: (add: AddStep) => B,
+  build: (b: B) => T,
+  options?: RequestOptions,
+): Promise<BatchAnswers<T>> {
+  const made: BatchStep<unknown>[] = [];
+  const add: AddStep = <R>(operation: BatchOperationBody) => {
+    const step = new BatchStep<R>(made.length, operation);
+    made.push(step as BatchStep<unknown>);
+    return step;
+  };
+  const steps = build(builder(add));
+  if (steps.length !== made.length || steps.some((step, i) => step !== made[i]))
+    throw new Error('batch: return every operation you made, in the order you made them (a ref names its place)');
+  const answer = await transport.data<{ results: { status: number; body: { data: unknown } }[] }>('POST', '/api/v1/batch', {
+    body: { operations: made.map((step) => step.operation) },
+    options,
+  });
+  return answer.results.map((result) => result.body.data) as BatchAnswers<T>;
+}
+
 
 // ---- The runtime's own routes (accounts, keys, search), from their declarations.
 
@@ -789,6 +891,7 @@ export interface AttributeFilters {
 export type AttributeField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'key' | 'label' | 'dataType' | 'options' | 'appliesTo';
 export interface AttributeAggregateFields { group: 'ownerId' | 'dataType' | 'appliesTo'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
 export type AttributeClient = Pick<EntityClient<Attribute, AttributeCreate, AttributeUpdate, AttributeFilters, AttributeField, never, AttributeAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export type AttributeBatch = Pick<BatchEntity<Attribute, AttributeCreate, AttributeUpdate, never, never>, 'create' | 'update' | 'archive' | 'restore' | 'remove'>;
 
 // Content blocks (/contentBlocks)
 export interface ContentBlockFilters {
@@ -801,6 +904,7 @@ export interface ContentBlockFilters {
 export type ContentBlockField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'tags' | 'status' | 'publishedAt' | 'featuredImage' | 'key' | 'blockType' | 'body' | 'data' | 'locale' | 'position';
 export interface ContentBlockAggregateFields { group: 'ownerId' | 'status' | 'blockType' | 'locale'; date: 'createdAt' | 'updatedAt' | 'archivedAt' | 'publishedAt'; number: 'position' }
 export type ContentBlockClient = Pick<EntityClient<ContentBlock, ContentBlockCreate, ContentBlockUpdate, ContentBlockFilters, ContentBlockField, 'position', ContentBlockAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export type ContentBlockBatch = Pick<BatchEntity<ContentBlock, ContentBlockCreate, ContentBlockUpdate, 'position', never>, 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'remove'>;
 
 // Dataset definitions (/datasetDefinitions)
 export interface DatasetDefinitionFilters {
@@ -810,6 +914,7 @@ export interface DatasetDefinitionFilters {
 export type DatasetDefinitionField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'key' | 'description';
 export interface DatasetDefinitionAggregateFields { group: 'ownerId' | 'key'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
 export type DatasetDefinitionClient = Pick<EntityClient<DatasetDefinition, DatasetDefinitionCreate, DatasetDefinitionUpdate, DatasetDefinitionFilters, DatasetDefinitionField, never, DatasetDefinitionAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export type DatasetDefinitionBatch = Pick<BatchEntity<DatasetDefinition, DatasetDefinitionCreate, DatasetDefinitionUpdate, never, never>, 'create' | 'update' | 'archive' | 'restore' | 'remove'>;
 
 // Dataset fields (/datasetFields)
 export interface DatasetFieldFilters {
@@ -820,6 +925,7 @@ export interface DatasetFieldFilters {
 export type DatasetFieldField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'datasetId' | 'name' | 'dataType' | 'required' | 'position';
 export interface DatasetFieldAggregateFields { group: 'ownerId' | 'datasetId' | 'dataType'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'position' }
 export type DatasetFieldClient = Pick<EntityClient<DatasetField, DatasetFieldCreate, DatasetFieldUpdate, DatasetFieldFilters, DatasetFieldField, 'position', DatasetFieldAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export type DatasetFieldBatch = Pick<BatchEntity<DatasetField, DatasetFieldCreate, DatasetFieldUpdate, 'position', never>, 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'remove'>;
 
 // Dataset rows (/datasetRows)
 export interface DatasetRowFilters {
@@ -829,6 +935,7 @@ export interface DatasetRowFilters {
 export type DatasetRowField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'datasetId' | 'values';
 export interface DatasetRowAggregateFields { group: 'ownerId' | 'datasetId'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
 export type DatasetRowClient = Pick<EntityClient<DatasetRow, DatasetRowCreate, DatasetRowUpdate, DatasetRowFilters, DatasetRowField, never, DatasetRowAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export type DatasetRowBatch = Pick<BatchEntity<DatasetRow, DatasetRowCreate, DatasetRowUpdate, never, never>, 'create' | 'update' | 'archive' | 'restore' | 'remove'>;
 
 // Form templates (/formTemplates)
 export interface FormTemplateFilters {
@@ -838,6 +945,7 @@ export interface FormTemplateFilters {
 export type FormTemplateField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'description' | 'formFields' | 'submitLabel' | 'active';
 export interface FormTemplateAggregateFields { group: 'ownerId' | 'active'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
 export type FormTemplateClient = Pick<EntityClient<FormTemplate, FormTemplateCreate, FormTemplateUpdate, FormTemplateFilters, FormTemplateField, never, FormTemplateAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export type FormTemplateBatch = Pick<BatchEntity<FormTemplate, FormTemplateCreate, FormTemplateUpdate, never, never>, 'create' | 'update' | 'archive' | 'restore' | 'remove'>;
 
 // Grants (/grants)
 export interface GrantFilters {
@@ -849,6 +957,7 @@ export interface GrantFilters {
 export type GrantField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'entity' | 'entityId' | 'grantedTo' | 'permissions' | 'expiresAt';
 export interface GrantAggregateFields { group: 'ownerId' | 'entity' | 'entityId' | 'grantedTo'; date: 'createdAt' | 'updatedAt' | 'archivedAt' | 'expiresAt'; number: never }
 export type GrantClient = Pick<EntityClient<Grant, GrantCreate, GrantUpdate, GrantFilters, GrantField, never, GrantAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export type GrantBatch = Pick<BatchEntity<Grant, GrantCreate, GrantUpdate, never, never>, 'create' | 'update' | 'archive' | 'restore' | 'remove'>;
 
 // Hook deliveries (/hookDeliveries)
 export interface HookDeliveryFilters {
@@ -858,6 +967,7 @@ export interface HookDeliveryFilters {
 export type HookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'eventSeq' | 'entity' | 'entityId' | 'event' | 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt';
 export interface HookDeliveryAggregateFields { group: 'entity' | 'status'; date: 'createdAt' | 'updatedAt' | 'nextAttemptAt' | 'deliveredAt'; number: 'eventSeq' | 'attempts' }
 export type HookDeliveryClient = Pick<EntityClient<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, HookDeliveryFilters, HookDeliveryField, never, HookDeliveryAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export type HookDeliveryBatch = Pick<BatchEntity<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, never, never>, 'create' | 'update' | 'remove'>;
 
 // Job executions (/jobExecutions)
 export interface JobExecutionFilters {
@@ -868,6 +978,7 @@ export interface JobExecutionFilters {
 export type JobExecutionField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'jobName' | 'handler' | 'status' | 'startedAt' | 'completedAt' | 'duration' | 'output' | 'error' | 'triggeredBy' | 'triggeredByUserId';
 export interface JobExecutionAggregateFields { group: 'jobId' | 'status' | 'triggeredBy'; date: 'createdAt' | 'updatedAt' | 'startedAt' | 'completedAt'; number: 'duration' }
 export type JobExecutionClient = Pick<EntityClient<JobExecution, JobExecutionCreate, JobExecutionUpdate, JobExecutionFilters, JobExecutionField, 'duration', JobExecutionAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export type JobExecutionBatch = Pick<BatchEntity<JobExecution, JobExecutionCreate, JobExecutionUpdate, 'duration', never>, 'create' | 'update' | 'increment' | 'remove'>;
 
 // Job snapshots (/jobSnapshots)
 export interface JobSnapshotFilters {
@@ -880,6 +991,7 @@ export interface JobSnapshotFilters {
 export type JobSnapshotField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'executionId' | 'jobName' | 'metric' | 'value' | 'dimensions' | 'series' | 'bucket' | 'capturedAt';
 export interface JobSnapshotAggregateFields { group: 'jobId' | 'executionId' | 'metric' | 'series' | 'bucket'; date: 'createdAt' | 'updatedAt' | 'capturedAt'; number: 'value' }
 export type JobSnapshotClient = Pick<EntityClient<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, JobSnapshotFilters, JobSnapshotField, 'value', JobSnapshotAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export type JobSnapshotBatch = Pick<BatchEntity<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, 'value', never>, 'create' | 'update' | 'increment' | 'remove'>;
 
 // Media assets (/mediaAssets)
 export interface MediaAssetFilters {
@@ -889,6 +1001,7 @@ export interface MediaAssetFilters {
 export type MediaAssetField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'filename' | 'mimeType' | 'size' | 'sha256' | 'url' | 'altText' | 'width' | 'height';
 export interface MediaAssetAggregateFields { group: 'ownerId' | 'mimeType'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'size' | 'width' | 'height' }
 export type MediaAssetClient = Pick<EntityClient<MediaAsset, MediaAssetCreate, MediaAssetUpdate, MediaAssetFilters, MediaAssetField, 'width' | 'height', MediaAssetAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export type MediaAssetBatch = Pick<BatchEntity<MediaAsset, MediaAssetCreate, MediaAssetUpdate, 'width' | 'height', never>, 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'remove'>;
 
 // Outgoing mail (/outgoingMails)
 export interface OutgoingMailFilters {
@@ -898,6 +1011,7 @@ export interface OutgoingMailFilters {
 export type OutgoingMailField = 'id' | 'createdAt' | 'updatedAt' | 'to' | 'subject' | 'template' | 'status' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt';
 export interface OutgoingMailAggregateFields { group: 'to' | 'status'; date: 'createdAt' | 'updatedAt' | 'nextAttemptAt' | 'leaseUntil' | 'sentAt'; number: 'attempts' }
 export type OutgoingMailClient = Pick<EntityClient<OutgoingMail, OutgoingMailCreate, OutgoingMailUpdate, OutgoingMailFilters, OutgoingMailField, never, OutgoingMailAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export type OutgoingMailBatch = Pick<BatchEntity<OutgoingMail, OutgoingMailCreate, OutgoingMailUpdate, never, never>, 'create' | 'update' | 'remove'>;
 
 // Rules (/rules)
 export interface RuleFilters {
@@ -908,6 +1022,7 @@ export interface RuleFilters {
 export type RuleField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'description' | 'appliesTo' | 'conditions' | 'actions' | 'priority' | 'enabled';
 export interface RuleAggregateFields { group: 'ownerId' | 'appliesTo' | 'enabled'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'priority' }
 export type RuleClient = Pick<EntityClient<Rule, RuleCreate, RuleUpdate, RuleFilters, RuleField, 'priority', RuleAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export type RuleBatch = Pick<BatchEntity<Rule, RuleCreate, RuleUpdate, 'priority', never>, 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'remove'>;
 
 // Scheduled jobs (/scheduledJobs)
 export interface ScheduledJobFilters {
@@ -920,6 +1035,7 @@ export interface ScheduledJobFilters {
 export type ScheduledJobField = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'handler' | 'scheduleType' | 'schedules' | 'timezone' | 'enabled' | 'timeout' | 'lastRunAt' | 'nextRunAt' | 'lastStatus' | 'failureCount' | 'lastError' | 'metadata' | 'origin';
 export interface ScheduledJobAggregateFields { group: 'name' | 'handler' | 'scheduleType' | 'enabled' | 'origin'; date: 'createdAt' | 'updatedAt' | 'lastRunAt' | 'nextRunAt'; number: 'timeout' | 'failureCount' }
 export type ScheduledJobClient = Pick<EntityClient<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, ScheduledJobFilters, ScheduledJobField, 'timeout' | 'failureCount', ScheduledJobAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export type ScheduledJobBatch = Pick<BatchEntity<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, 'timeout' | 'failureCount', never>, 'create' | 'update' | 'increment' | 'remove'>;
 
 // Search feedback (/searchFeedback)
 export interface SearchFeedbackFilters {
@@ -930,6 +1046,7 @@ export interface SearchFeedbackFilters {
 export type SearchFeedbackField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'query' | 'resultEntity' | 'resultId' | 'helpful' | 'rating' | 'comment';
 export interface SearchFeedbackAggregateFields { group: 'ownerId' | 'resultEntity' | 'helpful'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'rating' }
 export type SearchFeedbackClient = Pick<EntityClient<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, SearchFeedbackFilters, SearchFeedbackField, 'rating', SearchFeedbackAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'>;
+export type SearchFeedbackBatch = Pick<BatchEntity<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, 'rating', never>, 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'remove'>;
 
 // Teams (/teams)
 export interface TeamFilters {
@@ -939,6 +1056,7 @@ export interface TeamFilters {
 export type TeamField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'members';
 export interface TeamAggregateFields { group: 'ownerId'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
 export type TeamClient = Pick<EntityClient<Team, TeamCreate, TeamUpdate, TeamFilters, TeamField, never, TeamAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export type TeamBatch = Pick<BatchEntity<Team, TeamCreate, TeamUpdate, never, never>, 'create' | 'update' | 'archive' | 'restore' | 'remove'>;
 
 // Things of every type (/things)
 export interface ThingFilters {
@@ -957,6 +1075,7 @@ export interface ThingFilters {
 export type ThingField = 'id' | 'ownerId' | 'tenantId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'tags' | 'status' | 'publishedAt' | 'featuredImage' | 'text' | 'count' | 'ratio' | 'flag' | 'plain' | 'labelled' | 'team' | 'when' | 'list' | 'shape' | 'free' | 'home' | 'anything' | 'code' | 'contact' | 'keywords' | 'secret' | 'computed';
 export interface ThingAggregateFields { group: 'ownerId' | 'tenantId' | 'status' | 'count' | 'flag' | 'plain' | 'labelled' | 'team'; date: 'createdAt' | 'updatedAt' | 'archivedAt' | 'publishedAt' | 'when'; number: 'count' | 'ratio' | 'computed' }
 export type ThingClient = Pick<EntityClient<Thing, ThingCreate, ThingUpdate, ThingFilters, ThingField, 'count' | 'ratio', ThingAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'versions' | 'compareVersions' | 'version' | 'revert' | 'fieldChanges' | 'decideFieldChange'>;
+export type ThingBatch = Pick<BatchEntity<Thing, ThingCreate, ThingUpdate, 'count' | 'ratio', never>, 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'remove'>;
 
 // Webhook deliveries (/webhookDeliveries)
 export interface WebhookDeliveryFilters {
@@ -967,6 +1086,7 @@ export interface WebhookDeliveryFilters {
 export type WebhookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual';
 export interface WebhookDeliveryAggregateFields { group: 'webhookId' | 'eventSeq' | 'status'; date: 'createdAt' | 'updatedAt' | 'nextAttemptAt' | 'deliveredAt'; number: 'eventSeq' | 'attempts' | 'responseCode' | 'latencyMs' }
 export type WebhookDeliveryClient = Pick<EntityClient<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, WebhookDeliveryFilters, WebhookDeliveryField, never, WebhookDeliveryAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export type WebhookDeliveryBatch = Pick<BatchEntity<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, never, never>, 'create' | 'update' | 'remove'>;
 
 // Webhooks (/webhooks)
 export interface WebhookFilters {
@@ -975,6 +1095,7 @@ export interface WebhookFilters {
 export type WebhookField = 'id' | 'createdAt' | 'updatedAt' | 'url' | 'description' | 'events' | 'entities' | 'secret' | 'enabled' | 'startAfter';
 export interface WebhookAggregateFields { group: 'enabled'; date: 'createdAt' | 'updatedAt'; number: 'startAfter' }
 export type WebhookClient = Pick<EntityClient<Webhook, WebhookCreate, WebhookUpdate, WebhookFilters, WebhookField, never, WebhookAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export type WebhookBatch = Pick<BatchEntity<Webhook, WebhookCreate, WebhookUpdate, never, never>, 'create' | 'update' | 'remove'>;
 
 /** The events of each entity a realtime subscription can name. */
 export interface RealtimeEvents {
@@ -999,6 +1120,29 @@ export interface RealtimeEvents {
   webhooks: RealtimeRecordEvent<'webhooks', Webhook>;
 }
 
+/** The operations a batch may do, per entity: each makes a step the batch answers in its place. */
+export interface BatchBuilder {
+  attributes: AttributeBatch;
+  contentBlocks: ContentBlockBatch;
+  datasetDefinitions: DatasetDefinitionBatch;
+  datasetFields: DatasetFieldBatch;
+  datasetRows: DatasetRowBatch;
+  formTemplates: FormTemplateBatch;
+  grants: GrantBatch;
+  hookDeliveries: HookDeliveryBatch;
+  jobExecutions: JobExecutionBatch;
+  jobSnapshots: JobSnapshotBatch;
+  mediaAssets: MediaAssetBatch;
+  outgoingMails: OutgoingMailBatch;
+  rules: RuleBatch;
+  scheduledJobs: ScheduledJobBatch;
+  searchFeedback: SearchFeedbackBatch;
+  teams: TeamBatch;
+  things: ThingBatch;
+  webhookDeliveries: WebhookDeliveryBatch;
+  webhooks: WebhookBatch;
+}
+
 /** The typed client of this API. */
 export interface Client {
   apiKeys: ApiKeysClient;
@@ -1009,6 +1153,8 @@ export interface Client {
   users: UsersClient;
   /** Changes to these entities that you may see, as they commit (GET /api/v1/realtime); reconnects and resumes by itself. */
   subscribe<P extends keyof RealtimeEvents>(entities: P[], onEvent: (event: RealtimeEvents[P]) => void, options?: SubscribeOptions): Subscription;
+  /** Up to 100 writes across entities in one transaction, all or nothing (POST /api/v1/batch); answers each step's data, typed. */
+  batch<const T extends readonly BatchStep<unknown>[]>(build: (b: BatchBuilder) => T, options?: RequestOptions): Promise<BatchAnswers<T>>;
   /** Switches to a session token or API key (undefined: anonymous). */
   setCredential(credential: string | undefined): void;
   attributes: AttributeClient;
@@ -1041,6 +1187,7 @@ export function createClient(options: ClientOptions): Client {
     search: (q, limit) => transport.data<{ items: SearchHit[]; totalCount: number }>('GET', '/api/v1/search', { query: { q, limit } }),
     users: new UsersClient(transport),
     subscribe: (entities, onEvent, options) => subscribeRealtime(transport, entities, onEvent, options),
+    batch: (build, options) => runBatch(transport, (add): BatchBuilder => ({ attributes: new BatchEntity<Attribute, AttributeCreate, AttributeUpdate, never, never>(add, 'attributes'), contentBlocks: new BatchEntity<ContentBlock, ContentBlockCreate, ContentBlockUpdate, 'position', never>(add, 'contentBlocks'), datasetDefinitions: new BatchEntity<DatasetDefinition, DatasetDefinitionCreate, DatasetDefinitionUpdate, never, never>(add, 'datasetDefinitions'), datasetFields: new BatchEntity<DatasetField, DatasetFieldCreate, DatasetFieldUpdate, 'position', never>(add, 'datasetFields'), datasetRows: new BatchEntity<DatasetRow, DatasetRowCreate, DatasetRowUpdate, never, never>(add, 'datasetRows'), formTemplates: new BatchEntity<FormTemplate, FormTemplateCreate, FormTemplateUpdate, never, never>(add, 'formTemplates'), grants: new BatchEntity<Grant, GrantCreate, GrantUpdate, never, never>(add, 'grants'), hookDeliveries: new BatchEntity<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, never, never>(add, 'hookDeliveries'), jobExecutions: new BatchEntity<JobExecution, JobExecutionCreate, JobExecutionUpdate, 'duration', never>(add, 'jobExecutions'), jobSnapshots: new BatchEntity<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, 'value', never>(add, 'jobSnapshots'), mediaAssets: new BatchEntity<MediaAsset, MediaAssetCreate, MediaAssetUpdate, 'width' | 'height', never>(add, 'mediaAssets'), outgoingMails: new BatchEntity<OutgoingMail, OutgoingMailCreate, OutgoingMailUpdate, never, never>(add, 'outgoingMails'), rules: new BatchEntity<Rule, RuleCreate, RuleUpdate, 'priority', never>(add, 'rules'), scheduledJobs: new BatchEntity<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, 'timeout' | 'failureCount', never>(add, 'scheduledJobs'), searchFeedback: new BatchEntity<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, 'rating', never>(add, 'searchFeedback'), teams: new BatchEntity<Team, TeamCreate, TeamUpdate, never, never>(add, 'teams'), things: new BatchEntity<Thing, ThingCreate, ThingUpdate, 'count' | 'ratio', never>(add, 'things'), webhookDeliveries: new BatchEntity<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, never, never>(add, 'webhookDeliveries'), webhooks: new BatchEntity<Webhook, WebhookCreate, WebhookUpdate, never, never>(add, 'webhooks') }), build, options),
     setCredential: (credential) => transport.setCredential(credential),
     attributes: new EntityClient(transport, 'attributes'),
     contentBlocks: new EntityClient(transport, 'contentBlocks'),

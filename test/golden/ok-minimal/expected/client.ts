@@ -572,6 +572,108 @@ export class EntityClient<
   }
 }
 
+type BatchOperationBody = {
+  op: 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'delete' | 'endpoint';
+  entity: string;
+  id?: string;
+  name?: string;
+  body?: unknown;
+  permanent?: boolean;
+};
+
+/** One operation of a batch, as the batch builder makes it; the batch answers `R` in its place. */
+export class BatchStep<R> {
+  /** Never set: carries the answer's type. */
+  declare readonly answer?: R;
+
+  constructor(
+    readonly index: number,
+    readonly operation: BatchOperationBody,
+  ) {}
+
+  /** `$<index>.<field>`: this operation's answered value, for a later operation of the same batch. */
+  ref(field: R extends object ? Extract<keyof R, string> : never): string {
+    return `$${this.index}.${field}`;
+  }
+}
+
+type AddStep = <R>(operation: BatchOperationBody) => BatchStep<R>;
+
+/** The operations a batch may do on one entity; the generated types pick those the entity has. */
+export class BatchEntity<Record_, Create, Update, Numeric extends string, Endpoint extends string = never> {
+  constructor(
+    private readonly add: AddStep,
+    private readonly plural: string,
+  ) {}
+
+  create(body: Create): BatchStep<Record_> {
+    return this.add({ op: 'create', entity: this.plural, body });
+  }
+
+  update(id: string, body: Update): BatchStep<Record_> {
+    return this.add({ op: 'update', entity: this.plural, id, body });
+  }
+
+  increment(id: string, by: Partial<Record<Numeric, number>>): BatchStep<Record_> {
+    return this.add({ op: 'increment', entity: this.plural, id, body: by });
+  }
+
+  archive(id: string): BatchStep<Record_> {
+    return this.add({ op: 'archive', entity: this.plural, id });
+  }
+
+  restore(id: string): BatchStep<Record_> {
+    return this.add({ op: 'restore', entity: this.plural, id });
+  }
+
+  remove(id: string, options: { permanent?: boolean } = {}): BatchStep<{ id: string; deleted: true; trashed?: true }> {
+    return this.add({ op: 'delete', entity: this.plural, id, ...(options.permanent ? { permanent: true } : {}) });
+  }
+
+  /** A custom endpoint: `id` for `/{id}/...` ones, the body it takes. */
+  endpoint(name: Endpoint, id?: string, body?: unknown): BatchStep<unknown> {
+    return this.add({
+      op: 'endpoint',
+      entity: this.plural,
+      name,
+      ...(id !== undefined ? { id } : {}),
+      ...(body !== undefined ? { body } : {}),
+    });
+  }
+}
+
+/** What each step of a batch answers, in its place. */
+export type BatchAnswers<T extends readonly BatchStep<unknown>[]> = {
+  -readonly [K in keyof T]: T[K] extends BatchStep<infer R> ? R : never;
+};
+
+/**
+ * POST /api/v1/batch: the steps `build` returns, in the order it made them (each `ref` names its
+ * place), in one transaction; answers each step's `data`. A failure throws the failed step's
+ * error (its index in `details.operation`) and nothing is stored.
+ */
+async function runBatch<B, T extends readonly BatchStep<unknown>[]>(
+  transport: Transport,
+  builder: (add: AddStep) => B,
+  build: (b: B) => T,
+  options?: RequestOptions,
+): Promise<BatchAnswers<T>> {
+  const made: BatchStep<unknown>[] = [];
+  const add: AddStep = <R>(operation: BatchOperationBody) => {
+    const step = new BatchStep<R>(made.length, operation);
+    made.push(step as BatchStep<unknown>);
+    return step;
+  };
+  const steps = build(builder(add));
+  if (steps.length !== made.length || steps.some((step, i) => step !== made[i]))
+    throw new Error('batch: return every operation you made, in the order you made them (a ref names its place)');
+  const answer = await transport.data<{ results: { status: number; body: { data: unknown } }[] }>('POST', '/api/v1/batch', {
+    body: { operations: made.map((step) => step.operation) },
+    options,
+  });
+  return answer.results.map((result) => result.body.data) as BatchAnswers<T>;
+}
+
 
 // ---- The runtime's own routes (accounts, keys, search), from their declarations.
 
@@ -786,6 +888,7 @@ export interface HookDeliveryFilters {
 export type HookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'eventSeq' | 'entity' | 'entityId' | 'event' | 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt';
 export interface HookDeliveryAggregateFields { group: 'entity' | 'status'; date: 'createdAt' | 'updatedAt' | 'nextAttemptAt' | 'deliveredAt'; number: 'eventSeq' | 'attempts' }
 export type HookDeliveryClient = Pick<EntityClient<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, HookDeliveryFilters, HookDeliveryField, never, HookDeliveryAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export type HookDeliveryBatch = Pick<BatchEntity<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, never, never>, 'create' | 'update' | 'remove'>;
 
 // Job executions (/jobExecutions)
 export interface JobExecutionFilters {
@@ -796,6 +899,7 @@ export interface JobExecutionFilters {
 export type JobExecutionField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'jobName' | 'handler' | 'status' | 'startedAt' | 'completedAt' | 'duration' | 'output' | 'error' | 'triggeredBy' | 'triggeredByUserId';
 export interface JobExecutionAggregateFields { group: 'jobId' | 'status' | 'triggeredBy'; date: 'createdAt' | 'updatedAt' | 'startedAt' | 'completedAt'; number: 'duration' }
 export type JobExecutionClient = Pick<EntityClient<JobExecution, JobExecutionCreate, JobExecutionUpdate, JobExecutionFilters, JobExecutionField, 'duration', JobExecutionAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export type JobExecutionBatch = Pick<BatchEntity<JobExecution, JobExecutionCreate, JobExecutionUpdate, 'duration', never>, 'create' | 'update' | 'increment' | 'remove'>;
 
 // Job snapshots (/jobSnapshots)
 export interface JobSnapshotFilters {
@@ -808,6 +912,7 @@ export interface JobSnapshotFilters {
 export type JobSnapshotField = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'executionId' | 'jobName' | 'metric' | 'value' | 'dimensions' | 'series' | 'bucket' | 'capturedAt';
 export interface JobSnapshotAggregateFields { group: 'jobId' | 'executionId' | 'metric' | 'series' | 'bucket'; date: 'createdAt' | 'updatedAt' | 'capturedAt'; number: 'value' }
 export type JobSnapshotClient = Pick<EntityClient<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, JobSnapshotFilters, JobSnapshotField, 'value', JobSnapshotAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export type JobSnapshotBatch = Pick<BatchEntity<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, 'value', never>, 'create' | 'update' | 'increment' | 'remove'>;
 
 // Notes (/notes)
 export interface NoteFilters {
@@ -817,6 +922,7 @@ export interface NoteFilters {
 export type NoteField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'body' | 'pinned';
 export interface NoteAggregateFields { group: 'ownerId' | 'pinned'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: never }
 export type NoteClient = Pick<EntityClient<Note, NoteCreate, NoteUpdate, NoteFilters, NoteField, never, NoteAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'archive' | 'restore'>;
+export type NoteBatch = Pick<BatchEntity<Note, NoteCreate, NoteUpdate, never, never>, 'create' | 'update' | 'archive' | 'restore' | 'remove'>;
 
 // Outgoing mail (/outgoingMails)
 export interface OutgoingMailFilters {
@@ -826,6 +932,7 @@ export interface OutgoingMailFilters {
 export type OutgoingMailField = 'id' | 'createdAt' | 'updatedAt' | 'to' | 'subject' | 'template' | 'status' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt';
 export interface OutgoingMailAggregateFields { group: 'to' | 'status'; date: 'createdAt' | 'updatedAt' | 'nextAttemptAt' | 'leaseUntil' | 'sentAt'; number: 'attempts' }
 export type OutgoingMailClient = Pick<EntityClient<OutgoingMail, OutgoingMailCreate, OutgoingMailUpdate, OutgoingMailFilters, OutgoingMailField, never, OutgoingMailAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export type OutgoingMailBatch = Pick<BatchEntity<OutgoingMail, OutgoingMailCreate, OutgoingMailUpdate, never, never>, 'create' | 'update' | 'remove'>;
 
 // Scheduled jobs (/scheduledJobs)
 export interface ScheduledJobFilters {
@@ -838,6 +945,7 @@ export interface ScheduledJobFilters {
 export type ScheduledJobField = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'handler' | 'scheduleType' | 'schedules' | 'timezone' | 'enabled' | 'timeout' | 'lastRunAt' | 'nextRunAt' | 'lastStatus' | 'failureCount' | 'lastError' | 'metadata' | 'origin';
 export interface ScheduledJobAggregateFields { group: 'name' | 'handler' | 'scheduleType' | 'enabled' | 'origin'; date: 'createdAt' | 'updatedAt' | 'lastRunAt' | 'nextRunAt'; number: 'timeout' | 'failureCount' }
 export type ScheduledJobClient = Pick<EntityClient<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, ScheduledJobFilters, ScheduledJobField, 'timeout' | 'failureCount', ScheduledJobAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment'>;
+export type ScheduledJobBatch = Pick<BatchEntity<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, 'timeout' | 'failureCount', never>, 'create' | 'update' | 'increment' | 'remove'>;
 
 // Webhook deliveries (/webhookDeliveries)
 export interface WebhookDeliveryFilters {
@@ -848,6 +956,7 @@ export interface WebhookDeliveryFilters {
 export type WebhookDeliveryField = 'id' | 'createdAt' | 'updatedAt' | 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual';
 export interface WebhookDeliveryAggregateFields { group: 'webhookId' | 'eventSeq' | 'status'; date: 'createdAt' | 'updatedAt' | 'nextAttemptAt' | 'deliveredAt'; number: 'eventSeq' | 'attempts' | 'responseCode' | 'latencyMs' }
 export type WebhookDeliveryClient = Pick<EntityClient<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, WebhookDeliveryFilters, WebhookDeliveryField, never, WebhookDeliveryAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export type WebhookDeliveryBatch = Pick<BatchEntity<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, never, never>, 'create' | 'update' | 'remove'>;
 
 // Webhooks (/webhooks)
 export interface WebhookFilters {
@@ -856,6 +965,7 @@ export interface WebhookFilters {
 export type WebhookField = 'id' | 'createdAt' | 'updatedAt' | 'url' | 'description' | 'events' | 'entities' | 'secret' | 'enabled' | 'startAfter';
 export interface WebhookAggregateFields { group: 'enabled'; date: 'createdAt' | 'updatedAt'; number: 'startAfter' }
 export type WebhookClient = Pick<EntityClient<Webhook, WebhookCreate, WebhookUpdate, WebhookFilters, WebhookField, never, WebhookAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove'>;
+export type WebhookBatch = Pick<BatchEntity<Webhook, WebhookCreate, WebhookUpdate, never, never>, 'create' | 'update' | 'remove'>;
 
 /** The events of each entity a realtime subscription can name. */
 export interface RealtimeEvents {
@@ -869,6 +979,18 @@ export interface RealtimeEvents {
   webhooks: RealtimeRecordEvent<'webhooks', Webhook>;
 }
 
+/** The operations a batch may do, per entity: each makes a step the batch answers in its place. */
+export interface BatchBuilder {
+  hookDeliveries: HookDeliveryBatch;
+  jobExecutions: JobExecutionBatch;
+  jobSnapshots: JobSnapshotBatch;
+  notes: NoteBatch;
+  outgoingMails: OutgoingMailBatch;
+  scheduledJobs: ScheduledJobBatch;
+  webhookDeliveries: WebhookDeliveryBatch;
+  webhooks: WebhookBatch;
+}
+
 /** The typed client of this API. */
 export interface Client {
   apiKeys: ApiKeysClient;
@@ -877,6 +999,8 @@ export interface Client {
   users: UsersClient;
   /** Changes to these entities that you may see, as they commit (GET /api/v1/realtime); reconnects and resumes by itself. */
   subscribe<P extends keyof RealtimeEvents>(entities: P[], onEvent: (event: RealtimeEvents[P]) => void, options?: SubscribeOptions): Subscription;
+  /** Up to 100 writes across entities in one transaction, all or nothing (POST /api/v1/batch); answers each step's data, typed. */
+  batch<const T extends readonly BatchStep<unknown>[]>(build: (b: BatchBuilder) => T, options?: RequestOptions): Promise<BatchAnswers<T>>;
   /** Switches to a session token or API key (undefined: anonymous). */
   setCredential(credential: string | undefined): void;
   hookDeliveries: HookDeliveryClient;
@@ -897,6 +1021,7 @@ export function createClient(options: ClientOptions): Client {
     roles: new RolesClient(transport),
     users: new UsersClient(transport),
     subscribe: (entities, onEvent, options) => subscribeRealtime(transport, entities, onEvent, options),
+    batch: (build, options) => runBatch(transport, (add): BatchBuilder => ({ hookDeliveries: new BatchEntity<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, never, never>(add, 'hookDeliveries'), jobExecutions: new BatchEntity<JobExecution, JobExecutionCreate, JobExecutionUpdate, 'duration', never>(add, 'jobExecutions'), jobSnapshots: new BatchEntity<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, 'value', never>(add, 'jobSnapshots'), notes: new BatchEntity<Note, NoteCreate, NoteUpdate, never, never>(add, 'notes'), outgoingMails: new BatchEntity<OutgoingMail, OutgoingMailCreate, OutgoingMailUpdate, never, never>(add, 'outgoingMails'), scheduledJobs: new BatchEntity<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, 'timeout' | 'failureCount', never>(add, 'scheduledJobs'), webhookDeliveries: new BatchEntity<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, never, never>(add, 'webhookDeliveries'), webhooks: new BatchEntity<Webhook, WebhookCreate, WebhookUpdate, never, never>(add, 'webhooks') }), build, options),
     setCredential: (credential) => transport.setCredential(credential),
     hookDeliveries: new EntityClient(transport, 'hookDeliveries'),
     jobExecutions: new EntityClient(transport, 'jobExecutions'),

@@ -1,0 +1,15 @@
+import type { Router } from 'express';
+import type { RuntimeContext } from '../context.js';
+import { batchOperation } from '../entities/batch.js';
+import { features } from './api/index.js';
+import { DeclaredRouter } from './declaredRouter.js';
+import { changeReason } from './entityRoutes.js';
+
+export const BATCH_PATH = features.batch.path;
+
+/** POST /api/v1/batch: `{ operations: [...] }` -> `{ data: { results: [{ status, body }] } }`, all or nothing. */
+export function batchRoutes(ctx: RuntimeContext): Router {
+  return new DeclaredRouter(BATCH_PATH).json(features.batch, async ({ req, caller, body }) => ({
+    data: await batchOperation(ctx, caller, body.operations, changeReason(req)),
+  })).router;
+}

@@ -11,10 +11,11 @@ const PROVIDER_TIMEOUT_S = 10;
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
 /** What the browser carries between start and callback, sealed in a cookie of its own. */
-interface Flow {
+export interface Flow {
   provider: string;
   state: string;
-  nonce: string;
+  /** OpenID only: the ID token must carry it. */
+  nonce?: string;
   verifier: string;
   returnTo: string;
   startedAt: number;
@@ -22,7 +23,8 @@ interface Flow {
 
 /** The claims sign-in rests on, from the ID token (or userinfo when the token lacks the email). */
 export interface OidcIdentity {
-  provider: OidcProviderConfig;
+  /** The provider, OpenID or plain OAuth2: its name links the account, its roles go to a new one. */
+  provider: Pick<OidcProviderConfig, 'name' | 'label' | 'roles'>;
   subject: string;
   email: string;
   name?: string;
@@ -88,7 +90,7 @@ const flowCipher = (auth: AuthContext) =>
   new FieldCipher(`oidc:${auth.ctx.secrets.encryption ?? auth.ctx.secrets.signing}`);
 
 /** Where the provider sends the browser back: `<publicUrl>/api/v1/auth/oidc/<name>/callback`. */
-export function callbackUrl(auth: AuthContext, provider: OidcProviderConfig): string {
+export function callbackUrl(auth: AuthContext, provider: { name: string }): string {
   return `${auth.publicUrl()}/api/v1/auth/oidc/${provider.name}/callback`;
 }
 
@@ -112,10 +114,11 @@ export async function startOidcSignIn(
 ): Promise<{ url: string; flow: string }> {
   const provider = clients.provider(name);
   const configuration = await clients.configuration(provider);
+  const nonce = client.randomNonce();
   const flow: Flow = {
     provider: provider.name,
     state: client.randomState(),
-    nonce: client.randomNonce(),
+    nonce,
     verifier: client.randomPKCECodeVerifier(),
     returnTo,
     startedAt: auth.ctx.now().getTime(),
@@ -126,9 +129,39 @@ export async function startOidcSignIn(
     code_challenge: await client.calculatePKCECodeChallenge(flow.verifier),
     code_challenge_method: 'S256',
     state: flow.state,
-    nonce: flow.nonce,
+    nonce,
   });
-  return { url: url.href, flow: flowCipher(auth).encrypt(JSON.stringify(flow)) };
+  return { url: url.href, flow: sealFlow(auth, flow) };
+}
+
+export function sealFlow(auth: AuthContext, flow: Flow): string {
+  return flowCipher(auth).encrypt(JSON.stringify(flow));
+}
+
+/**
+ * The flow this browser started for `provider`, in the last 10 minutes, whose state the callback
+ * repeats; and the provider's refusal, if it refused.
+ */
+export function checkedFlow(
+  auth: AuthContext,
+  provider: { name: string; label: string },
+  query: URLSearchParams,
+  sealedFlow: string | undefined,
+): Flow {
+  const flow = openFlow(auth, sealedFlow);
+  if (!flow || flow.provider !== provider.name || auth.ctx.now().getTime() - flow.startedAt > OIDC_FLOW_TTL_MS)
+    throw validationError(
+      { state: 'does not belong to a sign-in this browser started in the last 10 minutes' },
+      'This sign-in was not started here or has expired; start it again',
+    );
+  if (query.get('state') !== flow.state)
+    throw validationError({ state: 'does not match the sign-in this browser started' }, 'Sign-in state mismatch');
+  const denied = query.get('error');
+  if (denied)
+    throw new ApiError('UNAUTHORIZED', `${provider.label} did not sign you in (${denied.slice(0, 100)})`, {
+      provider: (query.get('error_description') ?? denied).slice(0, 300),
+    });
+  return flow;
 }
 
 /**
@@ -143,19 +176,7 @@ export async function finishOidcSignIn(
   sealedFlow: string | undefined,
 ): Promise<{ identity: OidcIdentity; returnTo: string }> {
   const provider = clients.provider(name);
-  const flow = openFlow(auth, sealedFlow);
-  if (!flow || flow.provider !== provider.name || auth.ctx.now().getTime() - flow.startedAt > OIDC_FLOW_TTL_MS)
-    throw validationError(
-      { state: 'does not belong to a sign-in this browser started in the last 10 minutes' },
-      'This sign-in was not started here or has expired; start it again',
-    );
-  if (query.get('state') !== flow.state)
-    throw validationError({ state: 'does not match the sign-in this browser started' }, 'Sign-in state mismatch');
-  const denied = query.get('error');
-  if (denied)
-    throw new ApiError('UNAUTHORIZED', `${provider.label} did not sign you in (${denied.slice(0, 100)})`, {
-      provider: (query.get('error_description') ?? denied).slice(0, 300),
-    });
+  const flow = checkedFlow(auth, provider, query, sealedFlow);
   const configuration = await clients.configuration(provider);
   const current = new URL(`${callbackUrl(auth, provider)}?${query}`);
   let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
@@ -163,7 +184,7 @@ export async function finishOidcSignIn(
     tokens = await client.authorizationCodeGrant(configuration, current, {
       pkceCodeVerifier: flow.verifier,
       expectedState: flow.state,
-      expectedNonce: flow.nonce,
+      expectedNonce: flow.nonce ?? client.randomNonce(),
       idTokenExpected: true,
     });
   } catch (error) {
@@ -192,8 +213,8 @@ function openFlow(auth: AuthContext, sealed: string | undefined): Flow | undefin
 }
 
 /** Only an address the provider says it verified, and only from an allowed domain. */
-function verifiedIdentity(
-  provider: OidcProviderConfig,
+export function verifiedIdentity(
+  provider: Pick<OidcProviderConfig, 'name' | 'label' | 'roles' | 'allowedDomains'>,
   subject: string,
   profile: Record<string, unknown>,
 ): OidcIdentity {

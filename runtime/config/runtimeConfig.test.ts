@@ -18,6 +18,40 @@ describe('runtime config', () => {
     expect(config.server.port).toBe(3000);
   });
 
+  it('fills a plain OAuth2 provider from its preset, its secret from the environment', () => {
+    const dir = empty();
+    writeFileSync(
+      join(dir, 'entigen.config.yaml'),
+      'version: 1\nauth:\n  oauth2:\n    - { name: github, preset: github, clientId: abc, roles: [USER, EDITOR] }\n',
+    );
+    expect(loadRuntimeConfig(dir, { OAUTH2_GITHUB_CLIENT_SECRET: 's3cret' }).oauth2).toEqual([
+      {
+        name: 'github',
+        label: 'GitHub',
+        authorizeUrl: 'https://github.com/login/oauth/authorize',
+        tokenUrl: 'https://github.com/login/oauth/access_token',
+        userinfoUrl: 'https://api.github.com/user',
+        emailsUrl: 'https://api.github.com/user/emails',
+        clientId: 'abc',
+        clientSecret: 's3cret',
+        scopes: ['read:user', 'user:email'],
+        pkce: true,
+        allowedDomains: undefined,
+        roles: ['USER', 'EDITOR'],
+      },
+    ]);
+    writeFileSync(
+      join(dir, 'entigen.config.yaml'),
+      'version: 1\nauth:\n  oauth2:\n    - { name: forge, clientId: abc, authorizeUrl: https://forge.test/a }\n',
+    );
+    expect(() => loadRuntimeConfig(dir, {})).toThrow(/auth.oauth2 forge: tokenUrl is required \(or a preset\)/);
+    writeFileSync(
+      join(dir, 'entigen.config.yaml'),
+      'version: 1\nauth:\n  oidc: [{ name: github, issuer: https://id.test, clientId: x }]\n  oauth2: [{ name: github, preset: github, clientId: abc }]\n',
+    );
+    expect(() => loadRuntimeConfig(dir, {})).toThrow(/"github" is used twice/);
+  });
+
   it('lets the environment override', () => {
     const config = loadRuntimeConfig(empty(), { RATE_LIMIT_API: '500/30', PORT: '8080', SESSION_TTL: '12h' });
     expect(config.rateLimit.api).toEqual({ limit: 500, window: 30 });

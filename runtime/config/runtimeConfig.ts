@@ -21,6 +21,8 @@ export interface RuntimeConfig {
   ldap?: LdapServerConfig;
   /** OpenID Connect providers users may sign in with (GET /api/v1/auth/oidc/{name}/start). */
   oidc: OidcProviderConfig[];
+  /** Plain OAuth2 providers (GitHub), on the same routes as the OpenID ones. */
+  oauth2: OAuth2ProviderConfig[];
   /** Two-factor authentication (TOTP): the issuer authenticator apps show, roles that must enroll. */
   mfa: { issuer?: string; requiredFor: string[] };
   rateLimit: Record<'auth' | 'api' | 'public', { limit: number; window: number }>;
@@ -123,6 +125,39 @@ export interface OidcProviderConfig {
   /** Roles of an account this provider creates. */
   roles: string[];
 }
+
+export interface OAuth2ProviderConfig {
+  /** Names the routes, as an OpenID provider's: /api/v1/auth/oidc/<name>/start and .../callback. */
+  name: string;
+  label: string;
+  authorizeUrl: string;
+  tokenUrl: string;
+  /** The user as JSON: `id` (or `sub`), `name`, and `email` with `email_verified` unless emailsUrl is set. */
+  userinfoUrl: string;
+  /** The user's addresses as `[{ email, primary, verified }]`: only the primary, verified one signs in. */
+  emailsUrl?: string;
+  clientId: string;
+  /** From OAUTH2_<NAME>_CLIENT_SECRET or the variable `clientSecretEnv` names. */
+  clientSecret?: string;
+  scopes: string[];
+  /** Send a PKCE S256 challenge. */
+  pkce: boolean;
+  allowedDomains?: string[];
+  roles: string[];
+}
+
+/** What a preset fills in; the file's own values win. */
+const OAUTH2_PRESETS: Record<string, Partial<OAuth2ProviderConfig>> = {
+  github: {
+    label: 'GitHub',
+    authorizeUrl: 'https://github.com/login/oauth/authorize',
+    tokenUrl: 'https://github.com/login/oauth/access_token',
+    userinfoUrl: 'https://api.github.com/user',
+    emailsUrl: 'https://api.github.com/user/emails',
+    scopes: ['read:user', 'user:email'],
+    pkce: true,
+  },
+};
 
 export interface MailConfig {
   /** SMTP server (smtp:// or smtps://, credentials in the URL); none: mail is written to the log. */
@@ -231,6 +266,7 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
     },
     ldap: ldapConfig(raw.auth?.ldap, env),
     oidc: oidcProviders(raw.auth?.oidc, env),
+    oauth2: oauth2Providers(raw.auth?.oauth2, env, raw.auth?.oidc ?? []),
     mfa: { issuer: raw.auth?.mfa?.issuer, requiredFor: raw.auth?.mfa?.requiredFor ?? [] },
     rateLimit: {
       auth: tierFromEnv(env.RATE_LIMIT_AUTH, 'RATE_LIMIT_AUTH') ?? raw.rateLimit?.auth ?? { limit: 20, window: 60 },
@@ -481,6 +517,46 @@ function oidcProviders(raw: RawOidc[] | undefined, env: NodeJS.ProcessEnv): Oidc
       scopes: [...new Set(['openid', 'email', ...scopes])],
       allowedDomains: provider.allowedDomains?.map((domain) => domain.toLowerCase()),
       roles: provider.roles ?? ['USER'],
+    };
+  });
+}
+
+type RawOAuth2 = Partial<OAuth2ProviderConfig> & { preset?: string; clientSecretEnv?: string };
+
+/** Each provider with its preset filled in; every address must be there, and names unique across OpenID and OAuth2. */
+function oauth2Providers(
+  raw: RawOAuth2[] | undefined,
+  env: NodeJS.ProcessEnv,
+  oidc: { name?: string }[],
+): OAuth2ProviderConfig[] {
+  const seen = new Set(oidc.map((provider) => String(provider.name)));
+  return (raw ?? []).map((provider) => {
+    const name = String(provider.name);
+    if (seen.has(name))
+      throw new Error(`auth.oauth2: the provider name "${name}" is used twice (names are shared with auth.oidc)`);
+    seen.add(name);
+    const preset = provider.preset ? OAUTH2_PRESETS[provider.preset] : {};
+    if (!preset)
+      throw new Error(
+        `auth.oauth2 ${name}: no preset "${provider.preset}" (presets: ${Object.keys(OAUTH2_PRESETS).join(', ')})`,
+      );
+    const merged = { ...preset, ...Object.fromEntries(Object.entries(provider).filter(([, v]) => v !== undefined)) };
+    for (const key of ['authorizeUrl', 'tokenUrl', 'userinfoUrl'] as const)
+      if (typeof merged[key] !== 'string') throw new Error(`auth.oauth2 ${name}: ${key} is required (or a preset)`);
+    const variable = provider.clientSecretEnv ?? `OAUTH2_${name.toUpperCase().replace(/-/g, '_')}_CLIENT_SECRET`;
+    return {
+      name,
+      label: merged.label ?? name,
+      authorizeUrl: merged.authorizeUrl!,
+      tokenUrl: merged.tokenUrl!,
+      userinfoUrl: merged.userinfoUrl!,
+      ...(merged.emailsUrl ? { emailsUrl: merged.emailsUrl } : {}),
+      clientId: String(merged.clientId),
+      clientSecret: env[variable] || merged.clientSecret || undefined,
+      scopes: merged.scopes ?? [],
+      pkce: merged.pkce ?? true,
+      allowedDomains: merged.allowedDomains?.map((domain) => domain.toLowerCase()),
+      roles: merged.roles ?? ['USER'],
     };
   });
 }

@@ -1,6 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import { match } from 'path-to-regexp';
 import type { AuthContext } from '../auth/authContext.js';
+import { OAuth2Clients } from '../auth/oauth2.js';
 import { OidcClients } from '../auth/oidc.js';
 import type { SetupState } from '../auth/setup.js';
 import type { BusState } from '../cluster/busWatch.js';
@@ -223,7 +224,7 @@ export function createApp({
   };
   mount(authApi.AUTH_PATH, authRoutes(auth));
   mount(authApi.AUTH_PATH, mfaRoutes(auth));
-  mount(authApi.AUTH_PATH, oidcRoutes(auth, new OidcClients(config.oidc)));
+  mount(authApi.AUTH_PATH, oidcRoutes(auth, new OidcClients(config.oidc), new OAuth2Clients(config.oauth2)));
   mount(USERS_PATH, userRoutes(auth));
   mount(ROLES_PATH, roleRoutes(auth));
   mount(API_KEYS_PATH, apiKeyRoutes(auth));

@@ -2,6 +2,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { signInSession } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { completeMfaChallenge, issueMfaChallenge } from '../auth/mfaChallenge.js';
+import { finishOAuth2SignIn, type OAuth2Clients, startOAuth2SignIn } from '../auth/oauth2.js';
 import { finishOidcSignIn, OIDC_FLOW_TTL_MS, type OidcClients, safeReturnTo, startOidcSignIn } from '../auth/oidc.js';
 import { oidcAccount } from '../auth/oidcAccount.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
@@ -20,7 +21,7 @@ const FLOW_COOKIE_PATH = '/api/v1/auth/oidc';
  * `callback` (the account by verified email, the session cookie, a page that goes on to
  * returnTo). An account with two-factor authentication gets a code form instead of a session.
  */
-export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
+export function oidcRoutes(auth: AuthContext, clients: OidcClients, oauth2: OAuth2Clients): Router {
   const router = new DeclaredRouter(api.AUTH_PATH);
   const flowCookie = `${auth.cookieName.replace(/_uid$/, '')}_oidc`;
   // Lax, not Strict: the provider's redirect back is a navigation from another site.
@@ -43,7 +44,7 @@ export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
   const pending = new FieldCipher(`oidc-mfa:${auth.ctx.secrets.encryption ?? auth.ctx.secrets.signing}`);
 
   router.json(api.oidcProviders, () => ({
-    items: clients.providers.map((provider) => ({
+    items: [...clients.providers, ...oauth2.providers].map((provider) => ({
       name: provider.name,
       label: provider.label,
       startUrl: `/api/v1/auth/oidc/${provider.name}/start`,
@@ -51,7 +52,11 @@ export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
   }));
 
   router.raw(api.oidcStart, async ({ params, query, req, res }) => {
-    const { url, flow } = await startOidcSignIn(auth, clients, params.provider, safeReturnTo(query.returnTo));
+    const returnTo = safeReturnTo(query.returnTo);
+    const plain = oauth2.find(params.provider);
+    const { url, flow } = plain
+      ? startOAuth2SignIn(auth, plain, returnTo)
+      : await startOidcSignIn(auth, clients, params.provider, returnTo);
     setFlow(req, res, flow);
     res.redirect(302, url);
   });
@@ -59,13 +64,11 @@ export function oidcRoutes(auth: AuthContext, clients: OidcClients): Router {
   router.raw(api.oidcCallback, async ({ req, params, res }) => {
     const query = new URL(req.originalUrl, 'http://callback').searchParams;
     endFlow(req, res);
-    const { identity, returnTo } = await finishOidcSignIn(
-      auth,
-      clients,
-      params.provider,
-      query,
-      cookieValue(req.headers.cookie, flowCookie),
-    );
+    const sealed = cookieValue(req.headers.cookie, flowCookie);
+    const plain = oauth2.find(params.provider);
+    const { identity, returnTo } = plain
+      ? await finishOAuth2SignIn(auth, plain, query, sealed)
+      : await finishOidcSignIn(auth, clients, params.provider, query, sealed);
     const user = await oidcAccount(auth, identity);
     if (user.mfaEnabledAt) {
       const { mfaToken } = issueMfaChallenge(auth, user);

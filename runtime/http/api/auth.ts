@@ -204,7 +204,7 @@ export const oidcProviders = route({
   path: '/api/v1/auth/oidc',
   operationId: 'auth_oidcProviders',
   access: 'public',
-  summary: 'The OpenID Connect providers users may sign in with',
+  summary: 'The sign-in providers users may sign in with: OpenID Connect ones and plain OAuth2 ones (GitHub)',
   response: Type.Object({
     items: Type.Array(Type.Object({ name: Type.String(), label: Type.String(), startUrl: Type.String() })),
   }),
@@ -212,7 +212,7 @@ export const oidcProviders = route({
   client: {
     group: 'auth',
     name: 'oidcProviders',
-    doc: "The OpenID Connect providers; a browser signs in by opening a provider's startUrl (add ?returnTo=/path).",
+    doc: "The sign-in providers (OpenID Connect and plain OAuth2); a browser signs in by opening a provider's startUrl (add ?returnTo=/path).",
   },
 });
 
@@ -224,7 +224,7 @@ export const oidcStart = route({
   access: 'public',
   summary: 'Open in the browser: 302 to the provider’s sign-in page',
   description:
-    'The authorization code flow with PKCE, state and nonce. `returnTo` is the path of this site to land on afterwards (default /).',
+    'The authorization code flow with PKCE, state and nonce (plain OAuth2 providers: state, and PKCE where configured). `returnTo` is the path of this site to land on afterwards (default /).',
   query: Type.Object({ returnTo: Type.Optional(Text(500)) }),
   status: 302,
   responseDescription: 'To the provider’s sign-in page',

@@ -777,7 +777,7 @@ export class AuthClient {
     return this.transport.request<{ secret: string; otpauthUri: string; qrCode: string; expiresAt: string }>('POST', '/api/v1/auth/mfa/enroll', { body });
   }
 
-  /** The OpenID Connect providers; a browser signs in by opening a provider's startUrl (add ?returnTo=/path). */
+  /** The sign-in providers (OpenID Connect and plain OAuth2); a browser signs in by opening a provider's startUrl (add ?returnTo=/path). */
   oidcProviders(): Promise<{ items: { name: string; label: string; startUrl: string }[] }> {
     return this.transport.request<{ items: { name: string; label: string; startUrl: string }[] }>('GET', '/api/v1/auth/oidc');
   }

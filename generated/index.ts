@@ -75,6 +75,8 @@ import { SequenceRepository } from './repositories/sequences.js';
 import { sequencesRoutes } from './routers/sequences.js';
 import { SettingRepository } from './repositories/settings.js';
 import { settingsRoutes } from './routers/settings.js';
+import { SignInCodeRepository } from './repositories/signInCodes.js';
+import { signInCodesRoutes } from './routers/signInCodes.js';
 import { UserRepository } from './repositories/users.js';
 import { usersRoutes } from './routers/users.js';
 import { WebhookDeliveryRepository } from './repositories/webhookDeliveries.js';
@@ -119,6 +121,7 @@ export { SchemaMigrationRepository } from './repositories/schemaMigrations.js';
 export { SearchFeedbackRepository } from './repositories/searchFeedback.js';
 export { SequenceRepository } from './repositories/sequences.js';
 export { SettingRepository } from './repositories/settings.js';
+export { SignInCodeRepository } from './repositories/signInCodes.js';
 export { UserRepository } from './repositories/users.js';
 export { WebhookDeliveryRepository } from './repositories/webhookDeliveries.js';
 export { WebhookRepository } from './repositories/webhooks.js';
@@ -160,6 +163,7 @@ export const registry = defineRegistry(metadata, {
   searchFeedback: searchFeedbackRoutes,
   sequences: sequencesRoutes,
   settings: settingsRoutes,
+  signInCodes: signInCodesRoutes,
   users: usersRoutes,
   webhookDeliveries: webhookDeliveriesRoutes,
   webhooks: webhooksRoutes,
@@ -208,6 +212,7 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     searchFeedback: new SearchFeedbackRepository(store, writer),
     sequences: new SequenceRepository(store, writer),
     settings: new SettingRepository(store, writer),
+    signInCodes: new SignInCodeRepository(store, writer),
     users: new UserRepository(store, writer),
     webhookDeliveries: new WebhookDeliveryRepository(store, writer),
     webhooks: new WebhookRepository(store, writer),

@@ -23,6 +23,8 @@ export interface RuntimeConfig {
   oidc: OidcProviderConfig[];
   /** Plain OAuth2 providers (GitHub), on the same routes as the OpenID ones. */
   oauth2: OAuth2ProviderConfig[];
+  /** Sign-in by a mailed link or six-digit code (POST /api/v1/auth/passwordless); both off by default. */
+  passwordless: { link: boolean; code: boolean };
   /** Two-factor authentication (TOTP): the issuer authenticator apps show, roles that must enroll. */
   mfa: { issuer?: string; requiredFor: string[] };
   rateLimit: Record<'auth' | 'api' | 'public', { limit: number; window: number }>;
@@ -267,6 +269,7 @@ export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): Runtime
     ldap: ldapConfig(raw.auth?.ldap, env),
     oidc: oidcProviders(raw.auth?.oidc, env),
     oauth2: oauth2Providers(raw.auth?.oauth2, env, raw.auth?.oidc ?? []),
+    passwordless: { link: raw.auth?.passwordless?.link === true, code: raw.auth?.passwordless?.code === true },
     mfa: { issuer: raw.auth?.mfa?.issuer, requiredFor: raw.auth?.mfa?.requiredFor ?? [] },
     rateLimit: {
       auth: tierFromEnv(env.RATE_LIMIT_AUTH, 'RATE_LIMIT_AUTH') ?? raw.rateLimit?.auth ?? { limit: 20, window: 60 },

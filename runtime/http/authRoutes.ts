@@ -15,6 +15,7 @@ import { ldapAuthenticate, ldapSettings, testLdap } from '../auth/ldap.js';
 import { ldapAccount } from '../auth/ldapAccount.js';
 import { mfaRequiredFor } from '../auth/mfa.js';
 import { issueMfaChallenge } from '../auth/mfaChallenge.js';
+import { passwordlessAccount, requestPasswordlessSignIn } from '../auth/passwordless.js';
 import { publicUser } from '../auth/users.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { metrics } from '../health/metrics.js';
@@ -127,6 +128,21 @@ export function authRoutes(auth: AuthContext): Router {
       auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'password reset request failed'),
     );
     return { success: true, message: 'If the account exists, a reset token is on its way' };
+  });
+
+  router.json(api.passwordless, ({ body, req }) => {
+    const { link, code } = auth.config.passwordless;
+    if (!link && !code)
+      throw new ApiError('UNPROCESSABLE_ENTITY', 'Passwordless sign-in is not turned on (auth.passwordless)');
+    // As for forgot-password: answered before any lookup, the same for every address.
+    requestPasswordlessSignIn(auth, body.email).catch((error) =>
+      auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'passwordless sign-in request failed'),
+    );
+    return { success: true, message: 'If the account exists, a way to sign in is on its way' };
+  });
+
+  router.raw(api.passwordlessSignIn, async ({ body, req, res }) => {
+    await firstFactorPassed(req, res, await passwordlessAccount(auth, body));
   });
 
   router.json(api.resetPassword, async ({ body }) => {

@@ -10,6 +10,7 @@ export type MailTemplate =
   | 'confirmEmailChange'
   | 'emailChangeNotice'
   | 'mfaReset'
+  | 'passwordlessSignIn'
   | 'testMail';
 
 export interface RenderedMail {

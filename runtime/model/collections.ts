@@ -9,6 +9,7 @@ export const API_KEYS = 'apiKeys';
 export const SETTINGS = 'settings';
 export const REVOKED_SESSIONS = 'revokedSessions';
 export const PASSWORD_RESETS = 'passwordResets';
+export const SIGN_IN_CODES = 'signInCodes';
 export const EMAIL_TOKENS = 'emailTokens';
 export const IDEMPOTENCY_RECORDS = 'idempotencyRecords';
 export const ENTITY_VERSIONS = 'entityVersions';

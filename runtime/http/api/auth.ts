@@ -352,6 +352,57 @@ export const forgotPassword = route({
   },
 });
 
+export const passwordless = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/passwordless',
+  operationId: 'auth_passwordless',
+  access: 'public',
+  summary: 'Mail a sign-in link or six-digit code (the answer does not reveal whether the account exists)',
+  description:
+    'With auth.passwordless on: an enabled account that does not sign in through LDAP gets a single-use link and/or code, valid for ten minutes; a new request ends the earlier ones, and an address gets at most three in ten minutes.',
+  body: Body({ email: EMAIL }),
+  status: 202,
+  response: SuccessMessage,
+  errors: [...INPUT, 'UNPROCESSABLE_ENTITY'],
+  client: {
+    group: 'auth',
+    name: 'requestPasswordless',
+    doc: 'Mails a sign-in link or code to the account, if there is one (the answer is the same either way).',
+  },
+});
+
+export const passwordlessSignIn = route({
+  ...auth,
+  method: 'POST',
+  path: '/api/v1/auth/passwordless/sign-in',
+  operationId: 'auth_passwordlessSignIn',
+  access: 'public',
+  summary: "Sign in with the mailed link's token, or the address and the mailed code (sets the session cookie)",
+  description:
+    'Single use; a code allows five tries. An account with two-factor authentication answers 202 with the challenge, as login does. Every refusal is the same 401.',
+  body: Body({
+    token: Type.Optional(Text(200)),
+    email: Type.Optional(EMAIL),
+    code: Type.Optional(Text(6, { pattern: '^[0-9]{6}$', description: 'The six digits from the mail' })),
+  }),
+  response: Session,
+  errors: [...INPUT, 'UNAUTHORIZED', 'UNPROCESSABLE_ENTITY'],
+  responses: {
+    '202': {
+      description:
+        'Two-factor authentication is on for this account: no session yet; POST /api/v1/auth/mfa/verify with the mfaToken and a code',
+      content: { 'application/json': { schema: MfaChallenge } },
+    },
+  },
+  client: {
+    group: 'auth',
+    name: 'passwordlessSignIn',
+    session: 'use',
+    doc: 'A session from the mailed token or code, or for an account with two-factor authentication the challenge verifyMfa completes.',
+  },
+});
+
 export const verifyEmail = route({
   ...auth,
   method: 'POST',

@@ -782,11 +782,23 @@ export class AuthClient {
     return this.transport.request<{ items: { name: string; label: string; startUrl: string }[] }>('GET', '/api/v1/auth/oidc');
   }
 
+  /** A session from the mailed token or code, or for an account with two-factor authentication the challenge verifyMfa completes. */
+  async passwordlessSignIn(body: { token?: string; email?: string; /** The six digits from the mail */ code?: string } = {}): Promise<OneOf<Session, MfaChallenge>> {
+    const answer = await this.transport.request<OneOf<Session, MfaChallenge>>('POST', '/api/v1/auth/passwordless/sign-in', { body });
+    if (typeof answer.token === 'string') this.transport.useSession(answer.token);
+    return answer;
+  }
+
   /** Create an account and sign in (sets the session cookie). */
   async register(body: { email: string; password: string; displayName: string }): Promise<Session> {
     const answer = await this.transport.request<Session>('POST', '/api/v1/auth/register', { body });
     if (typeof answer.token === 'string') this.transport.useSession(answer.token);
     return answer;
+  }
+
+  /** Mails a sign-in link or code to the account, if there is one (the answer is the same either way). */
+  requestPasswordless(body: { email: string }): Promise<{ success: boolean; message: string }> {
+    return this.transport.request<{ success: boolean; message: string }>('POST', '/api/v1/auth/passwordless', { body });
   }
 
   /** Mail a new verification link (the answer does not reveal whether the address is registered). */

@@ -61,6 +61,8 @@ import { SequenceRepository } from './repositories/sequences.js';
 import { sequencesRoutes } from './routers/sequences.js';
 import { SettingRepository } from './repositories/settings.js';
 import { settingsRoutes } from './routers/settings.js';
+import { SignInCodeRepository } from './repositories/signInCodes.js';
+import { signInCodesRoutes } from './routers/signInCodes.js';
 import { TeamRepository } from './repositories/teams.js';
 import { teamsRoutes } from './routers/teams.js';
 import { ThingRepository } from './repositories/things.js';
@@ -102,6 +104,7 @@ export { SchemaMigrationRepository } from './repositories/schemaMigrations.js';
 export { SearchFeedbackRepository } from './repositories/searchFeedback.js';
 export { SequenceRepository } from './repositories/sequences.js';
 export { SettingRepository } from './repositories/settings.js';
+export { SignInCodeRepository } from './repositories/signInCodes.js';
 export { TeamRepository } from './repositories/teams.js';
 export { ThingRepository } from './repositories/things.js';
 export { UserRepository } from './repositories/users.js';
@@ -138,6 +141,7 @@ export const registry = defineRegistry(metadata, {
   searchFeedback: searchFeedbackRoutes,
   sequences: sequencesRoutes,
   settings: settingsRoutes,
+  signInCodes: signInCodesRoutes,
   teams: teamsRoutes,
   things: thingsRoutes,
   users: usersRoutes,
@@ -181,6 +185,7 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     searchFeedback: new SearchFeedbackRepository(store, writer),
     sequences: new SequenceRepository(store, writer),
     settings: new SettingRepository(store, writer),
+    signInCodes: new SignInCodeRepository(store, writer),
     teams: new TeamRepository(store, writer),
     things: new ThingRepository(store, writer),
     users: new UserRepository(store, writer),

@@ -874,6 +874,29 @@ export interface SettingUpdate {
   value?: unknown;
 }
 
+// Sign-in codes (/signInCodes)
+export interface SignInCode {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  userId: string;
+  attempts: number | null;
+  expiresAt: string;
+  usedAt: string | null;
+}
+export interface SignInCodeCreate {
+  userId: string;
+  attempts?: number | null;
+  expiresAt: string;
+  usedAt?: string | null;
+}
+export interface SignInCodeUpdate {
+  userId?: string;
+  attempts?: number | null;
+  expiresAt?: string;
+  usedAt?: string | null;
+}
+
 // Teams (/teams)
 export interface Team {
   id: string;
@@ -1120,6 +1143,7 @@ export interface Entities {
   searchFeedback: { record: SearchFeedback; create: SearchFeedbackCreate; update: SearchFeedbackUpdate };
   sequences: { record: Sequence; create: SequenceCreate; update: SequenceUpdate };
   settings: { record: Setting; create: SettingCreate; update: SettingUpdate };
+  signInCodes: { record: SignInCode; create: SignInCodeCreate; update: SignInCodeUpdate };
   teams: { record: Team; create: TeamCreate; update: TeamUpdate };
   things: { record: Thing; create: ThingCreate; update: ThingUpdate };
   users: { record: User; create: UserCreate; update: UserUpdate };

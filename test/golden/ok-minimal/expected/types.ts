@@ -587,6 +587,29 @@ export interface SettingUpdate {
   value?: unknown;
 }
 
+// Sign-in codes (/signInCodes)
+export interface SignInCode {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  userId: string;
+  attempts: number | null;
+  expiresAt: string;
+  usedAt: string | null;
+}
+export interface SignInCodeCreate {
+  userId: string;
+  attempts?: number | null;
+  expiresAt: string;
+  usedAt?: string | null;
+}
+export interface SignInCodeUpdate {
+  userId?: string;
+  attempts?: number | null;
+  expiresAt?: string;
+  usedAt?: string | null;
+}
+
 // Users (/users)
 export type UserAuthSource = 'local' | 'ldap' | 'oidc';
 export interface User {
@@ -702,6 +725,7 @@ export interface Entities {
   schemaMigrations: { record: SchemaMigration; create: SchemaMigrationCreate; update: SchemaMigrationUpdate };
   sequences: { record: Sequence; create: SequenceCreate; update: SequenceUpdate };
   settings: { record: Setting; create: SettingCreate; update: SettingUpdate };
+  signInCodes: { record: SignInCode; create: SignInCodeCreate; update: SignInCodeUpdate };
   users: { record: User; create: UserCreate; update: UserUpdate };
   webhookDeliveries: { record: WebhookDelivery; create: WebhookDeliveryCreate; update: WebhookDeliveryUpdate };
   webhooks: { record: Webhook; create: WebhookCreate; update: WebhookUpdate };

@@ -1,14 +1,9 @@
 import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
-import { notFound } from '../errors/apiError.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
-import { nested, repositoryWriter } from '../hooks/repositoryWriter.js';
-import { runBeforeDelete, writeScope } from '../hooks/runHooks.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
-import { applyReferentialActions } from './referentialActions.js';
 import { findWritable } from './requireAccess.js';
-import { deletePermanentlyOperation, trashOperation } from './trash.js';
+import { deleteForGood, deletePermanentlyOperation, trashOperation } from './trash.js';
 
 export interface RemoveInput {
   ctx: RuntimeContext;
@@ -30,18 +25,7 @@ export async function removeOperation(input: RemoveInput): Promise<{ id: string;
   if (model.trash) return permanent ? deletePermanentlyOperation(input) : trashOperation(input);
   const { doc, where } = await findWritable(ctx, model, id, caller, 'delete');
   await rulesFor(ctx, plural)?.beforeRemove?.(ctx, caller, doc);
-  // Full versioning writes a `delete` version, with the last state, in the same transaction.
-  let removed = doc;
-  const result = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
-    const before = (await store.get(plural, id)) ?? doc;
-    const scope = writeScope({ ...ctx, store }, caller, ctx.now(), 'delete');
-    await runBeforeDelete(scope, plural, id, before);
-    // Records that reference it are refused (409), cleared or deleted first, in this transaction.
-    await applyReferentialActions(scope, repositoryWriter(nested(scope, plural)), plural, id);
-    removed = before;
-    if (!(await store.remove(plural, id, where))) throw notFound(model.name);
-    return { result: { id, deleted: true as const }, changes: [{ changeType: 'delete', before }] };
-  });
+  const removed = await deleteForGood(ctx, model, caller, doc, where, changeReason);
   rulesFor(ctx, plural)?.afterRemove?.(removed);
-  return result;
+  return { id, deleted: true };
 }

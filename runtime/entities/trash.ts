@@ -81,9 +81,10 @@ export async function restoreFromTrashOperation({ ctx, plural, id, caller, chang
 }
 
 /**
- * Deletes one record for good, in the trash or not: its references' `onDelete` actions apply
- * (restrict refuses with 409), before-delete hooks run, history and the event log say `deleted`.
- * `where` repeats the caller's permission in the write.
+ * Deletes one record for good, in the trash or not (DELETE, DELETE ?permanent=true, the purge):
+ * its references' `onDelete` actions apply (restrict refuses with 409), before-delete hooks run,
+ * history and the event log say `deleted`. `where` repeats the caller's permission in the write.
+ * Answers the record as the delete's transaction last read it.
  */
 export async function deleteForGood(
   ctx: RuntimeContext,
@@ -92,8 +93,8 @@ export async function deleteForGood(
   doc: Doc,
   where: Parameters<Store['remove']>[2],
   changeReason: string | undefined,
-): Promise<void> {
-  await writeWithHistory(ctx, model, caller, changeReason, async (tx) => {
+): Promise<Doc> {
+  return writeWithHistory(ctx, model, caller, changeReason, async (tx) => {
     const store = seeingTrash(tx);
     const before = (await store.get(model.plural, doc.id)) ?? doc;
     // Hooks and referential actions see the rest of the data as requests do: trashed records hidden.
@@ -101,7 +102,7 @@ export async function deleteForGood(
     await runBeforeDelete(scope, model.plural, doc.id, before);
     await applyReferentialActions(scope, repositoryWriter(nested(scope, model.plural)), model.plural, doc.id);
     if (!(await store.remove(model.plural, doc.id, where))) throw notFound(model.name);
-    return { result: undefined, changes: [{ changeType: 'delete', before }] };
+    return { result: before, changes: [{ changeType: 'delete', before }] };
   });
 }
 
@@ -116,8 +117,8 @@ export async function deletePermanentlyOperation({
   const { model } = entityOf(ctx, plural);
   const { doc, where } = await findWritable(seeingTrashContext(ctx), model, id, caller, 'purge');
   await rulesFor(ctx, plural)?.beforeRemove?.(ctx, caller, doc);
-  await deleteForGood(ctx, model, caller, doc, where, changeReason);
-  rulesFor(ctx, plural)?.afterRemove?.(doc);
+  const removed = await deleteForGood(ctx, model, caller, doc, where, changeReason);
+  rulesFor(ctx, plural)?.afterRemove?.(removed);
   return { id, deleted: true };
 }
 
@@ -152,8 +153,8 @@ export async function purgeTrash(ctx: RuntimeContext, signal?: AbortSignal): Pro
     for (const doc of due) {
       if (signal?.aborted) return outcome;
       try {
-        await deleteForGood(ctx, model, SYSTEM_CALLER, doc, TRASHED, 'trash retention ended');
-        rulesFor(ctx, model.plural)?.afterRemove?.(doc);
+        const removed = await deleteForGood(ctx, model, SYSTEM_CALLER, doc, TRASHED, 'trash retention ended');
+        rulesFor(ctx, model.plural)?.afterRemove?.(removed);
         outcome.purged += 1;
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;

@@ -140,9 +140,7 @@ function emitEntityTypes(
   });
   const visible = entity.fields.filter((f) => !f.hidden).map((f) => quote(f.name));
   writer.writeLine(`export type ${entity.name}Field = ${visible.join(' | ')};`);
-  const numeric = writableFields(entity)
-    .filter((f) => f.type === 'int' || f.type === 'float')
-    .map((f) => quote(f.name));
+  const numeric = numericUnion(entity);
   const methods = entityRouteTable(entity)
     .map(([, , route]) => METHODS[route])
     .filter(Boolean)
@@ -155,12 +153,12 @@ function emitEntityTypes(
     `export interface ${entity.name}AggregateFields { group: ${union(groupable.filter((f) => f.type !== 'isoDate').map((f) => f.name))}; date: ${union(groupable.filter((f) => f.type === 'isoDate').map((f) => f.name))}; number: ${union(measurableFields(entity, 'sum').map((f) => f.name))} }`,
   );
   writer.writeLine(
-    `export type ${entity.name}Client = Pick<EntityClient<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}, ${entity.name}AggregateFields>, ${methods.join(' | ')}>${endpoints.length > 0 ? ` & ${entity.name}EndpointClient` : ''}${relations.length > 0 ? ` & ${entity.name}RelationClient` : ''};`,
+    `export type ${entity.name}Client = Pick<EntityClient<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric}, ${entity.name}AggregateFields>, ${methods.join(' | ')}>${endpoints.length > 0 ? ` & ${entity.name}EndpointClient` : ''}${relations.length > 0 ? ` & ${entity.name}RelationClient` : ''};`,
   );
   const batchMethods = [
     'create',
     'update',
-    ...(numeric.length > 0 ? ['increment'] : []),
+    ...(numeric !== 'never' ? ['increment'] : []),
     ...(entity.ownership === 'owned' ? ['archive', 'restore'] : []),
     'remove',
     ...(endpoints.length > 0 ? ['endpoint'] : []),
@@ -209,11 +207,16 @@ const readsBody = (method: string) => ['POST', 'PUT', 'PATCH'].includes(method);
 /** The type arguments of an entity's BatchEntity: record, create, update, numeric fields, endpoints. */
 function batchTypeArguments(entity: EntityModel): string {
   const names = typeNamesOf(entity);
-  const numeric = writableFields(entity)
+  const endpoints = (entity.endpoints ?? []).map((e) => quote(e.name));
+  return `${names.record}, ${names.create}, ${names.update}, ${numericUnion(entity)}, ${endpoints.join(' | ') || 'never'}`;
+}
+
+/** The entity's writable numeric fields as a union of names (`'views' | 'rating'`), or `never`. */
+function numericUnion(entity: EntityModel): string {
+  const names = writableFields(entity)
     .filter((f) => f.type === 'int' || f.type === 'float')
     .map((f) => quote(f.name));
-  const endpoints = (entity.endpoints ?? []).map((e) => quote(e.name));
-  return `${names.record}, ${names.create}, ${names.update}, ${numeric.join(' | ') || 'never'}, ${endpoints.join(' | ') || 'never'}`;
+  return names.join(' | ') || 'never';
 }
 
 /** `new EntityClient(...)`, with the entity's custom endpoints as methods when it has some. */
@@ -222,10 +225,7 @@ function entityClientExpression(entity: EntityModel): string {
   const relations = entity.relations ?? [];
   if (endpoints.length === 0 && relations.length === 0) return `new EntityClient(transport, ${quote(entity.plural)})`;
   const names = typeNamesOf(entity);
-  const numeric = writableFields(entity)
-    .filter((f) => f.type === 'int' || f.type === 'float')
-    .map((f) => quote(f.name));
-  const typeArgs = `${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numeric.length ? numeric.join(' | ') : 'never'}`;
+  const typeArgs = `${names.record}, ${names.create}, ${names.update}, ${entity.name}Filters, ${entity.name}Field, ${numericUnion(entity)}`;
   const client = `new EntityClient<${typeArgs}>(transport, ${quote(entity.plural)})`;
   const methods = endpoints.map((endpoint) => {
     const params = [

@@ -2,13 +2,20 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { OAuth2ProviderConfig } from '../config/runtimeConfig.js';
 import { ApiError } from '../errors/apiError.js';
 import type { AuthContext } from './authContext.js';
-import { callbackUrl, checkedFlow, type Flow, type OidcIdentity, sealFlow, verifiedIdentity } from './oidc.js';
+import {
+  callbackUrl,
+  checkedFlow,
+  type Flow,
+  LOOPBACK,
+  type OidcIdentity,
+  sealFlow,
+  verifiedIdentity,
+} from './oidc.js';
 
 /** Milliseconds a request to a provider (token, user, emails) may take. */
 const PROVIDER_TIMEOUT_MS = 10_000;
 /** The most of a provider's answer that is read. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
 const random = () => randomBytes(32).toString('base64url');
 const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');

@@ -8,7 +8,8 @@ import type { AuthContext } from './authContext.js';
 export const OIDC_FLOW_TTL_MS = 10 * 60_000;
 /** Seconds a request to a provider (discovery, token, userinfo) may take. */
 const PROVIDER_TIMEOUT_S = 10;
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+/** Host names of this machine: the only ones a provider may be reached at over plain http. */
+export const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
 /** What the browser carries between start and callback, sealed in a cookie of its own. */
 export interface Flow {

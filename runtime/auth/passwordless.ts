@@ -17,7 +17,8 @@ export const MAX_REQUESTS_PER_ADDRESS = 3;
 
 const INVALID = 'The sign-in link or code is invalid, used or expired';
 
-function enabled(auth: AuthContext): { link: boolean; code: boolean } {
+/** The ways passwordless sign-in is on; 422 when neither is. */
+export function passwordlessModes(auth: AuthContext): { link: boolean; code: boolean } {
   const { link, code } = auth.config.passwordless;
   if (!link && !code)
     throw new ApiError('UNPROCESSABLE_ENTITY', 'Passwordless sign-in is not turned on (auth.passwordless)');
@@ -36,7 +37,7 @@ function codeHash(auth: AuthContext, requestId: string, code: string): string {
  * is the same either way and goes out before this runs.
  */
 export async function requestPasswordlessSignIn(auth: AuthContext, email: string): Promise<void> {
-  const { link, code } = enabled(auth);
+  const { link, code } = passwordlessModes(auth);
   const user = await findUserByEmail(auth.ctx.store, email);
   if (!user || user.disabled === true || user.authSource === 'ldap') return;
   const now = auth.ctx.now();
@@ -91,7 +92,7 @@ export async function passwordlessAccount(
   auth: AuthContext,
   proof: { token?: string; email?: string; code?: string },
 ): Promise<Doc> {
-  const { link, code } = enabled(auth);
+  const { link, code } = passwordlessModes(auth);
   const now = auth.ctx.now();
   let request: Doc | undefined;
   if (proof.token !== undefined) {

@@ -15,7 +15,7 @@ import { ldapAuthenticate, ldapSettings, testLdap } from '../auth/ldap.js';
 import { ldapAccount } from '../auth/ldapAccount.js';
 import { mfaRequiredFor } from '../auth/mfa.js';
 import { issueMfaChallenge } from '../auth/mfaChallenge.js';
-import { passwordlessAccount, requestPasswordlessSignIn } from '../auth/passwordless.js';
+import { passwordlessAccount, passwordlessModes, requestPasswordlessSignIn } from '../auth/passwordless.js';
 import { publicUser } from '../auth/users.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { metrics } from '../health/metrics.js';
@@ -131,9 +131,7 @@ export function authRoutes(auth: AuthContext): Router {
   });
 
   router.json(api.passwordless, ({ body, req }) => {
-    const { link, code } = auth.config.passwordless;
-    if (!link && !code)
-      throw new ApiError('UNPROCESSABLE_ENTITY', 'Passwordless sign-in is not turned on (auth.passwordless)');
+    passwordlessModes(auth);
     // As for forgot-password: answered before any lookup, the same for every address.
     requestPasswordlessSignIn(auth, body.email).catch((error) =>
       auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'passwordless sign-in request failed'),

@@ -80,6 +80,15 @@ export const register = route({
   client: { group: 'auth', name: 'register', session: 'use' },
 });
 
+/** The 202 of a first factor passed on an account with two-factor authentication (login, passwordless). */
+const MFA_CHALLENGE_ANSWER = {
+  '202': {
+    description:
+      'Two-factor authentication is on for this account: no session yet; POST /api/v1/auth/mfa/verify with the mfaToken and a code',
+    content: { 'application/json': { schema: MfaChallenge } },
+  },
+};
+
 export const login = route({
   ...auth,
   method: 'POST',
@@ -101,13 +110,7 @@ export const login = route({
   }),
   response: Session,
   errors: [...INPUT, 'UNAUTHORIZED', 'CONFLICT', 'UNPROCESSABLE_ENTITY'],
-  responses: {
-    '202': {
-      description:
-        'Two-factor authentication is on for this account: no session yet; POST /api/v1/auth/mfa/verify with the mfaToken and a code',
-      content: { 'application/json': { schema: MfaChallenge } },
-    },
-  },
+  responses: MFA_CHALLENGE_ANSWER,
   client: {
     group: 'auth',
     name: 'login',
@@ -388,13 +391,7 @@ export const passwordlessSignIn = route({
   }),
   response: Session,
   errors: [...INPUT, 'UNAUTHORIZED', 'UNPROCESSABLE_ENTITY'],
-  responses: {
-    '202': {
-      description:
-        'Two-factor authentication is on for this account: no session yet; POST /api/v1/auth/mfa/verify with the mfaToken and a code',
-      content: { 'application/json': { schema: MfaChallenge } },
-    },
-  },
+  responses: MFA_CHALLENGE_ANSWER,
   client: {
     group: 'auth',
     name: 'passwordlessSignIn',

@@ -170,6 +170,8 @@ describe('webhooks', () => {
     const a = await article('Replay A');
     const b = await article('Replay B');
     await receiver.accepted(2);
+    // A delivery's row is written once its POST has been answered.
+    await server.webhooks.idle();
     const seqs = (await deliveries(hook.id)).map((r: any) => r.eventSeq);
     const replay = await server.call('POST', `/api/v1/webhooks/${hook.id}/replay`, {
       token: admin.token,

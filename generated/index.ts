@@ -29,6 +29,8 @@ import { EntityVersionRepository } from './repositories/entityVersions.js';
 import { entityVersionsRoutes } from './routers/entityVersions.js';
 import { EventCursorRepository } from './repositories/eventCursors.js';
 import { eventCursorsRoutes } from './routers/eventCursors.js';
+import { FaqRepository } from './repositories/faqs.js';
+import { faqsRoutes } from './routers/faqs.js';
 import { FieldChangeRepository } from './repositories/fieldChanges.js';
 import { fieldChangesRoutes } from './routers/fieldChanges.js';
 import { FormTemplateRepository } from './repositories/formTemplates.js';
@@ -98,6 +100,7 @@ export { DatasetRowRepository } from './repositories/datasetRows.js';
 export { EmailTokenRepository } from './repositories/emailTokens.js';
 export { EntityVersionRepository } from './repositories/entityVersions.js';
 export { EventCursorRepository } from './repositories/eventCursors.js';
+export { FaqRepository } from './repositories/faqs.js';
 export { FieldChangeRepository } from './repositories/fieldChanges.js';
 export { FormTemplateRepository } from './repositories/formTemplates.js';
 export { GrantRepository } from './repositories/grants.js';
@@ -140,6 +143,7 @@ export const registry = defineRegistry(metadata, {
   emailTokens: emailTokensRoutes,
   entityVersions: entityVersionsRoutes,
   eventCursors: eventCursorsRoutes,
+  faqs: faqsRoutes,
   fieldChanges: fieldChangesRoutes,
   formTemplates: formTemplatesRoutes,
   grants: grantsRoutes,
@@ -189,6 +193,7 @@ export function repositories(store: Store, writer?: RepositoryWriter) {
     emailTokens: new EmailTokenRepository(store, writer),
     entityVersions: new EntityVersionRepository(store, writer),
     eventCursors: new EventCursorRepository(store, writer),
+    faqs: new FaqRepository(store, writer),
     fieldChanges: new FieldChangeRepository(store, writer),
     formTemplates: new FormTemplateRepository(store, writer),
     grants: new GrantRepository(store, writer),

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixedRoutes, NAMED_SHAPES } from '../../runtime/http/api/index.js';
 import { groupableFields, measurableFields } from '../../runtime/model/aggregateFields.js';
-import { entityRouteTable, writableFields } from '../../runtime/model/entityRoutes.js';
+import { entityRouteTable, incrementableFields } from '../../runtime/model/entityRoutes.js';
 import { operatorsFor } from '../../runtime/model/filterOperators.js';
 import { packageRoot } from '../../runtime/model/packageRoot.js';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
@@ -213,9 +213,7 @@ function batchTypeArguments(entity: EntityModel): string {
 
 /** The entity's writable numeric fields as a union of names (`'views' | 'rating'`), or `never`. */
 function numericUnion(entity: EntityModel): string {
-  const names = writableFields(entity)
-    .filter((f) => f.type === 'int' || f.type === 'float')
-    .map((f) => quote(f.name));
+  const names = incrementableFields(entity).map((f) => quote(f.name));
   return names.join(' | ') || 'never';
 }
 

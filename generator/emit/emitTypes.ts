@@ -6,6 +6,12 @@ import { newWriter, quote } from './header.js';
 /** generated/types.ts: per entity a record interface, create and update inputs, and enum unions. */
 export function emitTypes(model: AppModel): Map<string, string> {
   const writer = newWriter();
+  if (model.locales) {
+    writer.writeLine('/** The locales of `locales:` in entigen.config.yaml. */');
+    writer.writeLine(`export type Locale = ${model.locales.available.map(quote).join(' | ')};`);
+    writer.writeLine("/** A localized field's values, keyed by locale. */");
+    writer.writeLine('export type Localized<T> = { [L in Locale]?: T };');
+  }
   for (const entity of model.entities) {
     const names = typeNamesOf(entity);
     writer.blankLine();
@@ -16,8 +22,12 @@ export function emitTypes(model: AppModel): Map<string, string> {
       if (enumName && values)
         writer.writeLine(`export type ${enumName} = ${values.map((v) => quote(v.key)).join(' | ')};`);
     }
-    const typeOf = (field: FieldModel) =>
-      tsType(field, names.enums.get(field.name)) + (field.required || field.type === 'any' ? '' : ' | null');
+    const typeOf = (field: FieldModel) => {
+      const one = tsType(field, names.enums.get(field.name));
+      // A localized field: one locale's value, or (locale *, or a write of several) one per locale.
+      const type = field.localized ? `${one} | Localized<${one}${field.required ? '' : ' | null'}>` : one;
+      return type + (field.required || field.type === 'any' ? '' : ' | null');
+    };
     const documented = (field: FieldModel, line: string) => {
       const limits = constraintTags(field);
       if (limits) writer.writeLine(`/** ${limits} */`);
@@ -26,6 +36,11 @@ export function emitTypes(model: AppModel): Map<string, string> {
     writer.write(`export interface ${names.record}`).block(() => {
       for (const field of entity.fields.filter((f) => !f.hidden)) {
         documented(field, `${field.name}: ${typeOf(field)};`);
+      }
+      const localized = entity.fields.filter((f) => f.localized);
+      if (localized.length > 0) {
+        writer.writeLine('/** The locale each localized value came from (absent with locale *). */');
+        writer.writeLine(`_locales?: { ${localized.map((f) => `${f.name}?: Locale`).join('; ')} };`);
       }
       for (const relation of entity.relations ?? []) {
         const related = model.entities.find((e) => e.plural === relation.entity)!;

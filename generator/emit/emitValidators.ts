@@ -1,6 +1,11 @@
 import AjvModule from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
-import { endpointValidatorName, serverSetFields, writableFields } from '../../runtime/model/entityRoutes.js';
+import {
+  endpointValidatorName,
+  incrementableFields,
+  serverSetFields,
+  writableFields,
+} from '../../runtime/model/entityRoutes.js';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import { type JsonSchema, objectSchema, valueSchema } from '../model/valueSchema.js';
 import { GENERATED_HEADER } from './header.js';
@@ -18,7 +23,7 @@ const NOT_EVALUATED = 'return function validate() { throw new Error("build-time 
 /** The request bodies each entity validates, by export name. */
 export function bodySchemas(entity: EntityModel): Record<'create' | 'update' | 'increment', JsonSchema> {
   const writable = writableFields(entity);
-  const numeric = writable.filter((f) => f.type === 'int' || f.type === 'float');
+  const numeric = incrementableFields(entity);
   return {
     create: objectSchema(writable, 'create'),
     update: objectSchema(writable, 'update'),

@@ -7,6 +7,7 @@ import type {
   EntityModel,
   Feature,
   JobScheduleModel,
+  LocalesModel,
   RoleModel,
   TenancyModel,
 } from '../../runtime/model/types.js';
@@ -31,6 +32,7 @@ export interface RawConfig {
   tenancy?: { entity: string; membersField: string };
   roles?: Record<string, { label?: string; description?: string; permissions?: string[] }>;
   jobs?: { handlers?: string; schedules?: Record<string, RawJobSchedule> };
+  locales?: { default: string; available: string[]; fallback?: Record<string, string | string[]> };
 }
 
 /** One entry of `jobs.schedules` as the config schema admits it. */
@@ -244,6 +246,7 @@ export function buildModel(
   const resolveEntity = (ref: string) => pluralOf.get(ref);
 
   const tenancy = checkTenancy(config, resolveEntity, entitySources, diagnostics);
+  const locales = configLocales(config, diagnostics);
   const entities: EntityModel[] = [];
   for (const entry of entitySources) {
     if (!entry.checkable) continue;
@@ -251,13 +254,14 @@ export function buildModel(
       source: entry.source,
       origin: entry.origin,
       tenancyEntity: tenancy?.entity,
+      locales,
       resolveEntity,
       knownEntities,
     });
     diagnostics.push(...result.diagnostics);
     if (entry.valid) entities.push(result.entity);
   }
-  checkTypeNames(entities, entitySources, diagnostics);
+  checkTypeNames(entities, entitySources, diagnostics, locales !== undefined);
   checkCascadeCycles(entities, entitySources, diagnostics);
   checkRelations(entities, entitySources, diagnostics);
 
@@ -272,9 +276,38 @@ export function buildModel(
     ...(tenancy ? { tenancy } : {}),
     ...(roles.length > 0 ? { roles } : {}),
     ...(jobSchedules.length > 0 ? { jobSchedules } : {}),
+    ...(locales ? { locales } : {}),
     entities,
   };
   return { model, diagnostics };
+}
+
+/**
+ * The config's `locales:`: the default among the available ones, and each fallback naming
+ * available locales (a chain visits each locale once, and the default ends it).
+ */
+function configLocales(
+  config: { source?: SourceFile; raw: RawConfig },
+  diagnostics: Diagnostic[],
+): LocalesModel | undefined {
+  const declared = config.raw.locales;
+  if (!declared) return undefined;
+  const report = (path: (string | number)[], message: string) => {
+    if (config.source) diagnostics.push(config.source.diagnostic(['locales', ...path], message));
+  };
+  const available = new Set(declared.available);
+  if (!available.has(declared.default))
+    report(['default'], `"${declared.default}" is not one of the available locales (${declared.available.join(', ')})`);
+  const fallback: Record<string, string[]> = {};
+  for (const [locale, next] of Object.entries(declared.fallback ?? {})) {
+    const list = typeof next === 'string' ? [next] : next;
+    if (!available.has(locale)) report(['fallback', locale], `"${locale}" is not an available locale`);
+    for (const [i, item] of list.entries())
+      if (!available.has(item))
+        report(['fallback', locale, ...(typeof next === 'string' ? [] : [i])], `"${item}" is not an available locale`);
+    fallback[locale] = list.filter((item) => item !== locale);
+  }
+  return { default: declared.default, available: [...declared.available], fallback };
 }
 
 function checkTenancy(
@@ -306,8 +339,21 @@ function checkTenancy(
   return { entity: plural, membersField: tenancy.membersField };
 }
 
-function checkTypeNames(entities: EntityModel[], sources: EntitySource[], diagnostics: Diagnostic[]): void {
-  const owners = new Map<string, string>();
+function checkTypeNames(
+  entities: EntityModel[],
+  sources: EntitySource[],
+  diagnostics: Diagnostic[],
+  localized: boolean,
+): void {
+  // With locales, types.ts declares Locale and Localized<T> beside the entities' types.
+  const owners = new Map<string, string>(
+    localized
+      ? [
+          ['Locale', 'locales'],
+          ['Localized', 'locales'],
+        ]
+      : [],
+  );
   const names = new Set<string>();
   for (const entity of entities) {
     if (names.has(entity.name)) continue; // already reported as a duplicate name
@@ -318,7 +364,12 @@ function checkTypeNames(entities: EntityModel[], sources: EntitySource[], diagno
       if (owner && owner !== entity.plural) {
         const source = sources.find((s) => (s.source.data as RawEntity).plural === entity.plural)!.source;
         diagnostics.push(
-          source.diagnostic(['name'], `generated type name ${typeName} clashes with one of entity ${owner}`),
+          source.diagnostic(
+            ['name'],
+            owner === 'locales'
+              ? `generated type name ${typeName} is taken by the locales' types; choose another name`
+              : `generated type name ${typeName} clashes with one of entity ${owner}`,
+          ),
         );
       }
       owners.set(typeName, entity.plural);

@@ -6,6 +6,8 @@ import type {
   EnumValue,
   FieldModel,
   FieldType,
+  LocalesModel,
+  LocalizedField,
   Ownership,
   RelationModel,
   TrashModel,
@@ -13,7 +15,7 @@ import type {
   ValueModel,
   Versioning,
 } from '../../runtime/model/types.js';
-import { PURGE_ACTION } from '../../runtime/model/types.js';
+import { LOCALIZABLE_TYPES, PURGE_ACTION } from '../../runtime/model/types.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
 import { baseFields, reservedBaseNames } from './baseFields.js';
@@ -61,6 +63,8 @@ export interface EntityContext {
   origin: EntityModel['origin'];
   /** Plural of the configured tenant entity, when tenancy is configured. */
   tenancyEntity?: string;
+  /** The config's `locales:`, when it has some. */
+  locales?: LocalesModel;
   /** Resolves a `ref` (plural or name) to the plural, or undefined. */
   resolveEntity(ref: string): string | undefined;
   knownEntities: readonly string[];
@@ -281,12 +285,42 @@ function normalizeField(
   }
   if (field.trackChanges && field.hidden)
     report([...path, 'trackChanges'], 'a hidden field cannot track changes: its values never leave the server');
+  if (raw.localized && topLevel) {
+    const localized = localizedField(raw.localized, field, [...path, 'localized'], context, report);
+    if (localized) field.localized = localized;
+  }
   if (!topLevel) {
-    for (const option of ['unique', 'search', 'trackChanges', 'hidden'] as const) {
+    for (const option of ['unique', 'search', 'trackChanges', 'hidden', 'localized'] as const) {
       if (raw[option]) report([...path, option], `${option} applies only to top-level fields`);
     }
   }
   return field;
+}
+
+/** `localized:` of a field: its type one scalar, the config declaring locales, required ones among them. */
+function localizedField(
+  raw: NonNullable<RawField['localized']>,
+  field: FieldModel,
+  path: PathSegment[],
+  context: EntityContext,
+  report: Report,
+): LocalizedField | undefined {
+  const locales = context.locales;
+  if (!locales) {
+    report(path, 'a localized field needs `locales:` in entigen.config.yaml');
+    return undefined;
+  }
+  if (!LOCALIZABLE_TYPES.includes(field.type))
+    report(path, `only ${LOCALIZABLE_TYPES.join(', ')} fields can be localized; this field is ${describeType(field)}`);
+  if (field.hidden) report(path, 'a hidden field cannot be localized');
+  const declared = typeof raw === 'object' ? raw.required : undefined;
+  const required = declared === 'all' ? locales.available : (declared ?? [locales.default]);
+  for (const [i, locale] of (Array.isArray(declared) ? declared : []).entries())
+    if (!locales.available.includes(locale))
+      report([...path, 'required', i], `"${locale}" is not an available locale (${locales.available.join(', ')})`);
+  if (declared !== undefined && !field.required)
+    report([...path, 'required'], 'required locales apply to a required field; add required: true');
+  return { locales: [...locales.available], defaultLocale: locales.default, required: [...required] };
 }
 
 function normalizeValue(raw: RawValue, path: PathSegment[], context: EntityContext, report: Report): ValueModel {

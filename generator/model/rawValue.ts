@@ -17,6 +17,7 @@ export interface RawField extends RawValue {
   default?: unknown;
   search?: boolean;
   trackChanges?: boolean;
+  localized?: boolean | { required?: 'all' | string[] };
   hidden?: boolean;
   readOnly?: boolean;
   /** For references: what deleting the referenced record does to this one. */

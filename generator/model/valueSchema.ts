@@ -77,7 +77,7 @@ export function objectSchema(fields: FieldModel[], mode: 'create' | 'update'): J
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const f of fields) {
-    properties[f.name] = valueSchema(f, !f.required);
+    properties[f.name] = f.localized ? localizedSchema(f, mode) : valueSchema(f, !f.required);
     if (mode === 'create' && f.required && f.default === undefined) required.push(f.name);
   }
   return {
@@ -86,4 +86,22 @@ export function objectSchema(fields: FieldModel[], mode: 'create' | 'update'): J
     properties,
     ...(required.length > 0 ? { required } : {}),
   };
+}
+
+/**
+ * A localized field in a body: an object keyed by locale (a plain value is keyed by the request's
+ * locale before validation). Each locale's value is checked like the field's; a required field
+ * needs its required locales on create and cannot clear them; an optional one may be cleared whole.
+ */
+function localizedSchema(field: FieldModel, mode: 'create' | 'update'): JsonSchema {
+  const { locales, required } = field.localized!;
+  const kept = field.required ? new Set(required) : new Set<string>();
+  const schema: JsonSchema = {
+    type: field.required ? 'object' : ['object', 'null'],
+    additionalProperties: false,
+    minProperties: 1,
+    properties: Object.fromEntries(locales.map((locale) => [locale, valueSchema(field, !kept.has(locale))])),
+  };
+  if (mode === 'create' && field.required && field.default === undefined) schema.required = [...kept];
+  return schema;
 }

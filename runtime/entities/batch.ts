@@ -71,6 +71,7 @@ async function run(
 ): Promise<BatchResult> {
   const plural = operation.entity;
   const id = operation.id as string;
+  // Plain values of localized fields are the default locale's; answers hold every locale.
   const body = operation.body;
   switch (operation.op) {
     case 'create':

@@ -9,6 +9,7 @@ import { checkReferences } from './checkReferences.js';
 import { buildNewRecord, newRecordValues, validateBody } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
+import { writtenIn } from './localize.js';
 import { resolveMacros } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
 import { creationRule, requireCreatable, scopeFor } from './requireAccess.js';
@@ -22,6 +23,8 @@ export interface BulkCreateInput {
   body: unknown;
   caller: Caller;
   changeReason?: string;
+  /** The locale plain values of localized fields are written in (default: the default locale). */
+  locale?: string;
 }
 
 /** POST /{plural}/bulk: `{ items }`, at most 500, all or nothing; every invalid item reported. */
@@ -31,11 +34,12 @@ export async function bulkCreateOperation({
   body,
   caller,
   changeReason,
+  locale,
 }: BulkCreateInput): Promise<{ items: Doc[]; count: number }> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
   const rule = await creationRule(ctx, caller, model);
-  const items = readItems(body);
+  const items = readItems(body).map((item) => writtenIn(ctx, model, item, locale));
   const details: Record<string, string> = {};
   for (const [i, item] of items.entries())
     Object.assign(details, validateBody(validators.bulkItem, item, `items.${i}`));

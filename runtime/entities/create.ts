@@ -9,6 +9,7 @@ import { checkReferences } from './checkReferences.js';
 import { buildNewRecord, newRecordValues, requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
+import { writtenIn } from './localize.js';
 import { resolveMacros } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
 import { creationRule, requireCreatable, scopeFor } from './requireAccess.js';
@@ -24,6 +25,8 @@ export interface CreateInput {
   serverFields?: (doc: Doc) => Record<string, unknown>;
   /** The new record's id, chosen before the write (an upload stores its file under it first). */
   id?: string;
+  /** The locale plain values of localized fields are written in (default: the default locale). */
+  locale?: string;
 }
 
 /** POST /{plural}: access -> validate -> defaults and macros -> store -> the created record. */
@@ -35,11 +38,12 @@ export async function createOperation({
   changeReason,
   serverFields,
   id,
+  locale,
 }: CreateInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   await scopeFor(ctx, caller, model, 'create');
   const rule = await creationRule(ctx, caller, model);
-  const input = requireValid(validators.create, body);
+  const input = requireValid(validators.create, writtenIn(ctx, model, body, locale));
   if (model.ownership === 'owned' && !caller.user)
     throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
   await checkReferences(ctx, caller, model, [{ values: resolveMacros(input, caller, ctx.now()) }]);

@@ -4,7 +4,7 @@ import { ApiError } from '../errors/apiError.js';
 import { CONTENT_STATUS_MOVES } from '../model/contentStatus.js';
 import { newObjectId } from '../model/objectId.js';
 import { parseIsoDate } from '../model/parseIsoDate.js';
-import type { EntityModel, FieldModel } from '../model/types.js';
+import type { EntityModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
 
 export function newId(): string {
@@ -15,8 +15,17 @@ export function newId(): string {
 export function applyDefaults(entity: EntityModel, body: Record<string, unknown>): Record<string, unknown> {
   const out = { ...body };
   for (const field of entity.fields) {
-    if (out[field.name] === undefined && field.default !== undefined)
-      out[field.name] = typeof field.default === 'object' ? structuredClone(field.default) : field.default;
+    if (field.default === undefined) continue;
+    const value = out[field.name] as Record<string, unknown> | undefined;
+    // A localized field's default is the default locale's value.
+    if (field.localized && value && typeof value === 'object' && value[field.localized.defaultLocale] === undefined)
+      out[field.name] = { ...value, [field.localized.defaultLocale]: field.default };
+    else if (value === undefined)
+      out[field.name] = field.localized
+        ? { [field.localized.defaultLocale]: field.default }
+        : typeof field.default === 'object'
+          ? structuredClone(field.default)
+          : field.default;
   }
   return out;
 }
@@ -49,6 +58,13 @@ export function normalizeDates(entity: EntityModel, values: Record<string, unkno
   for (const field of entity.fields) {
     const value = out[field.name];
     if (field.type === 'isoDate' && typeof value === 'string') out[field.name] = toTimestamp(value, field.name);
+    if (field.type === 'isoDate' && field.localized && value && typeof value === 'object')
+      out[field.name] = Object.fromEntries(
+        Object.entries(value).map(([locale, v]) => [
+          locale,
+          typeof v === 'string' ? toTimestamp(v, `${field.name}.${locale}`) : v,
+        ]),
+      );
     if (field.type === 'array' && field.items?.type === 'isoDate' && Array.isArray(value)) {
       out[field.name] = value.map((v) => (typeof v === 'string' ? toTimestamp(v, field.name) : v));
     }
@@ -97,8 +113,4 @@ export function applyContentStatus(
   if (to === 'published' && (publishedAt === null || publishedAt === undefined))
     return { ...values, publishedAt: now.toISOString() };
   return values;
-}
-
-export function isNumeric(field: FieldModel): boolean {
-  return field.type === 'int' || field.type === 'float';
 }

@@ -8,6 +8,7 @@ import { checkReferences } from './checkReferences.js';
 import { requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
+import { writtenIn } from './localize.js';
 import { applyContentStatus, encryptFields, normalizeDates, resolveMacros } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
@@ -20,13 +21,23 @@ export interface UpdateInput {
   body: unknown;
   caller: Caller;
   changeReason?: string;
+  /** The locale plain values of localized fields are written in (default: the default locale). */
+  locale?: string;
 }
 
 /** PATCH /{plural}/{id}: access -> validate (partial) -> macros -> status rules -> store -> the record after. */
-export async function updateOperation({ ctx, plural, id, body, caller, changeReason }: UpdateInput): Promise<Doc> {
+export async function updateOperation({
+  ctx,
+  plural,
+  id,
+  body,
+  caller,
+  changeReason,
+  locale,
+}: UpdateInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
   const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
-  const input = requireValid(validators.update, body);
+  const input = requireValid(validators.update, writtenIn(ctx, model, body, locale));
   await checkReferences(ctx, caller, model, [{ values: resolveMacros(input, caller, ctx.now()) }]);
   await rulesFor(ctx, plural)?.beforeUpdate?.(ctx, caller, current, input);
   const now = ctx.now();

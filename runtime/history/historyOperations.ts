@@ -13,6 +13,7 @@ import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections
 import type { EntityModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';
 import { ofRecord, requireHistoryAccess } from './historyAccess.js';
+import { valueAt } from './recordChange.js';
 import { writeWithHistory } from './writeWithHistory.js';
 
 export interface HistoryPage {
@@ -144,10 +145,14 @@ export async function compareVersions(
   const [va, vb] = [await findVersion(ctx, model, id, a), await findVersion(ctx, model, id, b)];
   const sa = presentRecord(model, va.snapshot as Doc) as Record<string, unknown>;
   const sb = presentRecord(model, vb.snapshot as Doc) as Record<string, unknown>;
-  const fields = [...new Set([...Object.keys(sa), ...Object.keys(sb)])];
+  const localized = new Map(model.fields.filter((f) => f.localized).map((f) => [f.name, f.localized!.locales]));
+  // A localized field compares per locale, as history records it.
+  const fields = [...new Set([...Object.keys(sa), ...Object.keys(sb)])].flatMap((name) =>
+    localized.has(name) ? localized.get(name)!.map((locale) => `${name}.${locale}`) : [name],
+  );
   const changes = fields.map((field) => {
-    const oldValue = sa[field] ?? null;
-    const newValue = sb[field] ?? null;
+    const oldValue = valueAt(sa as Doc, field);
+    const newValue = valueAt(sb as Doc, field);
     return { field, oldValue, newValue, changed: JSON.stringify(oldValue) !== JSON.stringify(newValue) };
   });
   const header = (v: Doc) => ({ version: v.version, createdAt: v.createdAt, changedBy: v.changedBy });
@@ -158,6 +163,12 @@ export async function compareVersions(
     changes,
     totalChanges: changes.filter((c) => c.changed).length,
   };
+}
+
+/** A localized value with every locale named, those it lacks as null: a write of it clears them. */
+function everyLocale(locales: string[], value: unknown): Record<string, unknown> | null {
+  if (!value || typeof value !== 'object') return null;
+  return Object.fromEntries(locales.map((locale) => [locale, (value as Record<string, unknown>)[locale] ?? null]));
 }
 
 const NOT_REVERTED = new Set(['id', 'ownerId', 'tenantId', 'createdAt', 'updatedAt']);
@@ -176,7 +187,12 @@ export async function revertToVersion(
   const target = await findVersion(ctx, model, id, version);
   const snapshot = target.snapshot as Doc;
   const restored = Object.fromEntries(
-    model.fields.filter((f) => !f.hidden && !NOT_REVERTED.has(f.name)).map((f) => [f.name, snapshot[f.name] ?? null]),
+    model.fields
+      .filter((f) => !f.hidden && !NOT_REVERTED.has(f.name))
+      .map((f) => [
+        f.name,
+        f.localized ? everyLocale(f.localized.locales, snapshot[f.name]) : (snapshot[f.name] ?? null),
+      ]),
   );
   // A revert is an update: the entity's rules and the content status moves hold as for PATCH.
   await rulesFor(ctx, plural)?.beforeUpdate?.(ctx, caller, current, restored);

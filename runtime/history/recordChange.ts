@@ -56,13 +56,29 @@ export function snapshotOf(entity: EntityModel, doc: Doc): Doc {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
+/**
+ * The names of the fields a change changed; a localized field's are per locale (`title.de`), so
+ * history shows which translation changed.
+ */
 export function changedFields(entity: EntityModel, before: Doc | undefined, after: Doc | undefined): string[] {
   return entity.fields
     .filter((f) => !f.hidden && !NOT_DIFFED.has(f.name))
-    .filter((f) =>
-      before ? !same(before[f.name], after?.[f.name]) : after?.[f.name] !== null && after?.[f.name] !== undefined,
-    )
-    .map((f) => f.name);
+    .flatMap((f) => (f.localized ? f.localized.locales.map((locale) => `${f.name}.${locale}`) : [f.name]))
+    .filter((name) => {
+      const next = valueAt(after, name);
+      return before ? !same(valueAt(before, name), next) : next !== null && next !== undefined;
+    });
+}
+
+/** A field's value in a record, or one locale's (`title.de`); null when it has none. */
+export function valueAt(doc: Doc | undefined, name: string): unknown {
+  const dot = name.indexOf('.');
+  if (dot < 0) return doc?.[name] ?? null;
+  const byLocale = doc?.[name.slice(0, dot)];
+  return (
+    (byLocale && typeof byLocale === 'object' ? (byLocale as Record<string, unknown>)[name.slice(dot + 1)] : null) ??
+    null
+  );
 }
 
 /**
@@ -116,7 +132,7 @@ export async function recordChange(
   }
   if (entity.versioning === 'simple') {
     const changes = Object.fromEntries(
-      fields.map((name) => [name, { old: change.before?.[name] ?? null, new: change.after?.[name] ?? null }]),
+      fields.map((name) => [name, { old: valueAt(change.before, name), new: valueAt(change.after, name) }]),
     );
     await tx.insert(AUDIT_LOGS, {
       id: newId(),
@@ -132,14 +148,15 @@ export async function recordChange(
     });
   }
   if (change.before && change.after) {
-    for (const field of entity.fields.filter((f) => f.trackChanges && fields.includes(f.name))) {
+    const tracked = new Set(entity.fields.filter((f) => f.trackChanges).map((f) => f.name));
+    for (const name of fields.filter((name) => tracked.has(name.split('.')[0]))) {
       await tx.insert(FIELD_CHANGES, {
         id: newId(),
         entity: entity.plural,
         entityId: record.id,
-        fieldName: field.name,
-        oldValue: change.before[field.name] ?? null,
-        newValue: change.after[field.name] ?? null,
+        fieldName: name,
+        oldValue: valueAt(change.before, name),
+        newValue: valueAt(change.after, name),
         changedBy: context.changedBy,
         approvalStatus: 'pending',
         ...reason,

@@ -10,6 +10,7 @@ import { entityOf } from '../entities/entityOf.js';
 import { getOperation } from '../entities/get.js';
 import { incrementOperation } from '../entities/increment.js';
 import { listOperation } from '../entities/list.js';
+import { localizeListQuery, localizeRecord, type RequestLocale, requestLocale } from '../entities/localize.js';
 import { entityMetadata, fieldMetadata, fieldsMetadata, typeMetadata } from '../entities/metadata.js';
 import { relationListOperation } from '../entities/relations.js';
 import { removeOperation } from '../entities/remove.js';
@@ -26,11 +27,14 @@ import {
   listVersions,
   revertToVersion,
 } from '../history/historyOperations.js';
-import type { CursorPosition } from '../query/listQuery.js';
+import { acceptedLocale } from '../model/locales.js';
+import type { EntityModel } from '../model/types.js';
+import type { CursorPosition, ListQuery } from '../query/listQuery.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/listQuery.js';
 import { parseAggregateQuery } from '../query/parseAggregateQuery.js';
 import { parseListQuery } from '../query/parseListQuery.js';
 import { parsePopulate } from '../query/parsePopulate.js';
+import type { Doc } from '../store/types.js';
 import { exactRouter } from './exactRouter.js';
 import { readBody } from './readBody.js';
 import './requestTypes.js';
@@ -52,21 +56,81 @@ function send(res: Response, status: number, data: unknown): void {
   res.end(body);
 }
 
+/** One record of the entity, shown in the request's locale. */
+function sendRecord(ctx: RuntimeContext, plural: string, req: Request, res: Response, record: Doc): void {
+  const locale = localeOf(ctx, req, res);
+  send(res, 200, locale ? localizeRecord(ctx, entityOf(ctx, plural).model, record, locale.read) : record);
+}
+
+/**
+ * The request's locale where the application has locales (`?locale=`, Accept-Language, the
+ * default); the answer then names it (Content-Language) and varies by Accept-Language.
+ */
+function localeOf(ctx: RuntimeContext, req: Request, res: Response): RequestLocale | undefined {
+  const locales = ctx.registry.model.locales;
+  if (!locales) return undefined;
+  const locale = requestLocale(
+    locales,
+    (req.query as Record<string, unknown>).locale,
+    acceptedLocale(req.headers['accept-language'], locales.available),
+  );
+  const vary = res.getHeader('Vary');
+  if (!String(vary ?? '').includes('Accept-Language'))
+    res.setHeader('Vary', vary ? `${vary}, Accept-Language` : 'Accept-Language');
+  if (locale.read !== 'all') res.setHeader('Content-Language', locale.read.locale);
+  return locale;
+}
+
+/** The query string without `locale`, which localeOf has read. */
+function queryOf(req: Request, locale: RequestLocale | undefined): Record<string, unknown> {
+  const query = req.query as Record<string, unknown>;
+  if (!locale || !('locale' in query)) return query;
+  const { locale: _, ...rest } = query;
+  return rest;
+}
+
+function localizedList(
+  ctx: RuntimeContext,
+  model: EntityModel,
+  query: ListQuery,
+  locale: RequestLocale | undefined,
+): ListQuery {
+  const locales = ctx.registry.model.locales;
+  return locale && locales ? localizeListQuery(model, locales, query, locale.read) : query;
+}
+
+function localizedItems(ctx: RuntimeContext, model: EntityModel, items: Doc[], locale: RequestLocale): Doc[] {
+  return items.map((item) => localizeRecord(ctx, model, item, locale.read));
+}
+
 const HANDLERS: Record<EntityRouteName, Handler> = {
   list: (ctx, plural) => async (req, res) => {
-    const query = parseListQuery(entityOf(ctx, plural).model, req.query as Record<string, unknown>, {
+    const { model } = entityOf(ctx, plural);
+    const locale = localeOf(ctx, req, res);
+    const query = parseListQuery(model, queryOf(req, locale), {
       openCursor: (cursor) => openCursor(ctx, cursor),
       entity: (name) => ctx.registry.entities.get(name)?.model,
     });
-    send(res, 200, await listOperation({ ctx, plural, query, caller: req.caller }));
+    const result = await listOperation({
+      ctx,
+      plural,
+      query: localizedList(ctx, model, query, locale),
+      caller: req.caller,
+    });
+    send(res, 200, locale ? { ...result, items: localizedItems(ctx, model, result.items, locale) } : result);
   },
   aggregate: (ctx, plural) => async (req, res) => {
-    const query = parseAggregateQuery(entityOf(ctx, plural).model, req.query as Record<string, unknown>);
-    send(res, 200, await aggregateOperation({ ctx, plural, query, caller: req.caller }));
+    const { model } = entityOf(ctx, plural);
+    const locale = localeOf(ctx, req, res);
+    const query = parseAggregateQuery(model, queryOf(req, locale));
+    send(res, 200, await aggregateOperation({ ctx, plural, query, caller: req.caller, locale: locale?.read }));
   },
   get: (ctx, plural) => async (req, res) => {
     const { model } = entityOf(ctx, plural);
-    const unknown = req.url.includes('?') ? Object.keys(req.query as object).filter((key) => key !== 'populate') : [];
+    const locale = localeOf(ctx, req, res);
+    const unknown = req.url.includes('?')
+      ? Object.keys(req.query as object).filter((key) => key !== 'populate' && !(locale && key === 'locale'))
+      : [];
     if (unknown.length > 0)
       throw validationError(
         Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])),
@@ -85,33 +149,49 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
             (name) => ctx.registry.entities.get(name)?.model,
           );
     if (Object.keys(errors).length > 0) throw validationError(errors, 'Invalid query parameters');
-    send(res, 200, await getOperation({ ctx, plural, id: idParam(req), caller: req.caller, populate }));
+    const record = await getOperation({ ctx, plural, id: idParam(req), caller: req.caller, populate });
+    send(res, 200, locale ? localizeRecord(ctx, model, record, locale.read) : record);
   },
-  create: (ctx, plural) => async (req, res) =>
-    send(
-      res,
-      201,
-      await createOperation({ ctx, plural, body: req.body, caller: req.caller, changeReason: changeReason(req) }),
-    ),
-  bulkCreate: (ctx, plural) => async (req, res) =>
-    send(
-      res,
-      201,
-      await bulkCreateOperation({ ctx, plural, body: req.body, caller: req.caller, changeReason: changeReason(req) }),
-    ),
-  update: (ctx, plural) => async (req, res) =>
-    send(
-      res,
-      200,
-      await updateOperation({
-        ctx,
-        plural,
-        id: idParam(req),
-        body: req.body,
-        caller: req.caller,
-        changeReason: changeReason(req),
-      }),
-    ),
+  create: (ctx, plural) => async (req, res) => {
+    const { model } = entityOf(ctx, plural);
+    const locale = localeOf(ctx, req, res);
+    const record = await createOperation({
+      ctx,
+      plural,
+      body: req.body,
+      caller: req.caller,
+      changeReason: changeReason(req),
+      locale: locale?.write,
+    });
+    send(res, 201, locale ? localizeRecord(ctx, model, record, locale.read) : record);
+  },
+  bulkCreate: (ctx, plural) => async (req, res) => {
+    const { model } = entityOf(ctx, plural);
+    const locale = localeOf(ctx, req, res);
+    const result = await bulkCreateOperation({
+      ctx,
+      plural,
+      body: req.body,
+      caller: req.caller,
+      changeReason: changeReason(req),
+      locale: locale?.write,
+    });
+    send(res, 201, locale ? { ...result, items: localizedItems(ctx, model, result.items, locale) } : result);
+  },
+  update: (ctx, plural) => async (req, res) => {
+    const { model } = entityOf(ctx, plural);
+    const locale = localeOf(ctx, req, res);
+    const record = await updateOperation({
+      ctx,
+      plural,
+      id: idParam(req),
+      body: req.body,
+      caller: req.caller,
+      changeReason: changeReason(req),
+      locale: locale?.write,
+    });
+    send(res, 200, locale ? localizeRecord(ctx, model, record, locale.read) : record);
+  },
   remove: (ctx, plural) => async (req, res) =>
     send(
       res,
@@ -126,9 +206,11 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
       }),
     ),
   increment: (ctx, plural) => async (req, res) =>
-    send(
+    sendRecord(
+      ctx,
+      plural,
+      req,
       res,
-      200,
       await incrementOperation({
         ctx,
         plural,
@@ -139,21 +221,27 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
       }),
     ),
   archive: (ctx, plural) => async (req, res) =>
-    send(
+    sendRecord(
+      ctx,
+      plural,
+      req,
       res,
-      200,
       await archiveOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) }),
     ),
   restore: (ctx, plural) => async (req, res) =>
-    send(
+    sendRecord(
+      ctx,
+      plural,
+      req,
       res,
-      200,
       await restoreOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) }),
     ),
   restoreFromTrash: (ctx, plural) => async (req, res) =>
-    send(
+    sendRecord(
+      ctx,
+      plural,
+      req,
       res,
-      200,
       await restoreFromTrashOperation({
         ctx,
         plural,
@@ -241,7 +329,7 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
 const endpointHandler =
   (ctx: RuntimeContext, plural: string, name: string): RequestHandler =>
   async (req, res) => {
-    const unknown = Object.keys(req.query as object);
+    const unknown = Object.keys(req.query as object).filter((k) => !(k === 'locale' && ctx.registry.model.locales));
     if (unknown.length > 0) {
       throw validationError(
         Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])),
@@ -249,7 +337,10 @@ const endpointHandler =
       );
     }
     const id = req.params.id === undefined ? undefined : idParam(req);
-    send(res, 200, await endpointOperation({ ctx, plural, name, id, body: req.body, caller: req.caller }));
+    const declared = entityOf(ctx, plural).model.endpoints?.find((e) => e.name === name);
+    const answer = await endpointOperation({ ctx, plural, name, id, body: req.body, caller: req.caller });
+    if (declared?.response === 'record') sendRecord(ctx, plural, req, res, answer as Doc);
+    else send(res, 200, answer);
   };
 
 /** GET /{plural}/{id}/{relation}: the related entity's list query language, narrowed to the records referencing this one. */
@@ -257,11 +348,21 @@ const relationHandler =
   (ctx: RuntimeContext, plural: string, relation: string): RequestHandler =>
   async (req, res) => {
     const declared = entityOf(ctx, plural).model.relations!.find((r) => r.name === relation)!;
-    const query = parseListQuery(entityOf(ctx, declared.entity).model, req.query as Record<string, unknown>, {
+    const target = entityOf(ctx, declared.entity).model;
+    const locale = localeOf(ctx, req, res);
+    const query = parseListQuery(target, queryOf(req, locale), {
       openCursor: (cursor) => openCursor(ctx, cursor),
       entity: (name) => ctx.registry.entities.get(name)?.model,
     });
-    send(res, 200, await relationListOperation({ ctx, plural, id: idParam(req), relation, query, caller: req.caller }));
+    const result = await relationListOperation({
+      ctx,
+      plural,
+      id: idParam(req),
+      relation,
+      query: localizedList(ctx, target, query, locale),
+      caller: req.caller,
+    });
+    send(res, 200, locale ? { ...result, items: localizedItems(ctx, target, result.items, locale) } : result);
   };
 
 /** One route of an entity: method, the path under `/{plural}` (`/`, `/:id`, ...), its handler. */

@@ -71,6 +71,11 @@ export function writableFields(entity: EntityModel): FieldModel[] {
   return entity.fields.filter((f) => !f.system && !f.hidden && !f.readOnly);
 }
 
+/** The writable numbers PATCH /{id}/increment may add to (one value each: not localized ones). */
+export function incrementableFields(entity: EntityModel): FieldModel[] {
+  return writableFields(entity).filter((f) => (f.type === 'int' || f.type === 'float') && !f.localized);
+}
+
 /** Fields only the server sets: read-only ones (not system, not hidden), which before-hooks may set. */
 export function serverSetFields(entity: EntityModel): FieldModel[] {
   return entity.fields.filter((f) => !f.system && !f.hidden && f.readOnly);
@@ -104,8 +109,7 @@ export function entityRouteTable(entity: EntityModel): RouteSpec[] {
     ['PATCH', `${base}/:id`, 'update'],
     ['DELETE', `${base}/:id`, 'remove'],
   ];
-  if (writableFields(entity).some((f) => f.type === 'int' || f.type === 'float'))
-    routes.push(['PATCH', `${base}/:id/increment`, 'increment']);
+  if (incrementableFields(entity).length > 0) routes.push(['PATCH', `${base}/:id/increment`, 'increment']);
   if (entity.ownership === 'owned')
     routes.push(['POST', `${base}/:id/archive`, 'archive'], ['POST', `${base}/:id/restore`, 'restore']);
   if (entity.trash) routes.push(['POST', `${base}/:id/restore-from-trash`, 'restoreFromTrash']);

@@ -88,6 +88,27 @@ export interface FieldModel extends ValueModel {
    * this record too (cascade), in the same transaction.
    */
   onDelete?: OnDelete;
+  /** One value per locale (`localized: true`); present only on such fields. */
+  localized?: LocalizedField;
+}
+
+/** A localized field's locales: every available one, and those a required field must have. */
+export interface LocalizedField {
+  locales: string[];
+  /** The config's default locale: a plain value (and a declared default) is its value. */
+  defaultLocale: string;
+  required: string[];
+}
+
+/** The types a field may have to be localized: one scalar per locale. */
+export const LOCALIZABLE_TYPES: readonly FieldType[] = ['string', 'url', 'enum', 'int', 'float', 'boolean', 'isoDate'];
+
+/** The config's `locales:`: which a localized field holds, and where a missing value is looked for next. */
+export interface LocalesModel {
+  default: string;
+  available: string[];
+  /** A locale's next locales when it has no value, before the default (which always ends the chain). */
+  fallback: Record<string, string[]>;
 }
 
 export type OnDelete = 'restrict' | 'setNull' | 'cascade';
@@ -211,5 +232,7 @@ export interface AppModel {
   roles?: RoleModel[];
   /** Scheduled jobs declared in the config file, by name order; absent when none are. */
   jobSchedules?: JobScheduleModel[];
+  /** The config's `locales:`; absent when the application has none. */
+  locales?: LocalesModel;
   entities: EntityModel[];
 }

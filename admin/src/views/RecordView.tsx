@@ -43,7 +43,7 @@ function ViewOf({ session, entity, id }: { session: Session; entity: EntityMeta;
   };
 
   if (!record) return failure ? <Problem error={failure} /> : <p class="loading">Loading…</p>;
-  const numeric = entity.fields.filter((f) => !f.readOnly && (f.type === 'int' || f.type === 'float'));
+  const numeric = entity.fields.filter((f) => !f.readOnly && !f.localized && (f.type === 'int' || f.type === 'float'));
   return (
     <section aria-labelledby="record-title">
       <p class="crumbs">

@@ -1,7 +1,7 @@
 import { ERROR_CODES, type ErrorCode } from '../../../runtime/errors/apiError.js';
 import { fixedRoutes } from '../../../runtime/http/api/index.js';
 import { entityRouteTable } from '../../../runtime/model/entityRoutes.js';
-import type { AppModel } from '../../../runtime/model/types.js';
+import type { AppModel, LocalesModel } from '../../../runtime/model/types.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
 import { stableJson } from '../stableJson.js';
 import { errorResponses, json, listParameters, sharedSchemas } from './components.js';
@@ -18,6 +18,27 @@ const BODY_TYPES = {
   multipart: 'multipart/form-data',
 } as const;
 
+/** The entity routes that answer records (or groups of them): they take a locale where the application has locales. */
+const LOCALIZED_ANSWERS =
+  /^(list|aggregate|get|create|bulkCreate|update|increment|archive|restore|restoreFromTrash|relation:.*|endpoint:.*)$/;
+
+function localeParameters(locales: LocalesModel): Record<string, JsonSchema> {
+  return {
+    locale: {
+      name: 'locale',
+      in: 'query',
+      description: `The locale localized fields are read in (through its fallbacks, then ${locales.default}), filtered and sorted by, and plain values are written in; * answers every locale as an object keyed by locale. Default: the best of Accept-Language, else ${locales.default}.`,
+      schema: { enum: [...locales.available, '*'] },
+    },
+    AcceptLanguage: {
+      name: 'Accept-Language',
+      in: 'header',
+      description: 'The locale to read in when there is no ?locale (weights honoured; de-CH also matches de)',
+      schema: { type: 'string' },
+    },
+  };
+}
+
 export function emitOpenApi(model: AppModel): Map<string, string> {
   return new Map([[OPENAPI_FILE, `${stableJson(openApiDocument(model))}\n`]]);
 }
@@ -30,6 +51,7 @@ export function openApiDocument(model: AppModel): JsonSchema {
     paths[path] ??= {};
     paths[path][method.toLowerCase()] = operation;
   };
+  if (model.locales) Object.assign(parameters, localeParameters(model.locales));
   for (const route of fixedRoutes(model)) {
     const op = declaredOperation(route);
     add(op.method, op.path, operationObject(op));
@@ -40,6 +62,12 @@ export function openApiDocument(model: AppModel): JsonSchema {
     Object.assign(parameters, filterParameterComponents(entity));
     for (const route of entityRouteTable(entity)) {
       const operation = entityOperation(entity, route, byPlural);
+      if (model.locales && LOCALIZED_ANSWERS.test(route[2]))
+        operation.query = [
+          ...(operation.query ?? []),
+          { $ref: '#/components/parameters/locale' },
+          { $ref: '#/components/parameters/AcceptLanguage' },
+        ];
       add(operation.method, operation.path, operationObject(operation));
     }
   }

@@ -29,7 +29,15 @@ export function openApiPath(expressPath: string): string {
 function recordSchema(entity: EntityModel, relatedEntities: ReadonlyMap<string, EntityModel>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const field of entity.fields.filter((f) => !f.hidden))
-    properties[field.name] = responseValue(field, !field.required || !field.system);
+    properties[field.name] = field.localized
+      ? localizedValue(field)
+      : responseValue(field, !field.required || !field.system);
+  if (entity.fields.some((f) => f.localized))
+    properties._locales = {
+      type: 'object',
+      description: 'The locale each localized value came from (absent with locale=*)',
+      additionalProperties: { type: 'string' },
+    };
   // populate=<relation>: the newest referencing records the caller may see, and how many there are.
   for (const relation of entity.relations ?? []) {
     const related = relatedEntities.get(relation.entity);
@@ -42,6 +50,32 @@ function recordSchema(entity: EntityModel, relatedEntities: ReadonlyMap<string, 
     };
   }
   return { type: 'object', description: entity.description ?? entity.label, properties, required: ['id'] };
+}
+
+/** A body schema whose localized fields also take a plain value: the request's locale's (?locale, else the default). */
+function withPlainLocales(entity: EntityModel, body: JsonSchema): JsonSchema {
+  const localized = entity.fields.filter((f) => f.localized);
+  if (localized.length === 0) return body;
+  const properties = { ...(body.properties as Record<string, JsonSchema>) };
+  for (const field of localized) properties[field.name] = { anyOf: [valueSchema(field), properties[field.name]] };
+  return { ...body, properties };
+}
+
+/** A localized field: one locale's value (null when no locale of the chain has one), or with locale=* every locale's. */
+function localizedValue(field: FieldModel): JsonSchema {
+  const value = responseValue(field, false);
+  return {
+    anyOf: [
+      value,
+      { type: 'null' },
+      {
+        type: 'object',
+        description: 'Every locale that has a value (locale=*)',
+        properties: Object.fromEntries(field.localized!.locales.map((locale) => [locale, value])),
+        additionalProperties: false,
+      },
+    ],
+  };
 }
 
 function responseValue(value: ValueModel, nullable: boolean): JsonSchema {
@@ -150,8 +184,8 @@ export function entitySchemas(
       },
     },
     [entity.name]: recordSchema(entity, relatedEntities),
-    [`${entity.name}Create`]: bodies.create,
-    [`${entity.name}Update`]: bodies.update,
+    [`${entity.name}Create`]: withPlainLocales(entity, bodies.create),
+    [`${entity.name}Update`]: withPlainLocales(entity, bodies.update),
     [`${entity.name}Increment`]: bodies.increment,
     [`${entity.name}List`]: {
       type: 'object',

@@ -3,6 +3,7 @@ import { reconcileFileSchedules } from '../../jobs/fileSchedules.js';
 import { TRASH_PURGE_HANDLER, trashPurgeSchedule } from '../../jobs/trashPurge.js';
 import { checkMigrations } from '../../migrations/applyMigrations.js';
 import { CountCache, CountCachingStore } from '../../store/countCache.js';
+import { withLocales } from '../../store/localeStore.js';
 import { MeasuredStore } from '../../store/measuredStore.js';
 import { openStore } from '../../store/openStore.js';
 import type { PgStore } from '../../store/postgres/pgStore.js';
@@ -16,7 +17,7 @@ export interface Stores {
   opened: Store;
   /**
    * The store every operation uses: measured, with counts remembered where writes can be heard,
-   * and trashed records out of sight.
+   * localized fields folded into one object per record, and trashed records out of sight.
    */
   store: Store;
   countCache?: CountCache;
@@ -42,9 +43,12 @@ export async function withStore({ options, config, env, logger, operator, now }:
   const opened = options.store ?? (await openStore(env.DATABASE_URL, options.root));
   const countCache = countCacheEnabled(env, opened.kind) ? new CountCache() : undefined;
   const store = withTrash(
-    new MeasuredStore(
-      countCache ? new CountCachingStore(opened, countCache) : opened,
-      (kind, operation, outcome, seconds) => operator.storeCall(kind, operation, outcome, seconds),
+    withLocales(
+      new MeasuredStore(
+        countCache ? new CountCachingStore(opened, countCache) : opened,
+        (kind, operation, outcome, seconds) => operator.storeCall(kind, operation, outcome, seconds),
+      ),
+      options.registry.model,
     ),
     options.registry.model,
   );

@@ -47,6 +47,8 @@ export interface RequestOptions {
   idempotencyKey?: string;
   /** Why the change was made; recorded in the change history (x-change-reason). */
   changeReason?: string;
+  /** Where the application has localized fields: the locale plain values are written in and the answer is read in. */
+  locale?: string;
   signal?: AbortSignal;
 }
 
@@ -75,6 +77,11 @@ export interface ListParams<Field extends string = string> {
   dateTo?: string;
   dateMonth?: string;
   dateField?: Field;
+  /**
+   * Where the application has localized fields: the locale they are read, filtered and sorted in
+   * (through its fallbacks), or `*` for every locale as an object keyed by locale.
+   */
+  locale?: string;
 }
 
 /**
@@ -110,6 +117,8 @@ export type DateBucket = 'day' | 'week' | 'month' | 'year';
  * values to aggregate per group, and the list's filters, `q`, date range and `includeArchived`.
  */
 export interface AggregateParams<A extends AggregateFields> {
+  /** Where the application has localized fields: the locale they are grouped, measured and filtered in. */
+  locale?: string;
   groupBy?: (A['group'] | A['date'] | `${A['date']}:${DateBucket}`)[];
   /** IANA time zone of the date buckets (default UTC). */
   timeZone?: string;
@@ -404,7 +413,8 @@ export class Transport {
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (init.options?.idempotencyKey) headers['idempotency-key'] = init.options.idempotencyKey;
     if (init.options?.changeReason) headers['x-change-reason'] = init.options.changeReason;
-    const response = await this.fetch(`${this.options.baseUrl.replace(/\/$/, '')}${path}${queryString(init.query)}`, {
+    const query = init.options?.locale ? { ...init.query, locale: init.options.locale } : init.query;
+    const response = await this.fetch(`${this.options.baseUrl.replace(/\/$/, '')}${path}${queryString(query)}`, {
       method,
       headers,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
@@ -493,7 +503,10 @@ export class EntityClient<
     return this.transport.data('GET', this.path('aggregate'), { query: params as Query });
   }
 
-  get(id: string, params: { populate?: string[] | { paths: string[]; depth?: number } } = {}): Promise<Record_> {
+  get(
+    id: string,
+    params: { populate?: string[] | { paths: string[]; depth?: number }; locale?: string } = {},
+  ): Promise<Record_> {
     return this.transport.data('GET', this.path(id), { query: params });
   }
 

@@ -1,0 +1,144 @@
+import type { RuntimeContext } from '../context.js';
+import { validationError } from '../errors/apiError.js';
+import { localeColumn, pickLocale, type ReadLocale, readLocale } from '../model/locales.js';
+import type { EntityModel, LocalesModel } from '../model/types.js';
+import type { ListQuery } from '../query/listQuery.js';
+import type { Doc, SortKey, Where } from '../store/types.js';
+
+/** How deep populated records are localized (populate reaches two levels). */
+const MAX_DEPTH = 4;
+
+/**
+ * A record as a read in one locale shows it: each localized field the value of the first locale
+ * of the chain that has one (null when none has), and `_locales` naming where each value came
+ * from; populated references and relations are shown the same way. `all` shows every locale.
+ */
+export function localizeRecord(
+  ctx: RuntimeContext,
+  entity: EntityModel,
+  record: Doc,
+  read: ReadLocale,
+  depth = 0,
+): Doc {
+  if (read === 'all' || depth > MAX_DEPTH || !record || typeof record !== 'object') return record;
+  let out: Record<string, unknown> | undefined;
+  const sources: Record<string, string> = {};
+  for (const field of entity.fields) {
+    const value = record[field.name];
+    if (value === undefined || value === null) continue;
+    if (field.localized) {
+      out ??= { ...record };
+      const picked = pickLocale(value as Record<string, unknown>, read.chain);
+      out[field.name] = picked ? picked.value : null;
+      if (picked) sources[field.name] = picked.locale;
+      continue;
+    }
+    const target = field.ref ?? (field.items?.type === 'objectId' ? field.items.ref : undefined);
+    if (!target || typeof value !== 'object') continue;
+    const referenced = ctx.registry.entities.get(target)?.model;
+    if (!referenced) continue;
+    out ??= { ...record };
+    out[field.name] = Array.isArray(value)
+      ? value.map((item) =>
+          item && typeof item === 'object' ? localizeRecord(ctx, referenced, item, read, depth + 1) : item,
+        )
+      : localizeRecord(ctx, referenced, value as Doc, read, depth + 1);
+  }
+  for (const relation of entity.relations ?? []) {
+    const related = record[relation.name] as { items?: Doc[] } | undefined;
+    const target = ctx.registry.entities.get(relation.entity)?.model;
+    if (!related?.items || !target) continue;
+    out ??= { ...record };
+    out[relation.name] = {
+      ...related,
+      items: related.items.map((item) => localizeRecord(ctx, target, item, read, depth + 1)),
+    };
+  }
+  if (entity.fields.some((f) => f.localized)) {
+    out ??= { ...record };
+    out._locales = sources;
+  }
+  return (out ?? record) as Doc;
+}
+
+/**
+ * A write body with each localized field keyed by locale: a plain value is `locale`'s (the
+ * request's `?locale`, else the default); an object keyed by locale, or null, stays as it is.
+ */
+export function localizeBody(entity: EntityModel, body: unknown, locale: string): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  let out: Record<string, unknown> | undefined;
+  for (const field of entity.fields) {
+    if (!field.localized) continue;
+    const value = (body as Record<string, unknown>)[field.name];
+    if (value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value))) continue;
+    out ??= { ...(body as Record<string, unknown>) };
+    out[field.name] = { [locale]: value };
+  }
+  return out ?? body;
+}
+
+/**
+ * A write body as the validators take it: localized fields keyed by locale, plain values being
+ * `locale`'s (absent: the default locale's); unchanged where the application has no locales.
+ */
+export function writtenIn(ctx: RuntimeContext, entity: EntityModel, body: unknown, locale?: string): unknown {
+  const locales = ctx.registry.model.locales;
+  return locales ? localizeBody(entity, body, locale ?? locales.default) : body;
+}
+
+/** The locale a request reads in and the one its plain values are written in. */
+export interface RequestLocale {
+  read: ReadLocale;
+  write: string;
+}
+
+/**
+ * `?locale=de` (or `*`: every locale), else the best of Accept-Language, else the default; a
+ * locale the application does not have is a 400.
+ */
+export function requestLocale(locales: LocalesModel, parameter: unknown, accepted: string | undefined): RequestLocale {
+  if (parameter === undefined) {
+    const locale = accepted ?? locales.default;
+    return { read: readLocale(locales, locale), write: locales.default };
+  }
+  if (parameter === '*') return { read: 'all', write: locales.default };
+  if (typeof parameter !== 'string' || !locales.available.includes(parameter))
+    throw validationError(
+      { locale: `must be one of ${locales.available.join(', ')}, or * for every locale` },
+      'Invalid query parameters',
+    );
+  return { read: readLocale(locales, parameter), write: parameter };
+}
+
+/** The column a read in `read` filters and sorts a localized field by: its locale's (the default's for `all`). */
+export function columnFor(entity: EntityModel, locales: LocalesModel, field: string, read: ReadLocale): string {
+  const model = entity.fields.find((f) => f.name === field);
+  if (!model?.localized || read === 'all') return field;
+  return localeColumn(field, read.chain[0], locales);
+}
+
+/** A list query whose conditions and order on localized fields look at the read's locale. */
+export function localizeListQuery(
+  entity: EntityModel,
+  locales: LocalesModel,
+  query: ListQuery,
+  read: ReadLocale,
+): ListQuery {
+  if (read === 'all' || !entity.fields.some((f) => f.localized)) return query;
+  const column = (field: string) => columnFor(entity, locales, field, read);
+  return {
+    ...query,
+    where: query.where.map((where) => localizeWhere(where, column)),
+    ...(query.sort ? { sort: query.sort.map((key: SortKey) => ({ ...key, field: column(key.field) })) } : {}),
+  };
+}
+
+/** Conditions on this entity's fields renamed; those through a reference belong to the other entity. */
+function localizeWhere(where: Where, column: (field: string) => string): Where {
+  if ('field' in where) return { ...where, field: column(where.field) };
+  if ('and' in where) return { and: where.and.map((w) => localizeWhere(w, column)) };
+  if ('or' in where) return { or: where.or.map((w) => localizeWhere(w, column)) };
+  if ('not' in where) return { not: localizeWhere(where.not, column) };
+  return where;
+}

@@ -25,6 +25,7 @@ export function fieldMetadata(field: FieldModel): Record<string, unknown> {
       ? { properties: field.properties.filter((p) => !p.hidden).map(fieldMetadata) }
       : {}),
     ...constraintsOf(field),
+    ...(field.localized ? { localized: field.localized } : {}),
   };
 }
 

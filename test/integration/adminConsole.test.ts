@@ -296,6 +296,40 @@ describe('the admin console as an administrator', () => {
     expect(trash.body.data.items.map((n: { id: string }) => n.id)).toEqual([made[0]]);
   });
 
+  it('edits the locales of a localized field side by side, each with its own server error', async () => {
+    await page.goto(`${server.url}/admin/e/faqs/new`);
+    await page.waitForSelector('#form-title');
+    const legends = await page.locator('fieldset.localized legend').allTextContents();
+    expect(legends).toEqual(expect.arrayContaining(['Question', 'Answer']));
+    await page.fill('[id="field-question.de"]', 'Nur auf Deutsch?');
+    await page.click('button:has-text("Create")');
+    // The default locale is required: its error stands beside its input.
+    await page.waitForSelector('[id="field-question.en-error"]');
+    expect(await page.getAttribute('[id="field-question.en"]', 'aria-invalid')).toBe('true');
+    await page.fill('[id="field-question.en"]', 'English too?');
+    await page.fill('[id="field-answer.fr"]', 'Oui.');
+    await page.click('button:has-text("Create")');
+    await page.waitForSelector('#record-title:has-text("English too?")');
+    const id = page.url().split('/').pop()!;
+    const stored = await server.call('GET', `/api/v1/faqs/${id}?locale=*`, { token: adminToken });
+    expect(stored.body.data).toMatchObject({
+      question: { en: 'English too?', de: 'Nur auf Deutsch?' },
+      answer: { fr: 'Oui.' },
+    });
+    expect(await watch.accessibility()).toEqual([]);
+
+    await page.goto(`${server.url}/admin/e/faqs/${id}/edit`);
+    await page.waitForSelector('[id="field-question.de"]');
+    expect(await page.inputValue('[id="field-question.de"]')).toBe('Nur auf Deutsch?');
+    await page.fill('[id="field-question.de"]', 'Auch auf Englisch?');
+    await page.fill('[id="field-answer.fr"]', '');
+    await page.click('button:has-text("Save changes")');
+    await page.waitForSelector('#record-title');
+    const edited = await server.call('GET', `/api/v1/faqs/${id}?locale=*`, { token: adminToken });
+    expect(edited.body.data.question).toEqual({ en: 'English too?', de: 'Auch auf Englisch?' });
+    expect(edited.body.data.answer).toBeNull();
+  });
+
   it('picks a reference by searching the referenced entity', async () => {
     await page.goto(`${server.url}/admin/e/comments/new`);
     await page.waitForSelector('#form-title');

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiFailure, api } from '../api.js';
 import { type Draft, FieldInput, fromDraft, toDraft } from '../fields/FieldInput.js';
-import { type EntityMeta, editableFields, type RecordDoc, recordTitle } from '../model.js';
+import { type EntityMeta, editableFields, type FieldMeta, type RecordDoc, recordTitle } from '../model.js';
 import { can } from '../permissions.js';
 import type { Session } from '../session.js';
 import { NotAllowed, Problem } from './Problem.js';
@@ -16,12 +16,44 @@ export function RecordForm({ session, plural, id }: { session: Session; plural: 
   return <FormOf session={session} entity={entity} id={id} />;
 }
 
+/**
+ * The form's inputs: one per editable field, a localized one per locale (named `title.de`, as
+ * the server names a locale's errors), so the locales of a field are edited side by side.
+ */
+interface FormInput {
+  field: FieldMeta;
+  /** A localized field's input: the field and the locale. */
+  of?: { name: string; locale: string };
+}
+
+function formInputs(entity: EntityMeta): FormInput[] {
+  return editableFields(entity).flatMap((field): FormInput[] => {
+    const localized = field.localized;
+    if (!localized) return [{ field }];
+    return localized.locales.map((locale) => ({
+      field: {
+        ...field,
+        name: `${field.name}.${locale}`,
+        label: `${field.label} (${locale})`,
+        required: field.required && localized.required.includes(locale),
+        default: locale === localized.defaultLocale ? field.default : null,
+      },
+      of: { name: field.name, locale },
+    }));
+  });
+}
+
+/** What an input holds of a record: a localized field's value in the input's locale. */
+function valueOf(input: FormInput, record: RecordDoc | undefined): unknown {
+  if (!record) return input.field.default;
+  if (!input.of) return record[input.field.name];
+  const byLocale = record[input.of.name] as Record<string, unknown> | null | undefined;
+  return byLocale && typeof byLocale === 'object' ? byLocale[input.of.locale] : undefined;
+}
+
 function initialDraft(entity: EntityMeta, record: RecordDoc | undefined): Draft {
   const draft: Draft = {};
-  for (const field of editableFields(entity)) {
-    const value = record ? record[field.name] : field.default;
-    draft[field.name] = toDraft(field, value);
-  }
+  for (const input of formInputs(entity)) draft[input.field.name] = toDraft(input.field, valueOf(input, record));
   return draft;
 }
 
@@ -32,11 +64,13 @@ function FormOf({ session, entity, id }: { session: Session; entity: EntityMeta;
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
-  const fields = editableFields(entity);
+  const inputs = formInputs(entity);
 
   useEffect(() => {
     if (!id) return;
-    api<RecordDoc>('GET', `/${entity.plural}/${encodeURIComponent(id)}`)
+    // Every locale of localized fields, to edit them side by side.
+    const locales = editableFields(entity).some((f) => f.localized) ? '?locale=*' : '';
+    api<RecordDoc>('GET', `/${entity.plural}/${encodeURIComponent(id)}${locales}`)
       .then((loaded) => {
         setRecord(loaded);
         setDraft(initialDraft(entity, loaded));
@@ -51,7 +85,7 @@ function FormOf({ session, entity, id }: { session: Session; entity: EntityMeta;
     const body: Record<string, unknown> = {};
     const local: Record<string, string> = {};
     const original = record ? initialDraft(entity, record) : undefined;
-    for (const field of fields) {
+    for (const { field, of } of inputs) {
       const value = draft[field.name];
       // An edit sends what changed; an empty write-only key keeps the stored one.
       if (original && JSON.stringify(original[field.name]) === JSON.stringify(value)) continue;
@@ -59,7 +93,9 @@ function FormOf({ session, entity, id }: { session: Session; entity: EntityMeta;
       try {
         const parsed = fromDraft(field, value);
         if (parsed === null && !record) continue;
-        body[field.name] = parsed;
+        // A localized field is sent as the changed locales, keyed by locale (null clears one).
+        if (of) body[of.name] = { ...(body[of.name] as Record<string, unknown> | undefined), [of.locale]: parsed };
+        else body[field.name] = parsed;
       } catch (error) {
         local[field.name] = (error as Error).message;
       }
@@ -93,7 +129,31 @@ function FormOf({ session, entity, id }: { session: Session; entity: EntityMeta;
       <h1 id="form-title">{title}</h1>
       {failure !== undefined && <Problem error={failure} title="The record was not saved" />}
       <form class="record-form" onSubmit={submit} noValidate>
-        {fields.map((field) => {
+        {inputs.map(({ field, of }, index) => {
+          // The locales of one field stand side by side, under its name.
+          if (of && inputs[index - 1]?.of?.name === of.name) return null;
+          if (of) {
+            const group = inputs.filter((input) => input.of?.name === of.name);
+            const declared = editableFields(entity).find((f) => f.name === of.name)!;
+            return (
+              <fieldset key={of.name} class="localized">
+                <legend>{declared.label}</legend>
+                <div class="locales">
+                  {group.map((input) => (
+                    <FieldInput
+                      key={input.field.name}
+                      field={input.field}
+                      value={draft[input.field.name]}
+                      error={errors[input.field.name]}
+                      session={session}
+                      onChange={(value) => setDraft({ ...draft, [input.field.name]: value })}
+                    />
+                  ))}
+                </div>
+                {errors[of.name] && <p class="field-error">{errors[of.name]}</p>}
+              </fieldset>
+            );
+          }
           let meta = field;
           // Content status: only the moves the server allows from the stored status.
           if (field.name === 'status' && status && entity.statusTransitions && field.values) {

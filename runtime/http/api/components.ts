@@ -98,6 +98,7 @@ export interface FieldMetadata {
   properties?: FieldMetadata[];
   operators?: string[];
   constraints?: Record<string, unknown>;
+  localized?: { locales: string[]; defaultLocale: string; required: string[] };
 }
 
 // Recursive (properties of properties): its type is the interface above, its schema refers to itself.
@@ -129,6 +130,16 @@ export const FieldMetadata = Type.Unsafe<FieldMetadata>(
       Type.Array(Type.String(), {
         description: 'Filters only: the comparison operators the list takes as `field[op]=value`',
       }),
+    ),
+    localized: Type.Optional(
+      Type.Object(
+        {
+          locales: Type.Array(Type.String()),
+          defaultLocale: Type.String(),
+          required: Type.Array(Type.String(), { description: 'The locales a required field must have a value in' }),
+        },
+        { description: 'Localized fields only: one value per locale' },
+      ),
     ),
     constraints: Type.Optional(
       Type.Object(

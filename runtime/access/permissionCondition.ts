@@ -30,6 +30,9 @@ export function conditionProblem(
   if (field.hidden || !value || !COMPARABLE.has(value.type)) {
     return `field "${field.name}" (${describe(field)}) cannot condition a permission`;
   }
+  // A localized field holds a value per locale: which one would the rule mean?
+  if (field.localized)
+    return `field "${field.name}" is localized (a value per locale) and cannot condition a permission`;
   const text = condition.value;
   if (text.includes('{{') || text.includes('}}')) {
     const macro = callerValueOf(text);

@@ -53,7 +53,7 @@ export async function aggregateOperation({
   const where = andWhere(
     await listConstraint(ctx, caller, model, query.includeArchived),
     ...(locales && locale
-      ? localizeListQuery(model, locales, { where: query.where } as ListQuery, locale).where
+      ? localizeListQuery(model, locales, { where: query.where, text: query.text } as ListQuery, locale).where
       : query.where),
   );
   const result = await ctx.store.aggregate(plural, {

@@ -3,6 +3,7 @@ import { validationError } from '../errors/apiError.js';
 import { localeColumn, pickLocale, type ReadLocale, readLocale } from '../model/locales.js';
 import type { EntityModel, LocalesModel } from '../model/types.js';
 import type { ListQuery } from '../query/listQuery.js';
+import { searchTerms } from '../store/common/searchText.js';
 import type { Doc, SortKey, Where } from '../store/types.js';
 
 /** How deep populated records are localized (populate reaches two levels). */
@@ -129,9 +130,25 @@ export function localizeListQuery(
   const column = (field: string) => columnFor(entity, locales, field, read);
   return {
     ...query,
-    where: query.where.map((where) => localizeWhere(where, column)),
+    where: [
+      ...query.where.map((where) => localizeWhere(where, column)),
+      ...(query.text ? searchedIn(entity, query.text, column) : []),
+    ],
     ...(query.sort ? { sort: query.sort.map((key: SortKey) => ({ ...key, field: column(key.field) })) } : {}),
   };
+}
+
+/**
+ * A search in one locale: the store matches every term as a word prefix in any searched column,
+ * of any locale; this keeps the records where each term also stands in the requested locale's
+ * value of a localized searched field, or in a searched field that is not localized.
+ */
+export function searchedIn(entity: EntityModel, text: string, column: (field: string) => string): Where[] {
+  const searched = entity.fields.filter((f) => entity.searchFields.includes(f.name));
+  if (!searched.some((f) => f.localized)) return [];
+  return searchTerms(text).map((term) => ({
+    or: searched.map((f) => ({ field: column(f.name), op: 'textContains' as const, value: term })),
+  }));
 }
 
 /** Conditions on this entity's fields renamed; those through a reference belong to the other entity. */

@@ -103,10 +103,12 @@ export function physicalModel(model: AppModel): AppModel {
         fields: entity.fields.flatMap((field) => {
           if (!field.localized) return [field];
           const { localized: _, ...plain } = field;
+          // A searched field's columns keep folded text too: a search in one locale looks there.
           return field.localized.locales.map((locale) => ({
             ...plain,
             name: localeColumn(field.name, locale, locales),
             required: false,
+            filterable: plain.filterable || plain.search,
           }));
         }),
         filters: entity.filters.flatMap((name) => columns(entity, name)),

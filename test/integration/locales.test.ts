@@ -116,6 +116,15 @@ describe('localized fields: one value per locale, read through the fallback chai
 
     const searched = await call('GET', '/api/v1/faqs?q=Abrechnung&locale=de');
     expect(ids(searched)).toEqual([b.id]);
+    // A search in one locale looks at that locale's words only.
+    expect(ids(await call('GET', '/api/v1/faqs?q=abrech'))).toEqual([]);
+    expect(ids(await call('GET', '/api/v1/faqs?q=zulu%20bill&locale=en'))).toEqual([b.id]);
+    expect(ids(await call('GET', '/api/v1/faqs?q=abrech&locale=*'))).toEqual([b.id]);
+    const counted = await call('GET', '/api/v1/faqs/aggregate?q=zahlung&locale=de');
+    expect(counted.body.data.groups).toEqual([{ key: {}, count: 1 }]);
+    expect((await call('GET', '/api/v1/faqs/aggregate?q=zahlung&locale=en')).body.data.groups).toEqual([
+      { key: {}, count: 0 },
+    ]);
 
     const sums = await call('GET', '/api/v1/faqs/aggregate?topic=billing&groupBy=topic&sum=position&locale=de');
     expect(sums.status, JSON.stringify(sums.body)).toBe(200);

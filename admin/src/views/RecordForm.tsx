@@ -44,7 +44,7 @@ function formInputs(entity: EntityMeta): FormInput[] {
 }
 
 /** What an input holds of a record: a localized field's value in the input's locale. */
-function valueOf(input: FormInput, record: RecordDoc | undefined): unknown {
+function inputValue(input: FormInput, record: RecordDoc | undefined): unknown {
   if (!record) return input.field.default;
   if (!input.of) return record[input.field.name];
   const byLocale = record[input.of.name] as Record<string, unknown> | null | undefined;
@@ -53,7 +53,7 @@ function valueOf(input: FormInput, record: RecordDoc | undefined): unknown {
 
 function initialDraft(entity: EntityMeta, record: RecordDoc | undefined): Draft {
   const draft: Draft = {};
-  for (const input of formInputs(entity)) draft[input.field.name] = toDraft(input.field, valueOf(input, record));
+  for (const input of formInputs(entity)) draft[input.field.name] = toDraft(input.field, inputValue(input, record));
   return draft;
 }
 

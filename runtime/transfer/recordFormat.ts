@@ -31,6 +31,14 @@ export function toCell(field: FieldModel, value: unknown): string {
 export function fromCell(field: FieldModel | undefined, cell: string): unknown {
   if (cell === '') return undefined;
   if (!field) return cell;
+  // A localized field's locales travel as one JSON object keyed by locale; a plain cell is one value.
+  if (field.localized && cell.startsWith('{')) {
+    try {
+      return JSON.parse(cell);
+    } catch {
+      return cell;
+    }
+  }
   switch (field.type) {
     case 'int':
     case 'float':

@@ -230,6 +230,20 @@ describe('generated client', () => {
     expect(audit.items.map((entry) => entry.changeType)).toEqual(['update', 'create']);
   });
 
+  it('reads and writes localized fields in a locale, or every locale at once', async () => {
+    const made = await admin.faqs.create({ question: { en: 'Typed?', de: 'Typisiert?' }, position: 3 });
+    expect(made.question).toBe('Typed?');
+    expect(made._locales).toEqual({ question: 'en', position: 'en' });
+    const german = await admin.faqs.get(made.id, { locale: 'de' });
+    expect(german.question).toBe('Typisiert?');
+    const french = await admin.faqs.update(made.id, { question: 'Typé ?' }, { locale: 'fr' });
+    expect(french).toMatchObject({ question: 'Typé ?', _locales: { question: 'fr' } });
+    const all = await admin.faqs.list({ locale: '*', question: 'Typed?' });
+    expect(all.items.map((f) => f.question)).toEqual([{ en: 'Typed?', de: 'Typisiert?', fr: 'Typé ?' }]);
+    const groups = await admin.faqs.aggregate({ locale: 'de', groupBy: ['topic'], sum: ['position'] });
+    expect(groups.groups.length).toBeGreaterThan(0);
+  });
+
   it('sends a batch built from typed steps, later steps naming earlier answers, and answers each typed', async () => {
     const [product, order, approved, binned] = await admin.batch((b) => {
       const kettle = b.products.create({ name: 'Batch kettle', sku: 'CB-1', price: 5, stock: 3 });

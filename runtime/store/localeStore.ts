@@ -1,4 +1,4 @@
-import { localeColumn, physicalModel } from '../model/locales.js';
+import { localeColumn } from '../model/locales.js';
 import type { AppModel } from '../model/types.js';
 import { StoreWrapper } from './storeWrapper.js';
 import {
@@ -7,7 +7,6 @@ import {
   type FindResult,
   type IncrementInput,
   type InsertInput,
-  type SchemaChanges,
   type Store,
   UniqueConflict,
   type UpdateSet,
@@ -34,10 +33,6 @@ export class LocaleStore extends StoreWrapper {
     private readonly layout: Layout,
   ) {
     super(inner);
-  }
-
-  override init(model: AppModel): Promise<SchemaChanges> {
-    return super.init(physicalModel(model));
   }
 
   override async find(collection: string, query: FindQuery): Promise<FindResult> {

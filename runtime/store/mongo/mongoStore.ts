@@ -7,6 +7,7 @@ import {
   MongoError,
   MongoServerError,
 } from 'mongodb';
+import { physicalModel } from '../../model/locales.js';
 import type { AppModel } from '../../model/types.js';
 import { aggregateValues } from '../common/aggregateValues.js';
 import { indexesFor } from '../common/indexPlan.js';
@@ -88,7 +89,9 @@ export class MongoStore implements Store {
     private readonly session: ClientSession | undefined,
   ) {}
 
-  async init(model: AppModel): Promise<SchemaChanges> {
+  async init(declared: AppModel): Promise<SchemaChanges> {
+    // Localized fields are laid out a column per locale, whoever opened the store.
+    const model = physicalModel(declared);
     const changes: SchemaChanges = { added: [], dropped: [] };
     await guard(async () => {
       for (const entity of model.entities) {

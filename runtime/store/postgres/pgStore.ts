@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { physicalModel } from '../../model/locales.js';
 import type { AppModel } from '../../model/types.js';
 import { searchText, searchVocabulary } from '../common/searchText.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
@@ -187,7 +188,9 @@ export class PgStore extends SqlStore {
     return this.shared.schema ?? 'public';
   }
 
-  async init(model: AppModel): Promise<SchemaChanges> {
+  async init(declared: AppModel): Promise<SchemaChanges> {
+    // Localized fields are laid out a column per locale, whoever opened the store.
+    const model = physicalModel(declared);
     const changes: SchemaChanges = { added: [], dropped: [] };
     await this.withTransaction(async (client) => {
       // One instance at a time prepares the schema.

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { physicalModel } from '../../model/locales.js';
 import type { AppModel } from '../../model/types.js';
 import { dateBucket } from '../common/dateBucket.js';
 import { searchText } from '../common/searchText.js';
@@ -159,11 +160,15 @@ export class SqliteStore extends SqlStore {
     return waiting ? waiting.then(() => this.one(statement)) : this.one(statement);
   }
 
-  async init(model: AppModel): Promise<SchemaChanges> {
+  async init(declared: AppModel): Promise<SchemaChanges> {
+    // Localized fields are laid out a column per locale, whoever opened the store.
+    const model = physicalModel(declared);
     const changes: SchemaChanges = { added: [], dropped: [] };
     for (const entity of model.entities) {
       const layout = tableLayout(entity);
-      const { added, dropped } = this.shared.db.transaction(() => syncSqliteSchema(this.shared.db, layout))();
+      // Immediate: the write lock is taken (waiting its turn) before the schema is read, so another
+      // connection's commit between the read and a change cannot fail the sync as busy.
+      const { added, dropped } = this.shared.db.transaction(() => syncSqliteSchema(this.shared.db, layout)).immediate();
       changes.added.push(...added);
       changes.dropped.push(...dropped);
       this.shared.layouts.set(entity.plural, layout);

@@ -266,8 +266,16 @@ export function filterParameterComponents(entity: EntityModel): Record<string, J
   return out;
 }
 
+/** The `$ref`s of an entity's filter parameters; built once per entity (every list-shaped operation takes them). */
+const filterRefs = new WeakMap<EntityModel, JsonSchema[]>();
+
 function filterReferences(entity: EntityModel): JsonSchema[] {
-  return Object.keys(filterParameterComponents(entity)).map((key) => ({ $ref: `#/components/parameters/${key}` }));
+  let refs = filterRefs.get(entity);
+  if (!refs) {
+    refs = Object.keys(filterParameterComponents(entity)).map((key) => ({ $ref: `#/components/parameters/${key}` }));
+    filterRefs.set(entity, refs);
+  }
+  return refs;
 }
 
 /** The list's parameters: `trash` only where the entity keeps one. */

@@ -354,9 +354,10 @@ async function main() {
     seed: { headers },
   } of running) {
     if (!target.name.startsWith('entigen') && !target.checkout) continue;
-    const first = (await (await fetch(`${url}/api/v1/articles?limit=50`, { headers })).json()) as {
-      data: { nextCursor?: string };
-    };
+    const answer = await fetch(`${url}/api/v1/articles?limit=50`, { headers });
+    const first = (await answer.json()) as { data?: { nextCursor?: string } };
+    if (!first.data)
+      throw new Error(`${target.name}: the first page answered ${answer.status} ${JSON.stringify(first)}`);
     cursors.set(target.name, encodeURIComponent(first.data.nextCursor ?? ''));
   }
   interface BenchCase {

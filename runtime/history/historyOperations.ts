@@ -143,8 +143,8 @@ export async function compareVersions(
   const { model } = entityOf(ctx, plural);
   await requireHistoryAccess(ctx, model, id, caller);
   const [va, vb] = [await findVersion(ctx, model, id, a), await findVersion(ctx, model, id, b)];
-  const sa = presentRecord(model, va.snapshot as Doc) as Record<string, unknown>;
-  const sb = presentRecord(model, vb.snapshot as Doc) as Record<string, unknown>;
+  const sa = byLocale(model, presentRecord(model, va.snapshot as Doc));
+  const sb = byLocale(model, presentRecord(model, vb.snapshot as Doc));
   const localized = new Map(model.fields.filter((f) => f.localized).map((f) => [f.name, f.localized!.locales]));
   // A localized field compares per locale, as history records it.
   const fields = [...new Set([...Object.keys(sa), ...Object.keys(sb)])].flatMap((name) =>
@@ -163,6 +163,20 @@ export async function compareVersions(
     changes,
     totalChanges: changes.filter((c) => c.changed).length,
   };
+}
+
+/**
+ * A snapshot's localized fields keyed by locale: one taken before a field became localized holds
+ * a plain value, which is the default locale's (as the field's own column kept it).
+ */
+function byLocale(entity: EntityModel, snapshot: Doc): Doc {
+  const out: Record<string, unknown> = { ...snapshot };
+  for (const field of entity.fields) {
+    const value = out[field.name];
+    if (field.localized && value !== null && value !== undefined && typeof value !== 'object')
+      out[field.name] = { [field.localized.defaultLocale]: value };
+  }
+  return out as Doc;
 }
 
 /** A localized value with every locale named, those it lacks as null: a write of it clears them. */
@@ -185,7 +199,7 @@ export async function revertToVersion(
   const { model } = entityOf(ctx, plural);
   const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
   const target = await findVersion(ctx, model, id, version);
-  const snapshot = target.snapshot as Doc;
+  const snapshot = byLocale(model, target.snapshot as Doc);
   const restored = Object.fromEntries(
     model.fields
       .filter((f) => !f.hidden && !NOT_REVERTED.has(f.name))

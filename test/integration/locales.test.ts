@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENTITY_VERSIONS } from '../../runtime/model/collections.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 
 describe('localized fields: one value per locale, read through the fallback chain', () => {
@@ -148,6 +149,26 @@ describe('localized fields: one value per locale, read through the fallback chai
     expect(reverted.status, JSON.stringify(reverted.body)).toBe(200);
     const now = await call('GET', `/api/v1/faqs/${made.id}?locale=*`);
     expect(now.body.data.question).toEqual({ en: 'Versioned', de: 'Versioniert' });
+  });
+
+  it("reads a version taken before the field was localized as the default locale's value", async () => {
+    const made = await faq({ question: { en: 'Now', de: 'Jetzt' } });
+    // As a version written while `question` was a plain field holds it.
+    const [first] = await server.ctx.store.find(ENTITY_VERSIONS, {
+      where: { field: 'entityId', op: 'eq', value: made.id },
+    });
+    await server.ctx.store.update(ENTITY_VERSIONS, first.id, {
+      snapshot: { ...(first.snapshot as object), question: 'Before' },
+    });
+    await call('PATCH', `/api/v1/faqs/${made.id}`, { question: { en: 'Later' } });
+    const compared = await call('GET', `/api/v1/faqs/${made.id}/versions/compare?a=1&b=2`);
+    expect(compared.body.changes.find((c: { field: string }) => c.field === 'question.en')).toMatchObject({
+      oldValue: 'Before',
+      newValue: 'Later',
+    });
+    expect((await call('POST', `/api/v1/faqs/${made.id}/revert/1`, {})).status).toBe(200);
+    const now = await call('GET', `/api/v1/faqs/${made.id}?locale=*`);
+    expect(now.body.data.question).toEqual({ en: 'Before' });
   });
 
   it('answers populated and batched records too, and refuses locale where there are no localized fields to read', async () => {

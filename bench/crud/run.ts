@@ -171,6 +171,16 @@ const TARGETS: Target[] = [
   },
 ];
 
+/** Whether anything answers at `url`. */
+async function answers(url: string): Promise<boolean> {
+  try {
+    await fetch(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function waitUntilUp(url: string, child: ChildProcess): Promise<void> {
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
@@ -335,15 +345,20 @@ async function main() {
     (t) => (t.name !== 'soul' || existsSync(SOUL)) && (only ? only.includes(t.name) : !t.optIn),
   );
   const running: { target: Target; url: string; child: ChildProcess; seed: SampledSeed }[] = [];
+  // However the run ends, its servers end with it: one left behind would answer the next run.
+  process.on('exit', () => {
+    for (const { child } of running) if (child.exitCode === null) child.kill('SIGTERM');
+  });
   for (const target of targets) {
     const seedOf = target.checkout ? sampled(dir, target.name, seedCheckout(dir, target.checkout)) : ownSeed;
     const db = join(dir, `${target.name}.db`);
     copyFileSync(seedOf.db, db);
     const port = 4100 + targets.indexOf(target);
-    const child = target.start(db, port);
     const url = `http://127.0.0.1:${port}`;
-    await waitUntilUp(url, child);
+    if (await answers(url)) throw new Error(`port ${port} is taken (a server of an earlier run?): stop it first`);
+    const child = target.start(db, port);
     running.push({ target, url, child, seed: seedOf });
+    await waitUntilUp(url, child);
   }
   // Each server's cursor after the first page of 50: entigen's own signed one, the baseline's the
   // last id of that page (ids grow with creation, so the 50th newest).

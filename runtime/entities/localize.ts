@@ -55,7 +55,9 @@ export function localizeRecord(
       items: related.items.map((item) => localizeRecord(ctx, target, item, read, depth + 1)),
     };
   }
-  if (entity.fields.some((f) => f.localized)) {
+  // Only a record that shows a localized field says where its values came from (not a reference
+  // the caller may not see, answered as `{ id }`, nor a select without one).
+  if (entity.fields.some((f) => f.localized && f.name in record)) {
     out ??= { ...record };
     out._locales = sources;
   }

@@ -106,6 +106,8 @@ describe('localized fields: one value per locale, read through the fallback chai
     expect(byDe.body.data.items[0].question).toBe('Abrechnung Zulu');
     const byEn = await call('GET', '/api/v1/faqs?topic=billing&sort=question');
     expect(ids(byEn)).toEqual([a.id, b.id]);
+    const selected = await call('GET', '/api/v1/faqs?topic=billing&locale=de&select=topic');
+    expect(selected.body.data.items[0]).toEqual({ id: expect.any(String), topic: 'billing' });
     const byPosition = await call('GET', '/api/v1/faqs?topic=billing&locale=de&sort=-position');
     expect(ids(byPosition)).toEqual([a.id, b.id]);
 

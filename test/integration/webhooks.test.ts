@@ -159,6 +159,8 @@ describe('webhooks', () => {
     expect(again.body.data).toMatchObject({ status: 'pending', manual: true });
     const accepted = await receiver.accepted(2);
     expect(accepted[1].body.data.id).toBe(doomed.id);
+    // Until its answer is recorded the redelivery is pending, and another one is refused (409).
+    await server.webhooks.idle();
     expect(
       (await server.call('POST', `/api/v1/webhookDeliveries/${rows[0].id}/redeliver`, { token: admin.token })).status,
     ).toBe(202);

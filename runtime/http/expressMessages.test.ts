@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, Socket } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { expressMessageClasses } from './expressMessages.js';
@@ -29,5 +30,18 @@ describe('expressMessageClasses', () => {
     } finally {
       await new Promise((closed) => server.close(closed));
     }
+  });
+
+  it('makes objects V8 keeps with fast properties, as node:http its own', () => {
+    setFlagsFromString('--allow-natives-syntax');
+    const fast = new Function('object', 'return %HasFastProperties(object)') as (object: object) => boolean;
+    const app = express();
+    const classes = expressMessageClasses(app);
+    const req = new classes.IncomingMessage(new Socket());
+    const res = new classes.ServerResponse(req);
+    res.setHeader('Content-Type', 'application/json');
+    expect([fast(req), fast(res)]).toEqual([true, true]);
+    expect([res.app, req.app]).toEqual([app, app]);
+    expect(fast(new ServerResponse(new IncomingMessage(new Socket())))).toBe(true);
   });
 });

@@ -22,6 +22,7 @@ export function localizeRecord(
   depth = 0,
 ): Doc {
   if (read === 'all' || depth > MAX_DEPTH || !record || typeof record !== 'object') return record;
+  if (!showsLocalized(ctx, entity)) return record;
   let out: Record<string, unknown> | undefined;
   const sources: Record<string, string> = {};
   for (const field of entity.fields) {
@@ -62,6 +63,36 @@ export function localizeRecord(
     out._locales = sources;
   }
   return (out ?? record) as Doc;
+}
+
+const reachesLocalized = new WeakMap<EntityModel, boolean>();
+
+/**
+ * Whether a record of the entity can show a localized value: a field of its own, or one of a
+ * record it references or lists (populate). Answers of other entities do not depend on the locale.
+ */
+export function showsLocalized(ctx: RuntimeContext, entity: EntityModel): boolean {
+  let shows = reachesLocalized.get(entity);
+  if (shows === undefined) {
+    shows = reaches(ctx, entity, new Set());
+    reachesLocalized.set(entity, shows);
+  }
+  return shows;
+}
+
+function reaches(ctx: RuntimeContext, entity: EntityModel, seen: Set<EntityModel>): boolean {
+  if (seen.has(entity)) return false;
+  seen.add(entity);
+  const reached = (name: string | undefined) => {
+    const target = name === undefined ? undefined : ctx.registry.entities.get(name)?.model;
+    return target !== undefined && reaches(ctx, target, seen);
+  };
+  return (
+    entity.fields.some(
+      (field) =>
+        field.localized || reached(field.ref ?? (field.items?.type === 'objectId' ? field.items.ref : undefined)),
+    ) || (entity.relations ?? []).some((relation) => reached(relation.entity))
+  );
 }
 
 /**

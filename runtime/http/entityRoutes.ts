@@ -10,7 +10,13 @@ import { entityOf } from '../entities/entityOf.js';
 import { getOperation } from '../entities/get.js';
 import { incrementOperation } from '../entities/increment.js';
 import { listOperation } from '../entities/list.js';
-import { localizeListQuery, localizeRecord, type RequestLocale, requestLocale } from '../entities/localize.js';
+import {
+  localizeListQuery,
+  localizeRecord,
+  type RequestLocale,
+  requestLocale,
+  showsLocalized,
+} from '../entities/localize.js';
 import { entityMetadata, fieldMetadata, fieldsMetadata, typeMetadata } from '../entities/metadata.js';
 import { relationListOperation } from '../entities/relations.js';
 import { removeOperation } from '../entities/remove.js';
@@ -58,17 +64,25 @@ function send(res: Response, status: number, data: unknown): void {
 
 /** One record of the entity, shown in the request's locale. */
 function sendRecord(ctx: RuntimeContext, plural: string, req: Request, res: Response, record: Doc): void {
-  const locale = localeOf(ctx, req, res);
-  send(res, 200, locale ? localizeRecord(ctx, entityOf(ctx, plural).model, record, locale.read) : record);
+  const { model } = entityOf(ctx, plural);
+  const locale = localeOf(ctx, req, res, model);
+  send(res, 200, locale ? localizeRecord(ctx, model, record, locale.read) : record);
 }
 
 /**
  * The request's locale where the application has locales (`?locale=`, Accept-Language, the
  * default); the answer then names it (Content-Language) and varies by Accept-Language.
  */
-function localeOf(ctx: RuntimeContext, req: Request, res: Response): RequestLocale | undefined {
+function localeOf(ctx: RuntimeContext, req: Request, res: Response, model: EntityModel): RequestLocale | undefined {
   const locales = ctx.registry.model.locales;
   if (!locales) return undefined;
+  // An answer without localized values is the same in every locale: only `?locale` is checked.
+  if (!showsLocalized(ctx, model))
+    return requestLocale(
+      locales,
+      req.url.includes('?') ? (req.query as Record<string, unknown>).locale : undefined,
+      undefined,
+    );
   const locale = requestLocale(
     locales,
     (req.query as Record<string, unknown>).locale,
@@ -106,7 +120,7 @@ function localizedItems(ctx: RuntimeContext, model: EntityModel, items: Doc[], l
 const HANDLERS: Record<EntityRouteName, Handler> = {
   list: (ctx, plural) => async (req, res) => {
     const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res);
+    const locale = localeOf(ctx, req, res, model);
     const query = parseListQuery(model, queryOf(req, locale), {
       openCursor: (cursor) => openCursor(ctx, cursor),
       entity: (name) => ctx.registry.entities.get(name)?.model,
@@ -121,13 +135,13 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
   },
   aggregate: (ctx, plural) => async (req, res) => {
     const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res);
+    const locale = localeOf(ctx, req, res, model);
     const query = parseAggregateQuery(model, queryOf(req, locale));
     send(res, 200, await aggregateOperation({ ctx, plural, query, caller: req.caller, locale: locale?.read }));
   },
   get: (ctx, plural) => async (req, res) => {
     const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res);
+    const locale = localeOf(ctx, req, res, model);
     const unknown = req.url.includes('?')
       ? Object.keys(req.query as object).filter((key) => key !== 'populate' && !(locale && key === 'locale'))
       : [];
@@ -154,7 +168,7 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
   },
   create: (ctx, plural) => async (req, res) => {
     const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res);
+    const locale = localeOf(ctx, req, res, model);
     const record = await createOperation({
       ctx,
       plural,
@@ -167,7 +181,7 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
   },
   bulkCreate: (ctx, plural) => async (req, res) => {
     const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res);
+    const locale = localeOf(ctx, req, res, model);
     const result = await bulkCreateOperation({
       ctx,
       plural,
@@ -180,7 +194,7 @@ const HANDLERS: Record<EntityRouteName, Handler> = {
   },
   update: (ctx, plural) => async (req, res) => {
     const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res);
+    const locale = localeOf(ctx, req, res, model);
     const record = await updateOperation({
       ctx,
       plural,
@@ -349,7 +363,7 @@ const relationHandler =
   async (req, res) => {
     const declared = entityOf(ctx, plural).model.relations!.find((r) => r.name === relation)!;
     const target = entityOf(ctx, declared.entity).model;
-    const locale = localeOf(ctx, req, res);
+    const locale = localeOf(ctx, req, res, target);
     const query = parseListQuery(target, queryOf(req, locale), {
       openCursor: (cursor) => openCursor(ctx, cursor),
       entity: (name) => ctx.registry.entities.get(name)?.model,

@@ -173,7 +173,7 @@ describe('localized fields: one value per locale, read through the fallback chai
     expect(now.body.data.question).toEqual({ en: 'Before' });
   });
 
-  it('answers populated and batched records too, and refuses locale where there are no localized fields to read', async () => {
+  it('answers batched records and lists in the requested locale', async () => {
     const batch = await call('POST', '/api/v1/batch', {
       operations: [
         { op: 'create', entity: 'faqs', body: { question: 'Batched' } },
@@ -189,5 +189,20 @@ describe('localized fields: one value per locale, read through the fallback chai
       question: 'Gebündelt',
       _locales: { question: 'de' },
     });
+  });
+
+  it('leaves answers without localized values alone: no Content-Language, no Vary on Accept-Language', async () => {
+    const made = await call('POST', '/api/v1/articles', { title: 'Plain', body: 'Not localized' });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const read = await call('GET', `/api/v1/articles/${made.body.data.id}`, undefined, { 'accept-language': 'de' });
+    expect(read.status).toBe(200);
+    expect(read.headers.get('content-language')).toBeNull();
+    expect(read.headers.get('vary') ?? '').not.toMatch(/Accept-Language/);
+    expect(read.body.data._locales).toBeUndefined();
+    // ?locale is still checked the same way everywhere.
+    expect((await call('GET', `/api/v1/articles/${made.body.data.id}?locale=de`)).status).toBe(200);
+    const unknown = await call('GET', `/api/v1/articles/${made.body.data.id}?locale=xx`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.details).toHaveProperty('locale');
   });
 });

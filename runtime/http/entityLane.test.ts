@@ -1,3 +1,4 @@
+import { match } from 'path-to-regexp';
 import { describe, expect, it } from 'vitest';
 import { EntityRouteTable } from './entityLane.js';
 import type { EntityRoute } from './entityRoutes.js';
@@ -43,5 +44,56 @@ describe('EntityRouteTable', () => {
       ['GET', '/setup'],
     ])
       expect(table.find(method, url), `${method} ${url}`).toBeUndefined();
+  });
+
+  it('matches each route as path-to-regexp does', () => {
+    const paths = [
+      '/',
+      '/bulk',
+      '/aggregate',
+      '/:id',
+      '/:id/versions',
+      '/:id/versions/:version',
+      '/:id/a_b-c',
+      '/:x/:y',
+    ];
+    const candidates = [
+      '',
+      '/',
+      '/bulk',
+      '/BULK',
+      '/Bulk',
+      '/bulky',
+      '/bul',
+      '/1',
+      '/a.b',
+      '/a b',
+      '/1/versions',
+      '/1/Versions',
+      '/1/versions/2',
+      '/1/versions/2/3',
+      '//versions',
+      '/1//2',
+      '/1/a_b-c',
+      '/1/A_B-C',
+      '/x/y',
+      '/x/y/z',
+      '/aggregate',
+      '/ÀGGREGATE',
+      '/\u017fulk',
+    ];
+    for (const path of paths) {
+      const table = new EntityRouteTable('/api/v1');
+      table.add('things', [['GET', path, handler(path)]]);
+      const expected = match(path, { decode: false });
+      for (const candidate of candidates) {
+        const url = `/api/v1/things${candidate === '/' ? '' : candidate}`;
+        // The table leaves trailing slashes to Express.
+        if (candidate.endsWith('/') && candidate !== '/') continue;
+        const found = expected(candidate === '' ? '/' : candidate);
+        const params = table.find('GET', url)?.params;
+        expect(params && { ...params }, `${path} ${candidate}`).toEqual(found ? { ...found.params } : undefined);
+      }
+    }
   });
 });

@@ -33,19 +33,13 @@ export class EntityRouteTable {
   add(plural: string, routes: EntityRoute[]): void {
     this.byPlural.set(
       plural,
-      routes.map(([method, path, handler]) => {
-        const matcher = match(path, { decode: false });
-        return {
-          prefix: `${this.base}/${plural}`,
-          method,
-          path,
-          handler,
-          matches: (candidate) => {
-            const found = matcher(candidate);
-            return found ? (found.params as Record<string, string>) : undefined;
-          },
-        };
-      }),
+      routes.map(([method, path, handler]) => ({
+        prefix: `${this.base}/${plural}`,
+        method,
+        path,
+        handler,
+        matches: segmentMatcher(path) ?? regexpMatcher(path),
+      })),
     );
   }
 
@@ -65,6 +59,49 @@ export class EntityRouteTable {
     }
     return undefined;
   }
+}
+
+type Matcher = (path: string) => Record<string, string> | undefined;
+
+function regexpMatcher(path: string): Matcher {
+  const matcher = match(path, { decode: false });
+  return (candidate) => {
+    const found = matcher(candidate);
+    return found ? (found.params as Record<string, string>) : undefined;
+  };
+}
+
+const PLAIN_SEGMENT = /^(:[A-Za-z_]\w*|[\w-]+)$/;
+
+/**
+ * What path-to-regexp answers for a path of plain segments (words and `:name` parameters), without
+ * running a regular expression: literal segments compare ignoring case, a parameter takes one
+ * non-empty segment as it is. Undefined for any other path. Candidates never end with a slash
+ * (the table leaves those to Express).
+ */
+function segmentMatcher(path: string): Matcher | undefined {
+  if (path === '/') return (candidate) => (candidate === '/' ? Object.create(null) : undefined);
+  const segments = path.slice(1).split('/');
+  if (!path.startsWith('/') || !segments.every((segment) => PLAIN_SEGMENT.test(segment))) return undefined;
+  const names = segments.map((segment) => (segment.startsWith(':') ? segment.slice(1) : undefined));
+  const literals = segments.map((segment) => segment.toLowerCase());
+  return (candidate) => {
+    const params: Record<string, string> = Object.create(null);
+    let at = 1;
+    for (let i = 0; i < segments.length; i++) {
+      const slash = candidate.indexOf('/', at);
+      // The last segment runs to the end, every other one to a slash.
+      if (slash < 0 !== (i === segments.length - 1)) return undefined;
+      const end = slash < 0 ? candidate.length : slash;
+      if (end === at) return undefined;
+      const name = names[i];
+      if (name !== undefined) params[name] = candidate.slice(at, end);
+      else if (end - at !== literals[i].length || candidate.slice(at, end).toLowerCase() !== literals[i])
+        return undefined;
+      at = end + 1;
+    }
+    return params;
+  };
 }
 
 export interface LaneStages {

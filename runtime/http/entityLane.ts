@@ -85,23 +85,38 @@ function segmentMatcher(path: string): Matcher | undefined {
   if (!path.startsWith('/') || !segments.every((segment) => PLAIN_SEGMENT.test(segment))) return undefined;
   const names = segments.map((segment) => (segment.startsWith(':') ? segment.slice(1) : undefined));
   const literals = segments.map((segment) => segment.toLowerCase());
-  return (candidate) => {
-    const params: Record<string, string> = Object.create(null);
+  const last = segments.length - 1;
+  // Where each segment of the candidate ends, written by the check and read back on success.
+  const ends: number[] = new Array(segments.length);
+  const fits = (candidate: string): boolean => {
     let at = 1;
-    for (let i = 0; i < segments.length; i++) {
+    for (let i = 0; i <= last; i++) {
       const slash = candidate.indexOf('/', at);
       // The last segment runs to the end, every other one to a slash.
-      if (slash < 0 !== (i === segments.length - 1)) return undefined;
+      if (slash < 0 !== (i === last)) return false;
       const end = slash < 0 ? candidate.length : slash;
-      if (end === at) return undefined;
-      const name = names[i];
-      if (name !== undefined) params[name] = candidate.slice(at, end);
-      else if (end - at !== literals[i].length || candidate.slice(at, end).toLowerCase() !== literals[i])
-        return undefined;
+      if (end === at) return false;
+      const literal = literals[i];
+      if (names[i] === undefined && !(end - at === literal.length && sameWord(candidate, at, literal))) return false;
+      ends[i] = end;
       at = end + 1;
+    }
+    return true;
+  };
+  return (candidate) => {
+    if (!fits(candidate)) return undefined;
+    const params: Record<string, string> = Object.create(null);
+    for (let i = 0, at = 1; i <= last; at = ends[i] + 1, i++) {
+      const name = names[i];
+      if (name !== undefined) params[name] = candidate.slice(at, ends[i]);
     }
     return params;
   };
+}
+
+/** `candidate` holds the lower-case word `literal` at `at`, in any case. */
+function sameWord(candidate: string, at: number, literal: string): boolean {
+  return candidate.startsWith(literal, at) || candidate.slice(at, at + literal.length).toLowerCase() === literal;
 }
 
 export interface LaneStages {

@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { conformanceModel } from '../../../test/conformance/storeConformance.js';
 import { tableLayout } from '../common/tableLayout.js';
-import { decodeValue, decodeValues, rowShape } from './rowCodec.js';
+import { decodeRow, decodeValue, decodeValues, rowShape } from './rowCodec.js';
 
 setFlagsFromString('--allow-natives-syntax');
 const fast = new Function('object', 'return %HasFastProperties(object)') as (object: object) => boolean;
@@ -36,6 +36,15 @@ describe('decodeValues', () => {
       [whole.fields[1]]: expected[whole.fields[1]],
       [whole.fields[0]]: expected[whole.fields[0]],
     });
+  });
+
+  it('decodes a row read as an object the same way, every field present', () => {
+    const values = whole.kinds.map((kind, i) => sample(kind, i));
+    const row = Object.fromEntries(whole.fields.map((field, i) => [field, values[i]]));
+    const decoded = decodeRow(layout, { ...row, [whole.fields[0]]: undefined, extra: 1 });
+    expect(decoded).toEqual({ ...decodeValues(whole, values), [whole.fields[0]]: null });
+    expect(Object.keys(decoded)).toEqual(whole.fields);
+    expect(fast(decoded)).toBe(true);
   });
 
   it('keeps the loop for names that are not plain identifiers', () => {

@@ -1,3 +1,4 @@
+import { compileLiteral, plainNames } from '../common/compiledLiteral.js';
 import { foldText, naturalSortKey } from '../common/sortKey.js';
 import type { ColumnKind, TableLayout } from '../common/tableLayout.js';
 import type { Doc } from '../types.js';
@@ -35,8 +36,25 @@ export function encodeFields(
   return out;
 }
 
+/** Per table: the compiled decoder of rows read as objects (null: names that cannot be compiled). */
+const objectRows = new WeakMap<TableLayout, ((row: Record<string, unknown>) => Doc) | null>();
+
 /** A row (as an object: the writes' RETURNING) back into a document: every field present, null when unset. */
 export function decodeRow(layout: TableLayout, row: Record<string, unknown>): Doc {
+  let decode = objectRows.get(layout);
+  if (decode === undefined) {
+    const fields = [...layout.columns.keys()];
+    decode = plainNames(fields)
+      ? compileLiteral<Record<string, unknown>, Doc>(
+          fields,
+          (field) =>
+            `decodeValue(${JSON.stringify(layout.columns.get(field)!.kind)}, source[${JSON.stringify(field)}])`,
+          { decodeValue },
+        )
+      : null;
+    objectRows.set(layout, decode);
+  }
+  if (decode) return decode(row);
   const doc: Record<string, unknown> = {};
   for (const [field, column] of layout.columns) doc[field] = decodeValue(column.kind, row[field]);
   return doc as Doc;
@@ -78,24 +96,15 @@ export function decodeValues(shape: RowShape, values: readonly unknown[]): Doc {
   return doc as Doc;
 }
 
-const PLAIN_NAME = /^[A-Za-z_$][\w$]*$/;
-
-/**
- * A table's whole-row decoder, compiled once: one object literal with every field in column
- * order. Assigning twenty-odd fields one by one to `{}` leaves V8 a dictionary (each property a
- * hash lookup for whoever reads the record, and ten times the cost to build); a literal gives
- * every record of the table one fast hidden class. Field names are the model's identifiers (any
- * other name keeps the loop) and are written as JSON strings, never as code.
- */
+/** A table's whole-row decoder, compiled once (compiledLiteral.ts); none where a name is not plain. */
 function compiledDecoder(
   fields: readonly string[],
   kinds: readonly ColumnKind[],
 ): ((values: readonly unknown[]) => Doc) | undefined {
-  if (!fields.every((field) => PLAIN_NAME.test(field) && field !== '__proto__')) return undefined;
-  const properties = fields.map(
-    (field, i) => `${JSON.stringify(field)}: decodeValue(${JSON.stringify(kinds[i])}, values[${i}])`,
+  if (!plainNames(fields)) return undefined;
+  return compileLiteral<readonly unknown[], Doc>(
+    fields,
+    (_, i) => `decodeValue(${JSON.stringify(kinds[i])}, source[${i}])`,
+    { decodeValue },
   );
-  return new Function('decodeValue', `return function decodeRow(values) { return { ${properties.join(', ')} }; };`)(
-    decodeValue,
-  ) as (values: readonly unknown[]) => Doc;
 }

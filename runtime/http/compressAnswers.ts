@@ -15,12 +15,16 @@ const ENCODINGS = ['br', 'gzip', 'identity'];
 type End = (this: Response, chunk?: unknown, encoding?: unknown, callback?: unknown) => Response;
 type Negotiating = { encoding(available: string[], options: { preferred: string[] }): string | undefined };
 
-// Quick settings for answers made per request (a list of 25 records in about 25 microseconds): brotli
-// quality 1 with a 256 KB window, gzip level 3.
+// Quick settings for answers made per request (a list of 25 records in about 12 microseconds): brotli
+// quality 1 with a window as large as the answer (up to 256 KB: a larger window than the answer
+// compresses no better and costs its allocation), gzip level 3.
 const brotliOptions = (size: number) => ({
   params: {
     [constants.BROTLI_PARAM_QUALITY]: 1,
-    [constants.BROTLI_PARAM_LGWIN]: 18,
+    [constants.BROTLI_PARAM_LGWIN]: Math.min(
+      18,
+      Math.max(constants.BROTLI_MIN_WINDOW_BITS, Math.ceil(Math.log2(size))),
+    ),
     [constants.BROTLI_PARAM_SIZE_HINT]: size,
   },
 });

@@ -1,6 +1,6 @@
 import { ENCRYPTED_PLACEHOLDER } from '../crypto/fieldCipher.js';
 import type { EntityModel } from '../model/types.js';
-import { compileLiteral, plainNames } from '../store/common/compiledLiteral.js';
+import { compileLiteral, holdsAll, plainNames } from '../store/common/compiledLiteral.js';
 import type { Doc } from '../store/types.js';
 
 type Presenter = (doc: Doc) => Doc;
@@ -21,11 +21,6 @@ export function presentRecord(entity: EntityModel, doc: Doc): Doc {
       field.type === 'encryptedKey' && value !== null && value !== undefined ? ENCRYPTED_PLACEHOLDER : value;
   }
   return out as Doc;
-}
-
-function holdsAll(doc: Doc, names: readonly string[]): boolean {
-  for (const name of names) if (!(name in doc)) return false;
-  return true;
 }
 
 function presenterOf(entity: EntityModel): { shown: readonly string[]; present: Presenter } | null {

@@ -3,6 +3,7 @@ import { newId } from '../entities/prepareWrite.js';
 import type { ChangeEventName } from '../hooks/hookTypes.js';
 import { CHANGE_EVENTS, HOOK_DELIVERIES, SEQUENCES, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
+import { compileLiteral, holdsAll, plainNames } from '../store/common/compiledLiteral.js';
 import { type Condition, type Doc, type NumberingCounter, type Store, UniqueConflict } from '../store/types.js';
 
 /** The counter row of the event log (a fixed id: every instance finds the same row). */
@@ -128,10 +129,26 @@ export async function eventAt(store: Store, seq: number): Promise<ChangeEvent | 
   return row as unknown as ChangeEvent | undefined;
 }
 
+const visibleFields = new WeakMap<
+  EntityModel,
+  { names: readonly string[]; pick?: (doc: Doc) => Record<string, unknown> }
+>();
+
 /** The record without hidden fields (password and token hashes never enter the log). */
 function visible(entity: EntityModel, doc: Doc): Doc {
+  let shown = visibleFields.get(entity);
+  if (!shown) {
+    const names = entity.fields.filter((field) => !field.hidden).map((field) => field.name);
+    shown = {
+      names,
+      pick: plainNames(names) ? compileLiteral(names, (name) => `source[${JSON.stringify(name)}]`) : undefined,
+    };
+    visibleFields.set(entity, shown);
+  }
+  // A whole record (every write's) as one compiled literal; a partial one field by field.
+  if (shown.pick && holdsAll(doc, shown.names)) return shown.pick(doc) as Doc;
   const out: Record<string, unknown> = {};
-  for (const field of entity.fields) if (!field.hidden && field.name in doc) out[field.name] = doc[field.name];
+  for (const name of shown.names) if (name in doc) out[name] = doc[name];
   return out as Doc;
 }
 

@@ -3,6 +3,7 @@ import { newId } from '../entities/prepareWrite.js';
 import type { ChangeEventName } from '../hooks/hookTypes.js';
 import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
+import { nullFilled, type Picker } from '../store/common/compiledLiteral.js';
 import type { Doc, Store } from '../store/types.js';
 import { pruneHistory } from './pruneHistory.js';
 
@@ -47,11 +48,17 @@ export function hasHistory(entity: EntityModel): boolean {
   return entity.versioning !== 'none' || entity.fields.some((f) => f.trackChanges);
 }
 
+/** Per entity: its snapshot's fields, compiled once. */
+const snapshots = new WeakMap<EntityModel, Picker>();
+
 /** A record as history keeps it: every field but hidden ones; encrypted values stay encrypted. */
 export function snapshotOf(entity: EntityModel, doc: Doc): Doc {
-  const out: Record<string, unknown> = {};
-  for (const field of entity.fields) if (!field.hidden) out[field.name] = doc[field.name] ?? null;
-  return out as Doc;
+  let pick = snapshots.get(entity);
+  if (!pick) {
+    pick = nullFilled(entity.fields.filter((f) => !f.hidden).map((f) => f.name));
+    snapshots.set(entity, pick);
+  }
+  return pick(doc) as Doc;
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);

@@ -25,3 +25,20 @@ export function compileLiteral<S, T>(
     `return function literal(source) { return { ${properties.join(', ')} }; };`,
   )(...Object.values(helpers)) as (source: S) => T;
 }
+
+export type Picker = (doc: Record<string, unknown>) => Record<string, unknown>;
+
+/**
+ * A function answering `doc` with exactly `names`, in their order, null where doc has none:
+ * compiled for plain names, a loop for any other. Compile once and keep it (per table, per entity).
+ */
+export function nullFilled(names: readonly string[]): Picker {
+  if (plainNames(names)) return compileLiteral(names, (name) => `source[${JSON.stringify(name)}] ?? null`);
+  return (doc) => Object.fromEntries(names.map((name) => [name, doc[name] ?? null]));
+}
+
+/** Whether `doc` holds every one of `names` (its own or inherited), as `in` says. */
+export function holdsAll(doc: object, names: readonly string[]): boolean {
+  for (const name of names) if (!(name in doc)) return false;
+  return true;
+}

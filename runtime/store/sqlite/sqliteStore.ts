@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { physicalModel } from '../../model/locales.js';
 import type { AppModel } from '../../model/types.js';
+import { nullFilled, type Picker } from '../common/compiledLiteral.js';
 import { dateBucket } from '../common/dateBucket.js';
 import { searchText } from '../common/searchText.js';
 import { collationKey } from '../common/sortKey.js';
@@ -39,6 +40,9 @@ interface Shared {
   /** The SQLite dialect, with the id sets this connection keeps. */
   dialect: SqlDialect;
 }
+
+/** Per table: its documents as reads return them (normalized). */
+const normalizers = new WeakMap<TableLayout, Picker>();
 
 /** The embedded store: better-sqlite3, WAL, synchronous=FULL, FTS5 for text search. */
 export class SqliteStore extends SqlStore {
@@ -328,9 +332,12 @@ export class SqliteStore extends SqlStore {
 
   /** The document as a read would return it: every field present, null when unset. */
   private normalized(layout: TableLayout, doc: Doc): Doc {
-    const out: Record<string, unknown> = {};
-    for (const field of layout.columns.keys()) out[field] = doc[field] ?? null;
-    return out as Doc;
+    let pick = normalizers.get(layout);
+    if (!pick) {
+      pick = nullFilled([...layout.columns.keys()]);
+      normalizers.set(layout, pick);
+    }
+    return pick(doc) as Doc;
   }
 
   private guard<T>(layout: TableLayout, write: () => T): T {

@@ -1,7 +1,7 @@
 // CRUD throughput of the full entigen pipeline against a hand-written Express 5 + better-sqlite3
 // baseline (and Soul, a REST-over-SQLite peer, when installed), on the same seeded data.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -466,9 +466,11 @@ async function main() {
           }),
       ),
     );
-    // The copy of the rows is gigabytes at a million: it goes with the run.
+    // The copy of the rows is gigabytes at a million: it goes with the run, as do the SQLite files
+    // (a seed and a copy per target, hundreds of megabytes each at 100,000 rows).
     if (PG_URL)
       await inSchema(PG_URL, async (client, schema) => void (await client.query(`DROP SCHEMA "${schema}" CASCADE`)));
+    rmSync(dir, { recursive: true, force: true });
   }
 
   process.stdout.write(

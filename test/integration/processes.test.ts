@@ -234,7 +234,10 @@ describe.each([
     const runs = ((await res.json()) as { data: { items: { startedAt: string; status: string }[] } }).data.items;
     expect(runs.length).toBeGreaterThanOrEqual(7);
     expect(runs.length).toBeLessThanOrEqual(11);
-    expect(runs.every((run) => run.status === 'completed')).toBe(true);
+    // Every run completed, but the newest may still be running when the list is read.
+    const statuses = runs.map((run) => run.status);
+    expect(statuses.slice(0, -1).filter((status) => status !== 'completed')).toEqual([]);
+    expect(['completed', 'running']).toContain(statuses.at(-1));
     // Once per interval: claims are at least an interval apart (compare-and-set on nextRunAt), and
     // the count above would double if both servers ran each one. startedAt is stamped after the
     // claim's round trips, which a loaded machine stretches by a few hundred milliseconds.

@@ -3,7 +3,7 @@ import { newId } from '../entities/prepareWrite.js';
 import type { ChangeEventName } from '../hooks/hookTypes.js';
 import { CHANGE_EVENTS, HOOK_DELIVERIES, SEQUENCES, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
-import { compileLiteral, holdsAll, plainNames } from '../store/common/compiledLiteral.js';
+import { fieldPicker, type Picker } from '../store/common/compiledLiteral.js';
 import { type Condition, type Doc, type NumberingCounter, type Store, UniqueConflict } from '../store/types.js';
 
 /** The counter row of the event log (a fixed id: every instance finds the same row). */
@@ -129,27 +129,17 @@ export async function eventAt(store: Store, seq: number): Promise<ChangeEvent | 
   return row as unknown as ChangeEvent | undefined;
 }
 
-const visibleFields = new WeakMap<
-  EntityModel,
-  { names: readonly string[]; pick?: (doc: Doc) => Record<string, unknown> }
->();
+/** Per entity: its fields but hidden ones, picked as one literal from a whole record. */
+const visibleFields = new WeakMap<EntityModel, Picker>();
 
 /** The record without hidden fields (password and token hashes never enter the log). */
 function visible(entity: EntityModel, doc: Doc): Doc {
-  let shown = visibleFields.get(entity);
-  if (!shown) {
-    const names = entity.fields.filter((field) => !field.hidden).map((field) => field.name);
-    shown = {
-      names,
-      pick: plainNames(names) ? compileLiteral(names, (name) => `source[${JSON.stringify(name)}]`) : undefined,
-    };
-    visibleFields.set(entity, shown);
+  let pick = visibleFields.get(entity);
+  if (!pick) {
+    pick = fieldPicker(entity.fields.filter((field) => !field.hidden).map((field) => field.name));
+    visibleFields.set(entity, pick);
   }
-  // A whole record (every write's) as one compiled literal; a partial one field by field.
-  if (shown.pick && holdsAll(doc, shown.names)) return shown.pick(doc) as Doc;
-  const out: Record<string, unknown> = {};
-  for (const name of shown.names) if (name in doc) out[name] = doc[name];
-  return out as Doc;
+  return pick(doc) as Doc;
 }
 
 /**

@@ -42,3 +42,31 @@ export function holdsAll(doc: object, names: readonly string[]): boolean {
   for (const name of names) if (!(name in doc)) return false;
   return true;
 }
+
+/**
+ * A function answering the `names` a document holds, in their order, each of `masked` that has a
+ * value as `mask` instead: one compiled literal for a document holding every name (a whole
+ * record), field by field for any other (a select). Compile once and keep it.
+ */
+export function fieldPicker(names: readonly string[], masked: ReadonlySet<string> = new Set(), mask?: unknown): Picker {
+  const whole = plainNames(names)
+    ? compileLiteral<Record<string, unknown>, Record<string, unknown>>(
+        names,
+        (name) => {
+          const value = `source[${JSON.stringify(name)}]`;
+          return masked.has(name) ? `(${value} == null ? ${value} : mask)` : value;
+        },
+        { mask },
+      )
+    : undefined;
+  return (doc) => {
+    if (whole && holdsAll(doc, names)) return whole(doc);
+    const out: Record<string, unknown> = {};
+    for (const name of names) {
+      if (!(name in doc)) continue;
+      const value = doc[name];
+      out[name] = masked.has(name) && value != null ? mask : value;
+    }
+    return out;
+  };
+}

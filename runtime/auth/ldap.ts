@@ -1,4 +1,3 @@
-import { Client, InvalidCredentialsError } from 'ldapts';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { SETTINGS } from '../model/collections.js';
 import type { Store } from '../store/types.js';
@@ -22,6 +21,8 @@ export interface LdapServerConfig {
 }
 
 export const DEFAULT_USER_FILTER = '(uid={username})';
+/** ldapts is loaded on the first LDAP sign-in or test, not by servers that never use LDAP. */
+const ldapts = () => import('ldapts');
 const TIMEOUT_MS = 5000;
 
 type Partial = { url?: unknown; baseDN?: unknown; userFilter?: unknown; bindDN?: unknown; bindPassword?: unknown };
@@ -108,6 +109,7 @@ export async function ldapAuthenticate(
 ): Promise<LdapIdentity | undefined> {
   // An empty password would be an unauthenticated bind, which many servers accept: refuse it.
   if (!username || !password) return undefined;
+  const { Client, InvalidCredentialsError } = await ldapts();
   const client = new Client({ url: settings.url, timeout: TIMEOUT_MS, connectTimeout: TIMEOUT_MS });
   try {
     if (settings.bindDN) await client.bind(settings.bindDN, settings.bindPassword ?? '');
@@ -134,6 +136,7 @@ export async function ldapAuthenticate(
 
 /** GET /auth/test-ldap: can the server be reached and bound (anonymously or as the service account)? */
 export async function testLdap(settings: LdapSettings): Promise<{ ok: boolean; url: string; message: string }> {
+  const { Client, InvalidCredentialsError } = await ldapts();
   const client = new Client({ url: settings.url, timeout: TIMEOUT_MS, connectTimeout: TIMEOUT_MS });
   let step = 'connect';
   try {
@@ -142,15 +145,16 @@ export async function testLdap(settings: LdapSettings): Promise<{ ok: boolean; u
     await client.search(settings.baseDN, { scope: 'base', filter: '(objectClass=*)', attributes: ['dn'] });
     return { ok: true, url: settings.url, message: `connected and searched ${settings.baseDN}` };
   } catch (error) {
-    return { ok: false, url: settings.url, message: describeLdapFailure(step, error) };
+    const refused = error instanceof InvalidCredentialsError;
+    return { ok: false, url: settings.url, message: describeLdapFailure(step, error, refused) };
   } finally {
     await client.unbind().catch(() => undefined);
   }
 }
 
 /** A fixed sentence per kind of failure: the operator learns what to fix, nobody learns socket details. */
-function describeLdapFailure(step: string, error: unknown): string {
-  if (error instanceof InvalidCredentialsError) return 'the server refused the bind credentials';
+function describeLdapFailure(step: string, error: unknown, refused: boolean): string {
+  if (refused) return 'the server refused the bind credentials';
   if (step === 'search') return 'connected, but the base DN could not be searched';
   const code = (error as { code?: unknown })?.code;
   if (code === 'ETIMEDOUT' || /timeout/i.test((error as Error)?.message ?? ''))

@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type * as OpenId from 'openid-client';
 import type { OidcProviderConfig } from '../config/runtimeConfig.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
@@ -10,6 +10,8 @@ export const OIDC_FLOW_TTL_MS = 10 * 60_000;
 const PROVIDER_TIMEOUT_S = 10;
 /** Host names of this machine: the only ones a provider may be reached at over plain http. */
 export const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+/** openid-client is loaded with the first sign-in, not by servers that have no provider. */
+const openid = () => import('openid-client');
 
 /** What the browser carries between start and callback, sealed in a cookie of its own. */
 export interface Flow {
@@ -36,7 +38,7 @@ export interface OidcIdentity {
  * failed discovery is tried again on the next sign-in, so a provider down at start costs nothing).
  */
 export class OidcClients {
-  private readonly configurations = new Map<string, Promise<client.Configuration>>();
+  private readonly configurations = new Map<string, Promise<OpenId.Configuration>>();
 
   constructor(readonly providers: readonly OidcProviderConfig[]) {
     for (const provider of providers) {
@@ -52,21 +54,23 @@ export class OidcClients {
     return provider;
   }
 
-  configuration(provider: OidcProviderConfig): Promise<client.Configuration> {
+  configuration(provider: OidcProviderConfig): Promise<OpenId.Configuration> {
     let found = this.configurations.get(provider.name);
     if (!found) {
       const insecure = new URL(provider.issuer).protocol === 'http:';
       // The ID token's signature is checked against the provider's published keys (jwks_uri),
       // not only trusted because it came over TLS: a token signed by any other key is refused.
-      const execute = [...(insecure ? [client.allowInsecureRequests] : []), client.enableNonRepudiationChecks];
-      found = client
-        .discovery(
-          new URL(provider.issuer),
-          provider.clientId,
-          provider.clientSecret,
-          provider.clientSecret ? client.ClientSecretBasic(provider.clientSecret) : client.None(),
-          { execute, timeout: PROVIDER_TIMEOUT_S },
-        )
+      found = openid()
+        .then((client) => {
+          const execute = [...(insecure ? [client.allowInsecureRequests] : []), client.enableNonRepudiationChecks];
+          return client.discovery(
+            new URL(provider.issuer),
+            provider.clientId,
+            provider.clientSecret,
+            provider.clientSecret ? client.ClientSecretBasic(provider.clientSecret) : client.None(),
+            { execute, timeout: PROVIDER_TIMEOUT_S },
+          );
+        })
         .then((configuration) => {
           if (!configuration.serverMetadata().jwks_uri)
             throw new Error('the provider publishes no jwks_uri: its ID tokens cannot be verified');
@@ -115,6 +119,7 @@ export async function startOidcSignIn(
 ): Promise<{ url: string; flow: string }> {
   const provider = clients.provider(name);
   const configuration = await clients.configuration(provider);
+  const client = await openid();
   const nonce = client.randomNonce();
   const flow: Flow = {
     provider: provider.name,
@@ -179,8 +184,9 @@ export async function finishOidcSignIn(
   const provider = clients.provider(name);
   const flow = checkedFlow(auth, provider, query, sealedFlow);
   const configuration = await clients.configuration(provider);
+  const client = await openid();
   const current = new URL(`${callbackUrl(auth, provider)}?${query}`);
-  let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+  let tokens: Awaited<ReturnType<typeof OpenId.authorizationCodeGrant>>;
   try {
     tokens = await client.authorizationCodeGrant(configuration, current, {
       pkceCodeVerifier: flow.verifier,
@@ -189,7 +195,7 @@ export async function finishOidcSignIn(
       idTokenExpected: true,
     });
   } catch (error) {
-    throw refusal(provider, error);
+    throw refusal(provider, error, client);
   }
   const claims = tokens.claims();
   if (!claims) throw new ApiError('UNAUTHORIZED', `${provider.label} returned no ID token`);
@@ -198,7 +204,7 @@ export async function finishOidcSignIn(
     try {
       profile = await client.fetchUserInfo(configuration, tokens.access_token, claims.sub);
     } catch (error) {
-      throw refusal(provider, error);
+      throw refusal(provider, error, client);
     }
   }
   return { identity: verifiedIdentity(provider, claims.sub, profile), returnTo: flow.returnTo };
@@ -232,7 +238,7 @@ export function verifiedIdentity(
 }
 
 /** What the provider or openid-client refused, as the envelope: never a 500, the cause logged. */
-function refusal(provider: OidcProviderConfig, error: unknown): ApiError {
+function refusal(provider: OidcProviderConfig, error: unknown, client: typeof OpenId): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError) {
     const what = error.error === 'invalid_grant' ? 'the sign-in code has expired or was used already' : error.error;

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 
 /** RFC 6238 as every authenticator app reads it: SHA-1, six digits, 30-second steps. */
 const TOTP_SETTINGS = { algorithm: 'SHA1', digits: 6, period: 30 } as const;
@@ -21,6 +20,8 @@ export function otpauthUri(secret: string, issuer: string, account: string): str
 
 /** The URI as a QR code: an SVG data URL an <img> shows without any script. */
 export async function qrCodeDataUrl(uri: string): Promise<string> {
+  // qrcode is loaded on the first enrolment, not by every server at start.
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 }

@@ -5,7 +5,6 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import tar from 'tar-stream';
 import type { FileStorage } from '../media/fileStorage.js';
 import type { AppModel } from '../model/types.js';
 import type { Doc, Store } from '../store/types.js';
@@ -56,7 +55,7 @@ export async function restoreBackup(input: RestoreInput): Promise<RestoreOutcome
 async function restoreArchive(input: RestoreInput): Promise<RestoreOutcome> {
   const work = mkdtempSync(join(tmpdir(), 'entigen-restore-'));
   try {
-    const extract = tar.extract();
+    const extract = (await import('tar-stream')).default.extract();
     const reading = pipeline(input.archive, createGunzip(), extract);
     // Its failure also ends the loop below, which reports it.
     reading.catch(() => undefined);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import tar from 'tar-stream';
+import type tar from 'tar-stream';
 import { assetIdOf, type FileStorage } from '../media/fileStorage.js';
 import type { AppModel } from '../model/types.js';
 import type { Doc, Store } from '../store/types.js';
@@ -88,7 +88,8 @@ export async function takeBackup(input: TakeBackupInput): Promise<BackupManifest
       records,
       files,
     };
-    const pack = tar.pack();
+    // tar-stream is loaded by the first backup, not by every server at start.
+    const pack = (await import('tar-stream')).default.pack();
     const archive = new PassThrough();
     const written = input.target.put(input.name, archive, 'application/gzip');
     const packed = pipeline(pack, createGzip(), archive);

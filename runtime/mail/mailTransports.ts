@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Logger } from 'pino';
 import type { MailConfig } from '../config/runtimeConfig.js';
 import type { MailTransport, OutgoingMail } from './mailOutbox.js';
@@ -8,23 +8,36 @@ const TIMEOUT_MS = 20_000;
 
 /** SMTP through nodemailer: the URL's host, port, credentials and smtps:, with the config's TLS options. */
 export function smtpTransport(config: MailConfig & { url: string }): MailTransport {
-  const transporter = nodemailer.createTransport({
-    url: config.url,
-    requireTLS: config.tls.requireTLS,
-    tls: { rejectUnauthorized: config.tls.rejectUnauthorized },
-    connectionTimeout: TIMEOUT_MS,
-    greetingTimeout: TIMEOUT_MS,
-    socketTimeout: TIMEOUT_MS,
-    // Messages come from templates: nothing in them may make nodemailer read files or URLs.
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
+  // nodemailer is loaded with the first mail, not by every server at start.
+  let transporter: Promise<Transporter> | undefined;
+  const connect = async () =>
+    (await import('nodemailer')).default.createTransport({
+      url: config.url,
+      requireTLS: config.tls.requireTLS,
+      tls: { rejectUnauthorized: config.tls.rejectUnauthorized },
+      connectionTimeout: TIMEOUT_MS,
+      greetingTimeout: TIMEOUT_MS,
+      socketTimeout: TIMEOUT_MS,
+      // Messages come from templates: nothing in them may make nodemailer read files or URLs.
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    });
   return {
     kind: 'smtp',
     async send(from: string, mail: OutgoingMail) {
-      await transporter.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+      transporter ??= connect().catch((error: unknown) => {
+        transporter = undefined;
+        throw error;
+      });
+      await (await transporter).sendMail({
+        from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        html: mail.html,
+      });
     },
-    close: () => transporter.close(),
+    close: () => void transporter?.then((opened) => opened.close()),
   };
 }
 

@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { parse } from 'csv-parse';
 import type { EntityModel } from '../model/types.js';
 import type { SourceLine } from './importRecords.js';
 import { fromCell, type TransferFormat } from './recordFormat.js';
@@ -39,6 +38,8 @@ async function* readJsonLines(path: string): AsyncIterable<SourceLine> {
 
 async function* readCsv(path: string, entity: EntityModel): AsyncIterable<SourceLine> {
   const fields = new Map(entity.fields.map((field) => [field.name, field]));
+  // csv-parse is loaded by the first CSV import, not by every server at start.
+  const { parse } = await import('csv-parse');
   const parser = createReadStream(path).pipe(
     parse({ bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_LINE_BYTES, info: true }),
   );

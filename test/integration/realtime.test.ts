@@ -331,6 +331,52 @@ describe('realtime limits', () => {
     }
   });
 
+  it('sends a stream held to its rate its waiting events in batches, one write each', async () => {
+    // 50 a second: the bucket's 50 at once, then five every tenth of a second.
+    const server = await startTestServer(
+      {},
+      {
+        overrides: { rateLimit: GENEROUS_LIMITS, realtime: { ...REALTIME, eventsPerSecond: 50, heartbeatMs: 60_000 } },
+      },
+    );
+    try {
+      const admin = await server.user({ roles: ['ADMIN'] });
+      const url = new URL(server.url);
+      // A raw socket: each write of the server arrives as its own read here (an HTTP client would
+      // hand over each chunk of the chunked body apart, however they were written).
+      const chunks: { at: number; events: string[] }[] = [];
+      const socket = connect(Number(url.port), url.hostname);
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        const events = [...chunk.matchAll(/^data: (.*)$/gm)].map((line) => JSON.parse(line[1]).id as string);
+        if (events.length > 0) chunks.push({ at: Date.now(), events });
+      });
+      const opened = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+      socket.write(
+        `GET /api/v1/realtime?entities=articles HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${admin.token}\r\n\r\n`,
+      );
+      await opened;
+      const bulk = await server.call('POST', '/api/v1/articles/bulk', {
+        token: admin.token,
+        body: { items: Array.from({ length: 70 }, (_, i) => ({ title: `Batch ${i}`, body: 'b' })) },
+      });
+      const ids = bulk.body.data.items.map((a: { id: string }) => a.id);
+      for (let i = 0; i < 100 && chunks.flatMap((c) => c.events).length < 70; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      expect(chunks.flatMap((c) => c.events)).toEqual(ids);
+      // The 20 events beyond the bucket came in a few writes of several events, not 20 of one...
+      const burst = chunks.findIndex((c) => c.events.includes(ids[49]));
+      const rest = chunks.slice(burst + 1);
+      expect(rest.length).toBeGreaterThanOrEqual(2);
+      expect(rest.length).toBeLessThanOrEqual(8);
+      // ...and no faster than the rate: 20 events at 50 a second take at least 0.3 s more.
+      expect(rest.at(-1)!.at - chunks[burst].at).toBeGreaterThanOrEqual(300);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('disconnects a client that stops reading, and answers 429 beyond the streams of one instance', async () => {
     const server = await startTestServer(
       {},

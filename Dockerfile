@@ -39,4 +39,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 # The server runs as PID 1, so `docker stop` reaches it: on SIGTERM it drains requests, lets its
 # leases go and exits 0. (A project with migrations/ copies that folder too.)
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/bin/entigen.js", "serve"]
+CMD ["node", "--max-semi-space-size=8", "dist/bin/entigen.js", "serve"]

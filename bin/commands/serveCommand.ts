@@ -8,6 +8,7 @@ import { startServer } from '../../runtime/server/startServer.js';
 import type { Store } from '../../runtime/store/types.js';
 import { importProjectModules, type LoadedFrom } from './projectModules.js';
 import { reportFailure } from './reportFailure.js';
+import { boundHeapGrowth } from './serverHeap.js';
 import { releaseLog, serverLogger } from './serverLogger.js';
 import { stopWithLauncher } from './stopWithLauncher.js';
 
@@ -72,6 +73,7 @@ function handlersOf(module: Record<string, unknown>): Record<string, JobHandler>
 }
 
 export async function serveCommand(options: ServeOptions): Promise<void> {
+  boundHeapGrowth();
   try {
     const root = resolve('.');
     const port = options.port === undefined ? undefined : Number(options.port);

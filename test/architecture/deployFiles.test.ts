@@ -34,7 +34,7 @@ describe('the deployment files', () => {
     expect(run).toContain('npm ci --omit=dev');
     expect(run).toMatch(/^USER node$/m);
     expect(run).toMatch(/HEALTHCHECK[\s\S]*\/api\/health/);
-    expect(run).toMatch(/CMD \["node", "dist\/bin\/entigen.js", "serve"\]/);
+    expect(run).toMatch(/CMD \["node", "--max-semi-space-size=8", "dist\/bin\/entigen.js", "serve"\]/);
     expect(read('.dockerignore')).toMatch(/^node_modules$/m);
   });
 });

@@ -3,6 +3,7 @@
 // never answers. The server's RSS and heap are sampled every BENCH_SOAK_SAMPLE_SECONDS (10);
 // the target is an RSS that stays flat (the last sample within 10% of the one after the first
 // minute) while the heap does.
+
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync } from 'node:fs';
 import { createServer, request } from 'node:http';
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadRegistry } from '../bin/commands/serveCommand.js';
+import { SERVE_NODE_FLAGS } from '../bin/commands/serverHeap.js';
 import { signSession } from '../runtime/auth/sessionToken.js';
 import { newId } from '../runtime/entities/prepareWrite.js';
 import { openStore } from '../runtime/store/openStore.js';
@@ -88,7 +90,7 @@ function silentStream(token: string): Socket {
 async function serveBench(databaseUrl: string): Promise<ChildProcess> {
   const server = spawn(
     process.execPath,
-    [join(here, 'crud', 'entigenServer.js'), databaseUrl, String(PORT), SECRET, root],
+    [...SERVE_NODE_FLAGS, join(here, 'crud', 'entigenServer.js'), databaseUrl, String(PORT), SECRET, root],
     { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } },
   );
   await new Promise<void>((resolve) => server.stdout!.on('data', (d) => String(d).includes('listening') && resolve()));
@@ -99,7 +101,7 @@ async function serveBench(databaseUrl: string): Promise<ChildProcess> {
 async function serveCli(databaseUrl: string): Promise<ChildProcess> {
   const logFile = join(mkdtempSync(join(tmpdir(), 'entigen-soak-log-')), 'server.log');
   const log = openSync(logFile, 'a');
-  const server = spawn(process.execPath, [join(here, '..', 'bin', 'entigen.js'), 'serve'], {
+  const server = spawn(process.execPath, [...SERVE_NODE_FLAGS, join(here, '..', 'bin', 'entigen.js'), 'serve'], {
     cwd: root,
     stdio: ['ignore', log, 'inherit'],
     env: {

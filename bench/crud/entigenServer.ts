@@ -1,9 +1,14 @@
+import { appendFileSync, readFileSync } from 'node:fs';
+import v8 from 'node:v8';
 // The entigen server under benchmark: the generated example app over the seeded file.
 import { pino } from 'pino';
 import { loadRegistry } from '../../bin/commands/serveCommand.js';
+import { boundHeapGrowth } from '../../bin/commands/serverHeap.js';
 import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import { startServer } from '../../runtime/server/startServer.js';
 
+// The heap policy of `entigen serve`.
+boundHeapGrowth();
 const [databaseUrl, port, secret, root] = process.argv.slice(2);
 const registry = await loadRegistry(root, 'generated');
 // BENCH_HOOKS=1: an empty beforeCreate and an afterCommit on articles (the cost of hooks).
@@ -52,9 +57,36 @@ process.on('SIGUSR2', () => {
   const collect = (globalThis as { gc?: () => void }).gc;
   collect?.();
   const after = collect ? process.memoryUsage() : undefined;
+  if (process.env.BENCH_MEMORY_MAP) appendFileSync(process.env.BENCH_MEMORY_MAP, memoryMap());
   console.log(
     `memory ${JSON.stringify({ rss, heapTotal, heapUsed, external, arrayBuffers, live: after?.heapUsed, after: after && { rss: after.rss, heapTotal: after.heapTotal } })}`,
   );
 });
 // A clean exit on SIGTERM, so a CPU profile (BENCH_PROFILE) gets written.
 process.once('SIGTERM', () => void running.close().finally(() => process.exit(0)));
+
+/**
+ * BENCH_MEMORY_MAP=FILE: where the memory is, in MB: each V8 space (reserved/used) and the resident
+ * memory of each mapping of 1 MB or more (anonymous ones by their size), largest first.
+ */
+function memoryMap(): string {
+  const mb = (bytes: number) => Math.round(bytes / 1048576);
+  const spaces = v8
+    .getHeapSpaceStatistics()
+    .filter((space) => space.space_size > 0)
+    .map((space) => `${space.space_name} ${mb(space.space_size)}/${mb(space.space_used_size)}`);
+  const resident = new Map<string, number>();
+  let mapping = '';
+  for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+    const range = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (range)
+      mapping = range[3] || `anonymous ${mb(Number.parseInt(range[2], 16) - Number.parseInt(range[1], 16))} MB`;
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) resident.set(mapping, (resident.get(mapping) ?? 0) + Number(rss[1]) * 1024);
+  }
+  const mappings = [...resident]
+    .filter(([, bytes]) => bytes >= 1048576)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, bytes]) => `${name} ${mb(bytes)}`);
+  return `${process.pid} V8 spaces: ${spaces.join(', ')}\n${process.pid} resident: ${mappings.join('; ')}\n`;
+}

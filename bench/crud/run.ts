@@ -1,5 +1,6 @@
 // CRUD throughput of the full entigen pipeline against a hand-written Express 5 + better-sqlite3
 // baseline (and Soul, a REST-over-SQLite peer, when installed), on the same seeded data.
+
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { loadRegistry } from '../../bin/commands/serveCommand.js';
+import { SERVE_NODE_FLAGS } from '../../bin/commands/serverHeap.js';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { openStore } from '../../runtime/store/openStore.js';
 import { RECORDS, seed } from './seed.js';
@@ -28,6 +30,8 @@ const CASES = [
   'aggregate-mixed',
   'create',
 ].filter((name) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').some((c) => name.startsWith(c)));
+/** BENCH_SETTLE_SECONDS: how long after the run the servers' RSS is read a second time (10 by default). */
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const SECRET = 'bench-secret';
@@ -38,6 +42,7 @@ const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${pro
  * BENCH_COMPARE=DIR adds entigen as built in another checkout (DIR, after its `npm run build:ts`)
  * as the target `before`, side by side with this one: on its own seeded copy of the same data,
  * in its own schema. `git worktree add ../before <commit>` gives such a checkout.
+ * BENCH_COMPARE=. with BENCH_COMPARE_FLAGS compares this checkout with itself under other V8 flags.
  */
 const COMPARE = process.env.BENCH_COMPARE ? resolve(process.env.BENCH_COMPARE) : undefined;
 const PG_URL =
@@ -80,12 +85,20 @@ const pinned = (core: number, args: string[], env: NodeJS.ProcessEnv = process.e
   spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env, cwd });
 
 /** entigen's bench server as built in a checkout (this one unless BENCH_COMPARE), on the database given. */
-const entigenServer = (database: string, port: number, checkout = root, env: NodeJS.ProcessEnv = process.env) =>
+const entigenServer = (
+  database: string,
+  port: number,
+  checkout = root,
+  env: NodeJS.ProcessEnv = process.env,
+  flags = process.env.BENCH_SERVER_FLAGS,
+) =>
   pinned(
     0,
     [
       ...PROFILE,
-      ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []),
+      // As `entigen serve` runs; BENCH_SERVER_FLAGS come after, so they can override these.
+      ...SERVE_NODE_FLAGS,
+      ...(flags?.split(' ').filter(Boolean) ?? []),
       join(checkout, 'dist', 'bench', 'crud', 'entigenServer.js'),
       database,
       String(port),
@@ -123,7 +136,14 @@ const TARGETS: Target[] = [
         {
           name: 'before' as const,
           checkout: COMPARE,
-          start: (db: string, port: number) => entigenServer(`sqlite:${db}`, port, COMPARE),
+          start: (db: string, port: number) =>
+            entigenServer(
+              `sqlite:${db}`,
+              port,
+              COMPARE,
+              process.env,
+              process.env.BENCH_COMPARE_FLAGS ?? process.env.BENCH_SERVER_FLAGS,
+            ),
           paths: ENTIGEN_PATHS,
         },
       ]
@@ -447,13 +467,21 @@ async function main() {
         );
       }
     }
-    for (const { target, child } of running) {
+    const statusOf = (pid: number | undefined) =>
+      existsSync(`/proc/${pid}/status`) ? readFileSync(`/proc/${pid}/status`, 'utf8') : '';
+    const mbOf = (status: string, field: string) =>
+      Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) / 1024);
+    const rightAfter = running.map(({ child }) => statusOf(child.pid));
+    // Then the same servers once the load has been gone a while: what a server holds, not what
+    // the last seconds of load left for the collector.
+    await new Promise((settled) => setTimeout(settled, SETTLE_SECONDS * 1000));
+    for (const [i, { target, child }] of running.entries()) {
       const heap = target.name.startsWith('entigen') ? await heapOf(child) : '';
-      const status = existsSync(`/proc/${child.pid}/status`) ? readFileSync(`/proc/${child.pid}/status`, 'utf8') : '';
-      const mb = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) / 1024);
+      const status = statusOf(child.pid);
+      const mb = (field: string) => mbOf(status, field);
       if (/VmRSS:/.test(status))
         process.stdout.write(
-          `${target.name.padEnd(9)} server RSS after the run: ${mb('VmRSS')} MB (${RECORDS} records; anonymous ${mb('RssAnon')} MB, files ${mb('RssFile')} MB${heap})\n`,
+          `${target.name.padEnd(9)} server RSS right after the run: ${mbOf(rightAfter[i]!, 'VmRSS')} MB; ${SETTLE_SECONDS} s later ${mb('VmRSS')} MB (${RECORDS} records; anonymous ${mb('RssAnon')} MB, files ${mb('RssFile')} MB${heap})\n`,
         );
     }
   } finally {

@@ -9,35 +9,33 @@ const TIMEOUT_MS = 20_000;
 /** SMTP through nodemailer: the URL's host, port, credentials and smtps:, with the config's TLS options. */
 export function smtpTransport(config: MailConfig & { url: string }): MailTransport {
   // nodemailer is loaded with the first mail, not by every server at start.
-  let transporter: Promise<Transporter> | undefined;
-  const connect = async () =>
-    (await import('nodemailer')).default.createTransport({
-      url: config.url,
-      requireTLS: config.tls.requireTLS,
-      tls: { rejectUnauthorized: config.tls.rejectUnauthorized },
-      connectionTimeout: TIMEOUT_MS,
-      greetingTimeout: TIMEOUT_MS,
-      socketTimeout: TIMEOUT_MS,
-      // Messages come from templates: nothing in them may make nodemailer read files or URLs.
-      disableFileAccess: true,
-      disableUrlAccess: true,
-    });
+  let opening: Promise<Transporter> | undefined;
+  const transporter = () =>
+    (opening ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        url: config.url,
+        requireTLS: config.tls.requireTLS,
+        tls: { rejectUnauthorized: config.tls.rejectUnauthorized },
+        connectionTimeout: TIMEOUT_MS,
+        greetingTimeout: TIMEOUT_MS,
+        socketTimeout: TIMEOUT_MS,
+        // Messages come from templates: nothing in them may make nodemailer read files or URLs.
+        disableFileAccess: true,
+        disableUrlAccess: true,
+      }),
+    ));
   return {
     kind: 'smtp',
     async send(from: string, mail: OutgoingMail) {
-      transporter ??= connect().catch((error: unknown) => {
-        transporter = undefined;
-        throw error;
-      });
-      await (await transporter).sendMail({
-        from,
-        to: mail.to,
-        subject: mail.subject,
-        text: mail.text,
-        html: mail.html,
-      });
+      const { to, subject, text, html } = mail;
+      await (await transporter()).sendMail({ from, to, subject, text, html });
     },
-    close: () => void transporter?.then((opened) => opened.close()),
+    // A transporter that never opened has nothing to close.
+    close: () =>
+      void opening?.then(
+        (opened) => opened.close(),
+        () => undefined,
+      ),
   };
 }
 

@@ -255,7 +255,7 @@ export class RealtimeStream {
    */
   private async takeToken(): Promise<void> {
     const rate = this.limits.eventsPerSecond;
-    const batch = Math.min(rate, Math.ceil(rate / 10));
+    const batch = Math.ceil(rate / 10);
     for (;;) {
       if (this.tryToken() || this.closed) return;
       this.uncork();

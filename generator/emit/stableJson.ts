@@ -1,15 +1,20 @@
 /** JSON with object keys sorted at every depth and a final newline: same value, same bytes. */
 export function stableJson(value: unknown): string {
-  return `${JSON.stringify(sortKeys(value), null, 2)}\n`;
+  return `${JSON.stringify(value, inKeyOrder, 2)}\n`;
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
+/**
+ * Each object as it is serialized: itself when its keys are in order already, otherwise a shallow
+ * copy in order. The copies die as soon as they are written, so a document of many megabytes (the
+ * OpenAPI document of a large model) is never held twice.
+ */
+function inKeyOrder(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1] < keys[i];
+  if (sorted) return value;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const inner = (value as Record<string, unknown>)[key];
-    if (inner !== undefined) out[key] = sortKeys(inner);
-  }
+  for (const key of keys.sort()) out[key] = (value as Record<string, unknown>)[key];
   return out;
 }

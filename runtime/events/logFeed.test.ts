@@ -42,4 +42,43 @@ describe('the log feed', () => {
     expect((await feed.after(17, 50)).map((e) => e.seq)).toEqual([18, 19, 20]);
     expect(await feed.after(20, 50)).toEqual([]);
   });
+
+  it('lets listeners behind its memory at nearby positions share reads of the log', async () => {
+    memory = await memoryContext();
+    const { ctx } = memory;
+    const articles = ctx.registry.entities.get('articles')!.model;
+    feed = new LogFeed({ store: ctx.store, logger: pino({ level: 'silent' }), pollMs: 60_000 });
+    await feed.start();
+    // More events than the feed keeps: the first two hundred or so end up behind its memory.
+    const total = 4300;
+    await ctx.store.transaction((tx) =>
+      appendEvents(
+        tx,
+        articles,
+        Array.from({ length: total }, (_, i) => ({ event: 'created' as const, id: `a${i}`, after: { id: `a${i}` } })),
+        SYSTEM_CALLER,
+        ctx.now(),
+      ),
+    );
+    feed.notify();
+    for (let i = 0; i < 300 && feed.head < total; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(feed.head).toBe(total);
+    expect(feed.inMemoryAfter(0)).toBeUndefined();
+    const seqs = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
+    // Ten streams that fell behind together ask at once: one read answers them all.
+    const pages = await Promise.all(Array.from({ length: 10 }, (_, i) => feed!.after(i * 3, 20)));
+    expect(pages.map((page) => page.map((e) => e.seq))).toEqual(
+      Array.from({ length: 10 }, (_, i) => seqs(i * 3 + 1, 20)),
+    );
+    expect(feed.catchUpReads).toBe(1);
+    // Later pages inside what was read come from it; a page reaching past it is cut at its end.
+    expect((await feed.after(40, 50)).map((e) => e.seq)).toEqual(seqs(41, 50));
+    expect((await feed.after(90, 50)).map((e) => e.seq)).toEqual(seqs(91, 10));
+    expect(feed.catchUpReads).toBe(1);
+    // Past it, the next read; near the head, memory.
+    expect((await feed.after(100, 50)).map((e) => e.seq)).toEqual(seqs(101, 50));
+    expect(feed.catchUpReads).toBe(2);
+    expect((await feed.after(total - 2, 50)).map((e) => e.seq)).toEqual([total - 1, total]);
+    expect(feed.catchUpReads).toBe(2);
+  });
 });

@@ -19,6 +19,21 @@ const CACHE_BYTES = 32 * 1024 * 1024;
 const READ_BATCH = 100;
 /** How long a commit's notice waits for others before the log is read. */
 const COALESCE_MS = 5;
+/**
+ * Reads for listeners behind the memory, kept for the others close behind them: at most this
+ * many, each of READ_BATCH events, together about this many bytes, for this long.
+ */
+const CATCH_UP_READS = 4;
+const CATCH_UP_BYTES = 8 * 1024 * 1024;
+const CATCH_UP_MS = 2000;
+
+/** Events after `position` read from the log for a listener behind the memory, shared with others near it. */
+interface CatchUpRead {
+  position: number;
+  events: Promise<ChangeEvent[]>;
+  bytes: number;
+  at: number;
+}
 
 /**
  * One reader of the event log per instance. It reads what was committed since its last read,
@@ -32,6 +47,9 @@ export class LogFeed {
   private cache: ChangeEvent[] = [];
   private sizes: number[] = [];
   private bytes = 0;
+  private catchUp: CatchUpRead[] = [];
+  /** Reads of the log for listeners behind the memory (tests and operator insight). */
+  catchUpReads = 0;
   private readonly listeners = new Set<() => void>();
   private reading?: Promise<void>;
   private soon?: NodeJS.Timeout;
@@ -96,7 +114,11 @@ export class LogFeed {
     return this.listeners.size;
   }
 
-  /** Events after `position`, oldest first, up to `limit`: from memory when it reaches back that far. */
+  /**
+   * Events after `position`, oldest first, up to `limit`: from memory when it reaches back that
+   * far. Further back, listeners at nearby positions (streams that fell behind together, held to
+   * the same rate) share reads of READ_BATCH events instead of each reading the log.
+   */
   async after(position: number, limit: number): Promise<ChangeEvent[]> {
     if (position >= this.head) return [];
     const first = this.cache[0]?.seq;
@@ -104,7 +126,46 @@ export class LogFeed {
       const start = position + 1 - first;
       return this.cache.slice(start, start + limit);
     }
-    return eventsAfter(this.options.store, position, limit);
+    const now = Date.now();
+    this.catchUp = this.catchUp.filter((read) => now - read.at < CATCH_UP_MS);
+    for (const read of this.catchUp) {
+      if (read.position > position) continue;
+      const events = await read.events;
+      // The read holds every event after its position up to its last: any position in between is answered.
+      const start = firstAfter(events, position);
+      if (start < events.length) return events.slice(start, start + limit);
+    }
+    return (await this.readBehind(position, now)).slice(0, limit);
+  }
+
+  private readBehind(position: number, now: number): Promise<ChangeEvent[]> {
+    this.catchUpReads++;
+    const read: CatchUpRead = {
+      position,
+      events: eventsAfter(this.options.store, position, READ_BATCH),
+      bytes: 0,
+      at: now,
+    };
+    this.catchUp.push(read);
+    if (this.catchUp.length > CATCH_UP_READS) this.catchUp.shift();
+    read.events.then(
+      (events) => {
+        read.bytes = events.reduce((sum, e) => sum + approximateBytes(e.before) + approximateBytes(e.after), 0);
+        // Large records are not kept beyond the callers already waiting: the newest reads stay.
+        const kept: CatchUpRead[] = [];
+        let total = 0;
+        for (const earlier of [...this.catchUp].reverse()) {
+          total += earlier.bytes;
+          if (total > CATCH_UP_BYTES) break;
+          kept.unshift(earlier);
+        }
+        this.catchUp = kept;
+      },
+      () => {
+        this.catchUp = this.catchUp.filter((kept) => kept !== read);
+      },
+    );
+    return read.events;
   }
 
   /** Every event after `position` up to the head, when memory still holds them all; else undefined. */
@@ -156,6 +217,18 @@ export class LogFeed {
       this.sizes.splice(0, drop);
     }
   }
+}
+
+/** The index of the first of `events` (ascending by seq) after `position`. */
+function firstAfter(events: ChangeEvent[], position: number): number {
+  let low = 0;
+  let high = events.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (events[middle].seq <= position) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** About how many bytes a stored value takes in memory: string lengths, 8 per other scalar. */

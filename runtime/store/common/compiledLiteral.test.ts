@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { compileLiteral, holdsAll, nullFilled, plainNames } from './compiledLiteral.js';
+import { compileLiteral, holdsAll, literalIfPlain, nullFilled, plainNames } from './compiledLiteral.js';
 
 setFlagsFromString('--allow-natives-syntax');
 const fast = new Function('object', 'return %HasFastProperties(object)') as (object: object) => boolean;
@@ -29,6 +29,8 @@ describe('compiled literals', () => {
     for (const odd of ['__proto__', 'a-b', '1a', 'a b', "a'b", 'a"]}); process.exit(1); ({"'])
       expect(plainNames([odd]), odd).toBe(false);
     expect(() => compileLiteral(['a"b'], () => '1')).toThrow(/not plain/);
+    expect(literalIfPlain(['a"b'], () => '1')).toBeUndefined();
+    expect(literalIfPlain<unknown, { a: number }>(['a'], () => '1')?.(null)).toEqual({ a: 1 });
     expect(holdsAll({ a: 1, b: undefined }, ['a', 'b'])).toBe(true);
     expect(holdsAll({ a: 1 }, ['a', 'b'])).toBe(false);
   });

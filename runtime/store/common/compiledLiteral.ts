@@ -26,6 +26,15 @@ export function compileLiteral<S, T>(
   )(...Object.values(helpers)) as (source: S) => T;
 }
 
+/** compileLiteral where every one of `names` is plain; undefined where one is not (the caller loops instead). */
+export function literalIfPlain<S, T>(
+  names: readonly string[],
+  value: (name: string, index: number) => string,
+  helpers?: Record<string, unknown>,
+): ((source: S) => T) | undefined {
+  return plainNames(names) ? compileLiteral<S, T>(names, value, helpers) : undefined;
+}
+
 export type Picker = (doc: Record<string, unknown>) => Record<string, unknown>;
 
 /**
@@ -33,8 +42,12 @@ export type Picker = (doc: Record<string, unknown>) => Record<string, unknown>;
  * compiled for plain names, a loop for any other. Compile once and keep it (per table, per entity).
  */
 export function nullFilled(names: readonly string[]): Picker {
-  if (plainNames(names)) return compileLiteral(names, (name) => `source[${JSON.stringify(name)}] ?? null`);
-  return (doc) => Object.fromEntries(names.map((name) => [name, doc[name] ?? null]));
+  return (
+    literalIfPlain<Record<string, unknown>, Record<string, unknown>>(
+      names,
+      (name) => `source[${JSON.stringify(name)}] ?? null`,
+    ) ?? ((doc) => Object.fromEntries(names.map((name) => [name, doc[name] ?? null])))
+  );
 }
 
 /** Whether `doc` holds every one of `names` (its own or inherited), as `in` says. */
@@ -49,16 +62,14 @@ export function holdsAll(doc: object, names: readonly string[]): boolean {
  * record), field by field for any other (a select). Compile once and keep it.
  */
 export function fieldPicker(names: readonly string[], masked: ReadonlySet<string> = new Set(), mask?: unknown): Picker {
-  const whole = plainNames(names)
-    ? compileLiteral<Record<string, unknown>, Record<string, unknown>>(
-        names,
-        (name) => {
-          const value = `source[${JSON.stringify(name)}]`;
-          return masked.has(name) ? `(${value} == null ? ${value} : mask)` : value;
-        },
-        { mask },
-      )
-    : undefined;
+  const whole = literalIfPlain<Record<string, unknown>, Record<string, unknown>>(
+    names,
+    (name) => {
+      const value = `source[${JSON.stringify(name)}]`;
+      return masked.has(name) ? `(${value} == null ? ${value} : mask)` : value;
+    },
+    { mask },
+  );
   return (doc) => {
     if (whole && holdsAll(doc, names)) return whole(doc);
     const out: Record<string, unknown> = {};

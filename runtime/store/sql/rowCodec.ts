@@ -1,4 +1,4 @@
-import { compileLiteral, plainNames } from '../common/compiledLiteral.js';
+import { literalIfPlain } from '../common/compiledLiteral.js';
 import { foldText, naturalSortKey } from '../common/sortKey.js';
 import type { ColumnKind, TableLayout } from '../common/tableLayout.js';
 import type { Doc } from '../types.js';
@@ -44,14 +44,12 @@ export function decodeRow(layout: TableLayout, row: Record<string, unknown>): Do
   let decode = objectRows.get(layout);
   if (decode === undefined) {
     const fields = [...layout.columns.keys()];
-    decode = plainNames(fields)
-      ? compileLiteral<Record<string, unknown>, Doc>(
-          fields,
-          (field) =>
-            `decodeValue(${JSON.stringify(layout.columns.get(field)!.kind)}, source[${JSON.stringify(field)}])`,
-          { decodeValue },
-        )
-      : null;
+    decode =
+      literalIfPlain<Record<string, unknown>, Doc>(
+        fields,
+        (field) => `decodeValue(${JSON.stringify(layout.columns.get(field)!.kind)}, source[${JSON.stringify(field)}])`,
+        { decodeValue },
+      ) ?? null;
     objectRows.set(layout, decode);
   }
   if (decode) return decode(row);
@@ -101,8 +99,7 @@ function compiledDecoder(
   fields: readonly string[],
   kinds: readonly ColumnKind[],
 ): ((values: readonly unknown[]) => Doc) | undefined {
-  if (!plainNames(fields)) return undefined;
-  return compileLiteral<readonly unknown[], Doc>(
+  return literalIfPlain<readonly unknown[], Doc>(
     fields,
     (_, i) => `decodeValue(${JSON.stringify(kinds[i])}, source[${i}])`,
     { decodeValue },

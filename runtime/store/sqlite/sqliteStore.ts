@@ -34,12 +34,18 @@ interface Shared {
   /** PRAGMA data_version when last asked: it moves when another connection commits. */
   dataVersion?: number;
   dataVersionStatement?: Database.Statement;
+  /** PRAGMA data_version was read in this turn of the event loop, after this many writes (changedElsewhere). */
+  versionReadThisTurn?: boolean;
+  versionReadAfter?: number;
   group: GroupCommit;
   /** Text index writes of the running group's members, written after the last of them. */
   text: TextQueue;
   /** The SQLite dialect, with the id sets this connection keeps. */
   dialect: SqlDialect;
 }
+
+/** Writes through any store of this process: another store on the same file sees them at once (changedElsewhere). */
+let processWrites = 0;
 
 /** Per table: its documents as reads return them (normalized). */
 const normalizers = new WeakMap<TableLayout, Picker>();
@@ -186,10 +192,24 @@ export class SqliteStore extends SqlStore {
     return { groups: this.shared.group.groups, members: this.shared.group.members };
   }
 
-  /** Whether another connection (a script, a second process) committed since the last call. */
+  /**
+   * Whether another connection (a script, a second process) committed since the last call. The
+   * pragma takes the WAL's shared-memory locks, about 5 µs, and a request asks several times
+   * (its caller, its counts, its page): it is read once per turn of the event loop, and again
+   * after any write through this process. Another process's commit during the turn is seen at
+   * the next, as if it had come a moment later.
+   */
   changedElsewhere(): boolean {
+    const { shared } = this;
     // A closed database answers its own error (503) to the query that follows.
-    if (!this.shared.db.open) return false;
+    if (!shared.db.open) return false;
+    if (shared.versionReadThisTurn && shared.versionReadAfter === processWrites) return false;
+    if (!shared.versionReadThisTurn)
+      setImmediate(() => {
+        shared.versionReadThisTurn = false;
+      });
+    shared.versionReadThisTurn = true;
+    shared.versionReadAfter = processWrites;
     // Prepared once: db.pragma() would prepare it again on every call.
     this.shared.dataVersionStatement ??= this.shared.db.prepare('PRAGMA data_version').pluck();
     const version = this.shared.dataVersionStatement.get() as number;
@@ -267,6 +287,7 @@ export class SqliteStore extends SqlStore {
    * page it touches to the statement journal once more.
    */
   private atomic<T>(statements: () => T): T {
+    processWrites++;
     return this.inTransaction ? statements() : this.shared.db.transaction(statements)();
   }
 

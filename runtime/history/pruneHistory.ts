@@ -14,7 +14,9 @@ export async function pruneHistory(tx: Store, entity: EntityModel, entityId: str
       { field: 'entityId', op: 'eq', value: entityId },
     ],
   };
-  const newestFirst = [{ field: 'id', direction: 'desc' as const }];
+  // Versions are numbered in the order they were written; ids only roughly, across instances
+  // (the same second on two servers orders by each process's random part).
+  const newestFirst = [{ field: collection === ENTITY_VERSIONS ? 'version' : 'id', direction: 'desc' as const }];
   const doomed = new Set<string>();
   if (entity.history.keep) {
     for (const old of await tx.find(collection, {

@@ -55,6 +55,34 @@ describe('recordChange', () => {
     expect(JSON.stringify(versions)).not.toContain('hidden!');
   });
 
+  it('keeps the newest versions by number, whatever order their ids have across instances', async () => {
+    const { ctx, store, entity } = await setup('versioning: full\nhistory: { keep: 2 }');
+    const id = newId();
+    const first = note('a', id);
+    // Version 1 as another server wrote it in the same second: an id above the ones made here.
+    await store.insert('entityVersions', {
+      id: `${newId().slice(0, 8)}ffffffffffffffff`,
+      entity: 'notes',
+      entityId: id,
+      version: 1,
+      versionKey: `notes:${id}:1`,
+      snapshot: first,
+      changedBy: 'u',
+      changeType: 'create',
+      changedFields: [],
+      createdAt: 't',
+      updatedAt: 't',
+    });
+    let before: Doc = first;
+    for (const text of ['b', 'c']) {
+      const after = note(text, id);
+      await recordChange(store, ctx, entity, { changeType: 'update', before, after }, { changedBy: 'u' });
+      before = after;
+    }
+    const versions = await store.find('entityVersions', { sort: [{ field: 'version', direction: 'asc' }] });
+    expect(versions.map((v) => v.version)).toEqual([2, 3]);
+  });
+
   it('drops entries older than history.maxAge but never the latest', async () => {
     let clock = Date.UTC(2030, 0, 1);
     const { ctx, store, entity } = await setup('versioning: simple\nhistory: { maxAge: 1h }', () => new Date(clock));

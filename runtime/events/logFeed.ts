@@ -48,7 +48,7 @@ export class LogFeed {
   private sizes: number[] = [];
   private bytes = 0;
   private catchUp: CatchUpRead[] = [];
-  /** Reads of the log for listeners behind the memory (tests and operator insight). */
+  /** Reads of the log made for listeners behind the memory, shared or not (tests). */
   catchUpReads = 0;
   private readonly listeners = new Set<() => void>();
   private reading?: Promise<void>;

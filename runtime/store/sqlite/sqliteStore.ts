@@ -34,9 +34,8 @@ interface Shared {
   /** PRAGMA data_version when last asked: it moves when another connection commits. */
   dataVersion?: number;
   dataVersionStatement?: Database.Statement;
-  /** PRAGMA data_version was read in this turn of the event loop, after this many writes (changedElsewhere). */
-  versionReadThisTurn?: boolean;
-  versionReadAfter?: number;
+  /** The process's write count when PRAGMA data_version was read in this turn of the event loop (changedElsewhere). */
+  versionReadAt?: number;
   group: GroupCommit;
   /** Text index writes of the running group's members, written after the last of them. */
   text: TextQueue;
@@ -202,19 +201,17 @@ export class SqliteStore extends SqlStore {
   changedElsewhere(): boolean {
     const { shared } = this;
     // A closed database answers its own error (503) to the query that follows.
-    if (!shared.db.open) return false;
-    if (shared.versionReadThisTurn && shared.versionReadAfter === processWrites) return false;
-    if (!shared.versionReadThisTurn)
+    if (!shared.db.open || shared.versionReadAt === processWrites) return false;
+    if (shared.versionReadAt === undefined)
       setImmediate(() => {
-        shared.versionReadThisTurn = false;
+        shared.versionReadAt = undefined;
       });
-    shared.versionReadThisTurn = true;
-    shared.versionReadAfter = processWrites;
+    shared.versionReadAt = processWrites;
     // Prepared once: db.pragma() would prepare it again on every call.
-    this.shared.dataVersionStatement ??= this.shared.db.prepare('PRAGMA data_version').pluck();
-    const version = this.shared.dataVersionStatement.get() as number;
-    const changed = this.shared.dataVersion !== undefined && version !== this.shared.dataVersion;
-    this.shared.dataVersion = version;
+    shared.dataVersionStatement ??= shared.db.prepare('PRAGMA data_version').pluck();
+    const version = shared.dataVersionStatement.get() as number;
+    const changed = shared.dataVersion !== undefined && version !== shared.dataVersion;
+    shared.dataVersion = version;
     return changed;
   }
 

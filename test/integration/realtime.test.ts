@@ -377,6 +377,90 @@ describe('realtime limits', () => {
     }
   });
 
+  it('holds the streams that see alike to their rate together, as one group that falls behind', async () => {
+    const server = await startTestServer(
+      {},
+      {
+        overrides: { rateLimit: GENEROUS_LIMITS, realtime: { ...REALTIME, eventsPerSecond: 20, heartbeatMs: 60_000 } },
+      },
+    );
+    const streams: SseStream[] = [];
+    try {
+      const admin = await server.user({ roles: ['ADMIN'] });
+      const subscribe = async () => {
+        const stream = await openSse(`${server.url}/api/v1/realtime?entities=articles`, { token: admin.token });
+        streams.push(stream);
+        return stream;
+      };
+      const grouping = async (expected: { groups: number; grouped: number }) => {
+        for (let i = 0; i < 100 && server.realtime.grouping.grouped < expected.grouped; i++)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(server.realtime.grouping).toEqual(expected);
+      };
+      const created = (stream: SseStream) =>
+        stream.events.filter((e) => e.event === 'articles.created').map((e) => e.data.id as string);
+      const held = await Promise.all([subscribe(), subscribe(), subscribe()]);
+      await grouping({ groups: 1, grouped: 3 });
+
+      const started = Date.now();
+      const bulk = await server.call('POST', '/api/v1/articles/bulk', {
+        token: admin.token,
+        body: { items: Array.from({ length: 40 }, (_, i) => ({ title: `Held ${i}`, body: 'b' })) },
+      });
+      const ids: string[] = bulk.body.data.items.map((a: { id: string }) => a.id);
+      // The group is behind the feed now: a stream that opens at its head starts a group of its own.
+      const late = await subscribe();
+      await grouping({ groups: 2, grouped: 4 });
+      const after = (
+        await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title: 'After', body: 'b' } })
+      ).body.data.id as string;
+      await late.next((e) => e.data?.id === after);
+      expect(created(late)).toEqual([after]);
+
+      for (const stream of held) await stream.next((e) => e.data?.id === after, 10_000);
+      // Twenty at once, then two every tenth of a second: the rest took a second at least.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+      for (const stream of held) expect(created(stream)).toEqual([...ids, after]);
+      // Held to their rate, they never left their group.
+      expect(server.realtime.grouping).toEqual({ groups: 2, grouped: 4 });
+      expect(server.realtime.leftGroups).toBe(0);
+    } finally {
+      for (const stream of streams) stream.close();
+      await server.close();
+    }
+  });
+
+  it('keeps streams that read in their group through a burst larger than the socket buffer', async () => {
+    const server = await startTestServer(
+      {},
+      { overrides: { rateLimit: GENEROUS_LIMITS, realtime: { ...REALTIME, heartbeatMs: 60_000 } } },
+    );
+    const streams: SseStream[] = [];
+    try {
+      const admin = await server.user({ roles: ['ADMIN'] });
+      for (let i = 0; i < 2; i++)
+        streams.push(await openSse(`${server.url}/api/v1/realtime?entities=articles`, { token: admin.token }));
+      for (let i = 0; i < 100 && server.realtime.grouping.grouped < 2; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(server.realtime.grouping).toEqual({ groups: 1, grouped: 2 });
+      // 40 events of about 2 KB in one commit: 80 KB for each stream, five times the 16 KB high-water mark.
+      const bulk = await server.call('POST', '/api/v1/articles/bulk', {
+        token: admin.token,
+        body: { items: Array.from({ length: 40 }, (_, i) => ({ title: `Burst ${i}`, body: 'x'.repeat(2000) })) },
+      });
+      const ids: string[] = bulk.body.data.items.map((a: { id: string }) => a.id);
+      for (const stream of streams) await stream.next((e) => e.data?.id === ids[39]);
+      for (const stream of streams)
+        expect(stream.events.filter((e) => e.event === 'articles.created').map((e) => e.data.id)).toEqual(ids);
+      expect(server.realtime.grouping).toEqual({ groups: 1, grouped: 2 });
+      // Neither left its group meanwhile: the corked burst was not taken for a full socket.
+      expect(server.realtime.leftGroups).toBe(0);
+    } finally {
+      for (const stream of streams) stream.close();
+      await server.close();
+    }
+  });
+
   it('disconnects a client that stops reading, and answers 429 beyond the streams of one instance', async () => {
     const server = await startTestServer(
       {},

@@ -1,6 +1,7 @@
 import type { ChangeEvent } from '../eventLog.js';
-import { frameOf, type RealtimeStream } from './realtimeStream.js';
+import { frameOf, type RealtimeStream, type StreamGroup } from './realtimeStream.js';
 import { namesEachMember, type SubscriberEvent, type SubscriptionView } from './subscriptionView.js';
+import { TokenBucket } from './tokenBucket.js';
 
 type Decide = (event: ChangeEvent) => SubscriberEvent | undefined;
 
@@ -10,14 +11,22 @@ type Decide = (event: ChangeEvent) => SubscriberEvent | undefined;
  * writes it to its members, so an event nobody of the group sees costs one decision, however
  * many streams are open. Where the key stands for each member's own id (ownership, an
  * assignee), the event is decided once for the members the record does not name and once for
- * each member it names. A member that cannot take an event at once (no token left, a full
- * socket) leaves and goes on by itself from where it is.
+ * each member it names.
+ *
+ * The members share one token bucket (no fuller than any member's when it joined): a group
+ * whose members would get more than their events per second pauses as one, and goes on from
+ * where it is when a tenth of a second's tokens have come, so streams held to their rate still
+ * cost one decision and one frame per event. Each event any member gets takes a token, so no
+ * member gets more than its rate. A member whose socket is full leaves and goes on by itself.
  */
-export class LiveGroup {
+export class LiveGroup implements StreamGroup {
   readonly members = new Set<RealtimeStream>();
+  readonly bucket: TokenBucket;
   private readonly byUser = new Map<string, Set<RealtimeStream>>();
   private readonly deciders = new Map<string | undefined, Decide>();
   private readonly personal: boolean;
+  /** Set while the group waits for tokens. */
+  private paused?: NodeJS.Timeout;
 
   constructor(
     readonly key: string,
@@ -25,10 +34,27 @@ export class LiveGroup {
     private readonly view: SubscriptionView,
     /** Every event up to this one was sent to the members or is not for them. */
     public position: number,
-    /** Told of each member that left by itself. */
-    private readonly left: (member: RealtimeStream) => void,
+    private readonly hooks: {
+      /** Told of each member that left by itself. */
+      left(member: RealtimeStream): void;
+      /** Called when a paused group has tokens again: it is to be given the events after its position. */
+      resume(group: LiveGroup): void;
+    },
+    eventsPerSecond: number,
   ) {
     this.personal = namesEachMember(key);
+    this.bucket = new TokenBucket(eventsPerSecond);
+  }
+
+  /** Whether the group waits for tokens (it is then behind the feed). */
+  get isPaused(): boolean {
+    return this.paused !== undefined;
+  }
+
+  /** Stops waiting for tokens (the group is dropped). */
+  stop(): void {
+    clearTimeout(this.paused);
+    this.paused = undefined;
   }
 
   add(member: RealtimeStream): void {
@@ -48,32 +74,54 @@ export class LiveGroup {
     if (mine?.size === 0) this.byUser.delete(user!);
   }
 
-  /** Sends the events after the position (in order, without a gap) to the members that see them. */
+  /**
+   * Sends the events after the position (in order, without a gap) to the members that see them,
+   * as far as the tokens go; a paused group ignores them (it asks for them again, `resume`).
+   */
   advance(events: readonly ChangeEvent[]): void {
+    if (this.paused) return;
     const written = new Set<RealtimeStream>();
     const send = (shown: SubscriberEvent, to: Iterable<RealtimeStream>, skip?: Set<string>) => {
-      const frame = frameOf(shown);
+      // One buffer for every member: the frame is encoded once, not once per socket.
+      const frame = Buffer.from(frameOf(shown));
       for (const member of to) {
         if (skip?.has(member.view.userId!)) continue;
         written.add(member);
         if (member.deliver(frame, shown.seq)) continue;
         this.remove(member);
-        this.left(member);
+        this.hooks.left(member);
       }
     };
     for (const event of events) {
       if (event.seq <= this.position) continue;
       const named = this.namedMembers(event);
       const shown = this.deciderFor(undefined)(event);
-      if (shown) send(shown, this.members, named);
-      for (const user of named ?? []) {
-        const theirs = this.deciderFor(user)(event);
+      const theirs = [...(named ?? [])].flatMap((user) => {
         const mine = this.byUser.get(user);
-        if (theirs && mine) send(theirs, [...mine]);
+        const seen = mine && this.deciderFor(user)(event);
+        return seen ? [{ seen, to: [...mine] }] : [];
+      });
+      if ((shown || theirs.length > 0) && !this.bucket.take()) {
+        this.pause();
+        break;
       }
+      if (shown) send(shown, this.members, named);
+      for (const { seen, to } of theirs) send(seen, to);
       this.position = event.seq;
     }
-    for (const member of written) member.flush();
+    for (const member of written) {
+      if (!this.members.has(member) || member.flush(this.position)) continue;
+      this.remove(member);
+      this.hooks.left(member);
+    }
+  }
+
+  private pause(): void {
+    this.paused = setTimeout(() => {
+      this.paused = undefined;
+      this.hooks.resume(this);
+    }, this.bucket.batchWait());
+    this.paused.unref();
   }
 
   /** The members' ids the record holds (before or after the change) in a field or an array field. */

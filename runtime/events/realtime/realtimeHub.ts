@@ -36,8 +36,10 @@ const REFRESHES_PER_TICK = 1000;
  * ended here, and a clean end for every stream at shutdown.
  *
  * A stream that has caught up with the feed joins the live group of the streams that decide
- * alike (LiveGroup), which decides each event once for all of them; only streams behind, held
- * back, or whose rules reach through a reference read the feed one by one. The constraints of
+ * alike (LiveGroup), which decides each event once for all of them, and holds all of them to
+ * their rate together; only streams behind or whose rules reach through a reference read the
+ * feed one by one. A group held to its rate falls behind the feed: streams that catch up later
+ * start a new group for the same key. The constraints of
  * grouped streams are asked again every second (at most REFRESHES_PER_TICK a second, so with
  * many thousands of streams each is asked every few seconds) and on every heartbeat; a stream
  * whose constraint changed moves to its group. The grantee of a changed grant reads on by
@@ -47,7 +49,9 @@ const REFRESHES_PER_TICK = 1000;
 export class RealtimeHub {
   private readonly entries = new Set<Entry>();
   private readonly perHolder = new Map<string, number>();
-  private readonly groups = new Map<string, LiveGroup>();
+  /** Every live group, and by key the one a stream that caught up may join. */
+  private readonly groups = new Set<LiveGroup>();
+  private readonly joinable = new Map<string, LiveGroup>();
   private readonly groupOf = new Map<RealtimeStream, LiveGroup>();
   private unlistenGroups?: () => void;
   private refresher?: NodeJS.Timeout;
@@ -76,6 +80,9 @@ export class RealtimeHub {
     this.refresher = setInterval(() => void this.refreshGroups(), CONSTRAINT_TTL_MS);
     this.refresher.unref();
   }
+
+  /** Streams that left their group because their socket was full (tests read it). */
+  leftGroups = 0;
 
   /** How many live groups send to how many streams (the rest read the feed one by one). */
   get grouping(): { groups: number; grouped: number } {
@@ -134,6 +141,7 @@ export class RealtimeHub {
     clearInterval(this.timer);
     clearInterval(this.refresher);
     this.unlistenGroups?.();
+    for (const group of this.groups) group.stop();
     for (const { stream } of [...this.entries]) stream.close();
   }
 
@@ -142,12 +150,25 @@ export class RealtimeHub {
     if (stream.isClosed || this.groupOf.has(stream) || stream.at !== this.feed.head) return;
     const key = stream.view.groupKey();
     if (key === undefined) return;
-    let group = this.groups.get(key);
-    if (!group) {
-      group = new LiveGroup(key, stream.view, stream.at, (member) => this.groupOf.delete(member));
-      this.groups.set(key, group);
+    let group = this.joinable.get(key);
+    if (group?.position !== stream.at) {
+      // None yet, or the one there is held to its rate behind the feed: this stream starts another.
+      group = new LiveGroup(
+        key,
+        stream.view,
+        stream.at,
+        {
+          left: (member) => {
+            this.groupOf.delete(member);
+            if (!member.isClosed) this.leftGroups++;
+          },
+          resume: (paused) => this.advanceGroup(paused),
+        },
+        this.config.eventsPerSecond,
+      );
+      this.groups.add(group);
+      this.joinable.set(key, group);
     }
-    if (group.position !== stream.at) return;
     group.add(stream);
     this.groupOf.set(stream, group);
     stream.joinGroup(group);
@@ -168,32 +189,40 @@ export class RealtimeHub {
    * grantee's streams leave their groups and ask their constraints again before the next event.
    */
   private advanceGroups(): void {
-    for (const group of [...this.groups.values()]) {
-      const events = this.feed.inMemoryAfter(group.position);
-      if (events === undefined) {
-        // Fell behind the feed's memory: each member reads the log itself.
-        for (const member of [...group.members]) this.ungroup(member);
-        continue;
-      }
-      let from = 0;
-      for (let i = 0; i < events.length; i++) {
-        if (events[i].entity !== GRANTS) continue;
-        group.advance(events.slice(from, i + 1));
-        from = i + 1;
-        const grantees = granteesOf(events[i]);
-        for (const member of [...group.members])
-          if (member.view.userId !== undefined && grantees.has(member.view.userId)) {
-            member.view.forget();
-            this.ungroup(member);
-          }
-      }
-      group.advance(from === 0 ? events : events.slice(from));
-      this.dropIfEmpty(group);
+    for (const group of [...this.groups]) this.advanceGroup(group);
+  }
+
+  private advanceGroup(group: LiveGroup): void {
+    if (group.isPaused || !this.groups.has(group)) return;
+    const events = this.feed.inMemoryAfter(group.position);
+    if (events === undefined) {
+      // Fell behind the feed's memory: each member reads the log itself.
+      for (const member of [...group.members]) this.ungroup(member);
+      return;
     }
+    let from = 0;
+    for (let i = 0; i < events.length && !group.isPaused; i++) {
+      if (events[i].entity !== GRANTS) continue;
+      group.advance(events.slice(from, i + 1));
+      // Held to its rate before the grant: its grantees leave when the group reaches it.
+      if (group.position < events[i].seq) break;
+      from = i + 1;
+      const grantees = granteesOf(events[i]);
+      for (const member of [...group.members])
+        if (member.view.userId !== undefined && grantees.has(member.view.userId)) {
+          member.view.forget();
+          this.ungroup(member);
+        }
+    }
+    if (from < events.length) group.advance(from === 0 ? events : events.slice(from));
+    this.dropIfEmpty(group);
   }
 
   private dropIfEmpty(group: LiveGroup): void {
-    if (group.members.size === 0 && this.groups.get(group.key) === group) this.groups.delete(group.key);
+    if (group.members.size > 0) return;
+    group.stop();
+    this.groups.delete(group);
+    if (this.joinable.get(group.key) === group) this.joinable.delete(group.key);
   }
 
   /** Asks the stalest constraints of grouped streams again; a stream whose constraint changed moves. */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ErrorCode } from '../../errors/apiError.js';
 import type { LogFeed } from '../logFeed.js';
 import type { SubscriberEvent, SubscriptionView } from './subscriptionView.js';
+import { TokenBucket } from './tokenBucket.js';
 
 export interface StreamLimits {
   eventsPerSecond: number;
@@ -10,10 +11,18 @@ export interface StreamLimits {
   slowConsumerMs: number;
 }
 
+/** What a stream sees of the group that sends it its events. */
+export interface StreamGroup {
+  readonly position: number;
+  readonly bucket: TokenBucket;
+}
+
 /** The event a stream ends with when the client must act (reload, sign in again). */
 export const STREAM_ERROR_EVENT = 'stream.error';
 /** Events read at a time by a stream behind the feed's memory (each up to two 1 MB records). */
 const PAGE = 50;
+/** Bytes a group's writes may hold corked for one stream before the socket is asked to take them. */
+const GROUP_FLUSH_BYTES = 256 * 1024;
 
 /**
  * One Server-Sent Events stream. It pulls from the log feed from its own position, so a stream
@@ -30,13 +39,13 @@ export class RealtimeStream {
   private pumping = false;
   private wanted = false;
   private closed = false;
-  private tokens: number;
-  private refilledAt = Date.now();
+  /** What it may still send while it reads the feed itself (a group holds one for all its members). */
+  private bucket: TokenBucket;
   private unlisten?: () => void;
   private readonly closeListeners: (() => void)[] = [];
   private caughtUp?: () => void;
   /** While set, a group of streams that decide alike sends this one its events (see LiveGroup). */
-  private group?: { readonly position: number };
+  private group?: StreamGroup;
   /** The socket did not take a group's last write: wait for it before writing more. */
   private backlogged = false;
 
@@ -50,7 +59,7 @@ export class RealtimeStream {
   ) {
     this.position = position;
     this.told = position;
-    this.tokens = limits.eventsPerSecond;
+    this.bucket = new TokenBucket(limits.eventsPerSecond);
   }
 
   get isClosed(): boolean {
@@ -67,16 +76,24 @@ export class RealtimeStream {
     this.caughtUp = listener;
   }
 
-  /** From now on `group` sends this stream its events; it stops reading the feed itself. */
-  joinGroup(group: { readonly position: number }): void {
+  /**
+   * From now on `group` sends this stream its events; it stops reading the feed itself. The
+   * group's tokens go no higher than this stream's: its rate holds across the move.
+   */
+  joinGroup(group: StreamGroup): void {
     this.unlisten?.();
     this.unlisten = undefined;
+    group.bucket.lower(this.bucket.available);
     this.group = group;
   }
 
-  /** Reads the feed itself again, after `position` (every event up to it was sent or is not for it). */
+  /**
+   * Reads the feed itself again, after `position` (every event up to it was sent or is not for
+   * it), with the tokens its group had left.
+   */
   leaveGroup(position: number): void {
     if (!this.group) return;
+    this.bucket = this.group.bucket.copy();
     this.group = undefined;
     this.position = position;
     if (this.closed) return;
@@ -85,27 +102,31 @@ export class RealtimeStream {
   }
 
   /**
-   * A group's event for this subscriber, written at once; false when the stream must leave the
-   * group (it has no token left, or the socket is full) and go on by itself from where it is.
+   * A group's event for this subscriber (the group took the token), held corked until `flush`;
+   * false when the stream closed, or its socket is full (see flush).
    */
-  deliver(frame: string, seq: number): boolean {
+  deliver(frame: string | Buffer, seq: number): boolean {
     if (this.closed) return false;
-    if (!this.tryToken()) {
-      this.leaveGroup(seq - 1);
-      return false;
-    }
     this.cork();
-    const written = this.res.write(frame);
+    this.res.write(frame);
     this.told = seq;
-    if (written) return true;
-    this.backlogged = true;
-    this.leaveGroup(seq);
-    return false;
+    // Corked, a write only buffers: past GROUP_FLUSH_BYTES the socket is asked to take it now.
+    return this.res.writableLength <= GROUP_FLUSH_BYTES || this.flush(seq);
   }
 
-  /** Sends what a group's writes left corked. */
-  flush(): void {
+  /**
+   * Sends what a group's writes left corked; false when the socket did not take it all (more than
+   * its high-water mark still waits): the stream then leaves the group and goes on by itself
+   * after `position` once the client has read it. While corked, `write`'s own answer says
+   * nothing of the client, so the socket is judged only here.
+   */
+  flush(position: number): boolean {
     this.uncork();
+    if (this.closed) return false;
+    if (this.res.writableLength <= this.res.writableHighWaterMark) return true;
+    this.backlogged = true;
+    this.leaveGroup(position);
+    return false;
   }
 
   /** Starts sending: everything after the position, then what the feed reads next. */
@@ -238,28 +259,12 @@ export class RealtimeStream {
     });
   }
 
-  private tryToken(): boolean {
-    const rate = this.limits.eventsPerSecond;
-    const now = Date.now();
-    this.tokens = Math.min(rate, this.tokens + ((now - this.refilledAt) * rate) / 1000);
-    this.refilledAt = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
-  }
-
-  /**
-   * Waits for a token. A stream that ran out waits until a tenth of a second's tokens have come
-   * (not just one), then sends that many events in one write: a stream held to its rate costs a
-   * timer and a write per batch, not per event.
-   */
+  /** Waits for a token, a batch of them at a time (TokenBucket.batchWait). */
   private async takeToken(): Promise<void> {
-    const rate = this.limits.eventsPerSecond;
-    const batch = Math.ceil(rate / 10);
     for (;;) {
-      if (this.tryToken() || this.closed) return;
+      if (this.bucket.take() || this.closed) return;
       this.uncork();
-      await new Promise((resolve) => setTimeout(resolve, Math.ceil(((batch - this.tokens) * 1000) / rate)));
+      await new Promise((resolve) => setTimeout(resolve, this.bucket.batchWait()));
       this.cork();
     }
   }

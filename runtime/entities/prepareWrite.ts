@@ -13,7 +13,8 @@ export function newId(): string {
 
 /** Fields missing from a create body get their declared defaults (copied, never shared). */
 export function applyDefaults(entity: EntityModel, body: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...body };
+  // Not `{ ...body }`: V8 (Node 20) adds a property to a spread copy about 30 times slower.
+  const out = Object.assign({}, body);
   for (const field of entity.fields) {
     if (field.default === undefined) continue;
     const value = out[field.name] as Record<string, unknown> | undefined;
@@ -21,32 +22,47 @@ export function applyDefaults(entity: EntityModel, body: Record<string, unknown>
     if (field.localized && value && typeof value === 'object' && value[field.localized.defaultLocale] === undefined)
       out[field.name] = { ...value, [field.localized.defaultLocale]: field.default };
     else if (value === undefined)
-      out[field.name] = field.localized
-        ? { [field.localized.defaultLocale]: field.default }
-        : typeof field.default === 'object'
-          ? structuredClone(field.default)
-          : field.default;
+      out[field.name] = field.localized ? { [field.localized.defaultLocale]: field.default } : copyOf(field.default);
   }
   return out;
+}
+
+/** A default as a value of its own: the common empty list and object without structuredClone's cost. */
+function copyOf(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value) && value.length === 0) return [];
+  if (Object.getPrototypeOf(value) === Object.prototype && Object.keys(value).length === 0) return {};
+  return structuredClone(value);
 }
 
 const MACRO = /\{\{\s*(user\.id|user\.name|user\.email|now)\s*\}\}/g;
 
 /** `{{user.id}}`, `{{user.name}}`, `{{user.email}}`, `{{now}}` in any string value; other `{{...}}` stays. */
 export function resolveMacros(values: Record<string, unknown>, caller: Caller, now: Date): Record<string, unknown> {
-  const replacements: Record<string, string | undefined> = {
-    'user.id': caller.user?.id,
-    'user.name': caller.user?.displayName,
-    'user.email': caller.user?.email,
-    now: now.toISOString(),
-  };
+  const replacement = (name: string): string | undefined =>
+    name === 'user.id'
+      ? caller.user?.id
+      : name === 'user.name'
+        ? caller.user?.displayName
+        : name === 'user.email'
+          ? caller.user?.email
+          : now.toISOString();
   const resolve = (value: unknown): unknown => {
     if (typeof value === 'string') {
-      return value.includes('{{') ? value.replace(MACRO, (text, name: string) => replacements[name] ?? text) : value;
+      return value.includes('{{') ? value.replace(MACRO, (text, name: string) => replacement(name) ?? text) : value;
     }
     if (Array.isArray(value)) return value.map(resolve);
-    if (value && typeof value === 'object')
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolve(v)]));
+    if (value && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) {
+        const resolved = resolve((value as Record<string, unknown>)[key]);
+        // An own property, as the body had it: assigning `__proto__` would set the prototype instead.
+        if (key === '__proto__')
+          Object.defineProperty(out, key, { value: resolved, enumerable: true, writable: true, configurable: true });
+        else out[key] = resolved;
+      }
+      return out;
+    }
     return value;
   };
   return resolve(values) as Record<string, unknown>;

@@ -68,13 +68,24 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stri
  * history shows which translation changed.
  */
 export function changedFields(entity: EntityModel, before: Doc | undefined, after: Doc | undefined): string[] {
-  return entity.fields
-    .filter((f) => !f.hidden && !NOT_DIFFED.has(f.name))
-    .flatMap((f) => (f.localized ? f.localized.locales.map((locale) => `${f.name}.${locale}`) : [f.name]))
-    .filter((name) => {
-      const next = valueAt(after, name);
-      return before ? !same(valueAt(before, name), next) : next !== null && next !== undefined;
-    });
+  return diffedNames(entity).filter((name) => {
+    const next = valueAt(after, name);
+    return before ? !same(valueAt(before, name), next) : next !== null && next !== undefined;
+  });
+}
+
+/** Per entity: the names changedFields compares, listed once. */
+const diffed = new WeakMap<EntityModel, string[]>();
+
+function diffedNames(entity: EntityModel): string[] {
+  let names = diffed.get(entity);
+  if (!names) {
+    names = entity.fields
+      .filter((f) => !f.hidden && !NOT_DIFFED.has(f.name))
+      .flatMap((f) => (f.localized ? f.localized.locales.map((locale) => `${f.name}.${locale}`) : [f.name]));
+    diffed.set(entity, names);
+  }
+  return names;
 }
 
 /** A field's value in a record, or one locale's (`title.de`); null when it has none. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collationKey, MAX_SORT_KEY_LENGTH, naturalSortKey } from './sortKey.js';
+import { collationKey, foldText, MAX_SORT_KEY_LENGTH, naturalSortKey } from './sortKey.js';
 
 const sortBy = (values: string[], key: (v: string) => string) =>
   [...values].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
@@ -19,6 +19,15 @@ describe('naturalSortKey', () => {
 
   it('treats leading zeros as the same number', () => {
     expect(naturalSortKey('v007')).toBe(naturalSortKey('v7'));
+  });
+});
+
+describe('foldText', () => {
+  it('lowers ASCII text and strips accents, precomposed or combining, from the rest', () => {
+    expect(foldText('Plain ASCII, 42 {x}\t~')).toBe('plain ascii, 42 {x}\t~');
+    expect(foldText('Crème Brûlée')).toBe('creme brulee');
+    expect(foldText('Cre\u0300me')).toBe('creme');
+    expect(foldText('Straße Ωmega 日本')).toBe('straße ωmega 日本');
   });
 });
 

@@ -3,8 +3,11 @@ import type { Collation } from '../types.js';
 /** Longest digit run that natural ordering pads; longer runs compare as text. */
 const MAX_NUMBER_DIGITS = 99;
 
+/** Any character outside ASCII: text without one has no accents to strip (and NFD leaves it as it is). */
+const NON_ASCII = /[\u0080-\uffff]/;
+
 function stripAccents(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}/gu, '');
+  return NON_ASCII.test(text) ? text.normalize('NFD').replace(/\p{M}/gu, '') : text;
 }
 
 /**

@@ -48,7 +48,7 @@ export async function updateOperation({
       const patch = await runBeforeUpdate(scope, plural, id, resolveMacros(input, caller, now), before);
       let values = applyContentStatus(model, patch, before, now);
       values = encryptFields(model, normalizeDates(model, values), ctx.cipher);
-      const after = await store.update(plural, id, { ...values, updatedAt: now.toISOString() }, where);
+      const after = await store.update(plural, id, Object.assign({}, values, { updatedAt: now.toISOString() }), where);
       if (!after) throw notFound(model.name);
       return { result: after, changes: [{ changeType: 'update', before, after }] };
     }),

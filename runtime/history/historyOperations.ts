@@ -220,7 +220,7 @@ export async function revertToVersion(
       const scope = writeScope({ ...ctx, store }, caller, now, 'revert');
       const patch = await runBeforeUpdate(scope, plural, id, restored, current);
       const set = applyContentStatus(model, patch, current, now);
-      const after = await store.update(plural, id, { ...set, updatedAt: now.toISOString() }, where);
+      const after = await store.update(plural, id, Object.assign({}, set, { updatedAt: now.toISOString() }), where);
       if (!after) throw notFound(model.name);
       return { result: after, changes: [{ changeType: 'update', event: 'reverted', before: current, after }] };
     },

@@ -102,9 +102,11 @@ export function authenticate(options: AuthenticateOptions) {
     caller ??= await anonymousCaller(options.roles);
     const tenant = req.headers[TENANT_HEADER];
     // The client's address as the trusted proxies tell it (server.trustProxy), for the audit trail.
-    return typeof tenant === 'string' && tenant !== ''
-      ? { ...caller, requestedTenantId: tenant, address: req.ip }
-      : { ...caller, address: req.ip };
+    // Object.assign, not a spread with more properties: V8 (Node 20) makes that object slow.
+    const own: Caller = Object.assign({}, caller);
+    if (typeof tenant === 'string' && tenant !== '') own.requestedTenantId = tenant;
+    own.address = req.ip;
+    return own;
   }
 
   async function authenticate(req: Request, _res: Response, next: NextFunction): Promise<void> {

@@ -393,9 +393,9 @@ export class CountCachingStore extends StoreWrapper {
       query.sort && query.sort.length > 1 && query.after === undefined
         ? this.cache.peek(`${collection}\u0000${JSON.stringify({ where: query.where, text: query.text })}`, collection)
         : undefined;
-    const hinted = matching === undefined ? query : { ...query, matching };
+    const hinted = matching === undefined ? query : Object.assign({}, query, { matching });
     if (!hasThrough(query.where)) return this.inner.find(collection, hinted);
-    return this.inner.find(collection, { ...hinted, where: await this.knownIds(query.where) });
+    return this.inner.find(collection, Object.assign({}, hinted, { where: await this.knownIds(query.where) }));
   }
 
   /** The records of `ids` in that order, those still there. */
@@ -421,7 +421,7 @@ export class CountCachingStore extends StoreWrapper {
     if (hasThrough(query.where)) {
       const collections = [collection, ...throughCollections(query.where)];
       return this.cache.remember(key, collections, async () =>
-        this.inner.count(collection, { ...query, where: await this.knownIds(query.where) }),
+        this.inner.count(collection, Object.assign({}, query, { where: await this.knownIds(query.where) })),
       );
     }
     this.cache.sync();
@@ -441,7 +441,7 @@ export class CountCachingStore extends StoreWrapper {
       return this.cache.rememberAggregate(key, [collection], () => this.inner.aggregate(collection, query), query);
     const collections = [collection, ...throughCollections(query.where)];
     return this.cache.rememberAggregate(key, collections, async () =>
-      this.inner.aggregate(collection, { ...query, where: await this.knownIds(query.where) }),
+      this.inner.aggregate(collection, Object.assign({}, query, { where: await this.knownIds(query.where) })),
     );
   }
 

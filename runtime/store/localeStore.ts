@@ -39,7 +39,7 @@ export class LocaleStore extends StoreWrapper {
     const fields = this.layout.get(collection);
     if (!fields) return super.find(collection, query);
     const select = query.select?.flatMap((name) => fields.get(name)?.map(([, column]) => column) ?? [name]);
-    const found = await super.find(collection, select ? { ...query, select } : query);
+    const found = await super.find(collection, select ? Object.assign({}, query, { select }) : query);
     return found.map((doc) => fold(doc, fields));
   }
   override async get(collection: string, id: string, where?: Where): Promise<Doc | null> {

@@ -47,19 +47,19 @@ export class TrashStore extends StoreWrapper {
   override find(collection: string, query: FindQuery): Promise<FindResult> {
     return super.find(
       collection,
-      this.kept.has(collection) ? { ...query, where: this.scoped(collection, query.where) } : query,
+      this.kept.has(collection) ? Object.assign({}, query, { where: this.scoped(collection, query.where) }) : query,
     );
   }
   override count(collection: string, query: CountQuery): Promise<number> {
     return super.count(
       collection,
-      this.kept.has(collection) ? { ...query, where: this.scoped(collection, query.where) } : query,
+      this.kept.has(collection) ? Object.assign({}, query, { where: this.scoped(collection, query.where) }) : query,
     );
   }
   override aggregate(collection: string, query: AggregateQuery): Promise<AggregateResult> {
     return super.aggregate(
       collection,
-      this.kept.has(collection) ? { ...query, where: this.scoped(collection, query.where) } : query,
+      this.kept.has(collection) ? Object.assign({}, query, { where: this.scoped(collection, query.where) }) : query,
     );
   }
   override get(collection: string, id: string, where?: Where): Promise<Doc | null> {

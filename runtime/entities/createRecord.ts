@@ -7,6 +7,7 @@ import { type CompiledValidator, validationDetails } from '../validation/validat
 import {
   applyContentStatus,
   applyDefaults,
+  copyValues,
   encryptFields,
   newId,
   normalizeDates,
@@ -38,8 +39,7 @@ export function buildNewRecord(
   values = applyContentStatus(entity, values, undefined, now);
   values = encryptFields(entity, normalizeDates(entity, values), ctx.cipher);
   const stamp = now.toISOString();
-  // Not a spread with more properties: V8 (Node 20) builds that about 20 times slower.
-  const doc = Object.assign({}, values) as Doc;
+  const doc = copyValues(values) as Doc;
   doc.id = newId();
   doc.createdAt = stamp;
   doc.updatedAt = stamp;

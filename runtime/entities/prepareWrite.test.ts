@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Caller } from '../access/caller.js';
 import type { EntityModel } from '../model/types.js';
-import { applyDefaults, resolveMacros } from './prepareWrite.js';
+import { applyDefaults, copyValues, resolveMacros } from './prepareWrite.js';
 
 const entity = {
   fields: [
@@ -66,5 +66,24 @@ describe('resolveMacros', () => {
     expect(Object.getPrototypeOf(resolved)).toBe(Object.prototype);
     expect(Object.keys(resolved)).toEqual(['owner', '__proto__']);
     expect((resolved as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+});
+
+describe('copyValues', () => {
+  it('copies own fields, and keeps a __proto__ key an own property rather than the prototype', () => {
+    const plain = { a: 1, b: [2] };
+    const copy = copyValues(plain);
+    expect(copy).toEqual(plain);
+    expect(copy).not.toBe(plain);
+    const hostile = JSON.parse('{"a":1,"__proto__":{"views":5}}');
+    const kept = copyValues(hostile) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(kept)).toBe(Object.prototype);
+    expect(kept.views).toBeUndefined();
+    expect(Object.keys(kept)).toEqual(['a', '__proto__']);
+  });
+
+  it('keeps defaults from being hidden behind a __proto__ key', () => {
+    const hostile = JSON.parse('{"title":"T","__proto__":{"views":5}}');
+    expect(applyDefaults(entity, hostile).views).toBe(0);
   });
 });

@@ -11,10 +11,19 @@ export function newId(): string {
   return newObjectId();
 }
 
+/**
+ * A shallow copy of a record's values, to which fields are then added. Not `{ ...values }`: V8
+ * (Node 20) adds a property to a spread copy about 30 times slower, and the copy stays slow to
+ * read. A `__proto__` key (refused in request bodies, but values also come from hooks) stays an
+ * own property, as a spread keeps it, rather than becoming the copy's prototype.
+ */
+export function copyValues<T extends object>(values: T): T {
+  return Object.hasOwn(values, '__proto__') ? { ...values } : Object.assign({}, values);
+}
+
 /** Fields missing from a create body get their declared defaults (copied, never shared). */
 export function applyDefaults(entity: EntityModel, body: Record<string, unknown>): Record<string, unknown> {
-  // Not `{ ...body }`: V8 (Node 20) adds a property to a spread copy about 30 times slower.
-  const out = Object.assign({}, body);
+  const out = copyValues(body);
   for (const field of entity.fields) {
     if (field.default === undefined) continue;
     const value = out[field.name] as Record<string, unknown> | undefined;

@@ -9,7 +9,7 @@ import { requireValid } from './createRecord.js';
 import { entityOf } from './entityOf.js';
 import { rulesFor } from './entityRules.js';
 import { writtenIn } from './localize.js';
-import { applyContentStatus, encryptFields, normalizeDates, resolveMacros } from './prepareWrite.js';
+import { applyContentStatus, copyValues, encryptFields, normalizeDates, resolveMacros } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
 import { findWritable } from './requireAccess.js';
 import { storeWrite } from './storeWrite.js';
@@ -48,7 +48,12 @@ export async function updateOperation({
       const patch = await runBeforeUpdate(scope, plural, id, resolveMacros(input, caller, now), before);
       let values = applyContentStatus(model, patch, before, now);
       values = encryptFields(model, normalizeDates(model, values), ctx.cipher);
-      const after = await store.update(plural, id, Object.assign({}, values, { updatedAt: now.toISOString() }), where);
+      const after = await store.update(
+        plural,
+        id,
+        Object.assign(copyValues(values), { updatedAt: now.toISOString() }),
+        where,
+      );
       if (!after) throw notFound(model.name);
       return { result: after, changes: [{ changeType: 'update', before, after }] };
     }),

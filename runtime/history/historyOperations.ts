@@ -4,7 +4,7 @@ import { ENCRYPTED_PLACEHOLDER } from '../crypto/fieldCipher.js';
 import { sealValue } from '../crypto/signedToken.js';
 import { entityOf } from '../entities/entityOf.js';
 import { rulesFor } from '../entities/entityRules.js';
-import { applyContentStatus } from '../entities/prepareWrite.js';
+import { applyContentStatus, copyValues } from '../entities/prepareWrite.js';
 import { presentRecord } from '../entities/presentRecord.js';
 import { findWritable } from '../entities/requireAccess.js';
 import { ApiError, notFound } from '../errors/apiError.js';
@@ -220,7 +220,12 @@ export async function revertToVersion(
       const scope = writeScope({ ...ctx, store }, caller, now, 'revert');
       const patch = await runBeforeUpdate(scope, plural, id, restored, current);
       const set = applyContentStatus(model, patch, current, now);
-      const after = await store.update(plural, id, Object.assign({}, set, { updatedAt: now.toISOString() }), where);
+      const after = await store.update(
+        plural,
+        id,
+        Object.assign(copyValues(set), { updatedAt: now.toISOString() }),
+        where,
+      );
       if (!after) throw notFound(model.name);
       return { result: after, changes: [{ changeType: 'update', event: 'reverted', before: current, after }] };
     },

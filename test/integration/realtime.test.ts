@@ -13,6 +13,17 @@ const REALTIME = {
   slowConsumerMs: 5000,
 };
 
+/** Waits until the server groups as many streams as expected, then checks its groups. */
+async function expectGrouping(server: TestServer, expected: { groups: number; grouped: number }): Promise<void> {
+  for (let i = 0; i < 100 && server.realtime.grouping.grouped < expected.grouped; i++)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(server.realtime.grouping).toEqual(expected);
+}
+
+/** The ids of the created articles a stream received, in order. */
+const createdIds = (stream: SseStream) =>
+  stream.events.filter((e) => e.event === 'articles.created').map((e) => e.data.id as string);
+
 describe('realtime over Server-Sent Events', () => {
   let server: TestServer;
   let admin: { id: string; token: string };
@@ -164,9 +175,7 @@ describe('realtime over Server-Sent Events', () => {
     const adminStream = await subscribe('entities=articles', admin.token);
     await marker(adminStream);
     // The readers' constraints differ only by their own id: one group for them, one for the admin.
-    for (let i = 0; i < 50 && server.realtime.grouping.grouped < 7; i++)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(server.realtime.grouping).toEqual({ groups: 2, grouped: 7 });
+    await expectGrouping(server, { groups: 2, grouped: 7 });
 
     const [alice, bob] = readers;
     const draft = (
@@ -392,15 +401,8 @@ describe('realtime limits', () => {
         streams.push(stream);
         return stream;
       };
-      const grouping = async (expected: { groups: number; grouped: number }) => {
-        for (let i = 0; i < 100 && server.realtime.grouping.grouped < expected.grouped; i++)
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        expect(server.realtime.grouping).toEqual(expected);
-      };
-      const created = (stream: SseStream) =>
-        stream.events.filter((e) => e.event === 'articles.created').map((e) => e.data.id as string);
       const held = await Promise.all([subscribe(), subscribe(), subscribe()]);
-      await grouping({ groups: 1, grouped: 3 });
+      await expectGrouping(server, { groups: 1, grouped: 3 });
 
       const started = Date.now();
       const bulk = await server.call('POST', '/api/v1/articles/bulk', {
@@ -410,17 +412,17 @@ describe('realtime limits', () => {
       const ids: string[] = bulk.body.data.items.map((a: { id: string }) => a.id);
       // The group is behind the feed now: a stream that opens at its head starts a group of its own.
       const late = await subscribe();
-      await grouping({ groups: 2, grouped: 4 });
+      await expectGrouping(server, { groups: 2, grouped: 4 });
       const after = (
         await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title: 'After', body: 'b' } })
       ).body.data.id as string;
       await late.next((e) => e.data?.id === after);
-      expect(created(late)).toEqual([after]);
+      expect(createdIds(late)).toEqual([after]);
 
       for (const stream of held) await stream.next((e) => e.data?.id === after, 10_000);
       // Twenty at once, then two every tenth of a second: the rest took a second at least.
       expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-      for (const stream of held) expect(created(stream)).toEqual([...ids, after]);
+      for (const stream of held) expect(createdIds(stream)).toEqual([...ids, after]);
       // Held to their rate, they never left their group.
       expect(server.realtime.grouping).toEqual({ groups: 2, grouped: 4 });
       expect(server.realtime.leftGroups).toBe(0);
@@ -440,9 +442,7 @@ describe('realtime limits', () => {
       const admin = await server.user({ roles: ['ADMIN'] });
       for (let i = 0; i < 2; i++)
         streams.push(await openSse(`${server.url}/api/v1/realtime?entities=articles`, { token: admin.token }));
-      for (let i = 0; i < 100 && server.realtime.grouping.grouped < 2; i++)
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(server.realtime.grouping).toEqual({ groups: 1, grouped: 2 });
+      await expectGrouping(server, { groups: 1, grouped: 2 });
       // 40 events of about 2 KB in one commit: 80 KB for each stream, five times the 16 KB high-water mark.
       const bulk = await server.call('POST', '/api/v1/articles/bulk', {
         token: admin.token,
@@ -450,8 +450,7 @@ describe('realtime limits', () => {
       });
       const ids: string[] = bulk.body.data.items.map((a: { id: string }) => a.id);
       for (const stream of streams) await stream.next((e) => e.data?.id === ids[39]);
-      for (const stream of streams)
-        expect(stream.events.filter((e) => e.event === 'articles.created').map((e) => e.data.id)).toEqual(ids);
+      for (const stream of streams) expect(createdIds(stream)).toEqual(ids);
       expect(server.realtime.grouping).toEqual({ groups: 1, grouped: 2 });
       // Neither left its group meanwhile: the corked burst was not taken for a full socket.
       expect(server.realtime.leftGroups).toBe(0);

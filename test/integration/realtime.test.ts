@@ -20,6 +20,25 @@ async function expectGrouping(server: TestServer, expected: { groups: number; gr
   expect(server.realtime.grouping).toEqual(expected);
 }
 
+/** The bodies of the chunks of a chunked HTTP answer (the head before them skipped). */
+function chunkBodies(raw: Buffer): string[] {
+  const bodies: string[] = [];
+  let at = raw.indexOf('\r\n\r\n') + 4;
+  while (at < raw.length) {
+    const line = raw.indexOf('\r\n', at);
+    if (line < 0) break;
+    const size = Number.parseInt(raw.subarray(at, line).toString(), 16);
+    if (!(size > 0) || line + 2 + size > raw.length) break;
+    bodies.push(raw.subarray(line + 2, line + 2 + size).toString());
+    at = line + 2 + size + 2;
+  }
+  return bodies;
+}
+
+/** The ids of the created articles in SSE text, in order. */
+const createdIn = (text: string) =>
+  [...text.matchAll(/^event: articles\.created\ndata: (.*)$/gm)].map((line) => JSON.parse(line[1]).id as string);
+
 /** The ids of the created articles a stream received, in order. */
 const createdIds = (stream: SseStream) =>
   stream.events.filter((e) => e.event === 'articles.created').map((e) => e.data.id as string);
@@ -382,6 +401,46 @@ describe('realtime limits', () => {
       // ...and no faster than the rate: 20 events at 50 a second take at least 0.3 s more.
       expect(rest.at(-1)!.at - chunks[burst].at).toBeGreaterThanOrEqual(300);
     } finally {
+      await server.close();
+    }
+  });
+
+  it('writes the events a group sends at once as one chunk to each member', async () => {
+    const server = await startTestServer(
+      {},
+      { overrides: { rateLimit: GENEROUS_LIMITS, realtime: { ...REALTIME, heartbeatMs: 60_000 } } },
+    );
+    let other: SseStream | undefined;
+    try {
+      const admin = await server.user({ roles: ['ADMIN'] });
+      const url = new URL(server.url);
+      // A raw socket, so the chunks of the chunked body can be counted as the server wrote them.
+      const received: Buffer[] = [];
+      const socket = connect(Number(url.port), url.hostname);
+      socket.on('data', (data: Buffer) => received.push(data));
+      const opened = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+      socket.write(
+        `GET /api/v1/realtime?entities=articles HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${admin.token}\r\n\r\n`,
+      );
+      await opened;
+      other = await openSse(`${server.url}/api/v1/realtime?entities=articles`, { token: admin.token });
+      await expectGrouping(server, { groups: 1, grouped: 2 });
+      const bulk = await server.call('POST', '/api/v1/articles/bulk', {
+        token: admin.token,
+        body: { items: Array.from({ length: 30 }, (_, i) => ({ title: `Chunk ${i}`, body: 'b' })) },
+      });
+      const ids = bulk.body.data.items.map((a: { id: string }) => a.id);
+      const eventChunks = () => chunkBodies(Buffer.concat(received)).filter((body) => body.includes('data: '));
+      for (let i = 0; i < 100 && eventChunks().flatMap(createdIn).length < 30; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      socket.destroy();
+      expect(eventChunks().flatMap(createdIn)).toEqual(ids);
+      // One transaction's thirty events, decided together: one chunk, not thirty.
+      expect(eventChunks()).toHaveLength(1);
+      await other.next((e) => e.event === 'articles.created' && e.data.id === ids.at(-1));
+      expect(createdIds(other)).toEqual(ids);
+    } finally {
+      other?.close();
       await server.close();
     }
   });

@@ -1,5 +1,5 @@
 import type { ChangeEvent } from '../eventLog.js';
-import { frameOf, type RealtimeStream, type StreamGroup } from './realtimeStream.js';
+import { frameOf, GROUP_FLUSH_BYTES, type RealtimeStream, type StreamGroup } from './realtimeStream.js';
 import { namesEachMember, type SubscriberEvent, type SubscriptionView } from './subscriptionView.js';
 import { TokenBucket } from './tokenBucket.js';
 
@@ -80,17 +80,12 @@ export class LiveGroup implements StreamGroup {
    */
   advance(events: readonly ChangeEvent[]): void {
     if (this.paused) return;
-    const written = new Set<RealtimeStream>();
-    const send = (shown: SubscriberEvent, to: Iterable<RealtimeStream>, skip?: Set<string>) => {
+    const batch = new FrameBatch();
+    const send = (shown: SubscriberEvent, to: Iterable<RealtimeStream> | undefined, skip?: Set<string>) => {
       // One buffer for every member: the frame is encoded once, not once per socket.
       const frame = Buffer.from(frameOf(shown));
-      for (const member of to) {
-        if (skip?.has(member.view.userId!)) continue;
-        written.add(member);
-        if (member.deliver(frame, shown.seq)) continue;
-        this.remove(member);
-        this.hooks.left(member);
-      }
+      if (!to) return batch.addShared(frame, shown.seq);
+      for (const member of to) if (!skip?.has(member.view.userId!)) batch.addOwn(member, frame, shown.seq);
     };
     for (const event of events) {
       if (event.seq <= this.position) continue;
@@ -105,15 +100,33 @@ export class LiveGroup implements StreamGroup {
         this.pause();
         break;
       }
-      if (shown) send(shown, this.members, named);
+      // Where the key names no member, every member gets the same frames: they are kept once.
+      if (shown) send(shown, this.personal ? this.members : undefined, named);
       for (const { seen, to } of theirs) send(seen, to);
       this.position = event.seq;
+      if (batch.bytes >= GROUP_FLUSH_BYTES) this.write(batch);
     }
-    for (const member of written) {
-      if (!this.members.has(member) || member.flush(this.position)) continue;
+    this.write(batch);
+  }
+
+  /**
+   * Writes what the batch holds, each member's frames as one chunk (one write and one chunk for
+   * the client to read, however many events), and empties it. A member whose socket does not
+   * take it leaves the group.
+   */
+  private write(batch: FrameBatch): void {
+    const { shared, own } = batch.take();
+    const write = (member: RealtimeStream, { frames, seq }: Frames, chunk = joined(frames)) => {
+      if (!this.members.has(member)) return;
+      if (member.deliver(chunk, seq) && member.flush(this.position)) return;
       this.remove(member);
       this.hooks.left(member);
+    };
+    if (shared.frames.length > 0) {
+      const chunk = joined(shared.frames);
+      for (const member of [...this.members]) write(member, shared, chunk);
     }
+    for (const [member, frames] of own) write(member, frames);
   }
 
   private pause(): void {
@@ -150,5 +163,46 @@ export class LiveGroup implements StreamGroup {
       this.deciders.set(user, decide);
     }
     return decide;
+  }
+}
+
+/** One buffer of the frames, copied only when there are several. */
+const joined = (frames: Buffer[]) => (frames.length === 1 ? frames[0] : Buffer.concat(frames));
+
+/** Frames in order, and the id of the last. */
+interface Frames {
+  frames: Buffer[];
+  seq: number;
+}
+
+/** The frames an advance of a group has decided, until they are written. */
+class FrameBatch {
+  /** Frames for every member (groups whose key names no member). */
+  private shared: Frames = { frames: [], seq: 0 };
+  /** Each member's own frames (groups whose key names members). */
+  private own = new Map<RealtimeStream, Frames>();
+  bytes = 0;
+
+  addShared(frame: Buffer, seq: number): void {
+    this.shared.frames.push(frame);
+    this.shared.seq = seq;
+    this.bytes += frame.length;
+  }
+
+  addOwn(member: RealtimeStream, frame: Buffer, seq: number): void {
+    const mine = this.own.get(member);
+    if (mine) {
+      mine.frames.push(frame);
+      mine.seq = seq;
+    } else this.own.set(member, { frames: [frame], seq });
+    this.bytes += frame.length;
+  }
+
+  take(): { shared: Frames; own: Map<RealtimeStream, Frames> } {
+    const taken = { shared: this.shared, own: this.own };
+    this.shared = { frames: [], seq: 0 };
+    this.own = new Map();
+    this.bytes = 0;
+    return taken;
   }
 }

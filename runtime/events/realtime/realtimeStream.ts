@@ -22,7 +22,7 @@ export const STREAM_ERROR_EVENT = 'stream.error';
 /** Events read at a time by a stream behind the feed's memory (each up to two 1 MB records). */
 const PAGE = 50;
 /** Bytes a group's writes may hold corked for one stream before the socket is asked to take them. */
-const GROUP_FLUSH_BYTES = 256 * 1024;
+export const GROUP_FLUSH_BYTES = 256 * 1024;
 
 /**
  * One Server-Sent Events stream. It pulls from the log feed from its own position, so a stream

@@ -405,6 +405,44 @@ describe('realtime limits', () => {
     }
   });
 
+  it('keeps a group that fell behind the feed together, reading the log once for its members', async () => {
+    const server = await startTestServer(
+      {},
+      {
+        overrides: { rateLimit: GENEROUS_LIMITS, realtime: { ...REALTIME, eventsPerSecond: 20, heartbeatMs: 60_000 } },
+      },
+    );
+    const streams: SseStream[] = [];
+    try {
+      const admin = await server.user({ roles: ['ADMIN'] });
+      for (let i = 0; i < 2; i++)
+        streams.push(await openSse(`${server.url}/api/v1/realtime?entities=articles`, { token: admin.token }));
+      await expectGrouping(server, { groups: 1, grouped: 2 });
+      // More events than the feed keeps in memory (4,096), faster than the group's 20 a second.
+      const ids: string[] = [];
+      for (let round = 0; round < 9; round++) {
+        const bulk = await server.call('POST', '/api/v1/articles/bulk', {
+          token: admin.token,
+          body: { items: Array.from({ length: 500 }, (_, i) => ({ title: `Far ${round}.${i}`, body: 'b' })) },
+        });
+        ids.push(...bulk.body.data.items.map((a: { id: string }) => a.id));
+      }
+      const received = ids[Math.min(ids.length - 1, 59)];
+      for (const stream of streams) await stream.next((e) => e.data?.id === received, 10_000);
+      // Still one group, though the events it sends now come from the log, not the feed's memory.
+      expect(server.realtime.grouping).toEqual({ groups: 1, grouped: 2 });
+      expect(server.realtime.leftGroups).toBe(0);
+      for (const stream of streams) {
+        const got = createdIds(stream);
+        expect(got.length).toBeGreaterThanOrEqual(60);
+        expect(got).toEqual(ids.slice(0, got.length));
+      }
+    } finally {
+      for (const stream of streams) stream.close();
+      await server.close();
+    }
+  });
+
   it('writes the events a group sends at once as one chunk to each member', async () => {
     const server = await startTestServer(
       {},

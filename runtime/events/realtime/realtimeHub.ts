@@ -27,6 +27,8 @@ interface Entry {
   recheck: OpenStream['recheck'];
 }
 
+/** Events a group behind the feed's memory reads from the log at a time. */
+const GROUP_PAGE = 100;
 /** Constraints of grouped streams asked again per second at most (each is a few store reads). */
 const REFRESHES_PER_TICK = 1000;
 
@@ -39,7 +41,8 @@ const REFRESHES_PER_TICK = 1000;
  * alike (LiveGroup), which decides each event once for all of them, and holds all of them to
  * their rate together; only streams behind or whose rules reach through a reference read the
  * feed one by one. A group held to its rate falls behind the feed: streams that catch up later
- * start a new group for the same key. The constraints of
+ * start a new group for the same key, and the group, once behind the feed's memory, reads the log
+ * itself, as one. The constraints of
  * grouped streams are asked again every second (at most REFRESHES_PER_TICK a second, so with
  * many thousands of streams each is asked every few seconds) and on every heartbeat; a stream
  * whose constraint changed moves to its group. The grantee of a changed grant reads on by
@@ -53,6 +56,8 @@ export class RealtimeHub {
   private readonly groups = new Set<LiveGroup>();
   private readonly joinable = new Map<string, LiveGroup>();
   private readonly groupOf = new Map<RealtimeStream, LiveGroup>();
+  /** Groups reading the log behind the feed's memory (readBehind): they wait for that read. */
+  private readonly reading = new Set<LiveGroup>();
   private unlistenGroups?: () => void;
   private refresher?: NodeJS.Timeout;
   private refreshing = false;
@@ -193,13 +198,38 @@ export class RealtimeHub {
   }
 
   private advanceGroup(group: LiveGroup): void {
-    if (group.isPaused || !this.groups.has(group)) return;
+    if (group.isPaused || this.reading.has(group) || !this.groups.has(group)) return;
     const events = this.feed.inMemoryAfter(group.position);
-    if (events === undefined) {
-      // Fell behind the feed's memory: each member reads the log itself.
+    if (events === undefined) void this.readBehind(group);
+    else this.advanceThrough(group, events);
+  }
+
+  /**
+   * A group behind the feed's memory (held to its rate while the log grew faster) reads the log
+   * itself, a page at a time, and stays one group: one read and one decision per event for all
+   * its members, until it is back within the memory. Events the log no longer keeps, or a read
+   * that fails, send each member on by itself (each then hears EVENTS_EXPIRED or tries again).
+   */
+  private async readBehind(group: LiveGroup): Promise<void> {
+    this.reading.add(group);
+    let events: ChangeEvent[] = [];
+    try {
+      events = await this.feed.after(group.position, GROUP_PAGE);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'reading the event log for a realtime group failed; its streams read it alone');
+    } finally {
+      this.reading.delete(group);
+    }
+    if (!this.groups.has(group)) return;
+    if (events[0]?.seq !== group.position + 1) {
       for (const member of [...group.members]) this.ungroup(member);
       return;
     }
+    this.advanceThrough(group, events);
+    this.advanceGroup(group);
+  }
+
+  private advanceThrough(group: LiveGroup, events: readonly ChangeEvent[]): void {
     let from = 0;
     for (let i = 0; i < events.length && !group.isPaused; i++) {
       if (events[i].entity !== GRANTS) continue;

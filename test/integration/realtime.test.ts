@@ -483,7 +483,7 @@ describe('realtime limits', () => {
     }
   });
 
-  it('holds the streams that see alike to their rate together, as one group that falls behind', async () => {
+  it('holds the streams that see alike to their rate together, as one group that falls behind and catches up', async () => {
     const server = await startTestServer(
       {},
       {
@@ -520,9 +520,15 @@ describe('realtime limits', () => {
       // Twenty at once, then two every tenth of a second: the rest took a second at least.
       expect(Date.now() - started).toBeGreaterThanOrEqual(950);
       for (const stream of held) expect(createdIds(stream)).toEqual([...ids, after]);
-      // Held to their rate, they never left their group.
-      expect(server.realtime.grouping).toEqual({ groups: 2, grouped: 4 });
+      // Held to their rate, they never left their group; caught up, it joined the later one.
+      expect(server.realtime.grouping).toEqual({ groups: 1, grouped: 4 });
       expect(server.realtime.leftGroups).toBe(0);
+      const last = (
+        await server.call('POST', '/api/v1/articles', { token: admin.token, body: { title: 'Last', body: 'b' } })
+      ).body.data.id as string;
+      for (const stream of [...held, late]) await stream.next((e) => e.data?.id === last);
+      for (const stream of held) expect(createdIds(stream)).toEqual([...ids, after, last]);
+      expect(createdIds(late)).toEqual([after, last]);
     } finally {
       for (const stream of streams) stream.close();
       await server.close();

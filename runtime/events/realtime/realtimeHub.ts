@@ -41,8 +41,8 @@ const REFRESHES_PER_TICK = 1000;
  * alike (LiveGroup), which decides each event once for all of them, and holds all of them to
  * their rate together; only streams behind or whose rules reach through a reference read the
  * feed one by one. A group held to its rate falls behind the feed: streams that catch up later
- * start a new group for the same key, and the group, once behind the feed's memory, reads the log
- * itself, as one. The constraints of
+ * start a new group for the same key, which the first joins once it catches up; behind the
+ * feed's memory the group reads the log itself, as one. The constraints of
  * grouped streams are asked again every second (at most REFRESHES_PER_TICK a second, so with
  * many thousands of streams each is asked every few seconds) and on every heartbeat; a stream
  * whose constraint changed moves to its group. The grantee of a changed grant reads on by
@@ -246,6 +246,31 @@ export class RealtimeHub {
     }
     if (from < events.length) group.advance(from === 0 ? events : events.slice(from));
     this.dropIfEmpty(group);
+    this.mergeCaughtUp(group);
+  }
+
+  /**
+   * A group that caught up with the feed again meets the key's group that streams opened while
+   * it was behind: its members move there, so the key is decided once per event again, with the
+   * fewer tokens of the two. Where that other group is behind now, this one is the one to join.
+   */
+  private mergeCaughtUp(group: LiveGroup): void {
+    if (group.isPaused || !this.groups.has(group) || group.position !== this.feed.head) return;
+    const other = this.joinable.get(group.key);
+    if (other === group) return;
+    if (other?.isPaused !== false || other.position !== group.position) {
+      this.joinable.set(group.key, group);
+      return;
+    }
+    for (const member of [...group.members]) {
+      group.remove(member);
+      other.add(member);
+      this.groupOf.set(member, other);
+      member.joinGroup(other);
+    }
+    other.bucket.lower(group.bucket.available);
+    group.stop();
+    this.groups.delete(group);
   }
 
   private dropIfEmpty(group: LiveGroup): void {

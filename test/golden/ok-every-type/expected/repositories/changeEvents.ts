@@ -6,7 +6,6 @@ import type { ChangeEvent, ChangeEventCreate, ChangeEventUpdate } from '../types
 export interface ChangeEventFilter {
   id?: FilterValue<string>;
   seq?: FilterValue<number>;
-  entity?: FilterValue<string>;
 }
 export type ChangeEventSortKey = 'id' | 'createdAt' | 'updatedAt' | 'seq' | 'event' | 'entity' | 'entityId' | 'userId' | 'at';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collationKey, foldText, MAX_SORT_KEY_LENGTH, naturalSortKey } from './sortKey.js';
+import { collationKey, foldText, MAX_SORT_KEY_LENGTH, naturalSortKey, padNumbers } from './sortKey.js';
 
 const sortBy = (values: string[], key: (v: string) => string) =>
   [...values].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
@@ -19,6 +19,42 @@ describe('naturalSortKey', () => {
 
   it('treats leading zeros as the same number', () => {
     expect(naturalSortKey('v007')).toBe(naturalSortKey('v7'));
+  });
+});
+
+describe('padNumbers', () => {
+  // What keys already stored were made with: the loop must answer exactly as this did.
+  const byReplace = (text: string) =>
+    text.replace(/\d+/g, (digits) => {
+      const trimmed = digits.replace(/^0+(?=\d)/, '');
+      if (trimmed.length > 99) return digits;
+      return `${String(trimmed.length).padStart(2, '0')}${trimmed}`;
+    });
+
+  it('prefixes each digit run with its length, leading zeros dropped, as stored keys have it', () => {
+    expect(padNumbers('item 7')).toBe('item 017');
+    expect(padNumbers('v007 and 0 and 000')).toBe('v017 and 010 and 010');
+    expect(padNumbers('6740a1b2c3d4e5f6a7b8c9d0')).toBe(byReplace('6740a1b2c3d4e5f6a7b8c9d0'));
+    expect(padNumbers('no digits')).toBe('no digits');
+    expect(padNumbers('')).toBe('');
+    expect(padNumbers(`x${'9'.repeat(100)}y`)).toBe(`x${'9'.repeat(100)}y`);
+    expect(padNumbers(`${'0'.repeat(5)}${'1'.repeat(99)}`)).toBe(`99${'1'.repeat(99)}`);
+  });
+
+  it('answers as the replace it stands for on any mix of digits, letters and other characters', () => {
+    const alphabet = ['0', '0', '1', '5', '9', 'a', 'Z', ' ', '-', 'é', '٣', '\u{1F600}'];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let i = 0; i < 2000; i++) {
+      const text = Array.from(
+        { length: Math.floor(random() * 30) },
+        () => alphabet[Math.floor(random() * alphabet.length)],
+      ).join('');
+      expect(padNumbers(text)).toBe(byReplace(text));
+    }
   });
 });
 

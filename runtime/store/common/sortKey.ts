@@ -19,13 +19,30 @@ export function foldText(value: string): string {
   return stripAccents(value).toLowerCase();
 }
 
-/** Digit runs get a two-digit length prefix, so "item 2" < "item 10" in plain text order. */
-function padNumbers(text: string): string {
-  return text.replace(/\d+/g, (digits) => {
-    const trimmed = digits.replace(/^0+(?=\d)/, '');
-    if (trimmed.length > MAX_NUMBER_DIGITS) return digits;
-    return `${String(trimmed.length).padStart(2, '0')}${trimmed}`;
-  });
+const isDigit = (code: number) => code >= 48 && code <= 57;
+
+/**
+ * Digit runs (ASCII) get a two-digit length prefix after their leading zeros go, so "item 2" <
+ * "item 10" in plain text order; runs longer than MAX_NUMBER_DIGITS stay as they are. A loop
+ * rather than a replace with a callback: ids and dates, full of digit runs, pass here on every write.
+ */
+export function padNumbers(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let at = 0; at < text.length; at++) {
+    if (!isDigit(text.charCodeAt(at))) continue;
+    let end = at + 1;
+    while (end < text.length && isDigit(text.charCodeAt(end))) end++;
+    let start = at;
+    while (start < end - 1 && text.charCodeAt(start) === 48) start++;
+    const length = end - start;
+    out += text.slice(copied, at);
+    out +=
+      length > MAX_NUMBER_DIGITS ? text.slice(at, end) : `${length < 10 ? '0' : ''}${length}${text.slice(start, end)}`;
+    copied = end;
+    at = end;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /**

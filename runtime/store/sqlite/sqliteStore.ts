@@ -43,6 +43,27 @@ interface Shared {
   dialect: SqlDialect;
 }
 
+/** Per table: the text of its INSERTs by the columns they set (a create sets the same ones each time). */
+const insertTexts = new WeakMap<TableLayout, Map<string, string>>();
+/** Column sets remembered per table; writes with others build their text each time. */
+const MAX_INSERT_SHAPES = 64;
+
+/**
+ * The INSERT of `values`' columns, built once per column set: the same string each time, so the
+ * statement cache finds it by a hash V8 keeps on the string instead of hashing a fresh one.
+ */
+function insertSqlOf(layout: TableLayout, values: Map<string, unknown>): string {
+  let texts = insertTexts.get(layout);
+  if (!texts) insertTexts.set(layout, (texts = new Map()));
+  const columns = [...values.keys()].join(',');
+  let sql = texts.get(columns);
+  if (sql === undefined) {
+    sql = insertStatement(layout, values, sqliteDialect).sql;
+    if (texts.size < MAX_INSERT_SHAPES) texts.set(columns, sql);
+  }
+  return sql;
+}
+
 /** Writes through any store of this process: another store on the same file sees them at once (changedElsewhere). */
 let processWrites = 0;
 
@@ -318,8 +339,9 @@ export class SqliteStore extends SqlStore {
   }
 
   private insertRow(layout: TableLayout, doc: Doc): void {
-    const { sql, params } = insertStatement(layout, encodeFields(layout, doc, true), this.shared.dialect);
-    this.statement(sql).run(...params);
+    const values = encodeFields(layout, doc, true);
+    // SQLite binds each value as it is, in the columns' order.
+    this.statement(insertSqlOf(layout, values)).run(...values.values());
     this.indexText(layout, doc, false);
   }
 

@@ -66,7 +66,8 @@ export function isLogged(entity: EntityModel): boolean {
  * counter row that is locked until commit, so sequence order is commit order on every store; a
  * rolled-back write leaves no event (and no gap is ever seen committed out of order). The store
  * numbers the rows as the transaction commits where it can (PostgreSQL), which locks the counter
- * for the commit alone; otherwise the increment here locks it from now on.
+ * for the commit alone, or from one read of the counter per group commit (SQLite, which holds
+ * the write lock for the group); otherwise the increment here locks it from now on.
  */
 export async function appendEvents(
   tx: Store,

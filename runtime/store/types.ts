@@ -200,6 +200,8 @@ export interface Store {
    * Inserts `docs` in a transaction, numbered in order by `counter` (each takes the next value
    * of the counter row in `counter.into`), so that numbers follow commit order. Where absent
    * (or before `numberOnCommit`), the caller increments the counter and inserts the rows itself.
+   * SQLite numbers the rows of a group commit's members from one read of the counter row, which
+   * it writes once before the COMMIT.
    */
   insertNumbered?(collection: string, docs: InsertInput[], counter: NumberingCounter): Promise<boolean>;
   /** Runs `fn` in one transaction: everything it writes commits together or not at all. */

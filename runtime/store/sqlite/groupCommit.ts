@@ -17,7 +17,8 @@ interface Member {
  * on. No caller hears of its transaction before the group's COMMIT has returned; if the COMMIT
  * fails (or SQLite rolled the whole transaction back), every member of the group fails with it.
  * `hold` is called with a promise that settles when the group ends, for readers to wait on;
- * `deferred` holds work the members leave for after the last of them (the text index, textQueue.ts).
+ * `deferred` holds work the members leave for after the last of them (the text index, textQueue.ts;
+ * the event numbers, groupNumbering.ts).
  */
 export class GroupCommit {
   private readonly queue: Member[] = [];
@@ -29,7 +30,7 @@ export class GroupCommit {
   constructor(
     private readonly db: Database.Database,
     private readonly hold: (done: Promise<void> | undefined) => void,
-    private readonly deferred?: GroupDeferred,
+    private readonly deferred: GroupDeferred[] = [],
   ) {}
 
   run<T>(fn: () => Promise<T>): Promise<T> {
@@ -75,11 +76,11 @@ export class GroupCommit {
       while (this.queue.length > 0 && done.length < MAX_GROUP) {
         const member = this.queue.shift()!;
         db.exec('SAVEPOINT entigen_member');
-        this.deferred?.begin();
+        for (const work of this.deferred) work.begin();
         try {
           const value = await member.run();
           db.exec('RELEASE entigen_member');
-          this.deferred?.release();
+          for (const work of this.deferred) work.release();
           done.push({ member, value });
         } catch (error) {
           if (!db.inTransaction) {
@@ -90,14 +91,14 @@ export class GroupCommit {
           }
           db.exec('ROLLBACK TO entigen_member');
           db.exec('RELEASE entigen_member');
-          this.deferred?.rollback();
+          for (const work of this.deferred) work.rollback();
           member.reject(error);
         }
         // Callers whose transaction began while this one ran join the group.
         if (this.queue.length === 0) await new Promise((resolve) => setImmediate(resolve));
       }
       try {
-        this.deferred?.flush();
+        for (const work of this.deferred) work.flush();
         db.exec('COMMIT');
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK');
@@ -108,7 +109,7 @@ export class GroupCommit {
       this.members += done.length;
       for (const { member, value } of done) member.resolve(value);
     } finally {
-      this.deferred?.clear();
+      for (const work of this.deferred) work.clear();
       if (db.open && !db.inTransaction) db.exec('PRAGMA temp_store = DEFAULT');
       this.hold(undefined);
       finish();

@@ -11,9 +11,21 @@ import { ident } from '../sql/ident.js';
 import { decodeRow, decodeValues, encodeFields, rowShape } from '../sql/rowCodec.js';
 import { type Row, SqlStore, type Values } from '../sql/sqlStore.js';
 import { deleteStatement, insertStatement, type Statement, updateStatement } from '../sql/statements.js';
-import type { DateBucket, Doc, FindQuery, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
+import type {
+  DateBucket,
+  Doc,
+  FindQuery,
+  IncrementInput,
+  InsertInput,
+  NumberingCounter,
+  SchemaChanges,
+  Store,
+  UpdateSet,
+  Where,
+} from '../types.js';
 import { StoreUnavailable, UniqueConflict } from '../types.js';
 import { GroupCommit } from './groupCommit.js';
+import { GroupNumbering } from './groupNumbering.js';
 import { KnownIdSets } from './knownIdSets.js';
 import { MIN_MATCHING, sortIndexScan } from './sortIndexScan.js';
 import { sqliteDialect } from './sqliteDialect.js';
@@ -39,6 +51,8 @@ interface Shared {
   group: GroupCommit;
   /** Text index writes of the running group's members, written after the last of them. */
   text: TextQueue;
+  /** Numbers the running group's members took for their numbered rows (the event log's seq). */
+  numbering: GroupNumbering;
   /** The SQLite dialect, with the id sets this connection keeps. */
   dialect: SqlDialect;
 }
@@ -94,6 +108,10 @@ export class SqliteStore extends SqlStore {
     );
     const text = new TextQueue();
     const known = new KnownIdSets(db);
+    const numbering = new GroupNumbering({
+      read: (counter) => store.readCounter(counter),
+      write: (counter, value) => store.writeCounter(counter, value),
+    });
     const shared: Shared = {
       db,
       dialect: { ...sqliteDialect, knownIds: (ids) => known.subquery(ids) },
@@ -105,10 +123,12 @@ export class SqliteStore extends SqlStore {
         (done) => {
           shared.transactionDone = done;
         },
-        text,
+        [text, numbering],
       ),
+      numbering,
     };
-    return new SqliteStore(shared, false);
+    const store = new SqliteStore(shared, false);
+    return store;
   }
 
   private constructor(
@@ -254,7 +274,41 @@ export class SqliteStore extends SqlStore {
     return docs.map((doc) => this.normalized(layout, doc));
   }
 
+  /**
+   * Inside a group, the rows take their numbers from the group's count (groupNumbering.ts), the
+   * counter row being written once before the COMMIT; outside one, the caller increments it.
+   */
+  async insertNumbered(collection: string, docs: InsertInput[], counter: NumberingCounter): Promise<boolean> {
+    if (!this.inTransaction) return false;
+    const layout = this.layout(collection);
+    const first = this.shared.numbering.take(counter, docs.length);
+    this.guard(layout, () =>
+      this.atomic(() => {
+        for (let i = 0; i < docs.length; i++)
+          this.insertRow(layout, Object.assign({}, docs[i], { [counter.into]: first + i }) as Doc);
+      }),
+    );
+    return true;
+  }
+
+  override async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
+    if (this.inTransaction) this.shared.numbering.untouched(collection, id);
+    return super.get(collection, id, where);
+  }
+
+  override async increment(
+    collection: string,
+    id: string,
+    by: IncrementInput,
+    set?: UpdateSet,
+    where?: Where,
+  ): Promise<Doc | null> {
+    if (this.inTransaction) this.shared.numbering.untouched(collection, id);
+    return super.increment(collection, id, by, set, where);
+  }
+
   async update(collection: string, id: string, set: UpdateSet, where?: Where): Promise<Doc | null> {
+    if (this.inTransaction) this.shared.numbering.untouched(collection, id);
     await this.turn();
     const layout = this.layout(collection);
     const statement = updateStatement(layout, id, encodeFields(layout, set, true), where, this.shared.dialect);
@@ -331,6 +385,21 @@ export class SqliteStore extends SqlStore {
       statements.set(key, statement);
     }
     return statement;
+  }
+
+  /** The value of a counter row (GroupNumbering), read inside the group's transaction. */
+  private readCounter(counter: NumberingCounter): number {
+    const table = ident(this.layout(counter.collection).table);
+    const row = this.statement(`SELECT ${ident(counter.field)} AS "value" FROM ${table} WHERE "id" = ?`).get(
+      counter.id,
+    ) as { value: unknown } | undefined;
+    if (!row) throw new Error(`the counter row ${counter.collection} ${counter.id} is missing`);
+    return Number(row.value ?? 0);
+  }
+
+  private writeCounter(counter: NumberingCounter, value: number): void {
+    const table = ident(this.layout(counter.collection).table);
+    this.statement(`UPDATE ${table} SET ${ident(counter.field)} = ? WHERE "id" = ?`).run(value, counter.id);
   }
 
   /** The first row a statement answers (a record by id, or the row an UPDATE ... RETURNING wrote). */

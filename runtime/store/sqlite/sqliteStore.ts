@@ -68,7 +68,10 @@ const MAX_INSERT_SHAPES = 64;
  */
 function insertSqlOf(layout: TableLayout, values: Map<string, unknown>): string {
   let texts = insertTexts.get(layout);
-  if (!texts) insertTexts.set(layout, (texts = new Map()));
+  if (!texts) {
+    texts = new Map();
+    insertTexts.set(layout, texts);
+  }
   const columns = [...values.keys()].join(',');
   let sql = texts.get(columns);
   if (sql === undefined) {

@@ -169,40 +169,49 @@ export class LiveGroup implements StreamGroup {
 /** One buffer of the frames, copied only when there are several. */
 const joined = (frames: Buffer[]) => (frames.length === 1 ? frames[0] : Buffer.concat(frames));
 
-/** Frames in order, and the id of the last. */
+/** Frames in order, the id of the last, and their bytes. */
 interface Frames {
   frames: Buffer[];
   seq: number;
+  bytes: number;
 }
+
+const noFrames = (): Frames => ({ frames: [], seq: 0, bytes: 0 });
 
 /** The frames an advance of a group has decided, until they are written. */
 class FrameBatch {
   /** Frames for every member (groups whose key names no member). */
-  private shared: Frames = { frames: [], seq: 0 };
+  private shared = noFrames();
   /** Each member's own frames (groups whose key names members). */
   private own = new Map<RealtimeStream, Frames>();
+  /** The most any one member is to be sent (what GROUP_FLUSH_BYTES bounds). */
   bytes = 0;
 
   addShared(frame: Buffer, seq: number): void {
-    this.shared.frames.push(frame);
-    this.shared.seq = seq;
-    this.bytes += frame.length;
+    this.add(this.shared, frame, seq);
   }
 
   addOwn(member: RealtimeStream, frame: Buffer, seq: number): void {
-    const mine = this.own.get(member);
-    if (mine) {
-      mine.frames.push(frame);
-      mine.seq = seq;
-    } else this.own.set(member, { frames: [frame], seq });
-    this.bytes += frame.length;
+    let mine = this.own.get(member);
+    if (!mine) {
+      mine = noFrames();
+      this.own.set(member, mine);
+    }
+    this.add(mine, frame, seq);
   }
 
   take(): { shared: Frames; own: Map<RealtimeStream, Frames> } {
     const taken = { shared: this.shared, own: this.own };
-    this.shared = { frames: [], seq: 0 };
+    this.shared = noFrames();
     this.own = new Map();
     this.bytes = 0;
     return taken;
+  }
+
+  private add(to: Frames, frame: Buffer, seq: number): void {
+    to.frames.push(frame);
+    to.seq = seq;
+    to.bytes += frame.length;
+    this.bytes = Math.max(this.bytes, to.bytes);
   }
 }

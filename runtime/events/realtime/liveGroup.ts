@@ -116,7 +116,7 @@ export class LiveGroup implements StreamGroup {
    */
   private write(batch: FrameBatch): void {
     const { shared, own } = batch.take();
-    const write = (member: RealtimeStream, { frames, seq }: Frames, chunk = joined(frames)) => {
+    const deliverTo = (member: RealtimeStream, { frames, seq }: Frames, chunk = joined(frames)) => {
       if (!this.members.has(member)) return;
       if (member.deliver(chunk, seq) && member.flush(this.position)) return;
       this.remove(member);
@@ -124,9 +124,9 @@ export class LiveGroup implements StreamGroup {
     };
     if (shared.frames.length > 0) {
       const chunk = joined(shared.frames);
-      for (const member of [...this.members]) write(member, shared, chunk);
+      for (const member of [...this.members]) deliverTo(member, shared, chunk);
     }
-    for (const [member, frames] of own) write(member, frames);
+    for (const [member, frames] of own) deliverTo(member, frames);
   }
 
   private pause(): void {

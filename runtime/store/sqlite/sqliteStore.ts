@@ -130,6 +130,7 @@ export class SqliteStore extends SqlStore {
       ),
       numbering,
     };
+    // Named: the numbering reads and writes counters through it.
     const store = new SqliteStore(shared, false);
     return store;
   }
@@ -283,13 +284,10 @@ export class SqliteStore extends SqlStore {
    */
   async insertNumbered(collection: string, docs: InsertInput[], counter: NumberingCounter): Promise<boolean> {
     if (!this.inTransaction) return false;
-    const layout = this.layout(collection);
     const first = this.shared.numbering.take(counter, docs.length);
-    this.guard(layout, () =>
-      this.atomic(() => {
-        for (let i = 0; i < docs.length; i++)
-          this.insertRow(layout, Object.assign({}, docs[i], { [counter.into]: first + i }) as Doc);
-      }),
+    await this.insertMany(
+      collection,
+      docs.map((doc, i) => Object.assign({}, doc, { [counter.into]: first + i })),
     );
     return true;
   }

@@ -443,10 +443,12 @@ async function main() {
           if (item) load({ url, seconds: WARMUP_SECONDS, connections: CONNECTIONS, ...item });
         }
       // Rounds interleave the servers, and a case with its compressed twin, so drift of this shared
-      // machine hits each alike.
+      // machine hits each alike. Each round starts with the next server: the one after a server
+      // that writes without an fsync would otherwise always meet the disk's writeback of its pages.
       for (let round = 0; round < RUNS; round++) {
+        const order = [...running.slice(round % running.length), ...running.slice(0, round % running.length)];
         for (const caseName of group)
-          for (const { target, url, seed } of running) {
+          for (const { target, url, seed } of order) {
             const item = casesOf(target, seed).find((c) => c.name === caseName);
             if (!item) continue;
             const result = load({ url, seconds: SECONDS, connections: CONNECTIONS, ...item });
@@ -463,7 +465,7 @@ async function main() {
         };
         results.set(key, result);
         process.stdout.write(
-          `${name.padEnd(9)} ${caseName.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p99 ${String(result.p99).padStart(4)} ms  failures ${result.failures}\n`,
+          `${name.padEnd(9)} ${caseName.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p99 ${String(result.p99).padStart(4)} ms  failures ${result.failures}  (rounds ${list.map((r) => r.rps.toFixed(0)).join(' ')})\n`,
         );
       }
     }

@@ -52,7 +52,9 @@ export function plannedIndexName(table: string, parts: string[]): string {
  * - each filter: (filter, id): equality, newest first, and its count;
  * - each `sortable` field: (sort key, id); each `indexes` entry as declared, then id;
  * - ownership and tenancy: (ownerId | tenantId, id) for the own- and tenant-scoped lists;
- * - the default list: (id) over live records, and (createdAt, id) for the date parameters.
+ * - the default list: (id) over live records, and (createdAt, id) for the date parameters
+ *   (`dateFrom`/`dateTo`), which only the generic list routes take: an internal entity has
+ *   none, so its writes do not keep that index unless it declares it (`indexes: [[createdAt]]`).
  * Owned entities keep them over live records (`live`). JSON arrays get a GIN index on
  * PostgreSQL, a multikey one on MongoDB, none on SQLite; long text a hash index on PostgreSQL
  * (a btree refuses values over ~2.7 kB), the composite elsewhere. Unique fields have their own
@@ -77,7 +79,7 @@ export function planIndexes(entity: EntityModel, columns: ReadonlyMap<string, Co
   for (const field of ['ownerId', 'tenantId']) {
     if (columns.has(field)) add([field, 'id'], `lists scoped by ${field}`);
   }
-  if (columns.has('createdAt')) add(['createdAt', 'id'], 'dateFrom/dateTo on createdAt');
+  if (columns.has('createdAt') && !entity.internal) add(['createdAt', 'id'], 'dateFrom/dateTo on createdAt');
   for (const field of entity.filters) {
     const column = columns.get(field);
     if (!column || entity.fields.find((f) => f.name === field)?.unique) continue;

@@ -4,6 +4,7 @@ import type { SqlDialect } from '../sql/dialect.js';
 import { ident } from '../sql/ident.js';
 import { conditionsOf, fieldList, type Statement } from '../sql/statements.js';
 import type { FindQuery, Where } from '../types.js';
+import { PAGING } from './sqliteDialect.js';
 
 /** Filters keeping fewer records than this are read through their own index and sorted: cheap enough. */
 export const MIN_MATCHING = 1_000;
@@ -87,7 +88,7 @@ export function sortIndexScan(
       params.push(limit, skip);
       const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
       return {
-        sql: `SELECT ${fieldList(layout)} FROM ${table}${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+        sql: `SELECT ${fieldList(layout)} FROM ${table}${where} ORDER BY ${order}${PAGING}`,
         params,
       };
     },

@@ -242,12 +242,36 @@ async function heapOf(child: ChildProcess): Promise<string> {
   return answer;
 }
 
-function load(spec: object): { rps: number; p99: number; failures: number } {
+interface LoadResult {
+  rps: number;
+  p99: number;
+  failures: number;
+  total: number;
+}
+
+function load(spec: object): LoadResult {
   const result = spawnSync('taskset', ['-c', '1', process.execPath, join(here, 'load.js'), JSON.stringify(spec)], {
     encoding: 'utf8',
   });
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
+}
+
+/** Clock ticks a second of /proc/PID/stat's times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU seconds a process has used (user and system, all its threads), from /proc; undefined where
+ * there is no /proc. Throughput waits on the disk too; CPU per request is what code changes move.
+ */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    // The command name may hold spaces: the fields counted from the closing parenthesis.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The seeded SQLite rows, copied as they are into PostgreSQL so both hold the same data. */
@@ -358,7 +382,7 @@ async function main() {
     await copyToPostgres(seeded, PG_URL, registry);
   }
   const ownSeed = sampled(dir, 'seed', { db: seeded, adminId, articleIds });
-  const results = new Map<string, { rps: number; p99: number; failures: number }>();
+  const results = new Map<string, { rps: number; p99: number; failures: number; cpuMicros?: number }>();
 
   const only = process.env.BENCH_TARGETS?.split(',');
   const targets = TARGETS.filter(
@@ -436,7 +460,7 @@ async function main() {
       }));
   try {
     for (const group of caseGroups()) {
-      const runs = new Map<string, { rps: number; p99: number; failures: number }[]>();
+      const runs = new Map<string, (LoadResult & { cpuMicros?: number })[]>();
       for (const caseName of group)
         for (const { target, url, seed } of running) {
           const item = casesOf(target, seed).find((c) => c.name === caseName);
@@ -448,24 +472,36 @@ async function main() {
       for (let round = 0; round < RUNS; round++) {
         const order = [...running.slice(round % running.length), ...running.slice(0, round % running.length)];
         for (const caseName of group)
-          for (const { target, url, seed } of order) {
+          for (const { target, url, seed, child } of order) {
             const item = casesOf(target, seed).find((c) => c.name === caseName);
             if (!item) continue;
-            const result = load({ url, seconds: SECONDS, connections: CONNECTIONS, ...item });
+            const cpuBefore = cpuSeconds(child.pid);
+            const result: LoadResult & { cpuMicros?: number } = load({
+              url,
+              seconds: SECONDS,
+              connections: CONNECTIONS,
+              ...item,
+            });
+            const cpuAfter = cpuSeconds(child.pid);
+            if (cpuBefore !== undefined && cpuAfter !== undefined && result.total > 0)
+              result.cpuMicros = ((cpuAfter - cpuBefore) * 1e6) / result.total;
             const key = `${target.name}/${caseName}`;
             runs.set(key, [...(runs.get(key) ?? []), result]);
           }
       }
       for (const [key, list] of runs) {
         const [name, caseName] = key.split('/');
+        const cpu = list.flatMap((r) => (r.cpuMicros === undefined ? [] : [r.cpuMicros]));
         const result = {
           rps: median(list.map((r) => r.rps)),
           p99: median(list.map((r) => r.p99)),
           failures: list.reduce((n, r) => n + r.failures, 0),
+          cpuMicros: cpu.length > 0 ? median(cpu) : undefined,
         };
         results.set(key, result);
+        const cpuText = result.cpuMicros === undefined ? '' : `  cpu ${result.cpuMicros.toFixed(0)} µs/req`;
         process.stdout.write(
-          `${name.padEnd(9)} ${caseName.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p99 ${String(result.p99).padStart(4)} ms  failures ${result.failures}  (rounds ${list.map((r) => r.rps.toFixed(0)).join(' ')})\n`,
+          `${name.padEnd(9)} ${caseName.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p99 ${String(result.p99).padStart(4)} ms${cpuText}  failures ${result.failures}  (rounds ${list.map((r) => r.rps.toFixed(0)).join(' ')})\n`,
         );
       }
     }
@@ -552,7 +588,7 @@ async function main() {
     const e = results.get(`entigen/${item}`);
     if (before && e)
       process.stdout.write(
-        `  ${item.padEnd(10)} ${(e.rps / before.rps).toFixed(2)}x the throughput of ${COMPARE} (BENCH_COMPARE), p99 ${(e.p99 / Math.max(before.p99, 1)).toFixed(2)}x\n`,
+        `  ${item.padEnd(10)} ${(e.rps / before.rps).toFixed(2)}x the throughput of ${COMPARE} (BENCH_COMPARE), p99 ${(e.p99 / Math.max(before.p99, 1)).toFixed(2)}x${e.cpuMicros && before.cpuMicros ? `, CPU per request ${(e.cpuMicros / before.cpuMicros).toFixed(2)}x` : ''}\n`,
       );
   }
   for (const item of CASES) {

@@ -19,6 +19,7 @@ import { SERVE_NODE_FLAGS } from '../bin/commands/serverHeap.js';
 import { signSession } from '../runtime/auth/sessionToken.js';
 import { newId } from '../runtime/entities/prepareWrite.js';
 import { openStore } from '../runtime/store/openStore.js';
+import { coreTicks, cpuSeconds } from './procStat.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -190,7 +191,37 @@ async function latency(writeUrl: string, readUrl: string, tokens: string[]): Pro
   return { p50: percentile(all, 50), p99: percentile(all, 99) };
 }
 
+interface Measured {
+  rps: number;
+  /** The server's CPU time per create, in µs. */
+  cpuMicros?: number;
+  /** How busy the load generator's core was (it also runs the subscribers), 0-1. */
+  clientBusy?: number;
+}
+
+/** A load as `load` runs it, with the server's CPU per create and the client core's use. */
+function measured(url: string, token: string, server: ChildProcess): Measured {
+  const cpuBefore = cpuSeconds(server.pid);
+  const coreBefore = coreTicks(1);
+  const { rps, total } = loadResult(url, token);
+  const cpuAfter = cpuSeconds(server.pid);
+  const coreAfter = coreTicks(1);
+  return {
+    rps,
+    cpuMicros:
+      cpuBefore !== undefined && cpuAfter !== undefined && total > 0
+        ? ((cpuAfter - cpuBefore) * 1e6) / total
+        : undefined,
+    clientBusy:
+      coreBefore && coreAfter ? (coreAfter.busy - coreBefore.busy) / (coreAfter.total - coreBefore.total) : undefined,
+  };
+}
+
 function load(url: string, token: string): number {
+  return loadResult(url, token).rps;
+}
+
+function loadResult(url: string, token: string): { rps: number; total: number } {
   const spec = {
     url,
     method: 'POST',
@@ -208,7 +239,7 @@ function load(url: string, token: string): number {
     },
   );
   if (result.status !== 0) throw new Error(result.stderr);
-  return JSON.parse(result.stdout.trim().split('\n').at(-1)!).rps;
+  return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
 }
 
 async function main() {
@@ -241,27 +272,33 @@ async function main() {
     );
     for (const stream of quiet) stream.close();
     await new Promise((r) => setTimeout(r, 500));
-    const without: number[] = [];
-    const withStreams: number[] = [];
+    const without: Measured[] = [];
+    const withStreams: Measured[] = [];
     // Rounds interleave the two cases, so drift of this shared machine hits each alike.
     for (let round = 0; round < ROUNDS; round++) {
-      without.push(load(url, tokens.measured[0]));
+      without.push(measured(url, tokens.measured[0], server));
       // Here the clients only drain their sockets: parsing would take the load generator's core.
       const streams = [
         ...(await Promise.all(tokens.measured.map((token) => subscribe(url, token, false, true)))),
         ...(await openQuiet(url, tokens.quiet)),
       ];
-      withStreams.push(load(url, tokens.measured[0]));
+      withStreams.push(measured(url, tokens.measured[0], server));
       for (const stream of streams) stream.close();
       await new Promise((r) => setTimeout(r, 300 + quietCount / 10));
     }
-    const a = median(without);
-    const b = median(withStreams);
+    const a = median(without.map((m) => m.rps));
+    const b = median(withStreams.map((m) => m.rps));
     // Each round's own ratio too: the machine's speed drifts between rounds more than within one.
-    const ratios = withStreams.map((n, i) => n / without[i]);
+    const ratios = withStreams.map((m, i) => m.rps / without[i].rps);
     process.stdout.write(
       `realtime  create throughput: ${a.toFixed(0)} req/s without streams, ${b.toFixed(0)} req/s with ${SUBSCRIBERS} open streams: ${(b / a).toFixed(2)}x; per round ${median(ratios).toFixed(2)}x median, ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)} (target >= 0.85)\n`,
     );
+    const cpu = (list: Measured[]) => median(list.flatMap((m) => (m.cpuMicros === undefined ? [] : [m.cpuMicros])));
+    const busy = (list: Measured[]) => median(list.flatMap((m) => (m.clientBusy === undefined ? [] : [m.clientBusy])));
+    if (without[0].cpuMicros !== undefined)
+      process.stdout.write(
+        `realtime  server CPU per create: ${cpu(without).toFixed(0)} µs without streams, ${cpu(withStreams).toFixed(0)} µs with them (${(cpu(withStreams) / cpu(without)).toFixed(2)}x); the clients' core ${(busy(without) * 100).toFixed(0)}% and ${(busy(withStreams) * 100).toFixed(0)}% busy (the load generator and the subscribers share it)\n`,
+      );
   } finally {
     await stop(server);
     rmSync(dir, { recursive: true, force: true });

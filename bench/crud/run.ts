@@ -11,6 +11,7 @@ import { loadRegistry } from '../../bin/commands/serveCommand.js';
 import { SERVE_NODE_FLAGS } from '../../bin/commands/serverHeap.js';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { openStore } from '../../runtime/store/openStore.js';
+import { cpuSeconds } from '../procStat.js';
 import { RECORDS, seed } from './seed.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -255,23 +256,6 @@ function load(spec: object): LoadResult {
   });
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
-}
-
-/** Clock ticks a second of /proc/PID/stat's times (USER_HZ: 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/**
- * CPU seconds a process has used (user and system, all its threads), from /proc; undefined where
- * there is no /proc. Throughput waits on the disk too; CPU per request is what code changes move.
- */
-function cpuSeconds(pid: number | undefined): number | undefined {
-  try {
-    // The command name may hold spaces: the fields counted from the closing parenthesis.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The seeded SQLite rows, copied as they are into PostgreSQL so both hold the same data. */

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+
+/** Clock ticks a second of /proc's times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU seconds a process has used (user and system, all its threads), from /proc; undefined where
+ * there is no /proc. Throughput waits on the disk too; CPU per request is what code changes move.
+ */
+export function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    // The command name may hold spaces: the fields counted from the closing parenthesis.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Busy and total clock ticks of one core so far, from /proc/stat; undefined where there is none. */
+export function coreTicks(core: number): { busy: number; total: number } | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`cpu${core} `));
+    if (!line) return undefined;
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number);
+    const busy = user + nice + system + irq + softirq + steal;
+    return { busy, total: busy + idle + iowait };
+  } catch {
+    return undefined;
+  }
+}

@@ -11,6 +11,7 @@ import {
   MAX_PAGE_LENGTH,
   MAX_REMEMBERED_GROUPS,
   MAX_REMEMBERED_PAGE_IDS,
+  MAX_REMEMBERED_VALUES,
   MAX_REMEMBERED_WEIGHT,
 } from './countCache.js';
 import { SqliteStore } from './sqlite/sqliteStore.js';
@@ -102,6 +103,28 @@ describe('count cache', () => {
     expect(cache.get('b', 't')).toBeUndefined();
     expect(cache.get('a', 't')).toBe(1);
     expect(cache.size).toBe(2);
+  });
+
+  it('keeps a remembered value in use however many others come and go, and lets the unused ones go first', async () => {
+    const cache = new CountCache();
+    let loads = 0;
+    const load = (value: string) => async () => {
+      loads++;
+      return value;
+    };
+    await cache.remember('hot', ['users'], load('hot'));
+    await cache.remember('cold', ['users'], load('cold'));
+    for (let i = 0; i < 3 * MAX_REMEMBERED_VALUES; i++) {
+      await cache.remember(`k${i}`, ['users'], load(`k${i}`));
+      expect(await cache.remember('hot', ['users'], load('hot again'))).toBe('hot');
+    }
+    expect(loads).toBe(2 + 3 * MAX_REMEMBERED_VALUES);
+    expect(await cache.remember('cold', ['users'], load('cold again'))).toBe('cold again');
+    // The newest keys are all still there.
+    const before = loads;
+    for (let i = 3 * MAX_REMEMBERED_VALUES - 100; i < 3 * MAX_REMEMBERED_VALUES; i++)
+      await cache.remember(`k${i}`, ['users'], load('reloaded'));
+    expect(loads).toBe(before);
   });
 
   it('tells other instances what was written, and hears them', async () => {

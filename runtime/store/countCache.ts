@@ -39,11 +39,17 @@ export const MAX_PAGE_LENGTH = 200;
 
 /**
  * Values kept under the generation they were read in, the least recently used going first when
- * there are more than `maxEntries` or their weights add up to more than `maxWeight`.
+ * there are more than `maxEntries` or their weights add up to more than `maxWeight`. A value read
+ * moves to the newest end only once it has fallen into the older half: moving it is a delete and
+ * a set on a map of up to tens of thousands of entries, which every realtime event paid for each
+ * stream's grants and session. So the order is that of use to within half the entries, and a
+ * value in use never reaches the oldest end.
  */
 class GenerationMemory<V> {
-  private readonly entries = new Map<string, { generation: number; value: V; weight: number }>();
+  private readonly entries = new Map<string, { generation: number; value: V; weight: number; stamp: number }>();
   private weight = 0;
+  /** Counts the entries placed at the newest end; an entry's stamp is the count when it was. */
+  private placed = 0;
 
   constructor(
     private readonly maxEntries: number,
@@ -55,8 +61,11 @@ class GenerationMemory<V> {
   get(key: string, generation: number): { value: V } | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.generation !== generation) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    if (this.placed - entry.stamp > this.entries.size / 2) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      entry.stamp = ++this.placed;
+    }
     return entry;
   }
 
@@ -64,7 +73,7 @@ class GenerationMemory<V> {
     const weight = this.weigh(value, key);
     this.forget(key);
     if (weight > this.maxWeight) return;
-    this.entries.set(key, { generation, value, weight });
+    this.entries.set(key, { generation, value, weight, stamp: ++this.placed });
     this.weight += weight;
     while (this.entries.size > this.maxEntries || this.weight > this.maxWeight)
       this.forget(this.entries.keys().next().value!);

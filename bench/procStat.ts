@@ -17,6 +17,21 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * Runs a load (synchronously: the load generator is another process) and answers its result with
+ * the CPU time process `pid` spent per request of it, in µs, when /proc tells.
+ */
+export function withCpuPerRequest<R extends { total: number }>(
+  pid: number | undefined,
+  run: () => R,
+): R & { cpuMicros?: number } {
+  const before = cpuSeconds(pid);
+  const result = run();
+  const after = cpuSeconds(pid);
+  if (before === undefined || after === undefined || result.total === 0) return result;
+  return { ...result, cpuMicros: ((after - before) * 1e6) / result.total };
+}
+
 /** Busy and total clock ticks of one core so far, from /proc/stat; undefined where there is none. */
 export function coreTicks(core: number): { busy: number; total: number } | undefined {
   try {

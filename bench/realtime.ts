@@ -19,7 +19,7 @@ import { SERVE_NODE_FLAGS } from '../bin/commands/serverHeap.js';
 import { signSession } from '../runtime/auth/sessionToken.js';
 import { newId } from '../runtime/entities/prepareWrite.js';
 import { openStore } from '../runtime/store/openStore.js';
-import { coreTicks, cpuSeconds } from './procStat.js';
+import { coreTicks, cpuSeconds, withCpuPerRequest } from './procStat.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -201,17 +201,12 @@ interface Measured {
 
 /** A load as `load` runs it, with the server's CPU per create and the client core's use. */
 function measured(url: string, token: string, server: ChildProcess): Measured {
-  const cpuBefore = cpuSeconds(server.pid);
   const coreBefore = coreTicks(1);
-  const { rps, total } = loadResult(url, token);
-  const cpuAfter = cpuSeconds(server.pid);
+  const { rps, cpuMicros } = withCpuPerRequest(server.pid, () => loadResult(url, token));
   const coreAfter = coreTicks(1);
   return {
     rps,
-    cpuMicros:
-      cpuBefore !== undefined && cpuAfter !== undefined && total > 0
-        ? ((cpuAfter - cpuBefore) * 1e6) / total
-        : undefined,
+    cpuMicros,
     clientBusy:
       coreBefore && coreAfter ? (coreAfter.busy - coreBefore.busy) / (coreAfter.total - coreBefore.total) : undefined,
   };

@@ -11,7 +11,7 @@ import { loadRegistry } from '../../bin/commands/serveCommand.js';
 import { SERVE_NODE_FLAGS } from '../../bin/commands/serverHeap.js';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { openStore } from '../../runtime/store/openStore.js';
-import { cpuSeconds } from '../procStat.js';
+import { withCpuPerRequest } from '../procStat.js';
 import { RECORDS, seed } from './seed.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -459,16 +459,9 @@ async function main() {
           for (const { target, url, seed, child } of order) {
             const item = casesOf(target, seed).find((c) => c.name === caseName);
             if (!item) continue;
-            const cpuBefore = cpuSeconds(child.pid);
-            const result: LoadResult & { cpuMicros?: number } = load({
-              url,
-              seconds: SECONDS,
-              connections: CONNECTIONS,
-              ...item,
-            });
-            const cpuAfter = cpuSeconds(child.pid);
-            if (cpuBefore !== undefined && cpuAfter !== undefined && result.total > 0)
-              result.cpuMicros = ((cpuAfter - cpuBefore) * 1e6) / result.total;
+            const result = withCpuPerRequest(child.pid, () =>
+              load({ url, seconds: SECONDS, connections: CONNECTIONS, ...item }),
+            );
             const key = `${target.name}/${caseName}`;
             runs.set(key, [...(runs.get(key) ?? []), result]);
           }

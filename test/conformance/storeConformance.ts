@@ -157,6 +157,18 @@ export const filterCases: [Where, string[]][] = [
   [{ field: 'kind', op: 'in', value: [] }, []],
 ].map(([where, names]) => [where as Where, names as string[]]);
 
+/** A new `things` record named `name`, with `fields` besides, for tests that write a few. */
+export function newThing(name: string, fields: Record<string, unknown> = {}): Doc {
+  return {
+    id: newId(),
+    ownerId: '0'.repeat(24),
+    createdAt: '2024-01-01T00:00:00.000Z',
+    updatedAt: '2024-01-01T00:00:00.000Z',
+    name,
+    ...fields,
+  };
+}
+
 /** The same inputs must give the same outputs on every store adapter. */
 export function storeConformance(name: string, open: () => Promise<Store>): void {
   describe(`store conformance: ${name}`, () => {

@@ -91,6 +91,7 @@ export async function withStore({ options, config, env, logger, operator, now }:
       "PostgreSQL's autovacuum is off: without the statistics it gathers, the planner takes grown tables for empty and lists and aggregations slow down; turn it on, or run ANALYZE after bulk loads",
     );
   if (opened instanceof SqliteStore) {
+    opened.reportWarningsTo((message) => logger.warn(message));
     const commits = () => opened.commitStatistics();
     operator.watch('entigen_group_commits', 'Commits of the embedded store (each one fsync)', () => commits().groups);
     operator.watch('entigen_group_commit_transactions', 'Transactions those commits carried', () => commits().members);

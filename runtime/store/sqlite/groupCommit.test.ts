@@ -2,20 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { conformanceModel } from '../../../test/conformance/storeConformance.js';
-import { newId } from '../../entities/prepareWrite.js';
+import { conformanceModel, newThing } from '../../../test/conformance/storeConformance.js';
 import { type Doc, UniqueConflict } from '../types.js';
 import type { GroupCommit } from './groupCommit.js';
 import { SqliteStore } from './sqliteStore.js';
 
-const thing = (name: string, code?: string) => ({
-  id: newId(),
-  ownerId: '0'.repeat(24),
-  createdAt: '2024-01-01T00:00:00.000Z',
-  updatedAt: '2024-01-01T00:00:00.000Z',
-  name,
-  ...(code ? { code } : {}),
-});
+const thing = (name: string, code?: string) => newThing(name, code ? { code } : {});
 const groupOf = (store: SqliteStore) => (store as unknown as { shared: { group: GroupCommit } }).shared.group;
 const pause = () => new Promise((resolve) => setTimeout(resolve, 2));
 const names = (docs: Doc[]) => docs.map((d) => d.name);

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { GroupDeferred } from './textQueue.js';
+import type { WalCheckpointer } from './walCheckpointer.js';
 
 /** Transactions one commit carries at most, so readers waiting for it are not held long. */
 export const MAX_GROUP = 32;
@@ -33,6 +34,7 @@ export class GroupCommit {
     private readonly db: Database.Database,
     private readonly hold: (done: Promise<void> | undefined) => void,
     private readonly deferred: GroupDeferred[] = [],
+    private readonly checkpointer?: Pick<WalCheckpointer, 'committed' | 'beforeTransaction'>,
   ) {}
 
   run<T>(fn: () => Promise<T>): Promise<T> {
@@ -70,6 +72,7 @@ export class GroupCommit {
     this.hold(new Promise<void>((resolve) => (finish = resolve)));
     const done: { member: Member; value: unknown }[] = [];
     try {
+      this.checkpointer?.beforeTransaction();
       // The savepoints keep the pages they touch in the statement journal: in memory during the
       // group (its size is bounded by MAX_GROUP members), back to files for the reads in between,
       // whose sorts could be as large as a table. It cannot change inside a transaction.
@@ -116,6 +119,7 @@ export class GroupCommit {
         for (const { member } of done) member.reject(error);
         return;
       }
+      this.checkpointer?.committed();
       this.groups++;
       this.members += done.length;
       for (const { member, value } of done) member.resolve(value);

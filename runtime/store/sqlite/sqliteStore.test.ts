@@ -3,17 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { conformanceModel } from '../../../test/conformance/storeConformance.js';
-import { newId } from '../../entities/prepareWrite.js';
+import { conformanceModel, newThing as thing } from '../../../test/conformance/storeConformance.js';
 import { SqliteStore } from './sqliteStore.js';
 
-const thing = (name: string) => ({
-  id: newId(),
-  ownerId: '0'.repeat(24),
-  createdAt: '2024-01-01T00:00:00.000Z',
-  updatedAt: '2024-01-01T00:00:00.000Z',
-  name,
-});
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('the SQLite store', () => {

@@ -31,6 +31,7 @@ import { MIN_MATCHING, sortIndexScan } from './sortIndexScan.js';
 import { sqliteDialect } from './sqliteDialect.js';
 import { ftsContentTable, ftsTable, syncSqliteSchema } from './syncSqliteSchema.js';
 import { TextQueue } from './textQueue.js';
+import { WalCheckpointer } from './walCheckpointer.js';
 
 const STATEMENT_CACHE_SIZE = 500;
 /** Keys the statements that answer arrays of values apart from those that answer objects. */
@@ -55,6 +56,8 @@ interface Shared {
   numbering: GroupNumbering;
   /** The SQLite dialect, with the id sets this connection keeps. */
   dialect: SqlDialect;
+  /** Copies the WAL into the database file on a thread of its own (file databases only). */
+  checkpointer?: WalCheckpointer;
 }
 
 /** Per table: the text of its INSERTs by the columns they set (a create sets the same ones each time). */
@@ -98,7 +101,7 @@ export class SqliteStore extends SqlStore {
     } catch (error) {
       throw new StoreUnavailable(`cannot open SQLite database ${path}: ${(error as Error).message}`);
     }
-    db.pragma('journal_mode = WAL');
+    const journal = db.pragma('journal_mode = WAL', { simple: true });
     db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
     db.function('entigen_collate', { deterministic: true }, (value: unknown, strength: unknown, numeric: unknown) =>
@@ -111,6 +114,7 @@ export class SqliteStore extends SqlStore {
     );
     const text = new TextQueue();
     const known = new KnownIdSets(db);
+    const checkpointer = journal === 'wal' && !db.memory ? new WalCheckpointer(db, db.name) : undefined;
     const numbering = new GroupNumbering({
       read: (counter) => store.readCounter(counter),
       write: (counter, value) => store.writeCounter(counter, value),
@@ -127,8 +131,10 @@ export class SqliteStore extends SqlStore {
           shared.transactionDone = done;
         },
         [text, numbering],
+        checkpointer,
       ),
       numbering,
+      checkpointer,
     };
     // Named: the numbering reads and writes counters through it.
     const store = new SqliteStore(shared, false);
@@ -343,12 +349,19 @@ export class SqliteStore extends SqlStore {
     return this.shared.group.run(() => fn(new SqliteStore(this.shared, true)));
   }
 
+  /** Warnings of the store's own machinery (its checkpoint thread) go to `warn` instead of the process. */
+  reportWarningsTo(warn: (message: string) => void): void {
+    if (this.shared.checkpointer) this.shared.checkpointer.warn = warn;
+  }
+
   async ping(): Promise<void> {
     this.statement('SELECT 1').get();
   }
 
   async close(): Promise<void> {
     await this.turn();
+    // Before the writer's connection: the last connection to close checkpoints and removes the WAL.
+    await this.shared.checkpointer?.close();
     if (this.shared.db.open) this.shared.db.close();
   }
 
@@ -361,7 +374,12 @@ export class SqliteStore extends SqlStore {
    */
   private atomic<T>(statements: () => T): T {
     processWrites++;
-    return this.inTransaction ? statements() : this.shared.db.transaction(statements)();
+    if (this.inTransaction) return statements();
+    const { checkpointer } = this.shared;
+    checkpointer?.beforeTransaction();
+    const result = this.shared.db.transaction(statements)();
+    checkpointer?.committed();
+    return result;
   }
 
   private turn(): Promise<void> | undefined {

@@ -93,4 +93,38 @@ describe('SQLite indexes', () => {
     db.prepare(`INSERT INTO "things__fts"("things__fts") VALUES ('integrity-check')`).run();
     await store.close();
   });
+
+  it('keep no token counts in a new text index, and one made with them goes on working', async () => {
+    const store = SqliteStore.open(':memory:');
+    await store.init(conformanceModel);
+    const db = rawDb(store);
+    const tableExists = (name: string) =>
+      db.prepare('SELECT 1 FROM sqlite_master WHERE name = ?').get(name) !== undefined;
+    expect(tableExists('things__fts')).toBe(true);
+    expect(tableExists('things__fts_docsize')).toBe(false);
+    // A database made before: its text index keeps a table of token counts.
+    const columns = (db.prepare('PRAGMA table_info("things__fts")').all() as { name: string }[]).map((c) => c.name);
+    db.exec('DROP TABLE "things__fts"');
+    db.exec(
+      `CREATE VIRTUAL TABLE "things__fts" USING fts5(${columns.map((c, i) => (i === 0 ? `${c} UNINDEXED` : c)).join(', ')}, ` +
+        `tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')`,
+    );
+    expect(tableExists('things__fts_docsize')).toBe(true);
+    await store.init(conformanceModel);
+    expect(tableExists('things__fts_docsize')).toBe(true);
+    const at = '2024-01-01T00:00:00.000Z';
+    const base = { ownerId: 'o', createdAt: at, updatedAt: at };
+    await store.insertMany('things', [
+      { id: 'b1', name: 'quokka', ...base },
+      { id: 'b2', name: 'numbat', ...base },
+    ]);
+    await store.update('things', 'b1', { name: 'bilby' });
+    await store.remove('things', 'b2');
+    const found = async (text: string) => (await store.find('things', { text })).map((d) => d.id);
+    expect(await found('bil')).toEqual(['b1']);
+    expect(await found('quokka')).toEqual([]);
+    expect(await found('numbat')).toEqual([]);
+    db.prepare(`INSERT INTO "things__fts"("things__fts") VALUES ('integrity-check')`).run();
+    await store.close();
+  });
 });

@@ -120,9 +120,11 @@ function syncSearchTable(db: Database.Database, layout: TableLayout): void {
   if (current.join(',') === wanted.join(',')) return;
   db.exec(`DROP TABLE IF EXISTS ${fts}`);
   if (layout.searchFields.length === 0) return;
+  // No table of each entry's token counts (columnsize = 0): only ranking reads them, and searches
+  // here match word prefixes without ranking. A table made before keeps its counts and works alike.
   db.exec(
     `CREATE VIRTUAL TABLE ${fts} USING fts5(id UNINDEXED, ${layout.searchFields.map(ident).join(', ')}, ` +
-      `tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3')`,
+      `tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3', columnsize = 0)`,
   );
   // Existing records become searchable at once.
   const columns = layout.searchFields.map(ident).join(', ');

@@ -49,6 +49,7 @@ describe('the log feed', () => {
     const articles = ctx.registry.entities.get('articles')!.model;
     feed = new LogFeed({ store: ctx.store, logger: pino({ level: 'silent' }), pollMs: 60_000 });
     await feed.start();
+    feed.listen(() => {});
     // More events than the feed keeps: the first two hundred or so end up behind its memory.
     const total = 4300;
     await ctx.store.transaction((tx) =>
@@ -80,5 +81,56 @@ describe('the log feed', () => {
     expect(feed.catchUpReads).toBe(2);
     expect((await feed.after(total - 2, 50)).map((e) => e.seq)).toEqual([total - 1, total]);
     expect(feed.catchUpReads).toBe(2);
+  });
+
+  it('only moves its head while no listener wants the events, and reads them again once one does', async () => {
+    memory = await memoryContext();
+    const { ctx } = memory;
+    const articles = ctx.registry.entities.get('articles')!.model;
+    const published: number[] = [];
+    feed = new LogFeed({
+      store: ctx.store,
+      logger: pino({ level: 'silent' }),
+      pollMs: 60_000,
+      publish: (seq) => published.push(seq),
+    });
+    await feed.start();
+    let wanted = true;
+    let woken = 0;
+    feed.listen(
+      () => woken++,
+      () => wanted,
+    );
+    const commit = (id: string) =>
+      ctx.store.transaction((tx) =>
+        appendEvents(tx, articles, [{ event: 'created', id, after: { id } }], SYSTEM_CALLER, ctx.now()),
+      );
+    const settled = async (head: number) => {
+      for (let i = 0; i < 100 && feed!.head < head; i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    await commit('a0');
+    feed.notify();
+    await settled(1);
+    expect(feed.inMemoryAfter(0)?.map((e) => e.seq)).toEqual([1]);
+    wanted = false;
+    for (let i = 1; i < 4; i++) await commit(`a${i}`);
+    feed.notify();
+    await settled(4);
+    // The head moved, other instances heard of it and the listener was woken; no event was kept,
+    // not even the one read before.
+    expect(feed.head).toBe(4);
+    expect(published).toEqual([1, 4]);
+    expect(woken).toBe(2);
+    expect(feed.inMemoryAfter(0)).toBeUndefined();
+    expect(feed.inMemoryAfter(3)).toBeUndefined();
+    // What a listener missed meanwhile is read from the log.
+    expect((await feed.after(1, 50)).map((e) => e.seq)).toEqual([2, 3, 4]);
+    expect(feed.catchUpReads).toBe(1);
+    wanted = true;
+    await commit('a4');
+    feed.notify();
+    await settled(5);
+    expect(feed.inMemoryAfter(4)?.map((e) => e.seq)).toEqual([5]);
+    expect(published).toEqual([1, 4, 5]);
   });
 });

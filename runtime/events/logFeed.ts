@@ -39,7 +39,9 @@ interface CatchUpRead {
  * One reader of the event log per instance. It reads what was committed since its last read,
  * once for every listener (realtime streams, webhook delivery), keeps the newest events in
  * memory, and wakes the listeners. A read happens when this instance committed, when another
- * instance says it did (Redis), and every `pollMs` while anyone listens.
+ * instance says it did (Redis), and every `pollMs` while anyone listens. While no listener wants
+ * the events themselves (no stream open, no webhook enabled), a read only moves the head: a
+ * listener that wants them later reads what it missed from the log.
  */
 export class LogFeed {
   /** The last sequence number read from the log. */
@@ -50,7 +52,8 @@ export class LogFeed {
   private catchUp: CatchUpRead[] = [];
   /** Reads of the log made for listeners behind the memory, shared or not (tests). */
   catchUpReads = 0;
-  private readonly listeners = new Set<() => void>();
+  /** Each listener, with whether it wants the events read for it now. */
+  private readonly listeners = new Map<() => void, () => boolean>();
   private reading?: Promise<void>;
   private soon?: NodeJS.Timeout;
   private again = false;
@@ -104,9 +107,12 @@ export class LogFeed {
     if (seq > this.head) this.notify(false);
   }
 
-  /** Calls `listener` after each read that found events; returns the unsubscribe function. */
-  listen(listener: () => void): () => void {
-    this.listeners.add(listener);
+  /**
+   * Calls `listener` after each read that found events; returns the unsubscribe function. While
+   * `wants` answers false for every listener, the events are not read into memory for them.
+   */
+  listen(listener: () => void, wants: () => boolean = () => true): () => void {
+    this.listeners.set(listener, wants);
     return () => this.listeners.delete(listener);
   }
 
@@ -180,13 +186,23 @@ export class LogFeed {
     const local = this.localCommit;
     this.localCommit = false;
     try {
+      if (!this.anyWants()) {
+        const seq = await lastEventSeq(this.options.store);
+        if (seq <= this.head) return;
+        // The memory holds an unbroken run of events ending at the head, or nothing.
+        this.forget();
+        this.head = seq;
+        if (local) this.options.publish?.(this.head);
+        for (const listener of this.listeners.keys()) listener();
+        return;
+      }
       for (;;) {
         const events = await eventsAfter(this.options.store, this.head, READ_BATCH);
         if (events.length === 0) return;
         this.remember(events);
         this.head = events.at(-1)!.seq;
         if (local) this.options.publish?.(this.head);
-        for (const listener of this.listeners) listener();
+        for (const listener of this.listeners.keys()) listener();
         if (events.length < READ_BATCH) return;
       }
     } catch (error) {
@@ -194,13 +210,20 @@ export class LogFeed {
     }
   }
 
+  private forget(): void {
+    this.cache = [];
+    this.sizes = [];
+    this.bytes = 0;
+  }
+
+  private anyWants(): boolean {
+    for (const wants of this.listeners.values()) if (wants()) return true;
+    return false;
+  }
+
   private remember(events: ChangeEvent[]): void {
     // The cache stays one unbroken run of sequence numbers ending at the head.
-    if (this.cache.length > 0 && this.cache.at(-1)!.seq + 1 !== events[0].seq) {
-      this.cache = [];
-      this.sizes = [];
-      this.bytes = 0;
-    }
+    if (this.cache.length > 0 && this.cache.at(-1)!.seq + 1 !== events[0].seq) this.forget();
     for (const event of events) {
       const size = approximateBytes(event.before) + approximateBytes(event.after) + 200;
       this.cache.push(event);

@@ -81,7 +81,10 @@ export class RealtimeHub {
       this.recheckAll();
     }, this.config.heartbeatMs);
     this.timer.unref();
-    this.unlistenGroups = this.feed.listen(() => this.advanceGroups());
+    this.unlistenGroups = this.feed.listen(
+      () => this.advanceGroups(),
+      () => this.groups.size > 0,
+    );
     this.refresher = setInterval(() => void this.refreshGroups(), CONSTRAINT_TTL_MS);
     this.refresher.unref();
   }

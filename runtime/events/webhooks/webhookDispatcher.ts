@@ -58,6 +58,8 @@ export class WebhookDispatcher {
   private relist = false;
   /** When the earliest retry timer fires. */
   private soonest?: number;
+  /** Whether the last listing found an enabled webhook: only then does the feed read events for them. */
+  private anyEnabled = true;
 
   constructor(
     private readonly ctx: RuntimeContext,
@@ -68,7 +70,10 @@ export class WebhookDispatcher {
   }
 
   start(): void {
-    this.unlisten = this.feed.listen(() => this.wake());
+    this.unlisten = this.feed.listen(
+      () => this.wake(),
+      () => this.anyEnabled,
+    );
     this.timer = setInterval(() => this.wake(), TICK_MS);
     this.timer.unref();
     this.wake();
@@ -97,6 +102,7 @@ export class WebhookDispatcher {
           where: { field: 'enabled', op: 'eq', value: true },
           limit: 1000,
         });
+        this.anyEnabled = webhooks.length > 0;
         for (const webhook of webhooks) this.serve(webhook);
       } catch (error) {
         this.ctx.logger.warn({ err: error }, 'listing webhooks failed; the next tick tries again');

@@ -21,7 +21,7 @@ describe('entigen build', () => {
       expect(readFileSync(join(app, 'second', path))).toEqual(readFileSync(join(app, 'first', path)));
   });
 
-  it('writes the same bytes for a large model, where a helper thread emits and writes most validators', async () => {
+  it('writes the same bytes for a large model, where a helper thread emits and writes the validators', async () => {
     const app = mkdtempSync(join(tmpdir(), 'entigen-large-'));
     mkdirSync(join(app, 'entities'));
     for (let i = 0; i < 70; i++) {

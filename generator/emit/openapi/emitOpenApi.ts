@@ -144,17 +144,33 @@ function pipelineErrors(op: Operation): ErrorCode[] {
   return codes;
 }
 
+// The pieces every operation repeats are one object each, written wherever they appear: a large
+// model's document has tens of thousands of them, and each would be garbage to collect.
+const ERROR_REFS = {} as Record<ErrorCode, JsonSchema>;
+for (const code of Object.keys(ERROR_CODES) as ErrorCode[])
+  ERROR_REFS[code] = Object.freeze({ $ref: `#/components/responses/${code}` });
+const PATH_PARAMETERS = new Map<string, JsonSchema>();
+const pathParameter = (name: string) => {
+  let parameter = PATH_PARAMETERS.get(name);
+  if (!parameter) {
+    parameter = Object.freeze({ name, in: 'path', required: true, schema: Object.freeze({ type: 'string' }) });
+    PATH_PARAMETERS.set(name, parameter);
+  }
+  return parameter;
+};
+const HEADER_REFS = {
+  tenant: Object.freeze({ $ref: '#/components/parameters/TenantId' }),
+  idempotency: Object.freeze({ $ref: '#/components/parameters/IdempotencyKey' }),
+  changeReason: Object.freeze({ $ref: '#/components/parameters/ChangeReason' }),
+};
+const SETUP_REDIRECT = Object.freeze({ description: 'Redirect to /setup while no administrator exists' });
+
 function operationObject(op: Operation): JsonSchema {
-  const pathParams = [...op.path.matchAll(/\{([A-Za-z]+)\}/g)].map(([, name]) => ({
-    name,
-    in: 'path',
-    required: true,
-    schema: { type: 'string' },
-  }));
+  const pathParams = [...op.path.matchAll(/\{([A-Za-z]+)\}/g)].map(([, name]) => pathParameter(name));
   const headers = [
-    ...(op.tenantScoped ? [{ $ref: '#/components/parameters/TenantId' }] : []),
-    ...((op.idempotent ?? op.method === 'POST') ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
-    ...(op.changeReason ? [{ $ref: '#/components/parameters/ChangeReason' }] : []),
+    ...(op.tenantScoped ? [HEADER_REFS.tenant] : []),
+    ...((op.idempotent ?? op.method === 'POST') ? [HEADER_REFS.idempotency] : []),
+    ...(op.changeReason ? [HEADER_REFS.changeReason] : []),
   ];
   const parameters = [...pathParams, ...(op.query ?? []), ...headers];
   const responses: Record<string, JsonSchema> = {
@@ -177,11 +193,11 @@ function operationObject(op: Operation): JsonSchema {
   };
   // Two codes of one status (FORBIDDEN, EMAIL_NOT_VERIFIED) share the status; the operation's own names it.
   for (const code of new Set<ErrorCode>([...op.errors, ...pipelineErrors(op)])) {
-    responses[String(ERROR_CODES[code].status)] ??= { $ref: `#/components/responses/${code}` };
+    responses[String(ERROR_CODES[code].status)] ??= ERROR_REFS[code];
   }
   // Health and metrics answer in front of the setup gate (and of the rate limit).
   if (op.method === 'GET' && op.security !== 'none' && !op.rateLimitExempt) {
-    responses['302'] = { description: 'Redirect to /setup while no administrator exists' };
+    responses['302'] = SETUP_REDIRECT;
   }
   Object.assign(responses, op.responses);
   return {

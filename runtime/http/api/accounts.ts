@@ -142,7 +142,7 @@ export const resetUserMfa = route({
   operationId: 'users_resetMfa',
   access: 'admin',
   summary:
-    'Turn off a user’s two-factor authentication (admin): the next sign-in needs the password alone, and the user is mailed',
+    "Turn off a user's two-factor authentication (admin): the next sign-in needs the password alone, and the user is mailed",
   response: UserView,
   errors: [...ADMIN, 'NOT_FOUND'],
   client: { group: 'users', name: 'resetMfa' },

@@ -134,7 +134,7 @@ export const mfaEnroll = route({
   access: 'signedIn',
   summary: 'Start two-factor authentication: a new TOTP secret, shown only here',
   description:
-    'The secret comes as an otpauth:// URI and a QR code (SVG data URL); confirm it within 15 minutes with POST /api/v1/auth/mfa/confirm. A session older than ten minutes also sends the account’s password (`currentPassword`).',
+    "The secret comes as an otpauth:// URI and a QR code (SVG data URL); confirm it within 15 minutes with POST /api/v1/auth/mfa/confirm. A session older than ten minutes also sends the account's password (`currentPassword`).",
   body: Body({ currentPassword: Type.Optional(PASSWORD) }),
   bodyOptional: true,
   response: Type.Object({
@@ -225,12 +225,12 @@ export const oidcStart = route({
   path: '/api/v1/auth/oidc/{provider}/start',
   operationId: 'auth_oidcStart',
   access: 'public',
-  summary: 'Open in the browser: 302 to the provider’s sign-in page',
+  summary: "Open in the browser: 302 to the provider's sign-in page",
   description:
     'The authorization code flow with PKCE, state and nonce (plain OAuth2 providers: state, and PKCE where configured). `returnTo` is the path of this site to land on afterwards (default /).',
   query: Type.Object({ returnTo: Type.Optional(Text(500)) }),
   status: 302,
-  responseDescription: 'To the provider’s sign-in page',
+  responseDescription: "To the provider's sign-in page",
   errors: [...INPUT, 'NOT_FOUND', 'SERVICE_UNAVAILABLE'],
 });
 
@@ -242,7 +242,7 @@ export const oidcCallback = route({
   access: 'public',
   summary: 'Where the provider sends the browser back: signs in and goes on to returnTo',
   description:
-    'Signs in the account with the provider-verified email (linked, or created with the provider’s roles), sets the session cookie and goes on to returnTo. An account with two-factor authentication gets a code form instead.',
+    "Signs in the account with the provider-verified email (linked, or created with the provider's roles), sets the session cookie and goes on to returnTo. An account with two-factor authentication gets a code form instead.",
   // The provider's own parameters (code, state, iss, error): read by the OpenID client, not here.
   query: Type.Object({}, { additionalProperties: true }),
   response: Type.String(),

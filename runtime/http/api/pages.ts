@@ -46,7 +46,7 @@ export const Health = Type.Object({
   cluster: Type.Optional(Type.Unknown({ description: 'The bus between instances: transport and state' })),
   events: Type.Optional(
     Type.Unknown({
-      description: 'The event log: size, open realtime streams, each webhook’s oldest undelivered event',
+      description: "The event log: size, open realtime streams, each webhook's oldest undelivered event",
     }),
   ),
 });
@@ -60,7 +60,7 @@ export const health = route({
   rateLimit: 'exempt',
   summary: 'Health: status and timestamp; statistics for an administrator',
   description:
-    'Answers 200 while the database answers, else 503, to anyone, without a rate limit. An administrator also sees uptime, requests, memory, services, the database, and events (log size, open realtime streams, each webhook’s oldest undelivered event).',
+    "Answers 200 while the database answers, else 503, to anyone, without a rate limit. An administrator also sees uptime, requests, memory, services, the database, and events (log size, open realtime streams, each webhook's oldest undelivered event).",
   response: Health,
   responseDescription: 'Healthy',
   errors: [],
@@ -131,7 +131,7 @@ export const setupTestMail = route({
   access: 'public',
   idempotent: false,
   summary: 'Before setup: send a test mail to the address of the setup form',
-  description: 'Reports the mail server’s answer: the form page again, or JSON. 404 once an administrator exists.',
+  description: "Reports the mail server's answer: the form page again, or JSON. 404 once an administrator exists.",
   body: Type.Object(SETUP_FIELDS),
   bodyType: 'form',
   response: MailTestResult,

@@ -891,7 +891,7 @@ export class UsersClient {
     return this.transport.request<{ items: UserView[]; nextCursor?: string }>('GET', '/api/v1/users', { query });
   }
 
-  /** Turn off a user’s two-factor authentication (admin): the next sign-in needs the password alone, and the user is mailed. */
+  /** Turn off a user's two-factor authentication (admin): the next sign-in needs the password alone, and the user is mailed. */
   resetMfa(id: string): Promise<UserView> {
     return this.transport.request<UserView>('POST', `/api/v1/users/${segment(id)}/mfa/reset`);
   }

@@ -8,6 +8,7 @@ import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync } fro
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleTypebox } from './bundleTypebox.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -45,6 +46,7 @@ if (tsc) {
   if (result.status === 0) {
     executableCli();
     await precompressReferenceAssets();
+    await bundleTypebox();
   }
   process.exit(result.status ?? 1);
 }
@@ -78,6 +80,7 @@ await build({
 });
 executableCli();
 await precompressReferenceAssets();
+await bundleTypebox();
 process.stdout.write(
   `entigen prepare: typescript is not installed; transpiled ${sources.length} files with esbuild into ${relative(process.cwd(), join(root, 'dist')) || 'dist'}/ (no type declarations)\n`,
 );

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +22,10 @@ describe('a fresh git clone', () => {
     expect(existsSync(join(clone, 'node_modules', 'typescript'))).toBe(false);
     const cli = join(clone, 'dist', 'bin', 'entigen.js');
     expect(existsSync(cli)).toBe(true);
+    // TypeBox's type builder is one bundled file, not an import of the package's 200 modules.
+    const typebox = readFileSync(join(clone, 'dist', 'runtime', 'http', 'api', 'typebox.js'), 'utf8');
+    expect(typebox).not.toMatch(/^import |from ['"]@sinclair\/typebox/m);
+    expect(typebox).toMatch(/export \{\s+Type\s+\}/);
 
     const project = join(mkdtempSync(join(tmpdir(), 'entigen-clone-app-')), 'app');
     expect(spawnSync(process.execPath, [cli, 'init', project], { encoding: 'utf8' }).status).toBe(0);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +40,9 @@ describe('npm pack', () => {
     expect(install.status, install.stderr).toBe(0);
     const installed = readdirSync(join(project, 'node_modules'));
     for (const dev of ['typescript', 'vitest', 'fast-check', 'playwright-core']) expect(installed).not.toContain(dev);
+    // TypeBox's type builder ships as one bundled file, not an import of the package's 200 modules.
+    const typebox = join(project, 'node_modules', 'entigen', 'dist', 'runtime', 'http', 'api', 'typebox.js');
+    expect(readFileSync(typebox, 'utf8')).not.toMatch(/^import |from ['"]@sinclair\/typebox/m);
 
     const build = spawnSync('npx', ['--no-install', 'entigen', 'build'], { cwd: project, encoding: 'utf8' });
     expect(build.stderr.replace(/npm warn.*\n/g, '')).toBe('');

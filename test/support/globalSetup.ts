@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Integration tests run the real CLI from dist/, so compile it once before any test. The compile
+ * Integration tests run the real CLI from dist/, so compile it once before any test (and bundle
+ * TypeBox's type builder, as the package's own build does). The compile
  * runs beside vitest's main process, not inside it: a synchronous one would block that process,
  * and workers of other projects already running would time out reporting to it ("Timeout calling
  * onTaskUpdate").
@@ -17,4 +18,7 @@ export default async function setup(): Promise<void> {
     tsc.on('error', reject);
     tsc.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tsc -p tsconfig.build.json exited ${code}`))));
   });
+  // What npm run build:ts and prepare do after the compile, so the tests run what ships.
+  const bundler = (await import(`${root}scripts/bundleTypebox.mjs`)) as { bundleTypebox(): Promise<void> };
+  await bundler.bundleTypebox();
 }

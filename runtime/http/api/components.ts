@@ -1,5 +1,6 @@
-import { type Static, Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { Component, Dictionary, Enum, Nullable } from './schemas.js';
+import { Type } from './typebox.js';
 
 // The shapes every entity's history and metadata routes answer: components of the OpenAPI document
 // (#/components/schemas/<name>), the typed client's and the admin console's types.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { registry } from '../../generated/index.js';
 import { everyRecord } from '../../runtime/backup/takeBackup.js';
 import type { FileStorage } from '../../runtime/media/fileStorage.js';
@@ -183,7 +183,19 @@ describe('backup and restore', () => {
     }
   });
 
-  it('PostgreSQL: pg_dump into a new database, a logical copy into another schema, and S3 with retention', async () => {
+  // Seven CLI runs with pg_dump and pg_restore: some 17 s alone, several times that beside the other suites.
+  it('PostgreSQL: pg_dump into a new database, a logical copy into another schema, and S3 with retention', {
+    timeout: 180_000,
+  }, async () => {
+    // What each CLI run took, printed if the test fails, so a slow or stuck step names itself.
+    const took: string[] = [];
+    onTestFailed(() => console.error(`CLI runs so far:\n${took.join('\n')}`));
+    const timedCli = async (...args: Parameters<typeof runCli>) => {
+      const started = Date.now();
+      const result = await runCli(...args);
+      took.push(`${args[0].join(' ')}: exit ${result.status} after ${Date.now() - started} ms`);
+      return result;
+    };
     const schema = `b_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
     const databaseUrl = `${PG_BASE}?schema=${schema}`;
     const server = await startTestServer(
@@ -200,7 +212,7 @@ describe('backup and restore', () => {
       const to = `s3://${s3.settings.bucket}/${s3.settings.prefix}backups/`;
       const env = { DATABASE_URL: databaseUrl, ...s3.env };
       for (let i = 0; i < 3; i++) {
-        const taken = await runCli(['backup', '--to', to, '--keep', '2'], repoRoot, env);
+        const taken = await timedCli(['backup', '--to', to, '--keep', '2'], repoRoot, env);
         expect(problems(taken.stderr)).toBe('');
         expect(taken.stdout, taken.stdout).toMatch(/the postgres database \(pg-dump\), 3 media files/);
       }
@@ -212,7 +224,7 @@ describe('backup and restore', () => {
       await admin.query(`CREATE DATABASE ${database}`);
       const restoredUrl = `${PG_BASE.replace(/\/[^/]*$/, `/${database}`)}?schema=${schema}`;
       const restoredFiles = { ...s3.env, S3_PREFIX: `${s3.settings.prefix}restored/` };
-      const restore = await runCli(['restore', to], repoRoot, { DATABASE_URL: restoredUrl, ...restoredFiles });
+      const restore = await timedCli(['restore', to], repoRoot, { DATABASE_URL: restoredUrl, ...restoredFiles });
       expect(problems(restore.stderr)).toBe('');
       expect(restore.status).toBe(0);
       expect(await snapshot(restoredUrl)).toEqual(source);
@@ -221,7 +233,7 @@ describe('backup and restore', () => {
         repoRoot,
       );
       expect(await files(restoredStorage)).toEqual(sourceFiles);
-      const wrongSchema = await runCli(['restore', to], repoRoot, {
+      const wrongSchema = await timedCli(['restore', to], repoRoot, {
         DATABASE_URL: `${PG_BASE}?schema=elsewhere_${schema}`,
         ...restoredFiles,
       });
@@ -230,10 +242,10 @@ describe('backup and restore', () => {
 
       // Logical: any schema (any store).
       const file = join(mkdtempSync(join(tmpdir(), 'entigen-logical-')), 'copy.tar.gz');
-      const logical = await runCli(['backup', '--logical', '--to', file], repoRoot, env);
+      const logical = await timedCli(['backup', '--logical', '--to', file], repoRoot, env);
       expect(logical.stdout).toMatch(/\(logical\)/);
       const otherSchema = `${PG_BASE}?schema=l_${schema}`;
-      const intoOther = await runCli(['restore', file], repoRoot, {
+      const intoOther = await timedCli(['restore', file], repoRoot, {
         DATABASE_URL: otherSchema,
         ...s3.env,
         S3_PREFIX: `${s3.settings.prefix}logical/`,

@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { loadRegistry } from '../bin/commands/serveCommand.js';
-import { SERVE_NODE_FLAGS } from '../bin/commands/serverHeap.js';
+import { SERVE_ENV, SERVE_NODE_FLAGS } from '../bin/commands/serverHeap.js';
 import { signSession } from '../runtime/auth/sessionToken.js';
 import { newId } from '../runtime/entities/prepareWrite.js';
 import { openStore } from '../runtime/store/openStore.js';
@@ -139,7 +139,7 @@ function startServer(core: number, databaseUrl: string, port: number, env: Recor
       SECRET,
       root,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...room, ...env } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...SERVE_ENV, ...process.env, ...room, ...env } },
   );
 }
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadRegistry } from '../bin/commands/serveCommand.js';
-import { SERVE_NODE_FLAGS } from '../bin/commands/serverHeap.js';
+import { SERVE_ENV, SERVE_NODE_FLAGS } from '../bin/commands/serverHeap.js';
 import { signSession } from '../runtime/auth/sessionToken.js';
 import { newId } from '../runtime/entities/prepareWrite.js';
 import { openStore } from '../runtime/store/openStore.js';
@@ -91,7 +91,10 @@ async function serveBench(databaseUrl: string): Promise<ChildProcess> {
   const server = spawn(
     process.execPath,
     [...SERVE_NODE_FLAGS, join(here, 'crud', 'entigenServer.js'), databaseUrl, String(PORT), SECRET, root],
-    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } },
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...SERVE_ENV, ...process.env, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' },
+    },
   );
   await new Promise<void>((resolve) => server.stdout!.on('data', (d) => String(d).includes('listening') && resolve()));
   return server;
@@ -105,6 +108,7 @@ async function serveCli(databaseUrl: string): Promise<ChildProcess> {
     cwd: root,
     stdio: ['ignore', log, 'inherit'],
     env: {
+      ...SERVE_ENV,
       ...process.env,
       DATABASE_URL: databaseUrl,
       PORT: String(PORT),

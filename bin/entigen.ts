@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=8
 import { entigenProgram } from './program.js';
 
 // Output piped into a reader that stops early (entigen openapi | head) is not an error.

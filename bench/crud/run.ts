@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { loadRegistry } from '../../bin/commands/serveCommand.js';
-import { SERVE_NODE_FLAGS } from '../../bin/commands/serverHeap.js';
+import { SERVE_ENV, SERVE_NODE_FLAGS } from '../../bin/commands/serverHeap.js';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { openStore } from '../../runtime/store/openStore.js';
 import { withCpuPerRequest } from '../procStat.js';
@@ -43,9 +43,16 @@ const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${pro
  * BENCH_COMPARE=DIR adds entigen as built in another checkout (DIR, after its `npm run build:ts`)
  * as the target `before`, side by side with this one: on its own seeded copy of the same data,
  * in its own schema. `git worktree add ../before <commit>` gives such a checkout.
- * BENCH_COMPARE=. with BENCH_COMPARE_FLAGS compares this checkout with itself under other V8 flags.
+ * BENCH_COMPARE=. with BENCH_COMPARE_FLAGS compares this checkout with itself under other V8 flags,
+ * or with BENCH_COMPARE_ENV (`NAME=value ...`) under another environment.
  */
 const COMPARE = process.env.BENCH_COMPARE ? resolve(process.env.BENCH_COMPARE) : undefined;
+const COMPARE_ENV = Object.fromEntries(
+  (process.env.BENCH_COMPARE_ENV ?? '')
+    .split(' ')
+    .filter(Boolean)
+    .map((assignment) => [assignment.slice(0, assignment.indexOf('=')), assignment.slice(assignment.indexOf('=') + 1)]),
+);
 const PG_URL =
   process.env.BENCH_STORE === 'postgres'
     ? `postgres://postgres@127.0.0.1:5432/test?schema=bench_${Date.now()}`
@@ -106,7 +113,8 @@ const entigenServer = (
       SECRET,
       checkout,
     ],
-    env,
+    // As `entigen serve` starts; one set in the bench's own environment takes its place.
+    { ...SERVE_ENV, ...env },
     checkout,
   );
 
@@ -142,7 +150,7 @@ const TARGETS: Target[] = [
               `sqlite:${db}`,
               port,
               COMPARE,
-              process.env,
+              { ...process.env, ...COMPARE_ENV },
               process.env.BENCH_COMPARE_FLAGS ?? process.env.BENCH_SERVER_FLAGS,
             ),
           paths: ENTIGEN_PATHS,

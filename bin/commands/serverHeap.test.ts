@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { HEAP_GROWING_PERCENT, heapGrowthFlag, SERVE_NODE_FLAGS } from './serverHeap.js';
+import {
+  HEAP_GROWING_PERCENT,
+  heapGrowthFlag,
+  SERVE_ENV,
+  SERVE_ENV_ASSIGNMENTS,
+  SERVE_NODE_FLAGS,
+} from './serverHeap.js';
 
 describe('heapGrowthFlag', () => {
   it('bounds the growth when node was given no growth of its own', () => {
@@ -14,14 +20,22 @@ describe('heapGrowthFlag', () => {
   });
 });
 
-describe('the node flags of a serving process', () => {
+describe('the node flags and environment of a serving process', () => {
   const flags = SERVE_NODE_FLAGS.join(' ');
 
   it('are on every command line that starts the server', () => {
-    expect(readFileSync('bin/entigen.ts', 'utf8').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${flags}`);
+    expect(SERVE_ENV_ASSIGNMENTS).toBe('MALLOC_ARENA_MAX=2');
+    expect(readFileSync('bin/entigen.ts', 'utf8').split('\n')[0]).toBe(
+      `#!/usr/bin/env -S ${SERVE_ENV_ASSIGNMENTS} node ${flags}`,
+    );
     const scripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts as Record<string, string>;
-    expect(scripts.start).toContain(`node ${flags} dist/bin/entigen.js serve`);
+    expect(scripts.start).toContain(`${SERVE_ENV_ASSIGNMENTS} exec node ${flags} dist/bin/entigen.js serve`);
+    const dockerfile = readFileSync('Dockerfile', 'utf8');
     const command = SERVE_NODE_FLAGS.map((flag) => `"${flag}", `).join('');
-    expect(readFileSync('Dockerfile', 'utf8')).toContain(`CMD ["node", ${command}"dist/bin/entigen.js", "serve"]`);
+    expect(dockerfile).toContain(`CMD ["node", ${command}"dist/bin/entigen.js", "serve"]`);
+    for (const [name, value] of Object.entries(SERVE_ENV)) expect(dockerfile).toContain(`ENV ${name}=${value}\n`);
+    const guide = readFileSync('docs/guide/deployment.md', 'utf8');
+    expect(guide).toContain(`ExecStart=/usr/bin/node ${flags} node_modules/entigen/dist/bin/entigen.js serve`);
+    for (const [name, value] of Object.entries(SERVE_ENV)) expect(guide).toContain(`Environment=${name}=${value}\n`);
   });
 });

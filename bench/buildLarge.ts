@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// `entigen build` on a large model: ENTITIES entities of FIELDS fields each, median of RUNS runs.
+// `entigen build` on a large model: ENTITIES entities of FIELDS fields each. The first build parses
+// every entity file; the median of the next RUNS, each after the output was deleted, parses none
+// (the files are unchanged: what a rebuild after editing a few of them comes close to).
 export const ENTITIES = 200;
 export const FIELDS = 15;
 const RUNS = 3;
@@ -51,6 +53,8 @@ function writeModel(dir: string): void {
 }
 
 export interface BuildBench {
+  /** The first build, with no parsed files kept from before. */
+  firstMs: number;
   wallMs: number;
   peakMb: number;
   files: number;
@@ -61,10 +65,16 @@ export function benchBuild(): BuildBench {
   writeModel(dir);
   const runs: { wallMs: number; peakMb: number }[] = [];
   let files = 0;
-  for (let i = 0; i < RUNS; i++) {
+  // The parsed files' cache goes with the run's folder.
+  const env = { ...process.env, ENTIGEN_MODULE_CACHE: join(dir, 'cache') };
+  for (let i = 0; i <= RUNS; i++) {
     rmSync(join(dir, 'generated'), { recursive: true, force: true });
     const started = performance.now();
-    const result = spawnSync(process.execPath, ['--import', preload, cli, 'build'], { cwd: dir, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, ['--import', preload, cli, 'build'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env,
+    });
     const wallMs = performance.now() - started;
     if (result.status !== 0) throw new Error(`build failed:\n${result.stderr}`);
     const rssKb = Number(/ENTIGEN_BENCH_MAX_RSS_KB=(\d+)/.exec(result.stderr)?.[1]);
@@ -73,15 +83,24 @@ export function benchBuild(): BuildBench {
   }
   rmSync(dir, { recursive: true, force: true });
   const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  return { wallMs: median(runs.map((r) => r.wallMs)), peakMb: median(runs.map((r) => r.peakMb)), files };
+  const [first, ...later] = runs;
+  return {
+    firstMs: first.wallMs,
+    wallMs: median(later.map((r) => r.wallMs)),
+    peakMb: median(runs.map((r) => r.peakMb)),
+    files,
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = benchBuild();
   const verdict = (ok: boolean) => (ok ? 'ok' : 'OVER TARGET');
-  console.log(`entigen build, ${ENTITIES} entities x ${FIELDS} fields (${result.files} files), median of ${RUNS}:`);
+  console.log(`entigen build, ${ENTITIES} entities x ${FIELDS} fields (${result.files} files):`);
   console.log(
-    `  wall  ${result.wallMs.toFixed(0)} ms   (target < ${TARGET_MS} ms: ${verdict(result.wallMs < TARGET_MS)})`,
+    `  first ${result.firstMs.toFixed(0)} ms   (every file parsed; target < ${TARGET_MS} ms: ${verdict(result.firstMs < TARGET_MS)})`,
+  );
+  console.log(
+    `  again ${result.wallMs.toFixed(0)} ms   (median of ${RUNS}, the files parsed before; target < ${TARGET_MS} ms: ${verdict(result.wallMs < TARGET_MS)})`,
   );
   console.log(
     `  peak  ${result.peakMb.toFixed(0)} MB   (target < ${TARGET_MB} MB: ${verdict(result.peakMb < TARGET_MB)})`,

@@ -12,6 +12,7 @@ import { scanExports } from './model/scanExports.js';
 import { featureFolders, type HookFile, type Inputs, packageEntityFiles, readInputs } from './readInputs.js';
 import { checkShape } from './schema/checkShape.js';
 import { loadYaml, type SourceFile } from './schema/loadYaml.js';
+import { ParsedYamlCache } from './schema/parsedYamlCache.js';
 import type { OutputWriter } from './writeOutput.js';
 
 export interface BuildOptions {
@@ -27,6 +28,8 @@ export interface BuildOptions {
    * finishes it. Nothing is written when the model has a problem.
    */
   writer?: OutputWriter;
+  /** Where to keep what the files' texts read into, so a later build parses only the changed ones. */
+  cacheDir?: string;
 }
 
 export interface BuildOutput {
@@ -41,6 +44,7 @@ export async function build(options: BuildOptions): Promise<BuildOutput> {
   const started = performance.now();
   const progress = (stage: string) => options.onProgress?.(stage, Math.round(performance.now() - started));
   const inputs = readInputs(options.root, entitiesDir);
+  if (options.cacheDir) inputs.parsedYaml = ParsedYamlCache.open(options.cacheDir);
   progress(`read ${inputs.entityFiles.filter((f) => f.origin === 'app').length} entity files`);
   return buildFromInputs(inputs, progress, options.outDir ?? 'generated', {
     // Breaking changes without a migration are refused before any file is made.
@@ -92,7 +96,12 @@ export async function buildFromInputs(
 
 /** The model of the inputs, with the hook files checked against it. Rejects with BuildFailure. */
 export function checkedModel(inputs: Inputs): AppModel {
-  const model = modelFromInputs(inputs);
+  let model: AppModel;
+  try {
+    model = modelFromInputs(inputs);
+  } finally {
+    inputs.parsedYaml?.save();
+  }
   const hookProblems = checkHookFiles(model, inputs.hookFiles ?? []);
   if (hookProblems.length > 0) throw new BuildFailure(sortDiagnostics(hookProblems));
   return model;
@@ -135,7 +144,7 @@ export function modelFromInputs(inputs: Inputs): AppModel {
   let raw: RawConfig = { version: 1 };
   let configSource: SourceFile | undefined;
   if (inputs.config) {
-    const loaded = loadYaml(inputs.config.file, inputs.config.text);
+    const loaded = loadYaml(inputs.config.file, inputs.config.text, inputs.parsedYaml);
     diagnostics.push(...loaded.diagnostics);
     if (loaded.source) {
       const problems = checkShape(loaded.source, 'config');
@@ -159,7 +168,7 @@ export function modelFromInputs(inputs: Inputs): AppModel {
     ...inputs.entityFiles.filter((f) => f.origin === 'app'),
   ];
   for (const input of ordered) {
-    const loaded = loadYaml(input.file, input.text);
+    const loaded = loadYaml(input.file, input.text, inputs.parsedYaml);
     diagnostics.push(...loaded.diagnostics);
     if (!loaded.source) continue;
     if (loaded.source.data === null || typeof loaded.source.data !== 'object' || Array.isArray(loaded.source.data)) {

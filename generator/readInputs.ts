@@ -3,6 +3,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { parse } from 'yaml';
 import { packageRoot } from '../runtime/model/packageRoot.js';
 import type { EntityModel } from '../runtime/model/types.js';
+import type { ParsedYamlCache } from './schema/parsedYamlCache.js';
 
 export interface InputFile {
   /** Path shown in messages: relative to the project, or `<entigen>/...` for the package's own files. */
@@ -27,6 +28,8 @@ export interface Inputs {
   entityFiles: InputFile[];
   /** The project's hook modules, in name order; absent when it has none. */
   hookFiles?: HookFile[];
+  /** What the files' texts read into in earlier builds (the CLI's build, check and dev keep it). */
+  parsedYaml?: ParsedYamlCache;
 }
 
 /** Where hook modules are looked for when the config names no `hooks.dir`. */

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { build } from '../../generator/build.js';
 import { OutputWriter } from '../../generator/writeOutput.js';
+import { cacheDir, PARSED_CACHE } from './cacheDir.js';
 import { indexPlanSummary } from './indexesCommand.js';
 import { reportFailure } from './reportFailure.js';
 
@@ -22,6 +23,7 @@ export async function buildCommand(options: PathOptions): Promise<void> {
       root,
       entitiesDir: options.entities,
       outDir: options.out,
+      cacheDir: cacheDir(root, PARSED_CACHE),
       onProgress: (stage, ms) => {
         large ||= /^read (\d+)/.test(stage) && Number(/^read (\d+)/.exec(stage)![1]) >= LARGE_MODEL;
         if (large) process.stderr.write(`entigen: ${stage} (${ms} ms)\n`);

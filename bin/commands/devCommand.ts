@@ -7,6 +7,7 @@ import { BuildFailure, formatDiagnostic } from '../../generator/diagnostics.js';
 import { hooksDirOf, jobHandlersOf } from '../../generator/readInputs.js';
 import { OutputWriter } from '../../generator/writeOutput.js';
 import { MIGRATIONS_DIR } from '../../runtime/model/readMigrationFiles.js';
+import { cacheDir, PARSED_CACHE } from './cacheDir.js';
 import { reportFailure } from './reportFailure.js';
 
 export interface DevOptions {
@@ -75,7 +76,13 @@ export async function devCommand(options: DevOptions): Promise<void> {
     const started = performance.now();
     try {
       const writer = new OutputWriter(resolve(root, options.out));
-      const { model, files } = await build({ root, entitiesDir: options.entities, outDir: options.out, writer });
+      const { model, files } = await build({
+        root,
+        entitiesDir: options.entities,
+        outDir: options.out,
+        writer,
+        cacheDir: cacheDir(root, PARSED_CACHE),
+      });
       const summary = writer.finish(files);
       say(
         `${reason}: ${model.entities.length} entities built (${summary.written.length} files written) in ${Math.round(performance.now() - started)} ms`,

@@ -1,21 +1,11 @@
 import { createHash } from 'node:crypto';
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { dirname, extname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { packageRoot } from '../../runtime/model/packageRoot.js';
+import { cacheDir } from './cacheDir.js';
 
 /**
  * The project's own modules (generated/, the hooks and endpoints it imports, the job handlers)
@@ -103,42 +93,6 @@ export async function compiledEntries(
   writeAtomically(manifestPath, JSON.stringify(manifest));
   removeStale(dir, new Set([...made.files.keys(), 'manifest.json']));
   return { files: entries.map((entry) => join(dir, made.entries[entry])), from: 'compiled' };
-}
-
-/**
- * ENTIGEN_MODULE_CACHE, else the project's node_modules/.cache, else the system's temporary
- * folder: the first that takes a file; undefined when none does. In the temporary folder, which
- * other users share, only a folder this user owns and nobody else may write is used: what the
- * cache holds is run as the server's code.
- */
-function cacheDir(root: string, key: string): string | undefined {
-  const shared = join(tmpdir(), `entigen-modules-${sha1(root).slice(0, 12)}`);
-  const candidates = [
-    ...(process.env.ENTIGEN_MODULE_CACHE ? [join(resolve(process.env.ENTIGEN_MODULE_CACHE), key)] : []),
-    ...(existsSync(join(root, 'node_modules')) ? [join(root, 'node_modules', '.cache', 'entigen', key)] : []),
-    join(shared, key),
-  ];
-  for (const dir of candidates) {
-    try {
-      if (dir.startsWith(shared)) {
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        if (!ownedPrivately(shared) || !ownedPrivately(dir)) continue;
-      } else mkdirSync(dir, { recursive: true });
-      const probe = join(dir, `.probe-${process.pid}`);
-      writeFileSync(probe, '');
-      unlinkSync(probe);
-      return dir;
-    } catch {
-      // Read-only or not ours: try the next place.
-    }
-  }
-  return undefined;
-}
-
-/** A real folder (not a link) of this user that no one else may write. */
-function ownedPrivately(dir: string): boolean {
-  const stats = lstatSync(dir);
-  return stats.isDirectory() && stats.uid === process.getuid?.() && (stats.mode & 0o022) === 0;
 }
 
 interface Compiled {

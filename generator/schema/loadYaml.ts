@@ -1,5 +1,6 @@
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { Diagnostic } from '../diagnostics.js';
+import type { ParsedYamlCache } from './parsedYamlCache.js';
 
 export type PathSegment = string | number;
 
@@ -11,7 +12,39 @@ export interface SourceFile {
   diagnostic(path: PathSegment[], message: string, at?: 'key' | 'value'): Diagnostic;
 }
 
-export function loadYaml(file: string, text: string): { source?: SourceFile; diagnostics: Diagnostic[] } {
+const MISSING = Symbol('missing');
+
+/**
+ * Parses `text` (the contents of `file`). With a cache, a text that parsed before without a
+ * problem is not parsed again unless a check asks where one of its values is.
+ */
+export function loadYaml(
+  file: string,
+  text: string,
+  cache?: ParsedYamlCache,
+): { source?: SourceFile; diagnostics: Diagnostic[] } {
+  // A text with {{ is always parsed: unquotedMacros reads its syntax tree.
+  const cacheable = cache && !text.includes('{{') ? cache : undefined;
+  const cached = cacheable ? cacheable.get(text, MISSING) : MISSING;
+  if (cached !== MISSING) {
+    let parsed: SourceFile | undefined;
+    const located = () => (parsed ??= parseYaml(file, text).source!);
+    return {
+      source: {
+        file,
+        data: cached,
+        locate: (path, at) => located().locate(path, at),
+        diagnostic: (path, message, at) => located().diagnostic(path, message, at),
+      },
+      diagnostics: [],
+    };
+  }
+  const loaded = parseYaml(file, text);
+  if (loaded.source) cacheable?.set(text, loaded.source.data);
+  return loaded;
+}
+
+function parseYaml(file: string, text: string): { source?: SourceFile; diagnostics: Diagnostic[] } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const position = (offset: number) => {
@@ -54,6 +87,8 @@ export function loadYaml(file: string, text: string): { source?: SourceFile; dia
  */
 function unquotedMacros(doc: Document, text: string): { offset: number; written: string }[] {
   const found: { offset: number; written: string }[] = [];
+  // Most files hold no macro at all: nothing to walk.
+  if (!text.includes('{{')) return found;
   visit(doc, {
     Map(_, node, path) {
       if (!node.flow || !node.range || !text.startsWith('{{', node.range[0])) return;

@@ -95,6 +95,30 @@ describe('entigen build', () => {
     expect(existsSync(join(app, 'generated'))).toBe(false);
   });
 
+  it('keeps what the files read into, and still places a problem in an unchanged file', async () => {
+    const app = copyExampleApp();
+    const cache = mkdtempSync(join(tmpdir(), 'entigen-cache-'));
+    const env = { ENTIGEN_MODULE_CACHE: cache };
+    writeFileSync(
+      join(app, 'entities', 'targets.yaml'),
+      'version: 1\nname: Target\nplural: targets\nfields:\n  a: { type: string }\n',
+    );
+    writeFileSync(
+      join(app, 'entities', 'linked.yaml'),
+      'version: 1\nname: Linked\nplural: linkeds\nfields:\n  a: { type: string }\n  b: { type: objectId, ref: targets }\n',
+    );
+    const first = await runCli(['build'], app, env);
+    expect(first.status, first.stderr).toBe(0);
+    expect(readdirSync(join(cache, 'parsed'))).toEqual(['parsed-yaml.bin']);
+    // linked.yaml is unchanged: the next build takes its data from the cache.
+    rmSync(join(app, 'entities', 'targets.yaml'));
+    const second = await runCli(['build'], app, env);
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain('entities/linked.yaml:6:29 fields.b.ref: unknown entity "targets"');
+    const check = await runCli(['check'], app, env);
+    expect(check.stderr).toContain('entities/linked.yaml:6:29 fields.b.ref: unknown entity "targets"');
+  });
+
   it('removes files that the entities no longer produce', async () => {
     const app = copyExampleApp();
     await runCli(['build'], app);

@@ -6,6 +6,9 @@ import { join, resolve } from 'node:path';
 /** The folder key of the parsed entity files that build, check and dev keep (generator/schema/parsedYamlCache.ts). */
 export const PARSED_CACHE = 'parsed';
 
+/** The hex SHA-1 of a text: the caches' keys. */
+export const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
+
 /**
  * ENTIGEN_MODULE_CACHE, else the project's node_modules/.cache, else the system's temporary
  * folder: the first that takes a file; undefined when none does. In the temporary folder, which
@@ -14,7 +17,7 @@ export const PARSED_CACHE = 'parsed';
  * parsed entity files). `key` names the cache's own folder.
  */
 export function cacheDir(root: string, key: string): string | undefined {
-  const shared = join(tmpdir(), `entigen-modules-${createHash('sha1').update(root).digest('hex').slice(0, 12)}`);
+  const shared = join(tmpdir(), `entigen-modules-${sha1(root).slice(0, 12)}`);
   const candidates = [
     ...(process.env.ENTIGEN_MODULE_CACHE ? [join(resolve(process.env.ENTIGEN_MODULE_CACHE), key)] : []),
     ...(existsSync(join(root, 'node_modules')) ? [join(root, 'node_modules', '.cache', 'entigen', key)] : []),

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { dirname, extname, join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { tsImport } from 'tsx/esm/api';
 import { packageRoot } from '../../runtime/model/packageRoot.js';
-import { cacheDir } from './cacheDir.js';
+import { cacheDir, sha1 } from './cacheDir.js';
 
 /**
  * The project's own modules (generated/, the hooks and endpoints it imports, the job handlers)
@@ -244,5 +243,3 @@ function removeStale(dir: string, keep: Set<string>): void {
     }
   }
 }
-
-const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');

@@ -1,12 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  HEAP_GROWING_PERCENT,
-  heapGrowthFlag,
-  SERVE_ENV,
-  SERVE_ENV_ASSIGNMENTS,
-  SERVE_NODE_FLAGS,
-} from './serverHeap.js';
+import { HEAP_GROWING_PERCENT, heapGrowthFlag, SERVE_ENV, SERVE_NODE_FLAGS } from './serverHeap.js';
 
 describe('heapGrowthFlag', () => {
   it('bounds the growth when node was given no growth of its own', () => {
@@ -22,6 +16,10 @@ describe('heapGrowthFlag', () => {
 
 describe('the node flags and environment of a serving process', () => {
   const flags = SERVE_NODE_FLAGS.join(' ');
+  /** SERVE_ENV as a command line writes it (`NAME=value ...`). */
+  const SERVE_ENV_ASSIGNMENTS = Object.entries(SERVE_ENV)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
 
   it('are on every command line that starts the server', () => {
     expect(SERVE_ENV_ASSIGNMENTS).toBe('MALLOC_ARENA_MAX=2');

@@ -17,11 +17,6 @@ export const SERVE_NODE_FLAGS = ['--max-semi-space-size=8'] as const;
  */
 export const SERVE_ENV = { MALLOC_ARENA_MAX: '2' } as const;
 
-/** The environment assignments of SERVE_ENV as a command line writes them (`NAME=value ...`). */
-export const SERVE_ENV_ASSIGNMENTS = Object.entries(SERVE_ENV)
-  .map(([name, value]) => `${name}=${value}`)
-  .join(' ');
-
 /**
  * How much V8's old generation may grow past what survived the last full collection, in percent.
  * V8 lets it grow up to four times when collections are cheap, as they are for a server whose live

@@ -5,6 +5,7 @@ import { BuildFailure, type Diagnostic, sortDiagnostics } from './diagnostics.js
 import { emitAll } from './emit/emitAll.js';
 import type { HookModuleImport } from './emit/emitIndex.js';
 import { startValidatorHelper } from './emit/emitValidatorsInParallel.js';
+import { ValidatorCache } from './emit/validatorCache.js';
 import { coveredChanges, previousModel, uncoveredChanges } from './migrations.js';
 import { buildModel, type EntitySource, type RawConfig } from './model/buildModel.js';
 import { checkHookFiles } from './model/checkHookFiles.js';
@@ -44,7 +45,10 @@ export async function build(options: BuildOptions): Promise<BuildOutput> {
   const started = performance.now();
   const progress = (stage: string) => options.onProgress?.(stage, Math.round(performance.now() - started));
   const inputs = readInputs(options.root, entitiesDir);
-  if (options.cacheDir) inputs.parsedYaml = ParsedYamlCache.open(options.cacheDir);
+  if (options.cacheDir) {
+    inputs.parsedYaml = ParsedYamlCache.open(options.cacheDir);
+    inputs.validators = ValidatorCache.open(options.cacheDir);
+  }
   progress(`read ${inputs.entityFiles.filter((f) => f.origin === 'app').length} entity files`);
   return buildFromInputs(inputs, progress, options.outDir ?? 'generated', {
     // Breaking changes without a migration are refused before any file is made.
@@ -86,7 +90,8 @@ export async function buildFromInputs(
     stages.checkModel?.(model);
     progress(`modelled ${model.entities.length} entities`);
     const extras = { hookModules: hookModules(inputs.hookFiles ?? [], outDir) };
-    const files = await emitAll(model, helper, extras, stages.writer);
+    const files = await emitAll(model, helper, extras, stages.writer, inputs.validators);
+    inputs.validators?.save();
     progress(`generated ${files.size} files`);
     return { model, files };
   } finally {

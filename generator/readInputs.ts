@@ -3,6 +3,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { parse } from 'yaml';
 import { packageRoot } from '../runtime/model/packageRoot.js';
 import type { EntityModel } from '../runtime/model/types.js';
+import type { ValidatorCache } from './emit/validatorCache.js';
 import type { ParsedYamlCache } from './schema/parsedYamlCache.js';
 
 export interface InputFile {
@@ -30,6 +31,8 @@ export interface Inputs {
   hookFiles?: HookFile[];
   /** What the files' texts read into in earlier builds (the CLI's build, check and dev keep it). */
   parsedYaml?: ParsedYamlCache;
+  /** The validators compiled in earlier builds, by what they were compiled from (likewise). */
+  validators?: ValidatorCache;
 }
 
 /** Where hook modules are looked for when the config names no `hooks.dir`. */

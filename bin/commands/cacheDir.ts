@@ -3,7 +3,10 @@ import { existsSync, lstatSync, mkdirSync, unlinkSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** The folder key of the parsed entity files that build, check and dev keep (generator/schema/parsedYamlCache.ts). */
+/**
+ * The folder key of what build, check and dev keep from earlier builds: the parsed entity files
+ * (generator/schema/parsedYamlCache.ts) and the compiled validators (generator/emit/validatorCache.ts).
+ */
 export const PARSED_CACHE = 'parsed';
 
 /** The hex SHA-1 of a text: the caches' keys. */
@@ -14,7 +17,7 @@ export const sha1 = (text: string) => createHash('sha1').update(text).digest('he
  * folder: the first that takes a file; undefined when none does. In the temporary folder, which
  * other users share, only a folder this user owns and nobody else may write is used: what the
  * caches hold is run as the server's code (the project's modules) or read as its model (the
- * parsed entity files). `key` names the cache's own folder.
+ * parsed entity files, the validators written into generated/). `key` names the cache's own folder.
  */
 export function cacheDir(root: string, key: string): string | undefined {
   const shared = join(tmpdir(), `entigen-modules-${sha1(root).slice(0, 12)}`);

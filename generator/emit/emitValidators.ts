@@ -57,58 +57,64 @@ export function endpointBodySchemas(entity: EntityModel): Record<string, JsonSch
   );
 }
 
+/** What an entity's validators are compiled from: each schema by its export name. */
+export function validatorSchemas(entity: EntityModel): Record<string, JsonSchema> {
+  return { ...bodySchemas(entity), serverSet: serverSetSchema(entity), ...endpointBodySchemas(entity) };
+}
+
 /**
  * generated/validators/<plural>.js: AJV standalone code, so the server compiles nothing at start.
  * A fresh AJV per entity keeps the generated names local: editing one entity changes one file.
  */
 export function emitValidators(model: AppModel): Map<string, string> {
   const files = new Map<string, string>();
-  for (const entity of model.entities) {
-    const ajv = new Ajv({
-      code: { source: true, esm: true, lines: true, optimize: false, process: () => NOT_EVALUATED },
-      allErrors: true,
-      strict: true,
-      allowUnionTypes: true,
-      unicode: false,
-      logger: quietLogger,
-      // Body schemas are machine-made: skip compiling the meta-schema for each fresh instance.
-      meta: false,
-      validateSchema: false,
-    });
-    const schemas = { ...bodySchemas(entity), serverSet: serverSetSchema(entity), ...endpointBodySchemas(entity) };
-    for (const [name, schema] of Object.entries(schemas)) ajv.addSchema({ $id: `${entity.plural}/${name}`, ...schema });
-    const code = standaloneCode(
-      ajv,
-      Object.fromEntries(Object.keys(schemas).map((name) => [name, `${entity.plural}/${name}`])),
-    );
-    const endpointDeclarations = Object.keys(endpointBodySchemas(entity)).flatMap((name) => [
+  for (const entity of model.entities)
+    for (const [path, text] of entityValidatorFiles(entity.plural, validatorSchemas(entity))) files.set(path, text);
+  return files;
+}
+
+/** The two files of one entity's validators (its code, its declarations), from its schemas. */
+export function entityValidatorFiles(plural: string, schemas: Record<string, JsonSchema>): [string, string][] {
+  const ajv = new Ajv({
+    code: { source: true, esm: true, lines: true, optimize: false, process: () => NOT_EVALUATED },
+    allErrors: true,
+    strict: true,
+    allowUnionTypes: true,
+    unicode: false,
+    logger: quietLogger,
+    // Body schemas are machine-made: skip compiling the meta-schema for each fresh instance.
+    meta: false,
+    validateSchema: false,
+  });
+  for (const [name, schema] of Object.entries(schemas)) ajv.addSchema({ $id: `${plural}/${name}`, ...schema });
+  const code = standaloneCode(ajv, Object.fromEntries(Object.keys(schemas).map((name) => [name, `${plural}/${name}`])));
+  const endpointDeclarations = Object.keys(schemas)
+    .filter((name) => name.startsWith('endpoint_'))
+    .flatMap((name) => [
       `/** Body of the custom endpoint ${name.slice('endpoint_'.length)}. */`,
       `export declare const ${name}: CompiledValidator;`,
     ]);
-    files.set(
-      `validators/${entity.plural}.js`,
-      [GENERATED_HEADER, code.trimEnd(), 'export const bulkItem = create;', ''].join('\n'),
-    );
-    files.set(
-      `validators/${entity.plural}.d.ts`,
+  return [
+    [`validators/${plural}.js`, [GENERATED_HEADER, code.trimEnd(), 'export const bulkItem = create;', ''].join('\n')],
+    [
+      `validators/${plural}.d.ts`,
       [
         GENERATED_HEADER,
         "import type { CompiledValidator } from 'entigen/runtime';",
         '',
-        `/** Body of POST /${entity.plural}. */`,
+        `/** Body of POST /${plural}. */`,
         'export declare const create: CompiledValidator;',
-        `/** Body of PATCH /${entity.plural}/{id}. */`,
+        `/** Body of PATCH /${plural}/{id}. */`,
         'export declare const update: CompiledValidator;',
-        `/** One item of POST /${entity.plural}/bulk. */`,
+        `/** One item of POST /${plural}/bulk. */`,
         'export declare const bulkItem: CompiledValidator;',
-        `/** Body of PATCH /${entity.plural}/{id}/increment. */`,
+        `/** Body of PATCH /${plural}/{id}/increment. */`,
         'export declare const increment: CompiledValidator;',
         '/** The read-only fields a before-hook may set. */',
         'export declare const serverSet: CompiledValidator;',
         ...endpointDeclarations,
         '',
       ].join('\n'),
-    );
-  }
-  return files;
+    ],
+  ];
 }

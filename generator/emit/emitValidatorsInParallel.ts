@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { AppModel } from '../../runtime/model/types.js';
+import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import type { OutputWriter } from '../writeOutput.js';
-import { emitValidators } from './emitValidators.js';
+import { emitValidators, validatorSchemas } from './emitValidators.js';
+import { ValidatorCache } from './validatorCache.js';
 import type { ValidatorAnswer, ValidatorRequest } from './validatorsWorker.js';
 
 /** Below this many entity files a worker costs more to start than it saves. */
@@ -49,27 +50,65 @@ export const HELPER_SHARE = 1;
 /**
  * Same output as emitValidators, with `meanwhile` run on this thread while the helper works.
  * AJV code generation is the largest part of a large build and each entity's validators stand
- * alone, so they split between the threads; with a writer, each thread writes its own.
+ * alone, so they split between the threads; with a writer, each thread writes its own. With a
+ * cache, only the entities whose schemas it does not hold are compiled, and the helper writes the
+ * files of the others.
  */
 export async function emitValidatorsInParallel(
   model: AppModel,
   helper: ValidatorHelper | undefined,
   meanwhile: () => void = () => undefined,
   writer?: OutputWriter,
+  cache?: ValidatorCache,
 ): Promise<Map<string, string>> {
-  const split = helper ? Math.ceil(model.entities.length * HELPER_SHARE) : 0;
+  const { kept, pending, keys } = fromCache(model.entities, cache);
+  const split = helper ? Math.ceil(pending.length * HELPER_SHARE) : 0;
   const theirs = helper?.emit({
-    model: { ...model, entities: model.entities.slice(0, split) },
+    model: { ...model, entities: pending.slice(0, split) },
     target: writer?.target,
+    alsoWrite: writer ? kept : [],
   });
   meanwhile();
-  const mine = emitValidators({ ...model, entities: model.entities.slice(split) });
+  const mine = emitValidators({ ...model, entities: pending.slice(split) });
   writer?.write(mine);
-  if (!theirs) return mine;
+  if (!theirs) writer?.write(new Map(kept));
   const answer = await theirs;
-  writer?.adopt(
-    answer.files.map(([path]) => path),
-    answer.written,
-  );
-  return new Map([...answer.files, ...mine]);
+  if (answer)
+    writer?.adopt(
+      [...answer.files, ...kept].map(([path]) => path),
+      answer.written,
+    );
+  const files = new Map([...kept, ...(answer?.files ?? []), ...mine]);
+  if (cache)
+    for (const entity of pending)
+      cache.set(keys.get(entity.plural) ?? keyOf(entity), entityFiles(files, entity.plural));
+  return files;
+}
+
+const keyOf = (entity: EntityModel) => ValidatorCache.key(entity.plural, validatorSchemas(entity));
+
+/**
+ * The files the cache holds for each entity, the entities it does not, and the key of each of
+ * those. An empty cache (a first build) is not asked: the keys are worked out once the helper is
+ * busy, not before it starts.
+ */
+function fromCache(entities: EntityModel[], cache: ValidatorCache | undefined) {
+  const kept: [string, string][] = [];
+  const keys = new Map<string, string>();
+  if (!cache || cache.size === 0) return { kept, pending: entities, keys };
+  const pending: EntityModel[] = [];
+  for (const entity of entities) {
+    const key = keyOf(entity);
+    const files = cache.get(key);
+    if (files) kept.push(...files);
+    else {
+      pending.push(entity);
+      keys.set(entity.plural, key);
+    }
+  }
+  return { kept, pending, keys };
+}
+
+function entityFiles(files: ReadonlyMap<string, string>, plural: string): [string, string][] {
+  return [`validators/${plural}.js`, `validators/${plural}.d.ts`].map((path) => [path, files.get(path) ?? '']);
 }

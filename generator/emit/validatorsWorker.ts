@@ -7,18 +7,21 @@ export interface ValidatorRequest {
   model: AppModel;
   /** Where to write the files too, when the build writes. */
   target?: OutputTarget;
+  /** Files made before (kept by the cache) to write to the target as well. */
+  alsoWrite?: [string, string][];
 }
 
 export interface ValidatorAnswer {
   files: [string, string][];
-  /** The paths written to the target. */
+  /** The paths written to the target (of both the files emitted and those to write as well). */
   written: string[];
 }
 
 // Helper thread of the validator emission: waits for its share of the model, emits (and
-// writes, when asked), answers.
-parentPort?.once('message', ({ model, target }: ValidatorRequest) => {
+// writes, when asked, with the files kept from before), answers.
+parentPort?.once('message', ({ model, target, alsoWrite = [] }: ValidatorRequest) => {
   const files = [...emitValidators(model)];
-  const answer: ValidatorAnswer = { files, written: target ? writeChanged(target, files) : [] };
+  const written = target ? [...writeChanged(target, alsoWrite), ...writeChanged(target, files)] : [];
+  const answer: ValidatorAnswer = { files, written };
   parentPort!.postMessage(answer);
 });

@@ -336,7 +336,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     name: 'ENTIGEN_MODULE_CACHE',
     group: 'operations',
     description:
-      "Where `entigen serve` keeps the compiled project modules, and `entigen build`, `check` and `dev` what each entity file's text read into (so a rebuild parses only the files that changed); set it when the project's folder is read-only. Without it: `node_modules/.cache/entigen`, else the system's temporary folder.",
+      "Where `entigen serve` keeps the compiled project modules, and `entigen build`, `check` and `dev` what each entity file's text read into and each entity's compiled validators (so a rebuild parses only the files that changed and compiles only the entities whose fields changed); set it when the project's folder is read-only. Without it: `node_modules/.cache/entigen`, else the system's temporary folder.",
   },
   {
     name: 'METRICS_TOKEN',

@@ -109,7 +109,7 @@ describe('entigen build', () => {
     );
     const first = await runCli(['build'], app, env);
     expect(first.status, first.stderr).toBe(0);
-    expect(readdirSync(join(cache, 'parsed'))).toEqual(['parsed-yaml.bin']);
+    expect(readdirSync(join(cache, 'parsed')).sort()).toEqual(['parsed-yaml.bin', 'validators.bin']);
     // linked.yaml is unchanged: the next build takes its data from the cache.
     rmSync(join(app, 'entities', 'targets.yaml'));
     const second = await runCli(['build'], app, env);
@@ -117,6 +117,36 @@ describe('entigen build', () => {
     expect(second.stderr).toContain('entities/linked.yaml:6:29 fields.b.ref: unknown entity "targets"');
     const check = await runCli(['check'], app, env);
     expect(check.stderr).toContain('entities/linked.yaml:6:29 fields.b.ref: unknown entity "targets"');
+  });
+
+  it('keeps compiled validators: a later build writes the same files, and compiles an edited entity again', async () => {
+    // Enough entities that the helper thread compiles validators and writes the kept ones.
+    const app = copyExampleApp();
+    for (let i = 0; i < 70; i++)
+      writeFileSync(
+        join(app, 'entities', `many${i}.yaml`),
+        `version: 1\nname: Many${i}\nplural: many${i}s\nfields:\n  a: { type: string, maxLength: ${i + 1} }\n`,
+      );
+    const cache = mkdtempSync(join(tmpdir(), 'entigen-cache-'));
+    const env = { ENTIGEN_MODULE_CACHE: cache };
+    const read = (out: string) =>
+      new Map(listFiles(join(app, out)).map((f) => [f, readFileSync(join(app, out, f), 'utf8')]));
+    expect((await runCli(['build', '--out', 'first'], app, env)).status).toBe(0);
+    const kept = await runCli(['build', '--out', 'second'], app, env);
+    expect(kept.status, kept.stderr).toBe(0);
+    expect(read('second')).toEqual(read('first'));
+
+    writeFileSync(
+      join(app, 'entities', 'many3.yaml'),
+      'version: 1\nname: Many3\nplural: many3s\nfields:\n  a: { type: string, maxLength: 77 }\n',
+    );
+    expect((await runCli(['build', '--out', 'second'], app, env)).status).toBe(0);
+    const edited = read('second');
+    expect(edited.get('validators/many3s.js')).not.toEqual(read('first').get('validators/many3s.js'));
+    expect(edited.get('validators/many3s.js')).toContain('77');
+    // Without the cache, the same files.
+    expect((await runCli(['build', '--out', 'fresh'], app)).status).toBe(0);
+    expect(read('fresh')).toEqual(edited);
   });
 
   it('removes files that the entities no longer produce', async () => {

@@ -81,7 +81,13 @@ describe('checkpoints on a thread of their own', () => {
     const { path, db } = walDatabase('s.db', 'id INTEGER PRIMARY KEY, body TEXT');
     db.pragma('synchronous = OFF');
     const restartFrames = 200;
-    const checkpointer = new WalCheckpointer(db, path, { intervalMs: 5, restartFrames, idleMs: 5000 });
+    const checkpointer = new WalCheckpointer(db, path, {
+      intervalMs: 5,
+      restartFrames,
+      idleMs: 5000,
+      maxIdleMs: 5000,
+      returnWindowMs: 0,
+    });
     const group = new GroupCommit(db, () => {}, [], checkpointer);
     const insert = db.prepare('INSERT INTO t (body) VALUES (?)');
     const body = 'x'.repeat(3000);
@@ -122,7 +128,13 @@ describe('checkpoints on a thread of their own', () => {
 
   it('ends the thread after a while without commits, and the writer checkpoints until the next one', async () => {
     const { path, db } = walDatabase('i.db');
-    const checkpointer = new WalCheckpointer(db, path, { intervalMs: 5, restartFrames: 4000, idleMs: 200 });
+    const checkpointer = new WalCheckpointer(db, path, {
+      intervalMs: 5,
+      restartFrames: 4000,
+      idleMs: 200,
+      maxIdleMs: 200,
+      returnWindowMs: 0,
+    });
     const group = new GroupCommit(db, () => {}, [], checkpointer);
     const autocheckpoint = () => db.pragma('wal_autocheckpoint', { simple: true });
     for (const round of [1, 2]) {
@@ -134,6 +146,28 @@ describe('checkpoints on a thread of their own', () => {
     }
     // The threads copied both rows into the database file.
     expect(rowsInFileAlone(path, 't')).toBe(2);
+    db.close();
+  });
+
+  it('waits twice as long with each thread started soon after the last one ended, and a second again later', async () => {
+    const { path, db } = walDatabase('b.db');
+    const limits = { intervalMs: 5, restartFrames: 4000, idleMs: 100, maxIdleMs: 400, returnWindowMs: 1500 };
+    const checkpointer = new WalCheckpointer(db, path, limits);
+    const group = new GroupCommit(db, () => {}, [], checkpointer);
+    const autocheckpoint = () => db.pragma('wal_autocheckpoint', { simple: true });
+    const burst = async () => {
+      await group.run(async () => db.prepare('INSERT INTO t DEFAULT VALUES').run());
+      const idle = checkpointer.threadIdleMs;
+      await until(() => autocheckpoint() === 0);
+      await until(() => autocheckpoint() === 1000);
+      expect(autocheckpoint(), 'the thread ended').toBe(1000);
+      return idle;
+    };
+    const idles = [await burst(), await burst(), await burst(), await burst()];
+    expect(idles).toEqual([100, 200, 400, 400]);
+    await sleep(1600);
+    expect(await burst()).toBe(100);
+    expect(rowsInFileAlone(path, 't')).toBe(5);
     db.close();
   });
 });

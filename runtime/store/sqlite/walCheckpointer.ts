@@ -13,8 +13,15 @@ const CHECKPOINT_INTERVAL_MS = 200;
  * nothing behind, which the writer's own, between two transactions, does.
  */
 const RESTART_FRAMES = 4000;
-/** A thread that has seen no commit for this long ends, and the next commit starts another. */
-const IDLE_MS = 5000;
+/**
+ * A thread that has seen no commit for this long ends, and the next commit starts another: a
+ * server whose writes stopped gives the thread's memory back (some 9 MB, a V8 isolate) at once.
+ */
+const IDLE_MS = 1000;
+/** A thread started this soon after the last one ended waits twice as long as that one did... */
+const RETURN_WINDOW_MS = 10_000;
+/** ...up to this long: writes that come in bursts do not start a thread at each one. */
+const MAX_IDLE_MS = 30_000;
 /** SQLite's own default, the writer's while no thread runs. */
 const AUTOCHECKPOINT_PAGES = 1000;
 
@@ -31,7 +38,8 @@ const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
  * the time under a stream of creates). A second connection on a worker thread does the copying
  * instead, and the writer's own connection no longer checkpoints (wal_autocheckpoint = 0) once
  * that thread is running. Started at a commit and ended after a while without one: a store opened
- * only to read starts none, and an idle server does not keep the thread's memory (some 8 MB).
+ * only to read starts none, and an idle server does not keep the thread's memory (some 9 MB). The
+ * while is a second, doubled for each thread that starts soon after the last one ended.
  */
 export class WalCheckpointer {
   private readonly state = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
@@ -44,12 +52,24 @@ export class WalCheckpointer {
   /** Where a thread's failure is told: the server's log (SqliteStore.reportWarningsTo), else a process warning. */
   warn: (message: string) => void = (message) => process.emitWarning(message, 'EntigenWarning');
 
+  /** How long the running (or last) thread waits without a commit before it ends. */
+  threadIdleMs: number;
+  /** When the last thread ended. */
+  private endedAt?: number;
+
   constructor(
     private readonly db: Database.Database,
     private readonly path: string,
-    private readonly limits = { intervalMs: CHECKPOINT_INTERVAL_MS, restartFrames: RESTART_FRAMES, idleMs: IDLE_MS },
+    private readonly limits = {
+      intervalMs: CHECKPOINT_INTERVAL_MS,
+      restartFrames: RESTART_FRAMES,
+      idleMs: IDLE_MS,
+      maxIdleMs: MAX_IDLE_MS,
+      returnWindowMs: RETURN_WINDOW_MS,
+    },
   ) {
     this.checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+    this.threadIdleMs = limits.idleMs;
   }
 
   /** After each COMMIT of the writer's connection. */
@@ -83,11 +103,21 @@ export class WalCheckpointer {
   }
 
   private start(): void {
+    const { idleMs, maxIdleMs, returnWindowMs, intervalMs, restartFrames } = this.limits;
+    const soon = this.endedAt !== undefined && Date.now() - this.endedAt < returnWindowMs;
+    this.threadIdleMs = soon ? Math.min(this.threadIdleMs * 2, maxIdleMs) : idleMs;
     let worker: Worker;
     try {
       worker = new Worker(CHECKPOINT_WORKER_SOURCE, {
         eval: true,
-        workerData: { path: this.path, driver: driverPath, state: this.state.buffer, ...this.limits },
+        workerData: {
+          path: this.path,
+          driver: driverPath,
+          state: this.state.buffer,
+          intervalMs,
+          restartFrames,
+          idleMs: this.threadIdleMs,
+        },
       });
     } catch (error) {
       // Called after a commit: its caller must hear of the commit, not of the thread.
@@ -105,6 +135,7 @@ export class WalCheckpointer {
     });
     worker.on('error', (error) => this.fail(error.message));
     worker.on('exit', (code) => {
+      this.endedAt = Date.now();
       if (this.worker === worker) this.worker = undefined;
       if (this.running) {
         this.running = false;

@@ -5,7 +5,7 @@ import { BuildFailure, type Diagnostic, sortDiagnostics } from './diagnostics.js
 import { emitAll } from './emit/emitAll.js';
 import type { HookModuleImport } from './emit/emitIndex.js';
 import { startValidatorHelper } from './emit/emitValidatorsInParallel.js';
-import { ValidatorCache } from './emit/validatorCache.js';
+import { openValidatorCache } from './emit/validatorCache.js';
 import { coveredChanges, previousModel, uncoveredChanges } from './migrations.js';
 import { buildModel, type EntitySource, type RawConfig } from './model/buildModel.js';
 import { checkHookFiles } from './model/checkHookFiles.js';
@@ -47,7 +47,7 @@ export async function build(options: BuildOptions): Promise<BuildOutput> {
   const inputs = readInputs(options.root, entitiesDir);
   if (options.cacheDir) {
     inputs.parsedYaml = ParsedYamlCache.open(options.cacheDir);
-    inputs.validators = ValidatorCache.open(options.cacheDir);
+    inputs.validators = openValidatorCache(options.cacheDir);
   }
   progress(`read ${inputs.entityFiles.filter((f) => f.origin === 'app').length} entity files`);
   return buildFromInputs(inputs, progress, options.outDir ?? 'generated', {

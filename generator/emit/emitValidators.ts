@@ -73,6 +73,11 @@ export function emitValidators(model: AppModel): Map<string, string> {
   return files;
 }
 
+/** The paths of one entity's validator files: its code, its declarations. */
+export function validatorPaths(plural: string): [string, string] {
+  return [`validators/${plural}.js`, `validators/${plural}.d.ts`];
+}
+
 /** The two files of one entity's validators (its code, its declarations), from its schemas. */
 export function entityValidatorFiles(plural: string, schemas: Record<string, JsonSchema>): [string, string][] {
   const ajv = new Ajv({
@@ -94,10 +99,11 @@ export function entityValidatorFiles(plural: string, schemas: Record<string, Jso
       `/** Body of the custom endpoint ${name.slice('endpoint_'.length)}. */`,
       `export declare const ${name}: CompiledValidator;`,
     ]);
+  const [codePath, declarationsPath] = validatorPaths(plural);
   return [
-    [`validators/${plural}.js`, [GENERATED_HEADER, code.trimEnd(), 'export const bulkItem = create;', ''].join('\n')],
+    [codePath, [GENERATED_HEADER, code.trimEnd(), 'export const bulkItem = create;', ''].join('\n')],
     [
-      `validators/${plural}.d.ts`,
+      declarationsPath,
       [
         GENERATED_HEADER,
         "import type { CompiledValidator } from 'entigen/runtime';",

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import type { OutputWriter } from '../writeOutput.js';
-import { emitValidators, validatorSchemas } from './emitValidators.js';
-import { ValidatorCache } from './validatorCache.js';
+import { emitValidators, validatorPaths, validatorSchemas } from './emitValidators.js';
+import { type ValidatorCache, validatorCacheKey } from './validatorCache.js';
 import type { ValidatorAnswer, ValidatorRequest } from './validatorsWorker.js';
 
 /** Below this many entity files a worker costs more to start than it saves. */
@@ -85,7 +85,7 @@ export async function emitValidatorsInParallel(
   return files;
 }
 
-const keyOf = (entity: EntityModel) => ValidatorCache.key(entity.plural, validatorSchemas(entity));
+const keyOf = (entity: EntityModel) => validatorCacheKey(entity.plural, validatorSchemas(entity));
 
 /**
  * The files the cache holds for each entity, the entities it does not, and the key of each of
@@ -110,5 +110,5 @@ function fromCache(entities: EntityModel[], cache: ValidatorCache | undefined) {
 }
 
 function entityFiles(files: ReadonlyMap<string, string>, plural: string): [string, string][] {
-  return [`validators/${plural}.js`, `validators/${plural}.d.ts`].map((path) => [path, files.get(path) ?? '']);
+  return validatorPaths(plural).map((path) => [path, files.get(path) ?? '']);
 }

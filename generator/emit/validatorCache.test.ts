@@ -7,7 +7,7 @@ import { modelFromInputs } from '../build.js';
 import { packageEntityFiles } from '../readInputs.js';
 import { emitValidators, validatorSchemas } from './emitValidators.js';
 import { emitValidatorsInParallel } from './emitValidatorsInParallel.js';
-import { ValidatorCache } from './validatorCache.js';
+import { openValidatorCache, validatorCacheKey } from './validatorCache.js';
 
 const entity = (plural: string, fields: string) =>
   `version: 1\nname: ${plural[0].toUpperCase()}${plural.slice(1, -1)}\nplural: ${plural}\nfields:\n${fields}`;
@@ -27,7 +27,7 @@ function modelOf(files: Record<string, string>): AppModel {
 
 /** One build's use of the cache: open, emit, save. */
 async function emitWith(dir: string, model: AppModel) {
-  const cache = ValidatorCache.open(dir);
+  const cache = openValidatorCache(dir);
   const files = await emitValidatorsInParallel(model, undefined, undefined, undefined, cache);
   cache.save();
   return files;
@@ -44,9 +44,9 @@ describe('the validator cache', () => {
     expect(first).toEqual(emitValidators(model));
 
     // A stand-in for the notes' kept code shows which files come from the cache.
-    const cache = ValidatorCache.open(dir);
+    const cache = openValidatorCache(dir);
     const notesEntity = model.entities.find((e) => e.plural === 'notes')!;
-    const notesKey = ValidatorCache.key('notes', validatorSchemas(notesEntity));
+    const notesKey = validatorCacheKey('notes', validatorSchemas(notesEntity));
     expect(cache.get(notesKey)?.map(([path]) => path)).toEqual(['validators/notes.js', 'validators/notes.d.ts']);
     cache.set(notesKey, [
       ['validators/notes.js', 'kept'],
@@ -63,24 +63,24 @@ describe('the validator cache', () => {
   });
 
   it('keys schemas apart that JSON would not tell apart', () => {
-    const key = (maximum: number) => ValidatorCache.key('posts', { create: { type: 'number', maximum } });
+    const key = (maximum: number) => validatorCacheKey('posts', { create: { type: 'number', maximum } });
     expect(key(Infinity)).not.toBe(key(-Infinity));
     expect(key(Infinity)).not.toBe(key(Number.NaN));
     expect(key(Infinity)).toBe(key(Infinity));
-    expect(ValidatorCache.key('posts', {})).not.toBe(ValidatorCache.key('notes', {}));
+    expect(validatorCacheKey('posts', {})).not.toBe(validatorCacheKey('notes', {}));
   });
 
   it('keeps only the entities of the last build, and reads a damaged file as empty', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'entigen-validator-cache-'));
     await emitWith(dir, modelOf({ posts, notes }));
-    expect(ValidatorCache.open(dir).size).toBeGreaterThan(2);
+    expect(openValidatorCache(dir).size).toBeGreaterThan(2);
     const withoutNotes = modelOf({ posts });
     await emitWith(dir, withoutNotes);
-    expect(ValidatorCache.open(dir).size).toBe(withoutNotes.entities.length);
+    expect(openValidatorCache(dir).size).toBe(withoutNotes.entities.length);
 
     const [file] = readdirSync(dir).filter((name) => name.startsWith('validators'));
     writeFileSync(join(dir, file), 'not what V8 serializes');
-    expect(ValidatorCache.open(dir).size).toBe(0);
+    expect(openValidatorCache(dir).size).toBe(0);
     expect(await emitWith(dir, withoutNotes)).toEqual(emitValidators(withoutNotes));
   });
 });

@@ -14,37 +14,16 @@ const FILE = 'validators.bin';
  * an entity), and a rebuild usually changes few entities. The stamp holds AJV's version and the
  * text of the module that emits the files, so another AJV or other emission code compiles again.
  */
-export class ValidatorCache {
-  private constructor(private readonly entries: KeptEntries<[string, string][]>) {}
+export type ValidatorCache = KeptEntries<[string, string][]>;
 
-  /** The cache kept in `dir`; without a folder, one that remembers nothing. */
-  static open(dir: string | undefined): ValidatorCache {
-    return new ValidatorCache(KeptEntries.open(dir, FILE, emissionStamp()));
-  }
+/** The cache kept in `dir`; without a folder, one that remembers nothing. */
+export function openValidatorCache(dir: string | undefined): ValidatorCache {
+  return KeptEntries.open(dir, FILE, emissionStamp());
+}
 
-  /** Entities whose files the cache held when opened. */
-  get size(): number {
-    return this.entries.size;
-  }
-
-  /** Serialized by V8, not as JSON: a bound of .inf and one of -.inf must not share a key. */
-  static key(plural: string, schemas: Record<string, JsonSchema>): string {
-    return hashOf(serialize([plural, schemas]));
-  }
-
-  /** The files compiled before from the schemas of `key`. */
-  get(key: string): [string, string][] | undefined {
-    return this.entries.get(key);
-  }
-
-  set(key: string, files: [string, string][]): void {
-    this.entries.set(key, files);
-  }
-
-  /** Keeps the entities of this build. Never throws. */
-  save(): void {
-    this.entries.save();
-  }
+/** Serialized by V8, not as JSON: a bound of .inf and one of -.inf must not share a key. */
+export function validatorCacheKey(plural: string, schemas: Record<string, JsonSchema>): string {
+  return hashOf(serialize([plural, schemas]));
 }
 
 let stamp: string | undefined;

@@ -40,19 +40,13 @@ export function startValidatorHelper(entityFiles: number): ValidatorHelper | und
 }
 
 /**
- * The share of the entities whose validators the helper thread emits and writes; this thread
- * emits and writes the other files meanwhile, then the rest of the validators. All of them: the
- * other files (the OpenAPI document above all) keep this thread busy as long as the validators
- * keep the helper (bench/buildLarge.ts, two threads on two cores).
- */
-export const HELPER_SHARE = 1;
-
-/**
  * Same output as emitValidators, with `meanwhile` run on this thread while the helper works.
  * AJV code generation is the largest part of a large build and each entity's validators stand
- * alone, so they split between the threads; with a writer, each thread writes its own. With a
- * cache, only the entities whose schemas it does not hold are compiled, and the helper writes the
- * files of the others.
+ * alone, so the threads share them: each takes the next entity from a counter they share, the
+ * helper from the start and this thread once `meanwhile` is done, so neither waits for the other
+ * however the two parts compare on the machine at hand. With a writer, each thread writes its own.
+ * With a cache, only the entities whose schemas it does not hold are compiled, and the helper
+ * writes the files of the others.
  */
 export async function emitValidatorsInParallel(
   model: AppModel,
@@ -62,14 +56,17 @@ export async function emitValidatorsInParallel(
   cache?: ValidatorCache,
 ): Promise<Map<string, string>> {
   const { kept, pending, keys } = fromCache(model.entities, cache);
-  const split = helper ? Math.ceil(pending.length * HELPER_SHARE) : 0;
+  const next = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   const theirs = helper?.emit({
-    model: { ...model, entities: pending.slice(0, split) },
+    model: { ...model, entities: pending },
+    next: next.buffer as SharedArrayBuffer,
     target: writer?.target,
     alsoWrite: writer ? kept : [],
   });
   meanwhile();
-  const mine = emitValidators({ ...model, entities: pending.slice(split) });
+  const mine = new Map<string, string>();
+  for (let index = Atomics.add(next, 0, 1); index < pending.length; index = Atomics.add(next, 0, 1))
+    for (const [path, text] of emitValidators({ ...model, entities: [pending[index]] })) mine.set(path, text);
   writer?.write(mine);
   if (!theirs) writer?.write(new Map(kept));
   const answer = await theirs;

@@ -5,6 +5,8 @@ import { emitValidators } from './emitValidators.js';
 
 export interface ValidatorRequest {
   model: AppModel;
+  /** The index of the next entity to emit, shared with the build's thread, which takes entities too. */
+  next: SharedArrayBuffer;
   /** Where to write the files too, when the build writes. */
   target?: OutputTarget;
   /** Files made before (kept by the cache) to write to the target as well. */
@@ -17,11 +19,19 @@ export interface ValidatorAnswer {
   written: string[];
 }
 
-// Helper thread of the validator emission: waits for its share of the model, emits (and
-// writes, when asked, with the files kept from before), answers.
-parentPort?.once('message', ({ model, target, alsoWrite = [] }: ValidatorRequest) => {
-  const files = [...emitValidators(model)];
-  const written = target ? [...writeChanged(target, alsoWrite), ...writeChanged(target, files)] : [];
+// Helper thread of the validator emission: waits for the model, writes the files kept from before
+// when asked, emits (and writes) the validators of each entity it takes from the counter it shares
+// with the build's thread, answers.
+parentPort?.once('message', ({ model, next, target, alsoWrite = [] }: ValidatorRequest) => {
+  const counter = new Int32Array(next);
+  const written = target ? writeChanged(target, alsoWrite) : [];
+  const files: [string, string][] = [];
+  for (let index = Atomics.add(counter, 0, 1); index < model.entities.length; index = Atomics.add(counter, 0, 1)) {
+    const made = [...emitValidators({ ...model, entities: [model.entities[index]] })];
+    // Written as each is made: the build's thread, done with its own, waits for one entity's files at most.
+    if (target) written.push(...writeChanged(target, made));
+    files.push(...made);
+  }
   const answer: ValidatorAnswer = { files, written };
   parentPort!.postMessage(answer);
 });

@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleTypebox } from './bundleTypebox.mjs';
+import { compileShapeValidators } from './compileShapeValidators.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -47,6 +48,7 @@ if (tsc) {
     executableCli();
     await precompressReferenceAssets();
     await bundleTypebox();
+    await compileShapeValidators();
   }
   process.exit(result.status ?? 1);
 }
@@ -81,6 +83,7 @@ await build({
 executableCli();
 await precompressReferenceAssets();
 await bundleTypebox();
+await compileShapeValidators();
 process.stdout.write(
   `entigen prepare: typescript is not installed; transpiled ${sources.length} files with esbuild into ${relative(process.cwd(), join(root, 'dist')) || 'dist'}/ (no type declarations)\n`,
 );

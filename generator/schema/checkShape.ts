@@ -1,21 +1,71 @@
-import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import AjvModule, { type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import standaloneModule from 'ajv/dist/standalone/index.js';
 import type { Diagnostic } from '../diagnostics.js';
+import { hashOf } from '../keptEntries.js';
 import type { PathSegment, SourceFile } from './loadYaml.js';
 import { configSchema, entitySchema } from './schemas.js';
 
 const Ajv = AjvModule.default;
+const standaloneCode = standaloneModule.default;
+const require = createRequire(import.meta.url);
 
 type Shape = 'entity' | 'config';
 
+// The schemas are static files checked against the meta-schema by schemas.test.ts, not at every build.
+const OPTIONS: Options = { allErrors: true, strict: true, verbose: true, allowUnionTypes: true, validateSchema: false };
+const SCHEMAS: Record<Shape, object> = { entity: entitySchema, config: configSchema };
+/** The file beside this module that the package's compile step writes (scripts/compileShapeValidators.mjs). */
+export const SHAPE_VALIDATORS_FILE = 'shapeValidators.cjs';
+
+function shapeAjv(code?: Options['code']): AjvModule.default {
+  const ajv = new Ajv({ ...OPTIONS, ...(code ? { code } : {}) });
+  ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
+  return ajv;
+}
+
+/** What the validators are made from: the schemas, the options and AJV's version. */
+function schemasHash(): string {
+  const { version } = require('ajv/package.json') as { version: string };
+  return hashOf(JSON.stringify([SCHEMAS, OPTIONS, version]));
+}
+
+/**
+ * Both shape validators as one CommonJS module of AJV standalone code, with the hash of what they
+ * were made from. Compiling the schemas at every build took the build's thread some 100 ms (the
+ * config schema alone 60 ms); the package's compile step writes this module instead.
+ */
+export function shapeValidatorsModule(): string {
+  const ajv = shapeAjv({ source: true });
+  const ids: Record<string, string> = {};
+  for (const [shape, schema] of Object.entries(SCHEMAS)) {
+    ajv.addSchema(schema);
+    ids[shape] = (schema as { $id: string }).$id;
+  }
+  return `${standaloneCode(ajv, ids)}\nexports.schemasHash = ${JSON.stringify(schemasHash())};\n`;
+}
+
 const validators = new Map<Shape, ValidateFunction>();
+let written: Partial<Record<Shape, ValidateFunction>> | undefined;
+
+/** The module the compile step wrote, when it was made from these schemas, options and AJV; else nothing. */
+function precompiled(): Partial<Record<Shape, ValidateFunction>> {
+  if (!written) {
+    written = {};
+    try {
+      const module = require(`./${SHAPE_VALIDATORS_FILE}`) as Record<Shape, ValidateFunction> & { schemasHash: string };
+      if (module.schemasHash === schemasHash()) written = module;
+    } catch {
+      // Run from the sources, or compiled without the step: the schemas are compiled here.
+    }
+  }
+  return written;
+}
 
 function validatorFor(shape: Shape): ValidateFunction {
   let validate = validators.get(shape);
   if (!validate) {
-    // The schemas are static files checked against the meta-schema by schemas.test.ts, not at every build.
-    const ajv = new Ajv({ allErrors: true, strict: true, verbose: true, allowUnionTypes: true, validateSchema: false });
-    ajv.addKeyword({ keyword: 'x-message', schemaType: 'string' });
-    validate = ajv.compile(shape === 'entity' ? entitySchema : configSchema);
+    validate = precompiled()[shape] ?? shapeAjv().compile(SCHEMAS[shape]);
     validators.set(shape, validate);
   }
   return validate;

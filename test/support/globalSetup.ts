@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * Integration tests run the real CLI from dist/, so compile it once before any test (and bundle
- * TypeBox's type builder, as the package's own build does). The compile
- * runs beside vitest's main process, not inside it: a synchronous one would block that process,
- * and workers of other projects already running would time out reporting to it ("Timeout calling
- * onTaskUpdate").
+ * TypeBox's type builder and write the shape validators, as the package's own build does). The
+ * compile runs beside vitest's main process, not inside it: a synchronous one would block that
+ * process, and workers of other projects already running would time out reporting to it
+ * ("Timeout calling onTaskUpdate").
  */
 export default async function setup(): Promise<void> {
   const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -21,4 +21,8 @@ export default async function setup(): Promise<void> {
   // What npm run build:ts and prepare do after the compile, so the tests run what ships.
   const bundler = (await import(`${root}scripts/bundleTypebox.mjs`)) as { bundleTypebox(): Promise<void> };
   await bundler.bundleTypebox();
+  const shapes = (await import(`${root}scripts/compileShapeValidators.mjs`)) as {
+    compileShapeValidators(): Promise<void>;
+  };
+  await shapes.compileShapeValidators();
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -93,6 +93,11 @@ export async function startTestServer(
   let users = 0;
   const server: TestServer = {
     ...running,
+    // The database folder goes with the server: a suite starts hundreds of them.
+    async close() {
+      await running.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
     async user(options = {}) {
       const id = newId();
       users++;

@@ -45,6 +45,11 @@ export function shapeValidatorsModule(): string {
   return `${standaloneCode(ajv, ids)}\nexports.schemasHash = ${JSON.stringify(schemasHash())};\n`;
 }
 
+/** A shape's validator compiled here from its schema, as when no written module matches. */
+export function compileShapeValidator(shape: Shape): ValidateFunction {
+  return shapeAjv().compile(SCHEMAS[shape]);
+}
+
 const validators = new Map<Shape, ValidateFunction>();
 let written: Partial<Record<Shape, ValidateFunction>> | undefined;
 
@@ -65,7 +70,7 @@ function precompiled(): Partial<Record<Shape, ValidateFunction>> {
 function validatorFor(shape: Shape): ValidateFunction {
   let validate = validators.get(shape);
   if (!validate) {
-    validate = precompiled()[shape] ?? shapeAjv().compile(SCHEMAS[shape]);
+    validate = precompiled()[shape] ?? compileShapeValidator(shape);
     validators.set(shape, validate);
   }
   return validate;

@@ -68,9 +68,13 @@ export function validatorSchemas(entity: EntityModel): Record<string, JsonSchema
  */
 export function emitValidators(model: AppModel): Map<string, string> {
   const files = new Map<string, string>();
-  for (const entity of model.entities)
-    for (const [path, text] of entityValidatorFiles(entity.plural, validatorSchemas(entity))) files.set(path, text);
+  for (const entity of model.entities) for (const [path, text] of entityValidators(entity)) files.set(path, text);
   return files;
+}
+
+/** One entity's validator files, compiled from its schemas. */
+export function entityValidators(entity: EntityModel): [string, string][] {
+  return entityValidatorFiles(entity.plural, validatorSchemas(entity));
 }
 
 /** The paths of one entity's validator files: its code, its declarations. */

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import type { OutputWriter } from '../writeOutput.js';
-import { emitValidators, validatorPaths, validatorSchemas } from './emitValidators.js';
+import { entityValidators, validatorPaths, validatorSchemas } from './emitValidators.js';
 import { type ValidatorCache, validatorCacheKey } from './validatorCache.js';
 import type { ValidatorAnswer, ValidatorRequest } from './validatorsWorker.js';
 
@@ -67,7 +67,7 @@ export async function emitValidatorsInParallel(
   meanwhile();
   const mine = new Map<string, string>();
   for (let index = Atomics.add(next, 0, 1); index < pending.length; index = Atomics.add(next, 0, 1))
-    for (const [path, text] of emitValidators({ ...model, entities: [pending[index]] })) mine.set(path, text);
+    for (const [path, text] of entityValidators(pending[index])) mine.set(path, text);
   writer?.write(mine);
   if (!theirs) writer?.write(new Map(kept));
   const answer = await theirs;
@@ -78,8 +78,7 @@ export async function emitValidatorsInParallel(
     );
   const files = new Map([...kept, ...(answer?.files ?? []), ...mine]);
   if (cache)
-    for (const entity of pending)
-      cache.set(keys.get(entity.plural) ?? keyOf(entity), entityFiles(files, entity.plural));
+    for (const entity of pending) cache.set(keys.get(entity.plural) ?? keyOf(entity), keptFiles(files, entity.plural));
   return files;
 }
 
@@ -107,6 +106,6 @@ function fromCache(entities: EntityModel[], cache: ValidatorCache | undefined) {
   return { kept, pending, keys };
 }
 
-function entityFiles(files: ReadonlyMap<string, string>, plural: string): [string, string][] {
+function keptFiles(files: ReadonlyMap<string, string>, plural: string): [string, string][] {
   return validatorPaths(plural).map((path) => [path, files.get(path) ?? '']);
 }

@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { AppModel } from '../../runtime/model/types.js';
 import { type OutputTarget, writeChanged } from '../writeOutput.js';
-import { emitValidators } from './emitValidators.js';
+import { entityValidators } from './emitValidators.js';
 
 export interface ValidatorRequest {
   model: AppModel;
@@ -27,7 +27,7 @@ parentPort?.once('message', ({ model, next, target, alsoWrite = [] }: ValidatorR
   const written = target ? writeChanged(target, alsoWrite) : [];
   const files: [string, string][] = [];
   for (let index = Atomics.add(counter, 0, 1); index < model.entities.length; index = Atomics.add(counter, 0, 1)) {
-    const made = [...emitValidators({ ...model, entities: [model.entities[index]] })];
+    const made = entityValidators(model.entities[index]);
     // Written as each is made: the build's thread, done with its own, waits for one entity's files at most.
     if (target) written.push(...writeChanged(target, made));
     files.push(...made);

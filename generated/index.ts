@@ -2,7 +2,6 @@
 import { defineRegistry, type RepositoryWriter, type Store } from 'entigen/runtime';
 import ordersHooks from '../hooks/orders.js';
 import metadata from './metadata.json' with { type: 'json' };
-import openapi from './openapi.json' with { type: 'json' };
 import { ApiKeyRepository } from './repositories/apiKeys.js';
 import { apiKeysRoutes } from './routers/apiKeys.js';
 import { ArticleRepository } from './repositories/articles.js';
@@ -85,6 +84,9 @@ import { WebhookDeliveryRepository } from './repositories/webhookDeliveries.js';
 import { webhookDeliveriesRoutes } from './routers/webhookDeliveries.js';
 import { WebhookRepository } from './repositories/webhooks.js';
 import { webhooksRoutes } from './routers/webhooks.js';
+
+// The OpenAPI document loads when it is first asked for, not with the server.
+const openapi = () => import('./openapi.json', { with: { type: 'json' } }).then((module) => module.default);
 
 export type * from './types.js';
 export { ApiKeyRepository } from './repositories/apiKeys.js';

@@ -10,12 +10,18 @@ export interface RegisteredEntity {
   routes: readonly RouteSpec[];
 }
 
+/**
+ * The OpenAPI document, or a function that loads it: generated/index.ts imports it when it is
+ * first asked for, so a server that never serves it never holds it (some 5 MB for a large model).
+ */
+export type OpenApiSource = object | (() => Promise<unknown>);
+
 /** Everything the runtime needs about the generated application. */
 export interface Registry {
   model: AppModel;
   entities: Map<string, RegisteredEntity>;
   /** generated/openapi.json, served at /api/docs/openapi.json. */
-  openapi?: unknown;
+  openapi?: OpenApiSource;
   /** The application's hooks by entity (hooks/<plural>.ts). */
   hooks: HookTable;
 }
@@ -29,7 +35,7 @@ export function defineEntityRoutes(definition: EntityDefinition): EntityDefiniti
 export function defineRegistry(
   metadata: unknown,
   definitions: Record<string, EntityDefinition>,
-  documents: { openapi?: unknown; hooks?: readonly unknown[] } = {},
+  documents: { openapi?: OpenApiSource; hooks?: readonly unknown[] } = {},
 ): Registry {
   const model = metadata as AppModel;
   if (model?.version !== 1 || !Array.isArray(model.entities)) {

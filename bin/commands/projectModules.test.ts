@@ -146,6 +146,20 @@ describe('compiled project modules', () => {
     expect(existsSync(again.files[1])).toBe(true);
   });
 
+  it('compiles an import() of a literal path with attributes into a chunk that loads when called', async () => {
+    write('generated/document.json', JSON.stringify({ openapi: '3.1.0', marker: 'lazy-chunk' }));
+    write(
+      'generated/index.ts',
+      `export const document = () => import('./document.json', { with: { type: 'json' } }).then((module) => module.default);\nexport const registry = {};\n`,
+    );
+    const compiled = await filesOf();
+    expect(compiled.from).toBe('compiled');
+    // The document is not in the entry's own file: importing the entry does not read it.
+    expect(readFileSync(compiled.files[0], 'utf8')).not.toContain('lazy-chunk');
+    const index = await import(pathToFileURL(compiled.files[0]).href);
+    expect(await index.document()).toEqual({ openapi: '3.1.0', marker: 'lazy-chunk' });
+  });
+
   it('leaves to tsx what a bundle could not keep faithful, and what does not compile, saying why', async () => {
     write('generated/index.ts', `export const load = (name: string) => import(\`../lib/\${name}.js\`);\n`);
     expect(await compiledEntries(project, entries())).toEqual({

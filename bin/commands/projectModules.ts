@@ -59,7 +59,7 @@ const FORMAT = 2;
 /** Outputs no manifest names are removed after this long (another process may still import them). */
 const STALE_MS = 10 * 60_000;
 /** An `import()` of anything but a string literal: the bundle would resolve it from the cache, or guess. */
-const COMPUTED_IMPORT = /\bimport\s*\(\s*(?!['"][^'"`]*['"]\s*\))/;
+const COMPUTED_IMPORT = /\bimport\s*\(\s*(?!['"][^'"`]*['"]\s*[,)])/;
 /** The runtime the compiled modules import as `entigen/runtime`: this process's own. */
 const RUNTIME = new URL('../../runtime/index.js', import.meta.url).href;
 

@@ -18,11 +18,15 @@ export function emitIndex(model: AppModel, extras: EmitExtras = { hookModules: [
   writer.writeLine("import { defineRegistry, type RepositoryWriter, type Store } from 'entigen/runtime';");
   for (const hook of extras.hookModules) writer.writeLine(`import ${hook.plural}Hooks from '${hook.path}';`);
   writer.writeLine("import metadata from './metadata.json' with { type: 'json' };");
-  writer.writeLine("import openapi from './openapi.json' with { type: 'json' };");
   for (const entity of model.entities) {
     writer.writeLine(`import { ${entity.name}Repository } from './repositories/${entity.plural}.js';`);
     writer.writeLine(`import { ${entity.plural}Routes } from './routers/${entity.plural}.js';`);
   }
+  writer.blankLine();
+  writer.writeLine('// The OpenAPI document loads when it is first asked for, not with the server.');
+  writer.writeLine(
+    "const openapi = () => import('./openapi.json', { with: { type: 'json' } }).then((module) => module.default);",
+  );
   writer.blankLine();
   writer.writeLine("export type * from './types.js';");
   for (const entity of model.entities)

@@ -1,11 +1,12 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Response, Router } from 'express';
+import type { OpenApiSource } from '../defineRegistry.js';
 import { notFound } from '../errors/apiError.js';
 import { packageRoot } from '../model/packageRoot.js';
 import { pages } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
-import { readStaticFile, sendStaticFile } from './staticFile.js';
+import { readStaticFile, type StaticFile, sendStaticFile, staticBody } from './staticFile.js';
 
 export const DOCS_PATH = pages.referencePage.path;
 
@@ -49,15 +50,35 @@ function page(title: string): string {
 `;
 }
 
-/** /api/docs (reference page), /api/docs/openapi.json (the generated document), /api/docs/assets/*. */
-export function docsRoutes(openapi: unknown, title: string): Router {
+/**
+ * /api/docs (reference page), /api/docs/openapi.json (the generated document), /api/docs/assets/*.
+ * The document and the assets (some 2.7 MB) are read when first asked for: most servers never are.
+ */
+export function docsRoutes(openapi: OpenApiSource, title: string): Router {
   const router = new DeclaredRouter(DOCS_PATH);
   const folder = assetsFolder();
-  const assets = new Map(
-    Object.entries(ASSETS).map(([name, type]) => [name, readStaticFile(join(folder, name), type, COMPRESSED_FOLDER)]),
-  );
+  const assets = new Map<string, StaticFile>();
+  const assetOf = (name: string) => {
+    const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+    if (!type) return undefined;
+    const known = assets.get(name);
+    if (known) return known;
+    const asset = readStaticFile(join(folder, name), type, COMPRESSED_FOLDER);
+    assets.set(name, asset);
+    return asset;
+  };
+  // Serialized once; a load that failed is tried again by the next request.
+  let document: Promise<StaticFile> | undefined;
+  const documentFile = () =>
+    (document ??= (async () => {
+      const value = typeof openapi === 'function' ? await openapi() : openapi;
+      return staticBody(Buffer.from(JSON.stringify(value)), 'application/json; charset=utf-8');
+    })().catch((error: unknown) => {
+      document = undefined;
+      throw error;
+    }));
   const cacheable = (res: Response) => res.setHeader('Cache-Control', 'public, max-age=3600');
-  router.raw(pages.openApiDocument, ({ res }) => void res.json(openapi));
+  router.raw(pages.openApiDocument, async ({ req, res }) => sendStaticFile(req, res, await documentFile(), 'no-cache'));
   router.raw(pages.referencePage, ({ res }) => {
     res.setHeader('Content-Security-Policy', PAGE_CSP);
     res.type('html').send(page(title));
@@ -68,7 +89,7 @@ export function docsRoutes(openapi: unknown, title: string): Router {
       cacheable(res);
       return void res.type('application/javascript; charset=utf-8').send(INIT_SCRIPT);
     }
-    const asset = assets.get(file);
+    const asset = assetOf(file);
     if (!asset) throw notFound('Asset');
     sendStaticFile(req, res, asset, 'public, max-age=3600');
   });

@@ -34,12 +34,12 @@ export function readStaticFile(path: string, type: string, compressedFolder?: st
       return undefined;
     }
   };
-  return {
-    type,
-    body,
-    encoded: { br: copy('.br', brotliDecompressSync), gzip: copy('.gz', gunzipSync) },
-    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-  };
+  return staticBody(body, type, { br: copy('.br', brotliDecompressSync), gzip: copy('.gz', gunzipSync) });
+}
+
+/** An answer made in memory, served as a static file: its ETag is a hash of the body. */
+export function staticBody(body: Buffer, type: string, encoded: StaticFile['encoded'] = {}): StaticFile {
+  return { type, body, encoded, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
 }
 
 /**

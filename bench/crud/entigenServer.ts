@@ -1,4 +1,5 @@
 import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import v8 from 'node:v8';
 // The entigen server under benchmark: the generated example app over the seeded file.
 import { pino } from 'pino';
@@ -58,6 +59,9 @@ process.on('SIGUSR2', () => {
   collect?.();
   const after = collect ? process.memoryUsage() : undefined;
   if (process.env.BENCH_MEMORY_MAP) appendFileSync(process.env.BENCH_MEMORY_MAP, memoryMap());
+  // BENCH_HEAP_SNAPSHOT=DIR: what the live heap holds, for Chrome DevTools' Memory tab.
+  if (process.env.BENCH_HEAP_SNAPSHOT)
+    v8.writeHeapSnapshot(join(process.env.BENCH_HEAP_SNAPSHOT, `entigen-${process.pid}.heapsnapshot`));
   console.log(
     `memory ${JSON.stringify({ rss, heapTotal, heapUsed, external, arrayBuffers, live: after?.heapUsed, after: after && { rss: after.rss, heapTotal: after.heapTotal } })}`,
   );

@@ -7,6 +7,7 @@ export {
   defineEntityRoutes,
   defineRegistry,
   type EntityValidators,
+  type OpenApiSource,
   type RegisteredEntity,
   type Registry,
 } from './defineRegistry.js';

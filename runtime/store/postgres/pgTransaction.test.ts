@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withLiterals } from './pgTransaction.js';
+import { heldStatement, joinHeld, withLiterals } from './pgTransaction.js';
 
 describe('withLiterals', () => {
   it('writes each parameter in as pg would send it as text', () => {
@@ -24,5 +24,53 @@ describe('withLiterals', () => {
     expect(withLiterals({ sql: 'SELECT $1', params: [Number.NaN] })).toBeUndefined();
     expect(withLiterals({ sql: 'SELECT $1', params: [new Date(0)] })).toBeUndefined();
     expect(withLiterals({ sql: 'SELECT $1', params: [{ a: 1 }] })).toBeUndefined();
+  });
+});
+
+describe('joinHeld', () => {
+  const insert = (table: string, columns: string[], ...params: unknown[]) =>
+    heldStatement({
+      sql: `INSERT INTO "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) VALUES (${params.map((_, i) => `$${i + 1}`).join(', ')})`,
+      params,
+    })!;
+
+  it('writes rows for the same table and columns as one insert, each table keeping its order', () => {
+    const held = [
+      'BEGIN',
+      insert('a', ['id', 'n'], 'a1', 1),
+      insert('v', ['id'], 'v1'),
+      insert('a', ['id', 'n'], 'a2', 2),
+      insert('v', ['id'], 'v2'),
+      insert('a', ['id', 'n'], 'a3', 3),
+    ];
+    expect(joinHeld(held)).toBe(
+      `BEGIN;INSERT INTO "a" ("id", "n") VALUES (E'a1', '1'), (E'a2', '2'), (E'a3', '3');INSERT INTO "v" ("id") VALUES (E'v1'), (E'v2')`,
+    );
+  });
+
+  it('starts a new insert when the columns differ, so no row of a table passes another', () => {
+    const held = [insert('a', ['id'], 'a1'), insert('a', ['id', 'n'], 'a2', 2), insert('a', ['id'], 'a3')];
+    expect(joinHeld(held)).toBe(
+      `INSERT INTO "a" ("id") VALUES (E'a1');INSERT INTO "a" ("id", "n") VALUES (E'a2', '2');INSERT INTO "a" ("id") VALUES (E'a3')`,
+    );
+  });
+
+  it('moves nothing past a statement that is not a one-row insert', () => {
+    const held = [insert('a', ['id'], 'a1'), 'UPDATE "a" SET "n" = 1', insert('a', ['id'], 'a2')];
+    expect(joinHeld(held)).toBe(
+      `INSERT INTO "a" ("id") VALUES (E'a1');UPDATE "a" SET "n" = 1;INSERT INTO "a" ("id") VALUES (E'a2')`,
+    );
+  });
+
+  it('keeps a value that reads like SQL inside its literal', () => {
+    const held = [insert('a', ['id'], "x'), ('y"), insert('a', ['id'], 'z')];
+    expect(joinHeld(held)).toBe(`INSERT INTO "a" ("id") VALUES (E'x''), (''y'), (E'z')`);
+  });
+
+  it('holds statements of other shapes as text, and declines values that cannot be literals', () => {
+    expect(heldStatement({ sql: 'INSERT INTO "a" ("id") VALUES ($1) RETURNING "id"', params: ['x'] })).toBe(
+      `INSERT INTO "a" ("id") VALUES (E'x') RETURNING "id"`,
+    );
+    expect(heldStatement({ sql: 'INSERT INTO "a" ("id") VALUES ($1)', params: ['nul \0'] })).toBeUndefined();
   });
 });

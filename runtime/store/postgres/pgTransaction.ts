@@ -15,8 +15,8 @@ import type { Queryable } from './syncPgSchema.js';
  * the code in between caught it and went on.
  */
 export class DeferringConnection implements Queryable {
-  /** Statements not yet sent, as text. */
-  private pending: string[] = ['BEGIN'];
+  /** Statements not yet sent. */
+  private pending: Held[] = ['BEGIN'];
   /** Whether BEGIN has gone out: only then is there anything to commit or roll back. */
   private begun = false;
   private tail: Promise<unknown> = Promise.resolve();
@@ -30,9 +30,9 @@ export class DeferringConnection implements Queryable {
 
   /** Holds back `statement` when every value can be written as a literal; false when it cannot. */
   defer(statement: Statement): boolean {
-    const text = withLiterals(statement);
-    if (text === undefined) return false;
-    this.pending.push(text);
+    const held = heldStatement(statement);
+    if (held === undefined) return false;
+    this.pending.push(held);
     return true;
   }
 
@@ -58,7 +58,7 @@ export class DeferringConnection implements Queryable {
     if (!this.begun) {
       const inserts = this.pending.slice(1);
       this.pending = [];
-      if (inserts.length > 0) await this.group.commit(this.client, inserts.join(';'));
+      if (inserts.length > 0) await this.group.commit(this.client, inserts);
       return;
     }
     const held = this.take();
@@ -75,7 +75,7 @@ export class DeferringConnection implements Queryable {
   /** The held-back statements as one text, emptied; undefined when there are none. */
   private take(): string | undefined {
     if (this.pending.length === 0) return undefined;
-    const text = this.pending.join(';');
+    const text = joinHeld(this.pending);
     this.pending = [];
     this.begun = true;
     return text;
@@ -87,7 +87,9 @@ const MAX_GROUP = 64;
 const MAX_GROUP_TEXT = 1 << 20;
 interface Waiting {
   client: pg.PoolClient;
-  text: string;
+  statements: readonly Held[];
+  /** The statements' length as text, about. */
+  size: number;
   settle: (error?: unknown) => void;
 }
 
@@ -111,9 +113,18 @@ export class CommitGroup {
    */
   private busy = false;
 
-  commit(client: pg.PoolClient, text: string): Promise<void> {
+  /** Commits `statements` (held back, or text) as one transaction, with others of the moment when it can. */
+  commit(client: pg.PoolClient, statements: string | readonly Held[]): Promise<void> {
+    const list = typeof statements === 'string' ? [statements] : statements;
+    let size = 0;
+    for (const held of list) size += typeof held === 'string' ? held.length : held.row.length;
     return new Promise((resolve, reject) => {
-      this.waiting.push({ client, text, settle: (error) => (error === undefined ? resolve() : reject(error)) });
+      this.waiting.push({
+        client,
+        statements: list,
+        size,
+        settle: (error) => (error === undefined ? resolve() : reject(error)),
+      });
       this.next();
     });
   }
@@ -124,7 +135,7 @@ export class CommitGroup {
     let size = 0;
     let count = 0;
     while (count < this.waiting.length && count < MAX_GROUP && size < MAX_GROUP_TEXT)
-      size += this.waiting[count++].text.length;
+      size += this.waiting[count++].size;
     this.busy = true;
     void this.run(this.waiting.splice(0, count)).finally(() => {
       this.busy = false;
@@ -134,7 +145,7 @@ export class CommitGroup {
 
   private async run(group: Waiting[]): Promise<void> {
     if (group.length > 1) {
-      const error = await alone(group[0].client, group.map((w) => w.text).join(';'));
+      const error = await alone(group[0].client, joinHeld(group.flatMap((w) => w.statements)));
       if (error === undefined || !refusedByDatabase(error)) {
         const outcome =
           error && new StoreUnavailable(`PostgreSQL did not answer a commit: ${(error as Error).message}`);
@@ -142,7 +153,7 @@ export class CommitGroup {
         return;
       }
     }
-    await Promise.all(group.map(async (w) => w.settle(await alone(w.client, w.text))));
+    await Promise.all(group.map(async (w) => w.settle(await alone(w.client, joinHeld(w.statements)))));
   }
 }
 
@@ -164,6 +175,53 @@ async function alone(client: pg.PoolClient, text: string): Promise<unknown> {
     await client.query('ROLLBACK').catch(() => undefined);
     return error ?? new Error('the commit failed');
   }
+}
+
+/**
+ * A statement held back: its text, or the one row of an insert apart from the statement's start
+ * (`into`: `INSERT INTO "table" (columns)`), so that rows going to the same columns one after
+ * another go out as one multi-row INSERT.
+ */
+export type Held = string | { table: string; into: string; row: string };
+
+/** An insert of one row, as insertStatement writes it: the table, the columns, then placeholders only. */
+const SINGLE_ROW_INSERT =
+  /^(INSERT INTO ("(?:[^"]|"")+") \("(?:[^"]|"")+"(?:, "(?:[^"]|"")+")*\)) VALUES (\(\$\d+(?:, \$\d+)*\))$/;
+
+/** The statement held back with its values as literals; undefined when a value cannot be one. */
+export function heldStatement(statement: Statement): Held | undefined {
+  const insert = SINGLE_ROW_INSERT.exec(statement.sql);
+  if (!insert) return withLiterals(statement);
+  const row = withLiterals({ sql: insert[3], params: statement.params });
+  return row === undefined ? undefined : { table: insert[2], into: insert[1], row };
+}
+
+/**
+ * The held statements as one text. A row joins the insert before it into the same table when
+ * that one names the same columns: PostgreSQL then parses, plans and starts one statement for all
+ * of them (a shared commit carries three inserts a create). Each table's rows keep their order
+ * (the commit-time numbering of a table's rows follows it); rows of different tables may go out
+ * in another order, which changes nothing (no foreign keys, no triggers but the deferred
+ * numbering). Text statements move nowhere and nothing moves past them.
+ */
+export function joinHeld(held: readonly Held[]): string {
+  const out: { into?: string; parts: string[] }[] = [];
+  const lastOfTable = new Map<string, number>();
+  for (const statement of held) {
+    if (typeof statement === 'string') {
+      out.push({ parts: [statement] });
+      lastOfTable.clear();
+      continue;
+    }
+    const at = lastOfTable.get(statement.table);
+    if (at !== undefined && out[at].into === statement.into) {
+      out[at].parts.push(statement.row);
+      continue;
+    }
+    lastOfTable.set(statement.table, out.length);
+    out.push({ into: statement.into, parts: [statement.row] });
+  }
+  return out.map(({ into, parts }) => (into === undefined ? parts[0] : `${into} VALUES ${parts.join(', ')}`)).join(';');
 }
 
 /**

@@ -98,10 +98,12 @@ export class WebhookDispatcher {
     }
     this.listing = (async () => {
       try {
-        const webhooks = await this.ctx.store.find(WEBHOOKS, {
-          where: { field: 'enabled', op: 'eq', value: true },
-          limit: 1000,
-        });
+        const list = () =>
+          this.ctx.store.find(WEBHOOKS, { where: { field: 'enabled', op: 'eq', value: true }, limit: 1000 });
+        // Woken after every commit: the list is remembered until the webhooks are written.
+        const webhooks = this.ctx.store.remember
+          ? await this.ctx.store.remember('webhooks\u0000enabled', [WEBHOOKS], list)
+          : await list();
         this.anyEnabled = webhooks.length > 0;
         for (const webhook of webhooks) this.serve(webhook);
       } catch (error) {

@@ -227,9 +227,9 @@ describe('postgres commits', () => {
       const insert = (n: number) => `INSERT INTO ${schema}.t VALUES (${n})`;
       // The first commit is under way alone for a while; the next two wait, then share one commit
       // on the connection that has meanwhile been cut.
-      const under = group.commit(first, `SELECT pg_sleep(0.4);${insert(1)}`);
+      const under = group.commit(first, ['SELECT pg_sleep(0.4)', insert(1)]);
       await admin.query('SELECT pg_terminate_backend($1)', [(lost as unknown as { processID: number }).processID]);
-      const shared = [group.commit(lost, insert(2)), group.commit(other, insert(3))];
+      const shared = [group.commit(lost, [insert(2)]), group.commit(other, [insert(3)])];
       await under;
       for (const outcome of await Promise.allSettled(shared)) {
         expect(outcome.status).toBe('rejected');

@@ -113,15 +113,14 @@ export class CommitGroup {
    */
   private busy = false;
 
-  /** Commits `statements` (held back, or text) as one transaction, with others of the moment when it can. */
-  commit(client: pg.PoolClient, statements: string | readonly Held[]): Promise<void> {
-    const list = typeof statements === 'string' ? [statements] : statements;
+  /** Commits `statements` as one transaction, with others of the moment when it can. */
+  commit(client: pg.PoolClient, statements: readonly Held[]): Promise<void> {
     let size = 0;
-    for (const held of list) size += typeof held === 'string' ? held.length : held.row.length;
+    for (const held of statements) size += typeof held === 'string' ? held.length : held.row.length;
     return new Promise((resolve, reject) => {
       this.waiting.push({
         client,
-        statements: list,
+        statements,
         size,
         settle: (error) => (error === undefined ? resolve() : reject(error)),
       });

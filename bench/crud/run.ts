@@ -57,9 +57,20 @@ const PG_URL =
   process.env.BENCH_STORE === 'postgres'
     ? `postgres://postgres@127.0.0.1:5432/test?schema=bench_${Date.now()}`
     : undefined;
+/** With BENCH_COMPARE and BENCH_STORE=postgres, the other checkout also runs on PostgreSQL (`before-pg`), in a schema of its own. */
+const PG_BEFORE_URL = PG_URL && COMPARE ? PG_URL.replace('?schema=bench_', '?schema=bench_before_') : undefined;
 
 interface Target {
-  name: 'entigen' | 'entigen-pg' | 'entigen-node' | 'before' | 'baseline' | 'baseline-born' | 'bare' | 'soul';
+  name:
+    | 'entigen'
+    | 'entigen-pg'
+    | 'entigen-node'
+    | 'before'
+    | 'before-pg'
+    | 'baseline'
+    | 'baseline-born'
+    | 'bare'
+    | 'soul';
   /** Runs only when BENCH_TARGETS names it. */
   optIn?: boolean;
   start(db: string, port: number): ChildProcess;
@@ -148,6 +159,23 @@ const TARGETS: Target[] = [
           start: (db: string, port: number) =>
             entigenServer(
               `sqlite:${db}`,
+              port,
+              COMPARE,
+              { ...process.env, ...COMPARE_ENV },
+              process.env.BENCH_COMPARE_FLAGS ?? process.env.BENCH_SERVER_FLAGS,
+            ),
+          paths: ENTIGEN_PATHS,
+        },
+      ]
+    : []),
+  ...(COMPARE && PG_BEFORE_URL
+    ? [
+        {
+          name: 'before-pg' as const,
+          checkout: COMPARE,
+          start: (_db: string, port: number) =>
+            entigenServer(
+              PG_BEFORE_URL,
               port,
               COMPARE,
               { ...process.env, ...COMPARE_ENV },
@@ -387,6 +415,10 @@ async function main() {
   });
   for (const target of targets) {
     const seedOf = target.checkout ? sampled(dir, target.name, seedCheckout(dir, target.checkout)) : ownSeed;
+    if (target.name === 'before-pg' && PG_BEFORE_URL) {
+      process.stdout.write('seeding the same articles into PostgreSQL for before-pg...\n');
+      await copyToPostgres(seedOf.db, PG_BEFORE_URL, registry);
+    }
     const db = join(dir, `${target.name}.db`);
     copyFileSync(seedOf.db, db);
     const port = 4100 + targets.indexOf(target);
@@ -519,8 +551,9 @@ async function main() {
     );
     // The copy of the rows is gigabytes at a million: it goes with the run, as do the SQLite files
     // (a seed and a copy per target, hundreds of megabytes each at 100,000 rows).
-    if (PG_URL)
-      await inSchema(PG_URL, async (client, schema) => void (await client.query(`DROP SCHEMA "${schema}" CASCADE`)));
+    for (const url of [PG_URL, PG_BEFORE_URL])
+      if (url)
+        await inSchema(url, async (client, schema) => void (await client.query(`DROP SCHEMA "${schema}" CASCADE`)));
     rmSync(dir, { recursive: true, force: true });
   }
 

@@ -176,6 +176,16 @@ describe('postgres commits', () => {
       });
       expect((await store.find('things', { where: { field: 'name', op: 'eq', value: 'counted' } }))[0].n).toBe(24);
       expect((await store.get('things', counterRow.id))!.n).toBe(24);
+      // Without its counter row no numbered row is stored, whether numbered in the commit's text or by the trigger.
+      await store.remove('things', counterRow.id);
+      for (const askFirst of [false, true]) {
+        const orphan = store.transaction(async (tx) => {
+          if (askFirst) await tx.count('things', {});
+          await tx.insertNumbered?.('things', [thing({ name: `orphan ${askFirst}` })], counter);
+        });
+        await expect(orphan).rejects.toThrow(/counter row .* missing/);
+      }
+      expect(await store.count('things', { where: { field: 'name', op: 'textStartsWith', value: 'orphan' } })).toBe(0);
     });
   });
 

@@ -10,7 +10,7 @@ import { deleteStatement, insertStatement, type Statement, updateStatement } fro
 import type { Doc, InsertInput, NumberingCounter, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
 import { StoreUnavailable, UniqueConflict, ValueOutOfRange } from '../types.js';
 import { pgDialect as dialect } from './pgDialect.js';
-import { CommitGroup, DeferringConnection } from './pgTransaction.js';
+import { CommitGroup, DeferringConnection, type Numbering } from './pgTransaction.js';
 import { COLLATIONS, installCommitNumbering, type Queryable, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
 
 const INT8_OID = 20;
@@ -224,14 +224,28 @@ export class PgStore extends SqlStore {
   }
 
   async insertMany(collection: string, docs: Doc[]): Promise<Doc[]> {
+    return this.insertRows(collection, docs);
+  }
+
+  /** Inserts `docs`; `numbered`: their field `into` is left null, for their counter row to number. */
+  private async insertRows(
+    collection: string,
+    docs: Doc[],
+    numbered?: { into: string; by: Numbering },
+  ): Promise<Doc[]> {
     const layout = this.layout(collection);
     await this.withTransaction(async (client) => {
       for (const doc of docs) {
         const values = encodeFields(layout, doc, false);
         if (layout.searchFields.length > 0) values.set(SEARCH_COLUMN, this.searchValue(layout, doc));
+        if (numbered) {
+          // Last, so that a transaction sent whole can write the number in its place (joinHeld).
+          values.delete(numbered.into);
+          values.set(numbered.into, null);
+        }
         const statement = insertStatement(layout, values, dialect);
         // An insert answers nothing the caller waits for: it goes out with the next statement or COMMIT.
-        if (client instanceof DeferringConnection && client.defer(statement)) continue;
+        if (client instanceof DeferringConnection && client.defer(statement, numbered?.by)) continue;
         await this.guard(layout, client, statement);
       }
     });
@@ -282,10 +296,8 @@ export class PgStore extends SqlStore {
       numbered.into !== counter.into
     )
       return false;
-    await this.insertMany(
-      collection,
-      docs.map((doc) => ({ ...doc, [counter.into]: null })),
-    );
+    const by = { table: ident(this.layout(counter.collection).table), id: counter.id, field: counter.field };
+    await this.insertRows(collection, docs, { into: counter.into, by });
     return true;
   }
 

@@ -73,4 +73,26 @@ describe('joinHeld', () => {
     );
     expect(heldStatement({ sql: 'INSERT INTO "a" ("id") VALUES ($1)', params: ['nul \0'] })).toBeUndefined();
   });
+
+  describe('numbered rows of a whole transaction', () => {
+    const counter = { table: '"sequences"', id: 'events', field: 'value' };
+    const event = (id: string) =>
+      heldStatement({ sql: 'INSERT INTO "events" ("id", "seq") VALUES ($1, $2)', params: [id, null] }, counter)!;
+
+    it('go last, numbered from one increment of their counter row, in the order they came', () => {
+      const held = [event('e1'), insert('a', ['id'], 'a1'), event('e2'), insert('a', ['id'], 'a2')];
+      expect(joinHeld(held, true)).toBe(
+        `INSERT INTO "a" ("id") VALUES (E'a1'), (E'a2');` +
+          `WITH taken AS (UPDATE "sequences" SET "value" = "value" + 2 WHERE "id" = E'events' RETURNING "value" AS "value") ` +
+          `SELECT set_config('entigen.number_1', coalesce((SELECT "value" - 2 FROM taken)::text, E'the counter row events is missing'), true);` +
+          `INSERT INTO "events" ("id", "seq") VALUES (E'e1', current_setting('entigen.number_1')::bigint + 1), (E'e2', current_setting('entigen.number_1')::bigint + 2)`,
+      );
+    });
+
+    it('keep their null for the commit-time trigger when the text is not a whole transaction', () => {
+      expect(joinHeld([event('e1'), event('e2')])).toBe(
+        `INSERT INTO "events" ("id", "seq") VALUES (E'e1', NULL), (E'e2', NULL)`,
+      );
+    });
+  });
 });

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { ident } from '../sql/ident.js';
 import type { Statement } from '../sql/statements.js';
 import { StoreUnavailable } from '../types.js';
 import type { Queryable } from './syncPgSchema.js';
@@ -28,9 +29,12 @@ export class DeferringConnection implements Queryable {
     private readonly group: CommitGroup,
   ) {}
 
-  /** Holds back `statement` when every value can be written as a literal; false when it cannot. */
-  defer(statement: Statement): boolean {
-    const held = heldStatement(statement);
+  /**
+   * Holds back `statement` when every value can be written as a literal; false when it cannot.
+   * `numbered`: the insert's last column is null and takes the next value of this counter row.
+   */
+  defer(statement: Statement, numbered?: Numbering): boolean {
+    const held = heldStatement(statement, numbered);
     if (held === undefined) return false;
     this.pending.push(held);
     return true;
@@ -144,7 +148,11 @@ export class CommitGroup {
 
   private async run(group: Waiting[]): Promise<void> {
     if (group.length > 1) {
-      const error = await alone(group[0].client, joinHeld(group.flatMap((w) => w.statements)));
+      const whole = joinHeld(
+        group.flatMap((w) => w.statements),
+        true,
+      );
+      const error = await alone(group[0].client, whole);
       if (error === undefined || !refusedByDatabase(error)) {
         const outcome =
           error && new StoreUnavailable(`PostgreSQL did not answer a commit: ${(error as Error).message}`);
@@ -152,7 +160,7 @@ export class CommitGroup {
         return;
       }
     }
-    await Promise.all(group.map(async (w) => w.settle(await alone(w.client, joinHeld(w.statements)))));
+    await Promise.all(group.map(async (w) => w.settle(await alone(w.client, joinHeld(w.statements, true)))));
   }
 }
 
@@ -179,20 +187,33 @@ async function alone(client: pg.PoolClient, text: string): Promise<unknown> {
 /**
  * A statement held back: its text, or the one row of an insert apart from the statement's start
  * (`into`: `INSERT INTO "table" (columns)`), so that rows going to the same columns one after
- * another go out as one multi-row INSERT.
+ * another go out as one multi-row INSERT. A numbered row's last column is null: the commit
+ * numbering trigger sets it as the transaction commits, or the text of a whole transaction
+ * numbers it itself (joinHeld).
  */
-export type Held = string | { table: string; into: string; row: string };
+export type Held = string | { table: string; into: string; row: string; numbered?: Numbering };
+
+/** The counter row whose next value a row takes: its table (as an identifier), its id, and the field counted up. */
+export interface Numbering {
+  table: string;
+  id: string;
+  field: string;
+}
 
 /** An insert of one row, as insertStatement writes it: the table, the columns, then placeholders only. */
 const SINGLE_ROW_INSERT =
   /^(INSERT INTO ("(?:[^"]|"")+") \("(?:[^"]|"")+"(?:, "(?:[^"]|"")+")*\)) VALUES (\(\$\d+(?:, \$\d+)*\))$/;
+/** How a numbered row ends: its last value, null. */
+const UNNUMBERED = 'NULL)';
 
 /** The statement held back with its values as literals; undefined when a value cannot be one. */
-export function heldStatement(statement: Statement): Held | undefined {
+export function heldStatement(statement: Statement, numbered?: Numbering): Held | undefined {
   const insert = SINGLE_ROW_INSERT.exec(statement.sql);
   if (!insert) return withLiterals(statement);
   const row = withLiterals({ sql: insert[3], params: statement.params });
-  return row === undefined ? undefined : { table: insert[2], into: insert[1], row };
+  if (row === undefined) return undefined;
+  const held = { table: insert[2], into: insert[1], row };
+  return numbered && row.endsWith(UNNUMBERED) ? { ...held, numbered } : held;
 }
 
 /**
@@ -201,15 +222,37 @@ export function heldStatement(statement: Statement): Held | undefined {
  * of them (a shared commit carries three inserts a create). Each table's rows keep their order
  * (the commit-time numbering of a table's rows follows it); rows of different tables may go out
  * in another order, which changes nothing (no foreign keys, no triggers but the deferred
- * numbering). Text statements move nowhere and nothing moves past them.
+ * numbering). Text statements move nowhere and nothing else moves past them.
+ *
+ * `whole`: the text is a whole transaction, BEGIN to COMMIT in one message. Numbered rows then go
+ * last, after one increment of their counter row that takes a number for each: the trigger
+ * would increment the counter and then update each row again as the transaction commits. The
+ * counter row is still locked only at the end, until COMMIT, so numbers still follow commit order.
  */
-export function joinHeld(held: readonly Held[]): string {
+export function joinHeld(held: readonly Held[], whole = false): string {
   const out: { into?: string; parts: string[] }[] = [];
   const lastOfTable = new Map<string, number>();
+  const numbered: { into: string; parts: string[] }[] = [];
+  const counters = new Map<string, { numbering: Numbering; setting: string; taken: number }>();
   for (const statement of held) {
     if (typeof statement === 'string') {
       out.push({ parts: [statement] });
       lastOfTable.clear();
+      continue;
+    }
+    if (whole && statement.numbered) {
+      const { table, id, field } = statement.numbered;
+      const key = `${table}\u0000${id}\u0000${field}`;
+      let counter = counters.get(key);
+      if (!counter) {
+        counter = { numbering: statement.numbered, setting: `entigen.number_${counters.size + 1}`, taken: 0 };
+        counters.set(key, counter);
+      }
+      counter.taken++;
+      const row = `${statement.row.slice(0, -UNNUMBERED.length)}current_setting('${counter.setting}')::bigint + ${counter.taken})`;
+      const last = numbered.at(-1);
+      if (last?.into === statement.into) last.parts.push(row);
+      else numbered.push({ into: statement.into, parts: [row] });
       continue;
     }
     const at = lastOfTable.get(statement.table);
@@ -220,7 +263,23 @@ export function joinHeld(held: readonly Held[]): string {
     lastOfTable.set(statement.table, out.length);
     out.push({ into: statement.into, parts: [statement.row] });
   }
-  return out.map(({ into, parts }) => (into === undefined ? parts[0] : `${into} VALUES ${parts.join(', ')}`)).join(';');
+  const texts = out.map(({ into, parts }) => (into === undefined ? parts[0] : `${into} VALUES ${parts.join(', ')}`));
+  for (const { numbering, setting, taken } of counters.values()) texts.push(takeNumbers(numbering, setting, taken));
+  for (const { into, parts } of numbered) texts.push(`${into} VALUES ${parts.join(', ')}`);
+  return texts.join(';');
+}
+
+/**
+ * Increments the counter row by `count` and keeps the value before in `setting`, for the rest of
+ * the transaction. A missing counter row leaves a setting that no row's number can be read from,
+ * so the transaction fails naming it.
+ */
+function takeNumbers({ table, id, field }: Numbering, setting: string, count: number): string {
+  const value = ident(field);
+  return (
+    `WITH taken AS (UPDATE ${table} SET ${value} = ${value} + ${count} WHERE "id" = ${literalOf(id)} RETURNING ${value} AS "value") ` +
+    `SELECT set_config('${setting}', coalesce((SELECT "value" - ${count} FROM taken)::text, ${literalOf(`the counter row ${id} is missing`)}), true)`
+  );
 }
 
 /**

@@ -601,14 +601,18 @@ async function main() {
         `  ${item.padEnd(10)} PostgreSQL store ${pg.rps.toFixed(0)} req/s, ${(pg.rps / e.rps).toFixed(2)}x the SQLite store${item === 'create' ? ' (target: at least 1,000 req/s)' : ' (target >= 0.5)'}\n`,
       );
   }
-  for (const item of CASES) {
-    const before = results.get(`before/${item}`);
-    const e = results.get(`entigen/${item}`);
-    if (before && e)
-      process.stdout.write(
-        `  ${item.padEnd(10)} ${(e.rps / before.rps).toFixed(2)}x the throughput of ${COMPARE} (BENCH_COMPARE), p99 ${(e.p99 / Math.max(before.p99, 1)).toFixed(2)}x${e.cpuMicros && before.cpuMicros ? `, CPU per request ${(e.cpuMicros / before.cpuMicros).toFixed(2)}x` : ''}\n`,
-      );
-  }
+  for (const item of CASES)
+    for (const [mine, theirs, store] of [
+      ['entigen', 'before', ''],
+      ['entigen-pg', 'before-pg', ' on PostgreSQL'],
+    ]) {
+      const before = results.get(`${theirs}/${item}`);
+      const e = results.get(`${mine}/${item}`);
+      if (before && e)
+        process.stdout.write(
+          `  ${item.padEnd(10)} ${(e.rps / before.rps).toFixed(2)}x the throughput of ${COMPARE}${store} (BENCH_COMPARE), p99 ${(e.p99 / Math.max(before.p99, 1)).toFixed(2)}x${e.cpuMicros && before.cpuMicros ? `, CPU per request ${(e.cpuMicros / before.cpuMicros).toFixed(2)}x` : ''}\n`,
+        );
+    }
   for (const item of CASES) {
     const born = results.get(`baseline-born/${item}`);
     const b = results.get(`baseline/${item}`);

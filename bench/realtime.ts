@@ -33,6 +33,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** BENCH_PROFILE=DIR writes V8 CPU profiles of the servers to DIR (open them in Chrome DevTools). */
 const PROFILE = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+/** How long the server's CPU is watched with the quiet streams open and no writes (BENCH_IDLE_SECONDS). */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 16);
 /** Streams opened at a time. */
 const OPENING = 250;
 
@@ -133,6 +135,8 @@ function startServer(core: number, databaseUrl: string, port: number, env: Recor
       process.execPath,
       ...PROFILE,
       ...SERVE_NODE_FLAGS,
+      // BENCH_SERVER_FLAGS: V8 flags for the servers, after those of `entigen serve`.
+      ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []),
       join(here, 'crud', 'entigenServer.js'),
       databaseUrl,
       String(port),
@@ -267,8 +271,12 @@ async function main() {
       quiet = await openQuiet(url, tokens.quiet);
       await new Promise((r) => setTimeout(r, 2000));
       const after = rssOf(server.pid!);
+      // What the open streams cost without any event: heartbeats, credentials and constraints asked again.
+      const idleFrom = cpuSeconds(server.pid);
+      await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+      const idle = (((cpuSeconds(server.pid) ?? 0) - (idleFrom ?? 0)) / IDLE_SECONDS) * 100;
       process.stdout.write(
-        `realtime  ${quietCount} quiet streams opened: server RSS ${(before / 2 ** 20).toFixed(0)} MB -> ${(after / 2 ** 20).toFixed(0)} MB, ${((after - before) / quietCount / 1024).toFixed(1)} KB per stream\n`,
+        `realtime  ${quietCount} quiet streams opened: server RSS ${(before / 2 ** 20).toFixed(0)} MB -> ${(after / 2 ** 20).toFixed(0)} MB, ${((after - before) / quietCount / 1024).toFixed(1)} KB per stream; with no writes the server then used ${idle.toFixed(1)}% of its core for ${IDLE_SECONDS} s\n`,
       );
     }
     const one = await latency(url, url, tokens.measured);
@@ -291,7 +299,9 @@ async function main() {
       await quietened(server);
       withStreams.push(measured(url, tokens.measured[0], server));
       for (const stream of streams) stream.close();
+      // Closing them leaves the server work (their sockets' resets and errors): the next load waits for it.
       await new Promise((r) => setTimeout(r, 300 + quietCount / 10));
+      await quietened(server);
     }
     const a = median(without.map((m) => m.rps));
     const b = median(withStreams.map((m) => m.rps));

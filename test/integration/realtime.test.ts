@@ -278,6 +278,42 @@ describe('realtime over Server-Sent Events', () => {
     expect((await mine.next((e) => e.event === 'stream.error', 3000)).data.error.code).toBe('UNAUTHORIZED');
   });
 
+  it('keeps what the role of a stream shows through heartbeats, and hides drafts soon after the role is narrowed', async () => {
+    const role = await server.call('POST', '/api/v1/roles', {
+      token: admin.token,
+      body: { key: 'DRAFT_READER', label: 'Draft reader', permissions: ['articles:view'] },
+    });
+    expect(role.status, JSON.stringify(role.body)).toBe(201);
+    const reader = await server.user({ roles: ['DRAFT_READER'] });
+    const author = await server.user({ roles: ['ADMIN'] });
+    const stream = await subscribe('entities=articles', reader.token);
+    expect(stream.status).toBe(200);
+    const draft = async () =>
+      (await server.call('POST', '/api/v1/articles', { token: author.token, body: { title: 'Draft', body: 'b' } })).body
+        .data.id as string;
+    const seen = await draft();
+    await stream.next((e) => e.event === 'articles.created' && e.data.id === seen);
+    // Several heartbeats with nothing changed keep what the role shows.
+    await new Promise((resolve) => setTimeout(resolve, 3 * REALTIME.heartbeatMs));
+    const stillSeen = await draft();
+    await stream.next((e) => e.event === 'articles.created' && e.data.id === stillSeen);
+
+    const narrowed = await server.call('PUT', '/api/v1/roles/DRAFT_READER', {
+      token: admin.token,
+      body: { permissions: ['articles:view:status:published'] },
+    });
+    expect(narrowed.status, JSON.stringify(narrowed.body)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 3 * REALTIME.heartbeatMs));
+    const hidden = await draft();
+    const published = await server.call('POST', '/api/v1/articles', {
+      token: author.token,
+      body: { title: 'Out', body: 'b', status: 'published' },
+    });
+    await stream.next((e) => e.event === 'articles.created' && e.data.id === published.body.data.id);
+    expect(ids(stream.events, hidden)).toEqual([]);
+    await server.call('DELETE', '/api/v1/roles/DRAFT_READER', { token: admin.token });
+  });
+
   it('answers 429 beyond the streams one user may hold', async () => {
     const user = await server.user();
     for (let i = 0; i < REALTIME.maxStreamsPerUser; i++)

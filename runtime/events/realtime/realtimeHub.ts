@@ -325,8 +325,7 @@ export class RealtimeHub {
         }
       }
       if (caller) {
-        stream.view.replaceCaller(caller);
-        if (this.groupOf.has(stream)) await this.refreshOne(stream);
+        if (stream.view.replaceCaller(caller) && this.groupOf.has(stream)) await this.refreshOne(stream);
       } else stream.fail('UNAUTHORIZED', 'Your session ended or your API key was revoked; sign in and subscribe again');
     }
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { namesOnlyByIdentity } from './subscriptionView.js';
+import type { Caller } from '../../access/caller.js';
+import { namesOnlyByIdentity, sameCaller } from './subscriptionView.js';
 
 describe('a constraint shared by many users', () => {
   const me = 'u1';
@@ -26,5 +27,28 @@ describe('a constraint shared by many users', () => {
     expect(
       namesOnlyByIdentity({ through: { field: 'project', collection: 'projects', where: undefined } } as never, me),
     ).toBe(false);
+  });
+});
+
+describe('a stream authenticated again', () => {
+  const permissions = new Set(['articles:list']);
+  const caller = {
+    user: { id: 'u1', email: 'a@example.test', roles: ['EDITOR'] },
+    roles: ['EDITOR'],
+    permissions,
+    isAdmin: false,
+    credential: { kind: 'session' as const, token: 't', issuedAt: 1 },
+  } as never as Caller;
+
+  it('keeps its constraints for the same user, roles, permissions and tenant', () => {
+    expect(sameCaller(caller, { ...caller, user: { ...caller.user! }, roles: ['EDITOR'] })).toBe(true);
+  });
+
+  it('asks them again when anything they can depend on changed', () => {
+    expect(sameCaller(caller, { ...caller, permissions: new Set(permissions) })).toBe(false);
+    expect(sameCaller(caller, { ...caller, roles: ['EDITOR', 'AGENT'] })).toBe(false);
+    expect(sameCaller(caller, { ...caller, requestedTenantId: 't2' })).toBe(false);
+    expect(sameCaller(caller, { ...caller, user: { ...caller.user!, department: 'sales' } as never })).toBe(false);
+    expect(sameCaller(caller, { ...caller, user: undefined })).toBe(false);
   });
 });

@@ -86,11 +86,19 @@ export class SubscriptionView {
     this.key = undefined;
   }
 
-  /** The caller was authenticated again (roles, tenants and keys may have changed). */
-  replaceCaller(caller: Caller): void {
+  /**
+   * The caller was authenticated again (roles, tenants and keys may have changed); true when it
+   * differs from the one before, whose constraints are then asked again before the next decision.
+   * The same caller (the same user, roles, permissions and tenant) keeps them until they go stale
+   * as usual: with many streams open, every heartbeat would otherwise ask each one's again.
+   */
+  replaceCaller(caller: Caller): boolean {
+    const same = sameCaller(this.caller, caller);
     this.caller = caller;
+    if (same) return false;
     this.constraints.clear();
     this.key = undefined;
+    return true;
   }
 
   watches(plural: string): boolean {
@@ -204,6 +212,19 @@ export class SubscriptionView {
     this.constraints.set(plural, { where, until: now + CONSTRAINT_TTL_MS });
     if (!before || JSON.stringify(before.where) !== JSON.stringify(where)) this.key = undefined;
   }
+}
+
+/** Whether two authentications of a stream's request found the caller alike, in all its constraints can depend on. */
+export function sameCaller(a: Caller, b: Caller): boolean {
+  return (
+    a.permissions === b.permissions &&
+    a.isAdmin === b.isAdmin &&
+    a.requestedTenantId === b.requestedTenantId &&
+    a.credential?.kind === b.credential?.kind &&
+    a.roles.length === b.roles.length &&
+    a.roles.every((role, i) => role === b.roles[i]) &&
+    JSON.stringify(a.user) === JSON.stringify(b.user)
+  );
 }
 
 /** The event a subscriber gets, from whether the record was in its view before and after the change. */

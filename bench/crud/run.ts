@@ -553,7 +553,10 @@ async function main() {
     // (a seed and a copy per target, hundreds of megabytes each at 100,000 rows).
     for (const url of [PG_URL, PG_BEFORE_URL])
       if (url)
-        await inSchema(url, async (client, schema) => void (await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)));
+        await inSchema(
+          url,
+          async (client, schema) => void (await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)),
+        );
     rmSync(dir, { recursive: true, force: true });
   }
 

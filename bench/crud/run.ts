@@ -11,7 +11,7 @@ import { loadRegistry } from '../../bin/commands/serveCommand.js';
 import { SERVE_ENV, SERVE_NODE_FLAGS } from '../../bin/commands/serverHeap.js';
 import { signSession } from '../../runtime/auth/sessionToken.js';
 import { openStore } from '../../runtime/store/openStore.js';
-import { withCpuPerRequest } from '../procStat.js';
+import { type CoreShares, withCpuPerRequest } from '../procStat.js';
 import { RECORDS, seed } from './seed.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -100,6 +100,8 @@ const ENTIGEN_PATHS = {
   create: '/api/v1/articles',
   createBody: JSON.stringify({ title: 'New article', body: 'Some body text' }),
 };
+/** The core the servers run on (the load generator has the next one). */
+const SERVER_CORE = 0;
 const pinned = (core: number, args: string[], env: NodeJS.ProcessEnv = process.env, cwd = root) =>
   spawn('taskset', ['-c', String(core), process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env, cwd });
 
@@ -112,7 +114,7 @@ const entigenServer = (
   flags = process.env.BENCH_SERVER_FLAGS,
 ) =>
   pinned(
-    0,
+    SERVER_CORE,
     [
       ...PROFILE,
       // As `entigen serve` runs; BENCH_SERVER_FLAGS come after, so they can override these.
@@ -187,7 +189,7 @@ const TARGETS: Target[] = [
     : []),
   {
     name: 'baseline',
-    start: (db, port) => pinned(0, [...PROFILE, join(here, 'baselineServer.js'), db, String(port), SECRET]),
+    start: (db, port) => pinned(SERVER_CORE, [...PROFILE, join(here, 'baselineServer.js'), db, String(port), SECRET]),
     paths: ENTIGEN_PATHS,
   },
   {
@@ -195,7 +197,7 @@ const TARGETS: Target[] = [
     name: 'baseline-born',
     optIn: true,
     start: (db, port) =>
-      pinned(0, [...PROFILE, join(here, 'baselineServer.js'), db, String(port), SECRET], {
+      pinned(SERVER_CORE, [...PROFILE, join(here, 'baselineServer.js'), db, String(port), SECRET], {
         ...process.env,
         BASELINE_BORN: '1',
       }),
@@ -204,12 +206,12 @@ const TARGETS: Target[] = [
   {
     // Only GET by id: the floor of node:http itself (bareServer.ts): the ceiling an adapter could reach.
     name: 'bare',
-    start: (db, port) => pinned(0, [...PROFILE, join(here, 'bareServer.js'), db, String(port), SECRET]),
+    start: (db, port) => pinned(SERVER_CORE, [...PROFILE, join(here, 'bareServer.js'), db, String(port), SECRET]),
     paths: { get: ENTIGEN_PATHS.get },
   },
   {
     name: 'soul',
-    start: (db, port) => pinned(0, [SOUL, '-d', db, '-p', String(port)]),
+    start: (db, port) => pinned(SERVER_CORE, [SOUL, '-d', db, '-p', String(port)]),
     paths: {
       get: '/api/tables/articles/rows/{id}',
       list: '/api/tables/articles/rows?_filters=kind:news,archivedAt__null&_ordering=-views&_limit=25',
@@ -484,7 +486,7 @@ async function main() {
       }));
   try {
     for (const group of caseGroups()) {
-      const runs = new Map<string, (LoadResult & { cpuMicros?: number })[]>();
+      const runs = new Map<string, (LoadResult & { cpuMicros?: number; coreShares?: CoreShares })[]>();
       for (const caseName of group)
         for (const { target, url, seed } of running) {
           const item = casesOf(target, seed).find((c) => c.name === caseName);
@@ -499,8 +501,10 @@ async function main() {
           for (const { target, url, seed, child } of order) {
             const item = casesOf(target, seed).find((c) => c.name === caseName);
             if (!item) continue;
-            const result = withCpuPerRequest(child.pid, () =>
-              load({ url, seconds: SECONDS, connections: CONNECTIONS, ...item }),
+            const result = withCpuPerRequest(
+              child.pid,
+              () => load({ url, seconds: SECONDS, connections: CONNECTIONS, ...item }),
+              SERVER_CORE,
             );
             const key = `${target.name}/${caseName}`;
             runs.set(key, [...(runs.get(key) ?? []), result]);
@@ -517,8 +521,15 @@ async function main() {
         };
         results.set(key, result);
         const cpuText = result.cpuMicros === undefined ? '' : `  cpu ${result.cpuMicros.toFixed(0)} µs/req`;
+        const shares = list.flatMap((r) => (r.coreShares ? [r.coreShares] : []));
+        const percent = (pick: (s: CoreShares) => number) => `${(100 * median(shares.map(pick))).toFixed(0)}%`;
+        // Where the server's core went: what it did not spend busy, its clients spent waiting on it.
+        const coreText =
+          shares.length === 0
+            ? ''
+            : `  core ${percent((s) => s.busy)} busy, ${percent((s) => s.ioWait)} disk wait, ${percent((s) => s.idle)} idle`;
         process.stdout.write(
-          `${name.padEnd(9)} ${caseName.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p99 ${String(result.p99).padStart(4)} ms${cpuText}  failures ${result.failures}  (rounds ${list.map((r) => r.rps.toFixed(0)).join(' ')})\n`,
+          `${name.padEnd(9)} ${caseName.padEnd(10)} ${result.rps.toFixed(0).padStart(7)} req/s  p99 ${String(result.p99).padStart(4)} ms${cpuText}${coreText}  failures ${result.failures}  (rounds ${list.map((r) => r.rps.toFixed(0)).join(' ')})\n`,
         );
       }
     }

@@ -66,6 +66,8 @@ export class SubscriptionView {
   private readonly constraints = new Map<string, { where: Where | undefined; until: number }>();
   /** groupKey's answer while the constraints stay as they are ('' for none). */
   private key?: string;
+  /** The caller's user as JSON, kept so that each new authentication stringifies only its own. */
+  private userText: string;
 
   constructor(
     private readonly ctx: RuntimeContext,
@@ -73,6 +75,7 @@ export class SubscriptionView {
     private readonly subscription: Subscription,
   ) {
     this.byPlural = new Map(subscription.entities.map((e) => [e.plural, e]));
+    this.userText = JSON.stringify(caller.user);
   }
 
   /** Checks that the caller may list every subscribed entity (401/403 as the list would answer). */
@@ -93,8 +96,10 @@ export class SubscriptionView {
    * as usual: with many streams open, every heartbeat would otherwise ask each one's again.
    */
   replaceCaller(caller: Caller): boolean {
-    const same = sameCaller(this.caller, caller);
+    const userText = JSON.stringify(caller.user);
+    const same = sameCaller(this.caller, caller, this.userText, userText);
     this.caller = caller;
+    this.userText = userText;
     if (same) return false;
     this.constraints.clear();
     this.key = undefined;
@@ -215,7 +220,12 @@ export class SubscriptionView {
 }
 
 /** Whether two authentications of a stream's request found the caller alike, in all its constraints can depend on. */
-export function sameCaller(a: Caller, b: Caller): boolean {
+export function sameCaller(
+  a: Caller,
+  b: Caller,
+  userOfA = JSON.stringify(a.user),
+  userOfB = JSON.stringify(b.user),
+): boolean {
   return (
     a.permissions === b.permissions &&
     a.isAdmin === b.isAdmin &&
@@ -223,7 +233,7 @@ export function sameCaller(a: Caller, b: Caller): boolean {
     a.credential?.kind === b.credential?.kind &&
     a.roles.length === b.roles.length &&
     a.roles.every((role, i) => role === b.roles[i]) &&
-    JSON.stringify(a.user) === JSON.stringify(b.user)
+    userOfA === userOfB
   );
 }
 

@@ -12,7 +12,7 @@ const CHECKPOINT_INTERVAL_MS = 200;
  * copy the last one: the WAL starts over from its beginning only after a checkpoint that leaves
  * nothing behind, which the writer's own, between two transactions, does. That one holds the
  * event loop (its copy and the database file's fsync): at 4,000 frames it ran three times a
- * second under a stream of creates, and creates took 4-9% more CPU each than at 16,000.
+ * second under a stream of creates, and creates took 3-15% more CPU each than at 16,000.
  */
 const RESTART_FRAMES = 16_000;
 /**

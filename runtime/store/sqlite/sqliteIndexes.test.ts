@@ -94,6 +94,28 @@ describe('SQLite indexes', () => {
     await store.close();
   });
 
+  it('merge the text index eight segments at a time, in a new table and in one made before', async () => {
+    const store = SqliteStore.open(':memory:');
+    await store.init(conformanceModel);
+    const db = rawDb(store);
+    const automerge = () =>
+      (db.prepare(`SELECT v FROM "things__fts_config" WHERE k = 'automerge'`).get() as { v: number } | undefined)?.v;
+    expect(automerge()).toBe(8);
+    // A database made before, or set by hand: the next start sets it again.
+    db.exec(`INSERT INTO "things__fts" ("things__fts", rank) VALUES ('automerge', 4)`);
+    expect(automerge()).toBe(4);
+    await store.init(conformanceModel);
+    expect(automerge()).toBe(8);
+    const at = '2024-01-01T00:00:00.000Z';
+    const base = { ownerId: 'o', createdAt: at, updatedAt: at };
+    // Many small commits: each writes a segment, and the merges keep the index consistent.
+    for (let i = 0; i < 40; i++) await store.insert('things', { id: `m${i}`, name: `wombat${i} echidna`, ...base });
+    expect((await store.find('things', { text: 'echidna', limit: 100 })).length).toBe(40);
+    expect((await store.find('things', { text: 'wombat17' })).map((d) => d.id)).toEqual(['m17']);
+    db.prepare(`INSERT INTO "things__fts"("things__fts") VALUES ('integrity-check')`).run();
+    await store.close();
+  });
+
   it('keep no token counts in a new text index, and one made with them goes on working', async () => {
     const store = SqliteStore.open(':memory:');
     await store.init(conformanceModel);

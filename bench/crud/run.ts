@@ -288,6 +288,18 @@ interface LoadResult {
   total: number;
 }
 
+/**
+ * Writes every dirty page of the machine to disk (sync(1)) and waits for it. Before each round:
+ * a server that writes without an fsync (Soul) leaves its pages for the kernel to write back some
+ * 30 s later, and so does the copying of the seeds; that writeback, and the cache flush of the
+ * disk that follows it, would land in whichever later round it meets, and only a server that
+ * waits for its own fsyncs would feel it. Each round starts on a disk with nothing left to write.
+ */
+function settleDisk(): void {
+  if (process.env.BENCH_SYNC === '0') return;
+  spawnSync('sync', [], { stdio: 'ignore' });
+}
+
 function load(spec: object): LoadResult {
   const result = spawnSync('taskset', ['-c', '1', process.execPath, join(here, 'load.js'), JSON.stringify(spec)], {
     encoding: 'utf8',
@@ -501,6 +513,7 @@ async function main() {
           for (const { target, url, seed, child } of order) {
             const item = casesOf(target, seed).find((c) => c.name === caseName);
             if (!item) continue;
+            settleDisk();
             const result = withCpuPerRequest(
               child.pid,
               () => load({ url, seconds: SECONDS, connections: CONNECTIONS, ...item }),

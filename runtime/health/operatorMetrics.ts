@@ -1,5 +1,6 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { BusState } from '../cluster/busWatch.js';
+import { KeyedHistogram } from './keyedHistogram.js';
 
 /** Seconds: from a fast cached read to a slow list or upload. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -14,26 +15,18 @@ const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02
  */
 export class OperatorMetrics {
   readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: 'entigen_http_requests_total',
-    help: 'HTTP requests by method, route and status',
-    labelNames: ['method', 'route', 'status'],
-    registers: [this.registry],
-  });
-  private readonly requestSeconds = new Histogram({
-    name: 'entigen_http_request_duration_seconds',
-    help: 'HTTP request latency by method, route and status',
-    labelNames: ['method', 'route', 'status'],
-    buckets: REQUEST_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly storeSeconds = new Histogram({
-    name: 'entigen_store_query_duration_seconds',
-    help: 'Store calls by operation and outcome',
-    labelNames: ['store', 'operation', 'outcome'],
-    buckets: STORE_BUCKETS,
-    registers: [this.registry],
-  });
+  private readonly requestSeconds = new KeyedHistogram(
+    'entigen_http_request_duration_seconds',
+    'HTTP request latency by method, route and status',
+    REQUEST_BUCKETS,
+    this.registry,
+  );
+  private readonly storeSeconds = new KeyedHistogram(
+    'entigen_store_query_duration_seconds',
+    'Store calls by operation and outcome',
+    STORE_BUCKETS,
+    this.registry,
+  );
   private readonly refusals = new Counter({
     name: 'entigen_rate_limit_refusals_total',
     help: 'Requests refused with 429, by tier',
@@ -53,6 +46,11 @@ export class OperatorMetrics {
   });
 
   constructor() {
+    this.requestSeconds.registerCount(
+      this.registry,
+      'entigen_http_requests_total',
+      'HTTP requests by method, route and status',
+    );
     collectDefaultMetrics({ register: this.registry, prefix: 'entigen_' });
   }
 
@@ -69,13 +67,15 @@ export class OperatorMetrics {
   }
 
   request(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.requests.inc(labels);
-    this.requestSeconds.observe(labels, seconds);
+    this.requestSeconds.observe(
+      `${method} ${status} ${route}`,
+      () => ({ method, route, status: String(status) }),
+      seconds,
+    );
   }
 
   storeCall(store: string, operation: string, outcome: 'ok' | 'error', seconds: number): void {
-    this.storeSeconds.observe({ store, operation, outcome }, seconds);
+    this.storeSeconds.observe(`${store} ${outcome} ${operation}`, () => ({ store, operation, outcome }), seconds);
   }
 
   /** The bus between instances: whether it vouches for caches, how stale, and each channel. */

@@ -25,8 +25,9 @@ type RegisteredMetric = Parameters<Registry['registerMetric']>[0];
  * A Prometheus histogram whose series the caller finds by one string key, registered in a
  * prom-client registry beside its own metrics and exported in the same text. prom-client's
  * observe() checks the label object's names and hashes it at every call, a few microseconds
- * that every request and every store call paid; here a call is one Map lookup. registerCount gives the
- * same series as a counter (requests by route are the request histogram's counts).
+ * that every request and every store call paid; here a call is one Map lookup. registerCount
+ * exports the same series' counts as a counter (requests by route), and a registry's reset
+ * empties both.
  */
 export class KeyedHistogram {
   private readonly series = new Map<string, Series>();

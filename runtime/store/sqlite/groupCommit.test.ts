@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { conformanceModel, newThing } from '../../../test/conformance/storeConformance.js';
 import { type Doc, UniqueConflict } from '../types.js';
-import type { GroupCommit } from './groupCommit.js';
+import { type GroupCommit, MAX_KEPT_WRITES } from './groupCommit.js';
 import { SqliteStore } from './sqliteStore.js';
 
 const thing = (name: string, code?: string) => newThing(name, code ? { code } : {});
@@ -69,6 +69,108 @@ describe('group commit', () => {
     expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(UniqueConflict);
     const names = (await store.find('things', { sort: [{ field: 'name', direction: 'asc' }] })).map((d) => d.name);
     expect(names).toEqual(['m0', 'm1', 'm3', 'm5', 'taken']);
+    await store.close();
+  });
+
+  it('keeps the writes of the members before a failure once each, and none of the failed one', async () => {
+    const { store } = await open();
+    const a = await store.insert('things', thing('a'));
+    const b = await store.insert('things', thing('b'));
+    const outcomes = await Promise.allSettled([
+      store.transaction(async (tx) => {
+        await tx.insert('things', thing('x0'));
+        await tx.update('things', a.id, { name: 'a renamed' });
+        await tx.increment('things', a.id, { n: 5 });
+        await pause();
+      }),
+      store.transaction(async (tx) => {
+        await tx.remove('things', b.id);
+        await tx.insert('things', thing('x1'));
+        await pause();
+      }),
+      store.transaction(async (tx) => {
+        await tx.insert('things', thing('x2'));
+        await tx.increment('things', a.id, { n: 100 });
+        await pause();
+        throw new Error('refused by a hook');
+      }),
+      store.transaction(async (tx) => {
+        await tx.insert('things', thing('x3'));
+        await tx.increment('things', a.id, { n: 1 });
+      }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    // All four shared one commit: the failure undid its own member only.
+    expect(groupOf(store).groups).toBe(1);
+    const all = await store.find('things', { sort: [{ field: 'name', direction: 'asc' }] });
+    expect(names(all)).toEqual(['a renamed', 'x0', 'x1', 'x3']);
+    // Replayed once, not twice: 5 from the first member, 1 from the last.
+    expect(all[0].n).toBe(6);
+    await store.close();
+  });
+
+  it('undoes each of several failures in one group alone', async () => {
+    const { store } = await open();
+    await store.insert('things', thing('taken', 'C-1'));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        store.transaction(async (tx) => {
+          await tx.insert('things', thing(`m${i}`));
+          await pause();
+          if (i === 1 || i === 5) await tx.insert('things', thing(`dup${i}`, 'C-1'));
+          if (i === 3 || i === 6) throw new Error('refused by a hook');
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.status === 'fulfilled')).toEqual([true, false, true, false, true, false, false, true]);
+    expect(groupOf(store).groups).toBe(1);
+    const kept = names(await store.find('things', { sort: [{ field: 'name', direction: 'asc' }] }));
+    expect(kept).toEqual(['m0', 'm2', 'm4', 'm7', 'taken']);
+    await store.close();
+  });
+
+  it('ends the group after a member that wrote more than it keeps, and still undoes only a failed one', async () => {
+    const { store } = await open();
+    const many = (prefix: string) => Array.from({ length: MAX_KEPT_WRITES + 10 }, (_, i) => thing(`${prefix}${i}`));
+    const bulk = await Promise.allSettled([
+      store.transaction(async (tx) => {
+        await tx.insert('things', thing('before'));
+        await pause();
+      }),
+      store.transaction(async (tx) => {
+        for (const doc of many('bulk ')) await tx.insert('things', doc);
+      }),
+      store.transaction(async (tx) => {
+        await tx.insert('things', thing('after'));
+      }),
+    ]);
+    expect(bulk.every((o) => o.status === 'fulfilled')).toBe(true);
+    // Not all of the bulk member's writes were kept: the last member could not join its group.
+    expect(groupOf(store).groups).toBe(2);
+    expect(await store.count('things', {})).toBe(MAX_KEPT_WRITES + 12);
+
+    const failed = await Promise.allSettled([
+      store.transaction(async (tx) => {
+        await tx.insert('things', thing('first'));
+        await pause();
+      }),
+      store.transaction(async (tx) => {
+        for (const doc of many('failed ')) await tx.insert('things', doc);
+        throw new Error('refused by a hook');
+      }),
+      store.transaction(async (tx) => {
+        await tx.insert('things', thing('last'));
+      }),
+    ]);
+    expect(failed.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const named = (name: string) => store.count('things', { where: { field: 'name', op: 'eq', value: name } });
+    expect([
+      await named('first'),
+      await named('failed 0'),
+      await named(`failed ${MAX_KEPT_WRITES}`),
+      await named('last'),
+    ]).toEqual([1, 0, 0, 1]);
+    expect(groupOf(store).groups).toBe(3);
     await store.close();
   });
 

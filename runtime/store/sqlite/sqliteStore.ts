@@ -177,7 +177,7 @@ export class SqliteStore extends SqlStore {
   }
 
   protected rows({ sql, params }: Statement): Row[] | Promise<Row[]> {
-    const all = () => this.statement(sql).all(...params) as Row[];
+    const all = () => this.ran(this.statement(sql), params, 'all') as Row[];
     const waiting = this.turn();
     return waiting ? waiting.then(all) : all();
   }
@@ -210,7 +210,7 @@ export class SqliteStore extends SqlStore {
   }
 
   protected valueRows({ sql, params }: Statement): Values[] | Promise<Values[]> {
-    const all = () => this.statement(sql, true).all(...params) as Values[];
+    const all = () => this.ran(this.statement(sql, true), params, 'all') as Values[];
     const waiting = this.turn();
     return waiting ? waiting.then(all) : all();
   }
@@ -336,13 +336,13 @@ export class SqliteStore extends SqlStore {
     const layout = this.layout(collection);
     const { sql, params } = deleteStatement(layout, id, where, this.shared.dialect);
     return this.atomic(() => {
-      const { changes } = this.statement(sql).run(...params);
+      const { changes } = this.ran(this.statement(sql), params, 'run') as Database.RunResult;
       if (changes > 0 && layout.searchFields.length > 0) this.writeText(() => this.removeText(layout, id));
       return changes > 0;
     });
   }
 
-  /** Concurrent transactions share one commit (groupCommit.ts), each in its own savepoint. */
+  /** Concurrent transactions share one commit (groupCommit.ts), each undone alone should it fail. */
   async transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     if (this.inTransaction) return fn(this);
     // No turn(): a transaction that arrives while a group runs joins it.
@@ -418,18 +418,33 @@ export class SqliteStore extends SqlStore {
 
   private writeCounter(counter: NumberingCounter, value: number): void {
     const table = ident(this.layout(counter.collection).table);
-    this.statement(`UPDATE ${table} SET ${ident(counter.field)} = ? WHERE "id" = ?`).run(value, counter.id);
+    this.ran(
+      this.statement(`UPDATE ${table} SET ${ident(counter.field)} = ? WHERE "id" = ?`),
+      [value, counter.id],
+      'run',
+    );
+  }
+
+  /**
+   * Runs a statement; inside a transaction the group is told of it, and keeps those that wrote
+   * for a replay should a later member of the group fail (groupCommit.ts).
+   */
+  private ran(statement: Database.Statement, params: unknown[], how: 'all' | 'get' | 'run'): unknown {
+    const result =
+      how === 'all' ? statement.all(...params) : how === 'get' ? statement.get(...params) : statement.run(...params);
+    if (this.inTransaction) this.shared.group.wrote(statement, params);
+    return result;
   }
 
   /** The first row a statement answers (a record by id, or the row an UPDATE ... RETURNING wrote). */
   private one({ sql, params }: Statement): Record<string, unknown> | undefined {
-    return this.statement(sql).get(...params) as Record<string, unknown> | undefined;
+    return this.ran(this.statement(sql), params, 'get') as Record<string, unknown> | undefined;
   }
 
   private insertRow(layout: TableLayout, doc: Doc): void {
     const values = encodeFields(layout, doc, true);
     // SQLite binds each value as it is, in the columns' order.
-    this.statement(insertSqlOf(layout, values)).run(...values.values());
+    this.ran(this.statement(insertSqlOf(layout, values)), [...values.values()], 'run');
     this.indexText(layout, doc, false);
   }
 
@@ -439,17 +454,25 @@ export class SqliteStore extends SqlStore {
     const values = [doc.id, ...layout.searchFields.map((f) => searchText(doc[f]))];
     this.writeText(() => {
       if (replace) this.removeText(layout, doc.id);
-      this.statement(
-        `INSERT INTO ${fts} (id, ${layout.searchFields.map(ident).join(', ')}) VALUES (?${', ?'.repeat(layout.searchFields.length)})`,
-      ).run(...values);
+      this.ran(
+        this.statement(
+          `INSERT INTO ${fts} (id, ${layout.searchFields.map(ident).join(', ')}) VALUES (?${', ?'.repeat(layout.searchFields.length)})`,
+        ),
+        values,
+        'run',
+      );
     });
   }
 
   /** Removes a record's text entry, found through the id index on the FTS5 content table. */
   private removeText(layout: TableLayout, id: string): void {
-    this.statement(
-      `DELETE FROM ${ident(ftsTable(layout))} WHERE rowid IN (SELECT id FROM ${ident(ftsContentTable(layout))} WHERE c0 = ?)`,
-    ).run(id);
+    this.ran(
+      this.statement(
+        `DELETE FROM ${ident(ftsTable(layout))} WHERE rowid IN (SELECT id FROM ${ident(ftsContentTable(layout))} WHERE c0 = ?)`,
+      ),
+      [id],
+      'run',
+    );
   }
 
   /** Inside a group the text index is written after its last member (textQueue.ts says why). */

@@ -639,3 +639,42 @@ describe('realtime limits', () => {
     }
   });
 });
+
+describe('heartbeats over many streams', () => {
+  it('pings every stream and checks every credential again, a slice of streams at a time', async () => {
+    // More streams than one slice of a heartbeat holds (250): every slice must be reached.
+    const count = 600;
+    const server = await startTestServer(
+      {},
+      {
+        overrides: {
+          rateLimit: GENEROUS_LIMITS,
+          realtime: { ...REALTIME, maxStreams: count + 10, maxStreamsPerUser: count, heartbeatMs: 300 },
+        },
+      },
+    );
+    const streams: SseStream[] = [];
+    try {
+      const user = await server.user({ roles: ['ADMIN'] });
+      for (let i = 0; i < count; i += 100)
+        streams.push(
+          ...(await Promise.all(
+            Array.from({ length: 100 }, () =>
+              openSse(`${server.url}/api/v1/realtime?entities=articles`, { token: user.token }),
+            ),
+          )),
+        );
+      expect(streams.every((stream) => stream.status === 200)).toBe(true);
+      for (let i = 0; i < 50 && streams.some((stream) => stream.comments === 0); i++)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(streams.filter((stream) => stream.comments === 0)).toHaveLength(0);
+      // The session ends: every stream's credential is checked again, the last slice's too.
+      await server.call('POST', '/api/v1/auth/logout', { token: user.token });
+      const ended = await Promise.all(streams.map((stream) => stream.next((e) => e.event === 'stream.error', 5000)));
+      expect(ended.filter((event) => event.data.error.code !== 'UNAUTHORIZED')).toHaveLength(0);
+    } finally {
+      for (const stream of streams) stream.close();
+      await server.close();
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Caller } from '../../access/caller.js';
 import type { RealtimeConfig } from '../../config/runtimeConfig.js';
@@ -132,7 +133,6 @@ export class RealtimeHub {
     return stream;
   }
 
-  /** Authenticates every stream again; those whose session or key ended are closed. */
   /** Pings every stream, a slice at a time, then checks every credential again. */
   private async heartbeat(): Promise<void> {
     let pinged = 0;
@@ -143,6 +143,7 @@ export class RealtimeHub {
     this.recheckAll();
   }
 
+  /** Authenticates every stream again; those whose session or key ended are closed. */
   recheckAll(): void {
     if (this.checking) {
       this.recheckAgain = true;
@@ -345,11 +346,6 @@ export class RealtimeHub {
       } else stream.fail('UNAUTHORIZED', 'Your session ended or your API key was revoked; sign in and subscribe again');
     }
   }
-}
-
-/** Resolves after the event loop has handled what waits (I/O first). */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** The users a change of a grant concerns. */

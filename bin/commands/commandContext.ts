@@ -3,8 +3,20 @@ import type { RuntimeContext } from '../../runtime/context.js';
 import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
 import type { Registry } from '../../runtime/defineRegistry.js';
 import { ensureEventSequence } from '../../runtime/events/eventLog.js';
+import type { AppModel } from '../../runtime/model/types.js';
 import { featureRules } from '../../runtime/server/featureRules.js';
+import { openStoreStack } from '../../runtime/store/storeStack.js';
 import type { Store } from '../../runtime/store/types.js';
+
+/**
+ * The store DATABASE_URL names, as the server stacks it (localized fields, the trash out of
+ * sight, counts remembered only where another process's commits can be heard); its writes reach
+ * the running servers as everyone's do (on PostgreSQL, through the tables' change triggers).
+ */
+export async function openCommandStore(root: string, model: AppModel): Promise<Store> {
+  return (await openStoreStack({ databaseUrl: process.env.DATABASE_URL, root, model, env: process.env, server: false }))
+    .store;
+}
 
 /**
  * The runtime context of a command that writes records outside the server (migrate, import):

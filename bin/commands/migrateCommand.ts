@@ -10,8 +10,7 @@ import { readInputs } from '../../generator/readInputs.js';
 import { SYSTEM_CALLER } from '../../runtime/access/caller.js';
 import { repositoryWriter } from '../../runtime/hooks/repositoryWriter.js';
 import { applyMigrations, type MigrationScript } from '../../runtime/migrations/applyMigrations.js';
-import { openStore } from '../../runtime/store/openStore.js';
-import { commandContext } from './commandContext.js';
+import { commandContext, openCommandStore } from './commandContext.js';
 import { reportFailure } from './reportFailure.js';
 import { loadGenerated } from './serveCommand.js';
 
@@ -26,7 +25,7 @@ async function applyPending(options: MigrateOptions): Promise<void> {
   const root = resolve('.');
   const generated = await loadGenerated(root, options.out);
   const { registry } = generated;
-  const store = await openStore(process.env.DATABASE_URL, root);
+  const store = await openCommandStore(root, registry.model);
   try {
     const ctx = await commandContext(registry, store, 'migrate');
     ctx.repositoriesFor = (scope) =>

@@ -6,8 +6,7 @@ import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import type { RuntimeContext } from '../../runtime/context.js';
 import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
 import { featureRules } from '../../runtime/server/featureRules.js';
-import { withLocales } from '../../runtime/store/localeStore.js';
-import { openStore } from '../../runtime/store/openStore.js';
+import { openCommandStore } from './commandContext.js';
 import { reportFailure } from './reportFailure.js';
 import { loadRegistry } from './serveCommand.js';
 
@@ -56,8 +55,7 @@ async function withStore(
     const root = resolve('.');
     const registry = await loadRegistry(root, out);
     const config = loadRuntimeConfig(root, process.env);
-    // Localized fields as the server holds them: one object per record, a column per locale beneath.
-    const store = withLocales(await openStore(process.env.DATABASE_URL, root), registry.model);
+    const store = await openCommandStore(root, registry.model);
     await store.init(registry.model);
     try {
       const logger = pino({ level: 'warn' });

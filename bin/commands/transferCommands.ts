@@ -5,13 +5,11 @@ import type { RuntimeContext } from '../../runtime/context.js';
 import type { Registry } from '../../runtime/defineRegistry.js';
 import { ApiError } from '../../runtime/errors/apiError.js';
 import { USERS } from '../../runtime/model/collections.js';
-import { withLocales } from '../../runtime/store/localeStore.js';
-import { openStore } from '../../runtime/store/openStore.js';
 import { exportRecords, exportWhere } from '../../runtime/transfer/exportRecords.js';
 import { importRecords } from '../../runtime/transfer/importRecords.js';
 import { readSource } from '../../runtime/transfer/readSource.js';
 import { formatOf } from '../../runtime/transfer/recordFormat.js';
-import { commandContext } from './commandContext.js';
+import { commandContext, openCommandStore } from './commandContext.js';
 import { progressLine } from './progressLine.js';
 import { reportFailure } from './reportFailure.js';
 import { loadRegistry } from './serveCommand.js';
@@ -42,8 +40,7 @@ const SHOWN_ERRORS = 100;
 async function withContext<T>(out: string, work: (ctx: RuntimeContext, registry: Registry) => Promise<T>): Promise<T> {
   const root = resolve('.');
   const registry = await loadRegistry(root, out);
-  // Localized fields as the server holds them: one object per record, a column per locale beneath.
-  const store = withLocales(await openStore(process.env.DATABASE_URL, root), registry.model);
+  const store = await openCommandStore(root, registry.model);
   try {
     return await work(await commandContext(registry, store, 'transfer'), registry);
   } finally {

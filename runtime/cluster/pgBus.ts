@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { changesChannel } from '../store/postgres/changeNotices.js';
 import type { PgStore } from '../store/postgres/pgStore.js';
 import { PulsedBus } from './bus.js';
 
@@ -16,6 +17,11 @@ const MAX_PAYLOAD_BYTES = 7000;
  * one is opened again. Every topic rides the one channel, so LISTEN confirms them all; the
  * instance's own pulse coming back proves the round trip (busWatch.ts), and while that proof is
  * older than the staleness bound, caches use nothing they hold.
+ *
+ * The same connection listens to the schema's change channel, where the tables' triggers announce
+ * the writes of every connection that is not a server's (changeNotices.ts) under the topic
+ * `changed`. Notifications reach a listener in commit order whatever their channel, so the pulse
+ * proves those arrived too. Beside Redis, a bus of changes only listens there and pulses there.
  */
 export class PgBus extends PulsedBus {
   private client?: pg.Client;
@@ -25,19 +31,30 @@ export class PgBus extends PulsedBus {
 
   private constructor(
     private readonly store: PgStore,
+    /** Where this bus publishes (its notices and pulses); it also listens to `changes`. */
     private readonly channel: string,
+    private readonly changes: string,
     private readonly logger: Logger,
     maxStalenessMs: number,
   ) {
     super('postgres', maxStalenessMs);
   }
 
-  static async connect(store: PgStore, prefix: string, logger: Logger, maxStalenessMs: number): Promise<PgBus> {
+  /** `changesOnly`: the bus beside Redis, which only hears the database's changes. */
+  static async connect(
+    store: PgStore,
+    prefix: string,
+    logger: Logger,
+    maxStalenessMs: number,
+    { changesOnly = false }: { changesOnly?: boolean } = {},
+  ): Promise<PgBus> {
+    const changes = changesChannel(store.schemaName);
+    if (changesOnly) return new PgBus(store, changes, changes, logger, maxStalenessMs);
     const name = `${prefix}:${store.schemaName}`;
     // Channel names are identifiers: at most 63 bytes.
     const channel =
       Buffer.byteLength(name) <= 63 ? name : `entigen:${createHash('sha256').update(name).digest('hex').slice(0, 40)}`;
-    return new PgBus(store, channel, logger, maxStalenessMs);
+    return new PgBus(store, channel, changes, logger, maxStalenessMs);
   }
 
   async on(topic: string, handler: (message: string) => void): Promise<void> {
@@ -99,7 +116,8 @@ export class PgBus extends PulsedBus {
     client.on('notification', ({ payload }) => this.deliver(payload ?? ''));
     try {
       await client.connect();
-      await client.query(`LISTEN "${this.channel.replaceAll('"', '""')}"`);
+      for (const channel of new Set([this.channel, this.changes]))
+        await client.query(`LISTEN "${channel.replaceAll('"', '""')}"`);
       // Notices sent while no connection listened are lost: whoever caches must start over.
       const resumed = this.listenedBefore;
       this.listenedBefore = true;

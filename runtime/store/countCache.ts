@@ -139,7 +139,9 @@ export class CountCache {
     MAX_REMEMBERED_PAGE_IDS,
     (ids, key) => ids.length + Math.ceil(key.length / 64),
   );
-  onInvalidate?: (collection: string) => void;
+  /** Tells the other instances of a write here; until it is set, the written collections wait in `unannounced`. */
+  private onInvalidate?: (collection: string) => void;
+  private readonly unannounced = new Set<string>();
   /** Whether another process wrote to the database since the last call (the embedded store tells). */
   changedElsewhere?: () => boolean;
   /**
@@ -336,7 +338,20 @@ export class CountCache {
 
   invalidate(collection: string, fromElsewhere = false): void {
     this.generations.set(collection, this.generation(collection) + 1);
-    if (!fromElsewhere) this.onInvalidate?.(collection);
+    if (fromElsewhere) return;
+    if (this.onInvalidate) this.onInvalidate(collection);
+    else this.unannounced.add(collection);
+  }
+
+  /**
+   * From now on every write here is told through `announce` (the bus), and so are those made
+   * before the bus was there (the start's migrations, job schedules and first administrator):
+   * the servers' connections do not announce their writes otherwise.
+   */
+  announceTo(announce: (collection: string) => void): void {
+    this.onInvalidate = announce;
+    for (const collection of this.unannounced) announce(collection);
+    this.unannounced.clear();
   }
 
   /** Everything: another process wrote to the database (SQLite tells). */

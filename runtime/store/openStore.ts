@@ -14,8 +14,17 @@ export function postgresTarget(databaseUrl: string | undefined): { url: string; 
   return { url: url.toString(), schema };
 }
 
-/** The store DATABASE_URL names: none or `sqlite:PATH` / `sqlite::memory:` for the embedded store, `postgres://...` for PostgreSQL, `mongodb://...` for MongoDB. */
-export async function openStore(databaseUrl: string | undefined, root: string): Promise<Store> {
+/**
+ * The store DATABASE_URL names: none or `sqlite:PATH` / `sqlite::memory:` for the embedded store,
+ * `postgres://...` for PostgreSQL, `mongodb://...` for MongoDB. `announced`: a server opens it,
+ * and tells the other instances of its writes itself (on PostgreSQL, the change triggers then
+ * stay silent for its connections).
+ */
+export async function openStore(
+  databaseUrl: string | undefined,
+  root: string,
+  { announced = false }: { announced?: boolean } = {},
+): Promise<Store> {
   if (!databaseUrl || databaseUrl.startsWith('sqlite:')) {
     const target = databaseUrl ? databaseUrl.slice('sqlite:'.length) : DEFAULT_SQLITE_PATH;
     if (target === ':memory:') return SqliteStore.open(':memory:');
@@ -36,7 +45,7 @@ export async function openStore(databaseUrl: string | undefined, root: string): 
     }
     // Drivers load only when their store is used: starting on SQLite skips pg and mongodb.
     const { PgStore } = await import('./postgres/pgStore.js');
-    return PgStore.open(url.toString(), { schema, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
+    return PgStore.open(url.toString(), { schema, max: Number(process.env.DATABASE_POOL_MAX ?? 10), announced });
   }
   if (/^mongodb(\+srv)?:\/\//.test(databaseUrl)) {
     const { MongoStore } = await import('./mongo/mongoStore.js');

@@ -6,7 +6,6 @@ import { newDetails, validationError } from '../errors/apiError.js';
 import { isListParameter } from '../model/listParameters.js';
 import type { EntityModel } from '../model/types.js';
 import { parseConditions } from '../query/parseListQuery.js';
-import { NOT_TRASHED } from '../store/trashStore.js';
 import type { Doc, Where } from '../store/types.js';
 import { csvColumns, type TransferFormat, toCell } from './recordFormat.js';
 
@@ -18,7 +17,6 @@ const MAX_WHERE = 4000;
  * `--where` in the list endpoint's own query syntax (`kind=news&views[gte]=100&dateFrom=2026-01-01`):
  * the same filters, operators and date range, checked the same way. Without it, every record,
  * archived ones too; with it, archived records only with includeArchived=true, as in a list.
- * Records in the trash are never exported.
  */
 export function exportWhere(entity: EntityModel, where: string | undefined): Where | undefined {
   if (where === undefined) return undefined;
@@ -46,7 +44,8 @@ export function exportWhere(entity: EntityModel, where: string | undefined): Whe
 /**
  * Every matching record as a response shows it (hidden fields left out, encrypted values
  * masked), in id order, a page at a time: JSON lines, or CSV with a header row. Memory stays one
- * page whatever the size of the collection.
+ * page whatever the size of the collection. Records in the trash are never exported (the store
+ * keeps them out of sight): an import of the file would bring deleted data back to life.
  */
 export async function* exportRecords(
   ctx: RuntimeContext,
@@ -60,8 +59,6 @@ export async function* exportRecords(
   for (;;) {
     const conditions = [
       ...(where ? [where] : []),
-      // The trash is deleted data: an import of the file would bring it back to life.
-      ...(entity.trash ? [NOT_TRASHED] : []),
       ...(after ? [{ field: 'id', op: 'gt', value: after } as Where] : []),
     ];
     const page: Doc[] = await ctx.store.find(entity.plural, {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../runtime/entities/prepareWrite.js';
 import { tableLayout } from '../../runtime/store/common/tableLayout.js';
 import { pgDialect } from '../../runtime/store/postgres/pgDialect.js';
+import { changesChannel } from '../../runtime/store/postgres/changeNotices.js';
 import { PgStore } from '../../runtime/store/postgres/pgStore.js';
 import { CommitGroup } from '../../runtime/store/postgres/pgTransaction.js';
 import { countStatement, selectStatement } from '../../runtime/store/sql/statements.js';
@@ -449,5 +450,72 @@ describe('postgres settings', () => {
     );
     await server.close();
     expect(logged.some((line) => line.includes("PostgreSQL's autovacuum is off"))).toBe(autovacuum === 'off');
+  });
+});
+
+describe('postgres change notices', () => {
+  /** The notices `client` hears on the schema's change channel while `act` runs (and a moment after). */
+  async function heard(schema: string, act: () => Promise<unknown>): Promise<string[]> {
+    const listener = new pg.Client({ connectionString: POSTGRES_URL });
+    await listener.connect();
+    const notices: string[] = [];
+    listener.on('notification', ({ channel, payload }) => {
+      if (channel === changesChannel(schema)) notices.push(payload ?? '');
+    });
+    try {
+      await listener.query(`LISTEN "${changesChannel(schema)}"`);
+      await act();
+      // A NOTIFY sent after the act's commits arrives after their notices: the channel keeps commit order.
+      await listener.query(`NOTIFY "${changesChannel(schema)}", 'end'`);
+      while (!notices.includes('end')) await new Promise((resolve) => setTimeout(resolve, 5));
+      return notices.filter((notice) => notice !== 'end');
+    } finally {
+      await listener.end();
+    }
+  }
+
+  it('announces every commit of a connection that is not a server`s, once per table and transaction', async () => {
+    const schema = `conformance_${randomUUID().replace(/-/g, '')}`;
+    const outside = PgStore.open(POSTGRES_URL, { schema });
+    const server = PgStore.open(POSTGRES_URL, { schema, announced: true });
+    const psql = new pg.Client({ connectionString: POSTGRES_URL, options: `-c search_path=${schema}` });
+    try {
+      await outside.init(conformanceModel);
+      // The sync keeps what it made: a second one changes nothing.
+      await server.init(conformanceModel);
+      await psql.connect();
+      const row = (name: string) => ({
+        id: newId(),
+        ownerId: '0'.repeat(24),
+        name,
+        createdAt: '2024-01-01T00:00:00.000Z',
+        updatedAt: '2024-01-01T00:00:00.000Z',
+      });
+      expect(
+        await heard(schema, async () => {
+          await outside.transaction(async (tx) => {
+            await tx.insert('things', row('a'));
+            await tx.insert('things', row('b'));
+            await tx.insert('happenings', { ...row('c'), place: 'x' });
+          });
+          await psql.query(`UPDATE things SET name = 'z'`);
+          await psql.query('BEGIN');
+          await psql.query(`DELETE FROM things`);
+          await psql.query('ROLLBACK');
+          await psql.query('TRUNCATE happenings');
+        }),
+      ).toEqual(['\nchanged things', '\nchanged happenings', '\nchanged things', '\nchanged happenings']);
+      // A server announces its own writes on its bus: its connections notify nothing.
+      expect(await heard(schema, () => server.insert('things', row('d')))).toEqual([]);
+      const { rows } = await psql.query(
+        `SELECT count(*)::int AS n FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND t.tgname = 'entigen_changed'`,
+        [schema],
+      );
+      expect(rows[0].n).toBe(conformanceModel.entities.length);
+    } finally {
+      await psql.end().catch(() => undefined);
+      await outside.close();
+      await server.close();
+    }
   });
 });

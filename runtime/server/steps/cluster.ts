@@ -1,8 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { Bus } from '../../cluster/bus.js';
+import { JointBus } from '../../cluster/jointBus.js';
 import { RedisBus } from '../../cluster/redisBus.js';
 import { metrics } from '../../health/metrics.js';
 import { type LimiterStore, memoryLimiterStore, redisLimiterStore } from '../../http/rateLimit/limiterStore.js';
+import { CHANGED_TOPIC } from '../../store/postgres/changeNotices.js';
 import type { PgStore } from '../../store/postgres/pgStore.js';
 import type { Base } from './base.js';
 import type { Stores } from './store.js';
@@ -35,13 +37,24 @@ export async function withCluster(
   const prefix = env.ENTIGEN_REDIS_PREFIX ?? 'entigen';
   const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${prefix}:rl`)) : memoryLimiterStore();
   const services: Record<string, () => Promise<void>> = redis ? { redis: async () => void (await redis.ping()) } : {};
-  // Without Redis, instances on one PostgreSQL database hear each other through LISTEN/NOTIFY.
+  // Without Redis, instances on one PostgreSQL database hear each other through LISTEN/NOTIFY; on
+  // PostgreSQL they hear there, either way, what other connections write (the change triggers).
   const { maxStalenessMs } = config.cluster;
-  const bus: Bus | undefined = redis
-    ? await RedisBus.connect(redis, prefix, logger, maxStalenessMs)
-    : opened.kind === 'postgres'
-      ? await (await import('../../cluster/pgBus.js')).PgBus.connect(opened as PgStore, prefix, logger, maxStalenessMs)
+  const changes =
+    opened.kind === 'postgres'
+      ? await (await import('../../cluster/pgBus.js')).PgBus.connect(
+          opened as PgStore,
+          prefix,
+          logger,
+          maxStalenessMs,
+          {
+            changesOnly: Boolean(redis),
+          },
+        )
       : undefined;
+  const notices = redis ? await RedisBus.connect(redis, prefix, logger, maxStalenessMs) : undefined;
+  const bus: Bus | undefined =
+    notices && changes ? new JointBus(notices, changes, new Set([CHANGED_TOPIC])) : (notices ?? changes);
   if (bus) operator.watchCluster(() => bus.state());
   // While the bus cannot prove that every notice arrived, nothing cached outlives the bound.
   if (countCache && bus) countCache.trust = bus;

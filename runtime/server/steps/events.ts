@@ -5,12 +5,16 @@ import { HookDispatcher } from '../../events/hookDispatcher.js';
 import { LogFeed } from '../../events/logFeed.js';
 import { RealtimeHub } from '../../events/realtime/realtimeHub.js';
 import { WebhookDispatcher } from '../../events/webhooks/webhookDispatcher.js';
-import { USERS } from '../../model/collections.js';
+import { API_KEYS, REVOKED_SESSIONS, ROLES, USERS } from '../../model/collections.js';
+import { CHANGED_TOPIC } from '../../store/postgres/changeNotices.js';
 import type { Store } from '../../store/types.js';
 import type { Base } from './base.js';
 import type { Cluster } from './cluster.js';
 import type { Services } from './services.js';
 import type { Stores } from './store.js';
+
+/** Collections whose change may end a stream's credential. */
+const CREDENTIALS = new Set([USERS, REVOKED_SESSIONS, API_KEYS, ROLES]);
 
 export interface EventConsumers {
   /** Delivers afterCommit hooks from the event log. */
@@ -67,9 +71,16 @@ export async function withEventConsumers(
     await bus.on('credentials', () => realtime.recheckAll());
     await bus.on('roles', () => auth.roles.invalidate(false));
     if (countCache) {
-      countCache.onInvalidate = (collection) => bus.publish('counts', collection);
+      countCache.announceTo((collection) => bus.publish('counts', collection));
       await bus.on('counts', (collection) => countCache.invalidate(collection, true));
     }
+    // A write made outside the servers (psql, an ETL job, the CLI), heard from the database itself.
+    if (store.kind === 'postgres')
+      await bus.on(CHANGED_TOPIC, (collection) => {
+        countCache?.invalidate(collection, true);
+        if (collection === ROLES) auth.roles.invalidate(false);
+        if (CREDENTIALS.has(collection)) realtime.recheckAll();
+      });
     auth.roles.onChange = () => bus.publish('roles');
     auth.roles.trust = bus;
     bus.onResume = () => {

@@ -2,56 +2,27 @@ import { BACKUP_HANDLER, backupSchedule } from '../../backup/backupJob.js';
 import { reconcileFileSchedules } from '../../jobs/fileSchedules.js';
 import { TRASH_PURGE_HANDLER, trashPurgeSchedule } from '../../jobs/trashPurge.js';
 import { checkMigrations } from '../../migrations/applyMigrations.js';
-import { CountCache, CountCachingStore } from '../../store/countCache.js';
-import { withLocales } from '../../store/localeStore.js';
-import { MeasuredStore } from '../../store/measuredStore.js';
-import { openStore } from '../../store/openStore.js';
 import type { PgStore } from '../../store/postgres/pgStore.js';
 import { SqliteStore } from '../../store/sqlite/sqliteStore.js';
-import { withTrash } from '../../store/trashStore.js';
-import type { Store } from '../../store/types.js';
+import { openStoreStack, type StoreStack } from '../../store/storeStack.js';
 import type { Base } from './base.js';
 
-export interface Stores {
-  /** The store as DATABASE_URL opened it (what only its own kind offers: commit statistics, LISTEN). */
-  opened: Store;
-  /**
-   * The store every operation uses: measured, with counts remembered where writes can be heard,
-   * localized fields folded into one object per record, and trashed records out of sight.
-   */
-  store: Store;
-  countCache?: CountCache;
-}
-
-/**
- * Counts are cached (store/countCache.ts) where every write can be heard: the embedded store
- * (other processes' commits show in PRAGMA data_version), PostgreSQL (instances tell each other
- * what they wrote through LISTEN/NOTIFY), or any store with REDIS_URL. ENTIGEN_COUNT_CACHE=on|off
- * decides otherwise (on: a single instance on MongoDB without Redis).
- */
-function countCacheEnabled(env: NodeJS.ProcessEnv, kind: string): boolean {
-  if (env.ENTIGEN_COUNT_CACHE === 'on') return true;
-  if (env.ENTIGEN_COUNT_CACHE === 'off') return false;
-  return kind === 'sqlite' || kind === 'postgres' || Boolean(env.REDIS_URL);
-}
+export type Stores = StoreStack;
 
 /**
  * The store: opened, wrapped (count cache, measurements), its schema synced to the model, the
  * migrations checked and the config's job schedules reconciled. Closed again if any of that fails.
  */
 export async function withStore({ options, config, env, logger, operator, now }: Base): Promise<Stores> {
-  const opened = options.store ?? (await openStore(env.DATABASE_URL, options.root));
-  const countCache = countCacheEnabled(env, opened.kind) ? new CountCache() : undefined;
-  const store = withTrash(
-    withLocales(
-      new MeasuredStore(
-        countCache ? new CountCachingStore(opened, countCache) : opened,
-        (kind, operation, outcome, seconds) => operator.storeCall(kind, operation, outcome, seconds),
-      ),
-      options.registry.model,
-    ),
-    options.registry.model,
-  );
+  const { opened, store, countCache } = await openStoreStack({
+    databaseUrl: env.DATABASE_URL,
+    root: options.root,
+    model: options.registry.model,
+    env,
+    server: true,
+    opened: options.store,
+    observe: (kind, operation, outcome, seconds) => operator.storeCall(kind, operation, outcome, seconds),
+  });
   const schema = await store.init(options.registry.model);
   // Index changes are worth a line: building one on a large table takes a while.
   if (schema.added.length > 0)

@@ -9,6 +9,7 @@ import { type Row, SqlStore, type Values } from '../sql/sqlStore.js';
 import { deleteStatement, insertStatement, type Statement, updateStatement } from '../sql/statements.js';
 import type { Doc, InsertInput, NumberingCounter, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
 import { StoreUnavailable, UniqueConflict, ValueOutOfRange } from '../types.js';
+import { ANNOUNCED_SETTING, installChangeFunction, installChangeTrigger } from './changeNotices.js';
 import { pgDialect as dialect } from './pgDialect.js';
 import { CommitGroup, DeferringConnection, type Numbering } from './pgTransaction.js';
 import { COLLATIONS, installCommitNumbering, type Queryable, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
@@ -106,9 +107,17 @@ export class PgStore extends SqlStore {
   protected readonly dialect = dialect;
   protected readonly booleansAsIntegers = false;
 
-  static open(url: string, options: { schema?: string; max?: number } = {}): PgStore {
-    // The schema is a connection option, so it is in force before the first query on every connection.
-    const searchPath = options.schema ? { options: `-c search_path=${options.schema}` } : {};
+  /**
+   * `announced`: a server's pool, whose writes the server announces on the bus itself; the change
+   * triggers notify for every other connection's (changeNotices.ts).
+   */
+  static open(url: string, options: { schema?: string; max?: number; announced?: boolean } = {}): PgStore {
+    // The schema and the setting are connection options, in force before the first query on every connection.
+    const settings = [
+      ...(options.schema ? [`-c search_path=${options.schema}`] : []),
+      ...(options.announced ? [`-c ${ANNOUNCED_SETTING}=on`] : []),
+    ];
+    const searchPath = settings.length > 0 ? { options: settings.join(' ') } : {};
     const pool = new pg.Pool({
       connectionString: url,
       max: options.max ?? 10,
@@ -136,6 +145,8 @@ export class PgStore extends SqlStore {
       pool: pg.Pool;
       layouts: Map<string, TableLayout>;
       schema?: string;
+      /** The schema the tables were found in at init (without `schema`, the search path's first). */
+      current?: string;
       prepared: PreparedNames;
       /** Collections numbered as they commit (numberOnCommit), with their counter. */
       numbered: Map<string, NumberingCounter>;
@@ -185,7 +196,7 @@ export class PgStore extends SqlStore {
 
   /** The schema the tables live in: notices are database-wide, so a bus names it. */
   get schemaName(): string {
-    return this.shared.schema ?? 'public';
+    return this.shared.schema ?? this.shared.current ?? 'public';
   }
 
   async init(declared: AppModel): Promise<SchemaChanges> {
@@ -204,11 +215,15 @@ export class PgStore extends SqlStore {
           `CREATE COLLATION IF NOT EXISTS ${ident(name)} (provider = icu, locale = '${locale}', deterministic = false)`,
         );
       }
+      const schema = ((await client.query('SELECT current_schema() AS name')).rows[0] as { name: string }).name;
+      this.shared.current = schema;
+      await installChangeFunction(client, schema);
       for (const entity of model.entities) {
         const layout = tableLayout(entity);
         const { added, dropped } = await syncPgSchema(client, layout);
         changes.added.push(...added);
         changes.dropped.push(...dropped);
+        await installChangeTrigger(client, schema, layout.table, entity.plural);
         this.shared.layouts.set(entity.plural, layout);
         layout.siblings = this.shared.layouts;
       }

@@ -172,4 +172,4 @@ $body$`);
 }
 
 /** A string as an SQL literal. */
-const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+export const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;

@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+import { ident } from '../sql/ident.js';
+import { literal, type Queryable } from './syncPgSchema.js';
+
+/**
+ * The setting an entigen server's connections carry: their writes are announced on the bus by
+ * the server itself, so the change trigger stays silent for them. Every other connection (psql,
+ * an ETL job, a second application, entigen's own CLI) leaves it unset, and its commits notify.
+ */
+export const ANNOUNCED_SETTING = 'entigen.announced';
+/** The trigger each entity's table carries, and its function (one per schema). */
+const TRIGGER = 'entigen_changed';
+
+/**
+ * The channel a schema's change notices go to: notifications reach every session of the
+ * database, so it names the schema. Channel names are identifiers, at most 63 bytes.
+ */
+export function changesChannel(schema: string): string {
+  const name = `entigen_changes:${schema}`;
+  return Buffer.byteLength(name) <= 63
+    ? name
+    : `entigen_changes:${createHash('sha256').update(schema).digest('hex').slice(0, 40)}`;
+}
+
+/** A notice's text: no sender (the bus's first line), then the topic and the written collection. */
+export const CHANGED_TOPIC = 'changed';
+
+/**
+ * The function the change triggers call, in `schema`: a NOTIFY on the schema's channel naming the
+ * collection, sent at commit (and not at all on a rollback; the notices of one transaction that
+ * name the same collection are one), unless the connection is a server's (ANNOUNCED_SETTING).
+ */
+export async function installChangeFunction(client: Queryable, schema: string): Promise<void> {
+  await client.query(`CREATE OR REPLACE FUNCTION ${ident(schema)}.${TRIGGER}() RETURNS trigger LANGUAGE plpgsql AS $body$
+BEGIN
+  IF coalesce(current_setting('${ANNOUNCED_SETTING}', true), '') = '' THEN
+    PERFORM pg_notify(TG_ARGV[0], E'\\n${CHANGED_TOPIC} ' || TG_ARGV[1]);
+  END IF;
+  RETURN NULL;
+END
+$body$`);
+}
+
+/**
+ * A statement-level trigger on `table` after every INSERT, UPDATE, DELETE and TRUNCATE, whoever
+ * runs it: the instances hear a write made outside them within the staleness bound. Kept by the
+ * schema sync (made again when its channel or collection differ).
+ */
+export async function installChangeTrigger(
+  client: Queryable,
+  schema: string,
+  table: string,
+  collection: string,
+): Promise<boolean> {
+  const qualified = `${ident(schema)}.${ident(table)}`;
+  const args = `(${literal(changesChannel(schema))}, ${literal(collection)})`;
+  const { rows } = await client.query(
+    'SELECT pg_get_triggerdef(oid) AS definition FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2',
+    [qualified, TRIGGER],
+  );
+  const definition = (rows[0] as { definition?: string } | undefined)?.definition;
+  if (definition?.includes(`TRUNCATE`) && definition.endsWith(`${TRIGGER}${args}`)) return false;
+  if (definition !== undefined) await client.query(`DROP TRIGGER ${TRIGGER} ON ${qualified}`);
+  await client.query(
+    `CREATE TRIGGER ${TRIGGER} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${qualified} FOR EACH STATEMENT EXECUTE FUNCTION ${ident(schema)}.${TRIGGER}${args}`,
+  );
+  return true;
+}

@@ -2,6 +2,7 @@ import type { Caller } from '../access/caller.js';
 import type { RuntimeContext } from '../context.js';
 import { ENCRYPTED_PLACEHOLDER } from '../crypto/fieldCipher.js';
 import { sealValue } from '../crypto/signedToken.js';
+import { checkReferences } from '../entities/checkReferences.js';
 import { entityOf } from '../entities/entityOf.js';
 import { rulesFor } from '../entities/entityRules.js';
 import { applyContentStatus, copyValues } from '../entities/prepareWrite.js';
@@ -10,7 +11,7 @@ import { findWritable } from '../entities/requireAccess.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import { runBeforeUpdate, writeScope } from '../hooks/runHooks.js';
 import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
-import type { EntityModel } from '../model/types.js';
+import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';
 import { ofRecord, requireHistoryAccess } from './historyAccess.js';
 import { valueAt } from './recordChange.js';
@@ -185,7 +186,12 @@ function everyLocale(locales: string[], value: unknown): Record<string, unknown>
   return Object.fromEntries(locales.map((locale) => [locale, (value as Record<string, unknown>)[locale] ?? null]));
 }
 
-const NOT_REVERTED = new Set(['id', 'ownerId', 'tenantId', 'createdAt', 'updatedAt']);
+/**
+ * What a revert may bring back: what a PATCH may set. Never the server's fields (id, owner,
+ * tenant, timestamps, the archive's and the trash's marks: a revert moves no record into or out
+ * of either) nor a readOnly or hidden one.
+ */
+const revertible = (field: FieldModel) => !field.hidden && !field.readOnly && !field.system;
 
 /** POST /{plural}/{id}/revert/{version}: a new version whose snapshot equals the target; later versions stay. */
 export async function revertToVersion(
@@ -202,12 +208,14 @@ export async function revertToVersion(
   const snapshot = byLocale(model, target.snapshot as Doc);
   const restored = Object.fromEntries(
     model.fields
-      .filter((f) => !f.hidden && !NOT_REVERTED.has(f.name))
+      .filter(revertible)
       .map((f) => [
         f.name,
         f.localized ? everyLocale(f.localized.locales, snapshot[f.name]) : (snapshot[f.name] ?? null),
       ]),
   );
+  // The references it brings back must be ones the caller may see now, as for PATCH.
+  await checkReferences(ctx, caller, model, [{ values: restored }]);
   // A revert is an update: the entity's rules and the content status moves hold as for PATCH.
   await rulesFor(ctx, plural)?.beforeUpdate?.(ctx, caller, current, restored);
   const now = ctx.now();

@@ -38,6 +38,48 @@ describe('full versioning', () => {
     expect(back.body.entity.status).toBe('draft');
   });
 
+  it('never moves a record into the archive by a revert, nor sets a server field', async () => {
+    const a = await create({ title: 'kept out', body: 'b' });
+    await server.call('POST', `/api/v1/articles/${a.id}/archive`, { token: owner.token });
+    await server.call('POST', `/api/v1/articles/${a.id}/restore`, { token: owner.token });
+    // Version 2 was taken as the article went into the archive.
+    const reverted = await server.call('POST', `/api/v1/articles/${a.id}/revert/2`, { token: owner.token, body: {} });
+    expect(reverted.status).toBe(200);
+    expect(reverted.body.entity.archivedAt ?? null).toBeNull();
+    const read = await server.call('GET', `/api/v1/articles/${a.id}`, { token: owner.token });
+    expect(read.body.data.archivedAt ?? null).toBeNull();
+    expect(read.body.data.updatedAt).not.toBe(a.updatedAt);
+    expect(read.body.data.createdAt).toBe(a.createdAt);
+  });
+
+  it('never moves a record into the trash by a revert: an editor without delete cannot trash through history', async () => {
+    const role = await server.call('POST', '/api/v1/roles', {
+      token: admin.token,
+      body: { key: 'NOTE_EDITOR', label: 'Note editor', permissions: ['notes:view', 'notes:edit'] },
+    });
+    expect(role.status).toBe(201);
+    const editor = await server.user({ roles: ['NOTE_EDITOR'] });
+    const note = (await server.call('POST', '/api/v1/notes', { token: admin.token, body: { title: 'precious' } })).body
+      .data;
+    expect((await server.call('DELETE', `/api/v1/notes/${note.id}`, { token: admin.token })).status).toBe(200);
+    const back = await server.call('POST', `/api/v1/notes/${note.id}/restore-from-trash`, { token: admin.token });
+    expect(back.status).toBe(200);
+    const history = await server.call('GET', `/api/v1/notes/${note.id}/versions`, { token: admin.token });
+    const trashed = history.body.items.find((v: { snapshot: { trashedAt?: string } }) => v.snapshot.trashedAt);
+    expect(trashed).toBeDefined();
+    // The editor may not delete, so may not trash through a revert either.
+    expect((await server.call('DELETE', `/api/v1/notes/${note.id}`, { token: editor.token })).status).toBe(403);
+    const reverted = await server.call('POST', `/api/v1/notes/${note.id}/revert/${trashed.version}`, {
+      token: editor.token,
+      body: {},
+    });
+    expect(reverted.status).toBe(200);
+    expect(reverted.body.entity.trashedAt ?? null).toBeNull();
+    expect((await server.call('GET', `/api/v1/notes/${note.id}`, { token: editor.token })).status).toBe(200);
+    const inTrash = await server.call('GET', '/api/v1/notes?trash=only', { token: admin.token });
+    expect(inTrash.body.data.items.map((n: { id: string }) => n.id)).not.toContain(note.id);
+  });
+
   it('writes a version for every write path, newest first, with changedBy and changeType', async () => {
     const a = await create({ title: 'v1', body: 'b', price: 1 });
     await server.call('PATCH', `/api/v1/articles/${a.id}`, {

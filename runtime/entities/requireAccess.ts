@@ -10,6 +10,7 @@ import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { Action, EntityModel } from '../model/types.js';
 import { matchesWhere } from '../store/common/matchesWhere.js';
 import { hasThrough } from '../store/common/throughIds.js';
+import { NOT_TRASHED } from '../store/trashStore.js';
 import type { Doc, Store, Where } from '../store/types.js';
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
@@ -73,6 +74,8 @@ async function withViewScopes(
     if (error instanceof ApiError) return NOTHING;
     throw error;
   }
+  // A parent in the trash is deleted to everyone: what it passes on goes with it.
+  if (target.trash) inner = andWhere(inner, NOT_TRASHED);
   const { field, collection } = where.through;
   return { through: { field, collection, ...(inner ? { where: inner } : {}) } };
 }

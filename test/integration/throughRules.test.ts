@@ -277,3 +277,79 @@ describe('rules through a reference: @field', () => {
     });
   });
 });
+
+/**
+ * `notes:view:@follows`: a note is visible to whoever may view the note it follows. Notes keep a
+ * trash, and a note in the trash is deleted to everyone: the notes that follow it go out of sight
+ * with it on every read path, and come back with it.
+ */
+describe('rules through a reference to an entity with a trash', () => {
+  let server: TestServer;
+  let admin: Who;
+  let follower: Who;
+
+  beforeAll(async () => {
+    server = await startTestServer({}, { overrides: { rateLimit: GENEROUS_LIMITS } });
+    admin = (await server.user({ roles: ['ADMIN'] })) as Who;
+    const role = await server.call('POST', '/api/v1/roles', {
+      token: admin.token,
+      body: {
+        key: 'FOLLOWER',
+        label: 'Follower',
+        permissions: ['notes:create', 'notes:view:own', 'notes:view:@follows'],
+      },
+    });
+    expect(role.status).toBe(201);
+    follower = (await server.user({ roles: ['FOLLOWER'] })) as Who;
+  });
+  afterAll(() => server.close());
+
+  it('stops at a parent in the trash for lists, counts, aggregations, get, search and populate', async () => {
+    // The follower's own note, and the admin's note that follows it.
+    const parent = await server.call('POST', '/api/v1/notes', {
+      token: follower.token,
+      body: { title: 'parent words' },
+    });
+    expect(parent.status).toBe(201);
+    const parentId = parent.body.data.id as string;
+    const child = await server.call('POST', '/api/v1/notes', {
+      token: admin.token,
+      body: { title: 'child words', follows: parentId },
+    });
+    expect(child.status).toBe(201);
+    const childId = child.body.data.id as string;
+    const as = (path: string) => server.call('GET', path, { token: follower.token });
+    const seen = async () => {
+      const list = await as('/api/v1/notes?limit=100');
+      const aggregate = await as('/api/v1/notes/aggregate?groupBy=pinned');
+      const search = await as('/api/v1/search?q=words&limit=100');
+      return {
+        list: list.body.data.items.map((n: { id: string }) => n.id).sort(),
+        total: list.body.data.totalCount,
+        counted: aggregate.body.data.groups.reduce((sum: number, g: { count: number }) => sum + g.count, 0),
+        get: (await as(`/api/v1/notes/${childId}`)).status,
+        search: search.body.data.items.map((hit: { id: string }) => hit.id).sort(),
+      };
+    };
+    // Asked twice: the second answer comes from what the server remembers.
+    for (let i = 0; i < 2; i++)
+      expect(await seen()).toEqual({
+        list: [parentId, childId].sort(),
+        total: 2,
+        counted: 2,
+        get: 200,
+        search: [parentId, childId].sort(),
+      });
+
+    expect((await server.call('DELETE', `/api/v1/notes/${parentId}`, { token: admin.token })).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect(await seen()).toEqual({ list: [], total: 0, counted: 0, get: 404, search: [] });
+    // An administrator sees the child, which no longer passes the rule.
+    const populated = await server.call('GET', `/api/v1/notes/${childId}?populate=follows`, { token: admin.token });
+    expect(populated.status).toBe(200);
+
+    expect(
+      (await server.call('POST', `/api/v1/notes/${parentId}/restore-from-trash`, { token: admin.token })).status,
+    ).toBe(200);
+    expect((await seen()).list).toEqual([parentId, childId].sort());
+  });
+});

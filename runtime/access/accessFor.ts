@@ -59,7 +59,8 @@ export function accessFor(caller: Caller, entity: EntityModel, action: Action | 
 
 /**
  * `field:value` as a query condition: the value typed for the field, or the caller's own value
- * for `{{user.id}}` / `{{user.email}}` (nothing matches without a signed-in caller). An array
+ * for `{{user.id}}` / `{{user.email}}` (nothing matches without a signed-in caller, nor
+ * `{{user.email}}` while nobody proved the caller's address). An array
  * field matches when it contains the value.
  */
 function conditionFor(caller: Caller, entity: EntityModel, condition: { field: string; value: string }): Where | null {
@@ -68,6 +69,8 @@ function conditionFor(caller: Caller, entity: EntityModel, condition: { field: s
   const macro = callerValueOf(condition.value);
   let value: unknown;
   if (macro) {
+    // An address nobody proved is not the caller's to claim: anyone can register any address.
+    if (macro === 'email' && caller.user?.emailVerified === false) return null;
     value = caller.user?.[macro];
     if (typeof value !== 'string') return null;
   } else if (condition.value.includes('{{')) return null;

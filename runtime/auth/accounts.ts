@@ -8,6 +8,7 @@ import { UniqueConflict } from '../store/types.js';
 import { endTokens, linkTo, sendAccountMail } from './accountMail.js';
 import { tokenHash } from './apiKeyToken.js';
 import type { AuthContext } from './authContext.js';
+import { addressProven, claimAccount } from './claimAccount.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { signSession } from './sessionToken.js';
 import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
@@ -24,7 +25,7 @@ export interface NewUser {
   ldapDn?: string;
   /** `<provider>|<subject>` of the OpenID identity that created the account. */
   oidcSubject?: string;
-  /** false for a self-registered user while address verification is on. */
+  /** false for a self-registered user: nobody proved the address yet. */
   emailVerified?: boolean;
 }
 
@@ -178,5 +179,8 @@ export async function resetPassword(auth: AuthContext, token: string, newPasswor
   );
   if (!claimed)
     throw validationError({ token: 'is invalid, used or expired' }, 'Reset token is invalid, used or expired');
+  // The link reached the address: its owner takes over an account nobody had proved it for.
+  const user = await auth.ctx.store.get(USERS, reset.userId as string);
+  if (user && !addressProven(user)) await claimAccount(auth, user);
   await setPassword(auth, reset.userId as string, newPassword);
 }

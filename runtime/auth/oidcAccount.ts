@@ -3,6 +3,7 @@ import { USERS } from '../model/collections.js';
 import type { Doc } from '../store/types.js';
 import { createUser } from './accounts.js';
 import type { AuthContext } from './authContext.js';
+import { addressProven, claimAccount } from './claimAccount.js';
 import type { OidcIdentity } from './oidc.js';
 import { findUserByEmail } from './users.js';
 
@@ -11,8 +12,9 @@ const REFUSED = 'This account cannot sign in';
 /**
  * The account an OpenID identity signs in to: the one already linked to it; else the account
  * with its (provider-verified) email, which it is linked to; else a new account with the
- * provider's roles. An account whose address is still waiting for its own confirmation is not
- * linked: whoever registered it may not own the address (docs/guide/identity.md, "OpenID Connect").
+ * provider's roles. An account whose address nobody had proved (registered, never confirmed) is
+ * claimed as it is linked: whoever registered it may not own the address, so its password,
+ * sessions, two-factor authentication and API keys end (docs/guide/identity.md, "OpenID Connect").
  */
 export async function oidcAccount(auth: AuthContext, identity: OidcIdentity): Promise<Doc> {
   const { store } = auth.ctx;
@@ -36,12 +38,8 @@ export async function oidcAccount(auth: AuthContext, identity: OidcIdentity): Pr
       emailVerified: true,
     });
   if (existing.disabled === true) throw new ApiError('UNAUTHORIZED', REFUSED);
-  if (existing.emailVerified === false)
-    throw new ApiError(
-      'CONFLICT',
-      `An account with ${identity.email} waits for its address to be confirmed; use the link mailed to it first, then sign in with ${identity.provider.label}`,
-      { email: 'belongs to an account whose address is not confirmed yet' },
-    );
+  // Only the provider's subject stays linked: one an earlier registrant linked would keep a way in.
+  if (!addressProven(existing)) return claimAccount(auth, existing, { oidcSubjects: [subject] });
   const subjects = [...((existing.oidcSubjects as string[] | undefined) ?? []), subject];
   return (await store.update(USERS, existing.id, {
     oidcSubjects: subjects,

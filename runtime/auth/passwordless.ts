@@ -6,6 +6,7 @@ import type { Doc } from '../store/types.js';
 import { endTokens, linkTo, sendAccountMail } from './accountMail.js';
 import { tokenHash } from './apiKeyToken.js';
 import type { AuthContext } from './authContext.js';
+import { addressProven, claimAccount } from './claimAccount.js';
 import { findUserByEmail } from './users.js';
 
 /** A mailed link or code signs in within this time. */
@@ -131,9 +132,8 @@ export async function passwordlessAccount(
   );
   const user = claimed ? await auth.ctx.store.get(USERS, request.userId as string) : null;
   if (!user || user.disabled === true || user.authSource === 'ldap') throw new ApiError('UNAUTHORIZED', INVALID);
-  if (user.emailVerified === false)
-    return (await auth.ctx.store.update(USERS, user.id, { emailVerified: true, updatedAt: now.toISOString() }))!;
-  return user;
+  // The code reached the address: its owner takes over an account nobody had proved it for.
+  return addressProven(user) ? user : claimAccount(auth, user);
 }
 
 function sameCode(auth: AuthContext, request: Doc, code: string): boolean {

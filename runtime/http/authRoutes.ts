@@ -41,10 +41,11 @@ export function authRoutes(auth: AuthContext): Router {
   const router = new DeclaredRouter(api.AUTH_PATH);
 
   router.raw(api.register, async ({ body, req, res }) => {
-    const verifying = auth.config.emailVerification !== 'off';
-    const user = await createUser(auth, { ...body, ...(verifying ? { emailVerified: false } : {}) });
+    // Nobody proved the address yet, whatever the verification mode: until someone does, the
+    // account is never linked to an identity and `{{user.email}}` rules match nothing for it.
+    const user = await createUser(auth, { ...body, emailVerified: false });
     // Queued in the outbox: the mail server's state never holds up or fails the registration.
-    if (verifying) await sendVerification(auth, user);
+    await sendVerification(auth, user);
     await signIn(req, res, user, 201);
   });
 

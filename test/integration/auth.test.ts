@@ -19,7 +19,13 @@ describe('register and login', () => {
     const res = await register('Ann@Example.test', PASSWORD, 'Ann');
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      user: { id: expect.stringMatching(/^[0-9a-f]{24}$/), email: 'ann@example.test', displayName: 'Ann' },
+      user: {
+        id: expect.stringMatching(/^[0-9a-f]{24}$/),
+        email: 'ann@example.test',
+        displayName: 'Ann',
+        // Nobody proved the address yet (verification is off by default).
+        emailVerified: false,
+      },
       token: expect.any(String),
     });
     expect(res.body.token).toMatch(/^[0-9a-f]{24}\.\d+\.[A-Za-z0-9_-]+$/);
@@ -211,6 +217,27 @@ describe('password reset tokens', () => {
     expect(changed.status).toBe(200);
     expect((await reset(pending, 'an attacker password!')).status).toBe(400);
     expect(body.user.email).toBe('reset-tokens@example.test');
+  });
+
+  it('prove the address: a reset on an account nobody had proved ends what its registrant set up', async () => {
+    const { body } = await register('squatted@example.test');
+    expect(body.user.emailVerified).toBe(false);
+    const key = await server.call('POST', '/api/v1/apikeys', {
+      token: body.token,
+      body: { name: 'kept', permissions: ['account:edit'], expiresAt: new Date(Date.now() + 86_400_000).toISOString() },
+    });
+    expect(key.status).toBe(201);
+    const sent: string[] = [];
+    server.auth.mailer = { send: async (message) => void sent.push(message.text) };
+    // The owner of the mailbox resets the password.
+    expect((await reset(await forgot('squatted@example.test', sent), 'the owner password!')).status).toBe(200);
+    expect((await server.call('GET', '/api/v1/auth/me', { token: body.token })).status).toBe(401);
+    expect((await server.call('GET', '/api/v1/auth/me', { token: key.body.data.token })).status).toBe(401);
+    const login = await server.call('POST', '/api/v1/auth/login', {
+      body: { email: 'squatted@example.test', password: 'the owner password!' },
+    });
+    expect(login.status).toBe(200);
+    expect(login.body.user.emailVerified).toBe(true);
   });
 
   it('answers forgot-password before any lookup or mail: the same work whether or not the account exists', async () => {

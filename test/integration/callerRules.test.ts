@@ -57,6 +57,35 @@ describe('rules relative to the caller: {{user.id}} and {{user.email}}', () => {
     server.call(method, path, { token: who.token, body });
   const titles = (items: { title: string }[]) => items.map((a) => a.title).sort();
 
+  it('matches {{user.email}} only for an address someone proved', async () => {
+    // A stranger registers alice's address's twin on the public form: nobody proved it.
+    const tagged = await server.call('POST', '/api/v1/articles', {
+      token: admin.token,
+      body: { title: 'tagged-for-carol', body: 'text', tags: ['carol@example.test'] },
+    });
+    expect(tagged.status).toBe(201);
+    const registered = await server.call('POST', '/api/v1/auth/register', {
+      body: { email: 'carol@example.test', password: 'a long passphrase 7!', displayName: 'Carol?' },
+    });
+    expect(registered.status).toBe(201);
+    expect(registered.body.user.emailVerified).toBe(false);
+    expect(
+      (
+        await server.call('PUT', `/api/v1/users/${registered.body.user.id}`, {
+          token: admin.token,
+          body: { roles: ['WRITER'] },
+        })
+      ).status,
+    ).toBe(200);
+    const stranger = { token: registered.body.token as string };
+    const seen = async () => titles((await as(stranger)('GET', '/api/v1/articles?limit=100')).body.data.items);
+    expect(await seen()).toEqual([]);
+    expect((await as(stranger)('GET', `/api/v1/articles/${tagged.body.data.id}`)).status).toBe(404);
+    // Once the address is proven (here by the store, as a confirmation link does), the rule holds.
+    await server.ctx.store.update('users', registered.body.user.id, { emailVerified: true });
+    expect(await seen()).toEqual(['tagged-for-carol']);
+  });
+
   it('lists, counts and gets only the records the caller’s values match', async () => {
     const list = await as(alice)('GET', '/api/v1/articles?limit=100');
     expect(list.status).toBe(200);

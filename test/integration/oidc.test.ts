@@ -140,14 +140,18 @@ describe('OpenID Connect sign-in against a real provider (oidc-provider)', () =>
     expect((await me(again.jar)).body.user.id).toBe(stored.id);
   });
 
-  it('links an existing account by verified email; password sign-in still works', async () => {
-    const registered = await server.call('POST', '/api/v1/auth/register', {
+  it('links an existing account whose address is proven by verified email; password sign-in still works', async () => {
+    // An account an administrator made: the administrator vouched for its address.
+    const admin = await server.user({ roles: ['ADMIN'] });
+    const made = await server.call('POST', '/api/v1/users', {
+      token: admin.token,
       body: { email: 'local@example.test', password: 'a long passphrase 4!', displayName: 'Local' },
     });
+    expect(made.status).toBe(201);
     const { jar, response } = await signIn('linker');
     expect(response.status).toBe(200);
     const who = await me(jar);
-    expect(who.body.user.id).toBe(registered.body.user.id);
+    expect(who.body.user.id).toBe(made.body.data?.id ?? made.body.id);
     expect(who.body.roles).toEqual(['USER']);
     const login = await server.call('POST', '/api/v1/auth/login', {
       body: { email: 'local@example.test', password: 'a long passphrase 4!' },
@@ -173,13 +177,43 @@ describe('OpenID Connect sign-in against a real provider (oidc-provider)', () =>
     expect((await me(insider.jar)).body.user.email).toBe('someone@corp.test');
   });
 
-  it('refuses an account whose own address is not confirmed yet (409), rather than taking it over', async () => {
-    await server.ctx.store.update('users', (await server.user({ email: 'pending@example.test' })).id, {
-      emailVerified: false,
+  it('takes a registered account whose address nobody proved from its registrant: no pre-hijacking', async () => {
+    // A stranger registers the address first (verification is off, the default) and sets up ways back in.
+    const password = 'squatter passphrase 9!';
+    const registered = await server.call('POST', '/api/v1/auth/register', {
+      body: { email: 'pending@example.test', password, displayName: 'Squatter' },
     });
-    const { response } = await signIn('pending');
-    expect(response.status).toBe(409);
-    expect((await json(response)).error.code).toBe('CONFLICT');
+    expect(registered.status).toBe(201);
+    expect(registered.body.user.emailVerified).toBe(false);
+    const squatter = registered.body.token as string;
+    const key = await server.call('POST', '/api/v1/apikeys', {
+      token: squatter,
+      body: {
+        name: 'way back',
+        permissions: ['account:edit'],
+        expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
+    expect(key.status).toBe(201);
+    const apiKey = key.body.data.token as string;
+    expect((await server.call('GET', '/api/v1/auth/me', { token: apiKey })).status).toBe(200);
+
+    // The owner of the address signs in with the provider, which vouches for it.
+    const { jar, response } = await signIn('pending');
+    expect(response.status).toBe(200);
+    const who = await me(jar);
+    expect(who.body.user).toMatchObject({ id: registered.body.user.id, emailVerified: true });
+    // Every way the registrant had in is gone: password, session, API key.
+    const login = await server.call('POST', '/api/v1/auth/login', {
+      body: { email: 'pending@example.test', password },
+    });
+    expect(login.status).toBe(401);
+    expect((await server.call('GET', '/api/v1/auth/me', { token: squatter })).status).toBe(401);
+    expect((await server.call('GET', '/api/v1/auth/me', { token: apiKey })).status).toBe(401);
+    const [stored] = await server.ctx.store.find('users', {
+      where: { field: 'email', op: 'eq', value: 'pending@example.test' },
+    });
+    expect(stored).toMatchObject({ passwordHash: null, oidcSubjects: ['test|pending'], emailVerified: true });
   });
 
   it('answers every broken flow with the envelope: denied consent, bad state, no flow, replay, expired code', async () => {

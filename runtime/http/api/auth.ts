@@ -17,7 +17,10 @@ export const SessionUser = Type.Object({
   email: Type.String(),
   displayName: Type.String(),
   emailVerified: Type.Optional(
-    Type.Boolean({ description: 'false until a registered user confirms the address (auth.emailVerification on)' }),
+    Type.Boolean({
+      description:
+        'false while nobody proved the address of a self-registered account (a mailed link or code, a provider); true once proven',
+    }),
   ),
   mfaEnabled: Type.Optional(
     Type.Boolean({

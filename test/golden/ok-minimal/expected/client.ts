@@ -709,7 +709,7 @@ export type Role = { id: string; key: string; label: string; description?: strin
 /** A finished sign-in: the user and the session token (the cookie is set too). */
 export type Session = { user: SessionUser; token: string; /** Present when the browser will not keep the session cookie (it is Secure and the request came over plain HTTP); the token still works as a Bearer token */ cookieWarning?: string };
 
-export type SessionUser = { id: string; email: string; displayName: string; /** false until a registered user confirms the address (auth.emailVerification on) */ emailVerified?: boolean; /** Two-factor authentication is on: password and LDAP sign-ins need a second step */ mfaEnabled?: boolean };
+export type SessionUser = { id: string; email: string; displayName: string; /** false while nobody proved the address of a self-registered account (a mailed link or code, a provider); true once proven */ emailVerified?: boolean; /** Two-factor authentication is on: password and LDAP sign-ins need a second step */ mfaEnabled?: boolean };
 
 export type UserView = { id: string; email: string; displayName: string; roles: string[]; authSource: "local" | "ldap"; ldapDn: string | null; disabled: boolean; mfaEnabled: boolean; createdAt: string; updatedAt: string; lastLoginAt: string | null };
 

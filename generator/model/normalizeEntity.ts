@@ -134,6 +134,7 @@ export function normalizeEntity(
     if (!field) report(['search', i], `unknown field "${name}"`);
     else if (!isSearchable(field))
       report(['search', i], `search is only for string fields; "${name}" is ${describeType(field)}`);
+    else if (field.hidden) report(['search', i], hiddenSearch(name));
     else field.search = true;
   });
 
@@ -275,6 +276,7 @@ function normalizeField(
     report([...path, 'unique'], `unique is not supported on ${field.type} fields`);
   if (field.search && !isSearchable(field))
     report([...path, 'search'], `search is only for string fields; this field is ${describeType(field)}`);
+  else if (field.search && field.hidden) report([...path, 'search'], hiddenSearch(name));
   const isReference = field.type === 'objectId' || (field.type === 'array' && field.items?.type === 'objectId');
   if (raw.onDelete !== undefined && !isReference)
     report([...path, 'onDelete'], 'onDelete is only for references (objectId, or an array of them)');
@@ -296,6 +298,10 @@ function normalizeField(
   }
   return field;
 }
+
+/** Text search over a hidden field would answer which records hold a guessed value. */
+const hiddenSearch = (name: string) =>
+  `"${name}" is hidden, so it cannot be searched: ?q= would tell anyone which records hold a guessed value`;
 
 /** `localized:` of a field: its type one scalar, the config declaring locales, required ones among them. */
 function localizedField(

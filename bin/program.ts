@@ -130,6 +130,10 @@ export function entigenProgram(): Command {
     .option('--format <format>', 'jsonl or csv (default: from the --to file name, else jsonl)')
     .option('--where <query>', "the list endpoint's filters, as in kind=news&views[gte]=100&dateFrom=2026-01-01")
     .option('--to <path>', 'the file (or, with --all, the folder) to write; default: stdout')
+    .option(
+      '--keep-formulas',
+      'CSV: write text that starts with = + - @ (or a tab, a carriage return, an apostrophe) as it is; by default it gets a leading apostrophe so that a spreadsheet shows it instead of running it (entigen import takes the apostrophe away again)',
+    )
     .option('--out <dir>', 'folder of generated files', 'generated')
     .action(lazy(() => import('./commands/transferCommands.js'), 'exportCommand'));
 

@@ -19,6 +19,7 @@ export interface ExportOptions {
   format?: string;
   where?: string;
   to?: string;
+  keepFormulas?: boolean;
   out: string;
 }
 
@@ -76,7 +77,7 @@ export async function exportCommand(plural: string | undefined, options: ExportO
         const entities = [...registry.entities.values()].filter((e) => !e.model.internal);
         for (const { model } of entities) {
           const count = await writeAll(
-            exportRecords(ctx, model, format),
+            exportRecords(ctx, model, format, undefined, options.keepFormulas),
             join(options.to, `${model.plural}.${format}`),
           );
           process.stderr.write(`entigen: ${model.plural}: ${count} records\n`);
@@ -84,7 +85,7 @@ export async function exportCommand(plural: string | undefined, options: ExportO
         return;
       }
       const { model } = entityNamed(registry, plural!);
-      const lines = exportRecords(ctx, model, format, exportWhere(model, options.where));
+      const lines = exportRecords(ctx, model, format, exportWhere(model, options.where), options.keepFormulas);
       if (options.to) {
         const count = await writeAll(lines, options.to);
         process.stderr.write(`entigen: ${model.plural}: ${count} records written to ${options.to}\n`);

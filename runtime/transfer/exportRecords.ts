@@ -52,6 +52,8 @@ export async function* exportRecords(
   entity: EntityModel,
   format: TransferFormat,
   where?: Where,
+  /** CSV: text that a spreadsheet would run as a formula is written as it is (toCell). */
+  keepFormulas = false,
 ): AsyncIterable<string> {
   const columns = csvColumns(entity);
   if (format === 'csv') yield stringify([columns.map((field) => field.name)]);
@@ -69,7 +71,7 @@ export async function* exportRecords(
     if (page.length === 0) return;
     const shown = page.map((doc) => presentRecord(entity, doc));
     yield format === 'csv'
-      ? stringify(shown.map((doc) => columns.map((field) => toCell(field, doc[field.name]))))
+      ? stringify(shown.map((doc) => columns.map((field) => toCell(field, doc[field.name], keepFormulas))))
       : `${shown.map((doc) => JSON.stringify(doc)).join('\n')}\n`;
     if (page.length < PAGE) return;
     after = page[page.length - 1].id;

@@ -17,19 +17,35 @@ export function csvColumns(entity: EntityModel): FieldModel[] {
 
 const STRUCTURED = new Set(['array', 'object', 'any']);
 
-/** A value as a CSV cell: lists and objects as JSON, null as an empty cell. */
-export function toCell(field: FieldModel, value: unknown): string {
+/**
+ * Text a spreadsheet would run as a formula (CSV injection): a leading `=`, `+`, `-`, `@`, tab or
+ * carriage return. Such a cell gets a leading apostrophe, and so does one that starts with an
+ * apostrophe already, so that `fromCell` can take exactly one away again.
+ */
+const FORMULA_START = /^[=+\-@\t\r']/;
+const NEUTRALIZED = /^'[=+\-@\t\r']/;
+
+/**
+ * A value as a CSV cell: lists and objects as JSON, null as an empty cell. Text that a
+ * spreadsheet would run as a formula is neutralized unless `keepFormulas`.
+ */
+export function toCell(field: FieldModel, value: unknown, keepFormulas = false): string {
   if (value === null || value === undefined) return '';
   if (STRUCTURED.has(field.type) || typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  const text = String(value);
+  return !keepFormulas && typeof value === 'string' && FORMULA_START.test(text) ? `'${text}` : text;
 }
 
 /**
  * A CSV cell back into the field's type; an empty cell is no value. What does not read as the
- * type is left as text, for the entity's validator to name.
+ * type is left as text, for the entity's validator to name. A cell an export neutralized (a
+ * leading apostrophe before `=`, `+`, `-`, `@`, tab, carriage return or another apostrophe)
+ * loses that one apostrophe.
  */
-export function fromCell(field: FieldModel | undefined, cell: string): unknown {
-  if (cell === '') return undefined;
+export function fromCell(field: FieldModel | undefined, given: string): unknown {
+  if (given === '') return undefined;
+  // The apostrophe an export put before a formula-like text is taken away again.
+  const cell = NEUTRALIZED.test(given) ? given.slice(1) : given;
   if (!field) return cell;
   // A localized field's locales travel as one JSON object keyed by locale; a plain cell is one value.
   if (field.localized && cell.startsWith('{')) {

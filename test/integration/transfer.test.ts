@@ -210,3 +210,52 @@ function strictJsonMessage(): string {
   }
   return '';
 }
+
+describe('CSV exports are safe to open in a spreadsheet', () => {
+  let server: TestServer;
+  let dir: string;
+  let source: string;
+  const titles = ['=HYPERLINK("http://evil.test","open me")', '+1+2', '-2+3', '@SUM(A1:A9)', "'quoted", 'plain'];
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'entigen-formulas-'));
+    source = `sqlite:${join(dir, 'source.db')}`;
+    server = await startTestServer({ DATABASE_URL: source }, { overrides: { rateLimit: GENEROUS_LIMITS } });
+    const owner = await server.user({ email: 'owner@example.test' });
+    for (const title of titles)
+      expect(
+        (
+          await server.call('POST', '/api/v1/articles', {
+            token: owner.token,
+            body: { title, body: '\tstarts with a tab', views: -5 },
+          })
+        ).status,
+      ).toBe(201);
+  });
+  afterAll(() => server.close());
+
+  it('neutralizes formula cells by default, keeps them on request, and imports either back unchanged', async () => {
+    const env = { DATABASE_URL: source };
+    const safe = join(dir, 'safe.csv');
+    const raw = join(dir, 'raw.csv');
+    expect((await runCli(['export', 'articles', '--to', safe], repoRoot, env)).status).toBe(0);
+    expect((await runCli(['export', 'articles', '--to', raw, '--keep-formulas'], repoRoot, env)).status).toBe(0);
+    const text = readFileSync(safe, 'utf8');
+    expect(text).toContain(`"'=HYPERLINK(""http://evil.test"",""open me"")"`);
+    for (const cell of ["'+1+2", "'-2+3", "'@SUM(A1:A9)", "''quoted", "'\tstarts with a tab"])
+      expect(text).toContain(cell);
+    // Numbers are not text a spreadsheet runs: -5 stays a number.
+    expect(text).toMatch(/,-5,/);
+    expect(text).not.toMatch(/(^|,)[=+@]/m);
+    const kept = readFileSync(raw, 'utf8');
+    expect(kept).toContain(',+1+2,');
+    expect(kept).toContain(`"=HYPERLINK(""http://evil.test"",""open me"")"`);
+
+    const before = await stored(source, 'articles');
+    for (const file of [safe, raw]) {
+      const target = `sqlite:${join(dir, `from-${file === safe ? 'safe' : 'raw'}.db`)}`;
+      const imported = await runCli(['import', 'articles', file], repoRoot, { DATABASE_URL: target });
+      expect(imported.stdout).toMatch(/imported 6 records/);
+      expect(await stored(target, 'articles')).toEqual(before);
+    }
+  });
+});

@@ -354,6 +354,32 @@ describe('tenancy', () => {
     expect(all.body.data.items.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['Alpha', 'Beta']));
   });
 
+  it('holds unique fields per tenant: a taken value in one tenant tells another nothing', async () => {
+    const carol = await server.user({ displayName: 'Carol' });
+    const dave = await server.user({ displayName: 'Dave' });
+    for (const [name, member] of [
+      ['Unique C', carol],
+      ['Unique D', dave],
+    ] as const)
+      expect(
+        (
+          await server.call('POST', '/api/v1/organizations', {
+            token: admin.token,
+            body: { name, members: [member.id] },
+          })
+        ).status,
+      ).toBe(201);
+    const make = (who: { token: string }, name: string) =>
+      server.call('POST', '/api/v1/projects', { token: who.token, body: { name, code: 'SAME-CODE' } });
+    expect((await make(carol, 'Carol’s')).status).toBe(201);
+    // Another tenant may use the same code: no 409 that would tell it Carol's tenant holds it.
+    expect((await make(dave, 'Dave’s')).status).toBe(201);
+    // Within one tenant it is still unique.
+    const again = await make(carol, 'Carol’s again');
+    expect(again.status).toBe(409);
+    expect(again.body.error.details).toEqual({ code: expect.any(String) });
+  });
+
   it('asks for x-tenant-id when the caller is in several tenants', async () => {
     const carol = await server.user();
     const one = await server.call('POST', '/api/v1/organizations', {

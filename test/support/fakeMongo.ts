@@ -59,34 +59,43 @@ function comparator(sort: Sort, collation: FindOptions['collation']) {
 
 class FakeCollection {
   docs: Doc[] = [];
-  readonly unique = new Set<string>();
-  readonly indexNames = new Set<string>(['_id_']);
+  /** The keys of each unique index, by name; a record missing the last key is not indexed (partial). */
+  readonly unique = new Map<string, string[]>();
+  readonly indexes = new Map<string, Record<string, unknown>>([['_id_', { _id: 1 }]]);
 
   constructor(private readonly name: string) {}
 
   async createIndex(keys: Record<string, unknown>, options: { unique?: boolean; name?: string } = {}): Promise<string> {
-    if (options.unique) for (const field of Object.keys(keys)) this.unique.add(field);
     const name = options.name ?? Object.keys(keys).join('_');
-    this.indexNames.add(name);
+    const existing = this.indexes.get(name);
+    if (existing && JSON.stringify(existing) !== JSON.stringify(keys))
+      throw new MongoServerError({
+        message: `An existing index has the same name as the requested index: ${name}`,
+        code: 86,
+      });
+    if (options.unique) this.unique.set(name, Object.keys(keys));
+    this.indexes.set(name, keys);
     return name;
   }
 
   listIndexes() {
-    return { toArray: async () => [...this.indexNames].map((name) => ({ name })) };
+    return { toArray: async () => [...this.indexes].map(([name, key]) => ({ name, key })) };
   }
 
   async dropIndex(name: string): Promise<void> {
-    this.indexNames.delete(name);
+    this.indexes.delete(name);
+    this.unique.delete(name);
   }
 
   private checkUnique(doc: Doc): void {
-    for (const field of ['_id', ...this.unique]) {
-      if (doc[field] === undefined) continue;
-      if (this.docs.some((other) => other !== doc && other[field] === doc[field])) {
+    for (const fields of [['_id'], ...this.unique.values()]) {
+      if (doc[fields.at(-1)!] === undefined) continue;
+      const same = (other: Doc) => fields.every((field) => (other[field] ?? null) === (doc[field] ?? null));
+      if (this.docs.some((other) => other !== doc && same(other))) {
         throw new MongoServerError({
           message: `E11000 duplicate key error collection: ${this.name}`,
           code: 11000,
-          keyPattern: { [field]: 1 },
+          keyPattern: Object.fromEntries(fields.map((field) => [field, 1])),
         });
       }
     }

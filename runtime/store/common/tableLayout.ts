@@ -20,6 +20,11 @@ export interface TableLayout {
   columns: Map<string, Column>;
   searchFields: string[];
   unique: string[];
+  /**
+   * Tenant-scoped entities: unique values are unique within a tenant (records without one form a
+   * tenant of their own), so a 409 never tells one tenant what another holds.
+   */
+  uniqueWithin?: 'tenantId';
   /** The indexes the entity's lists need (planIndexes); sync adds what is missing and drops what is not planned. */
   indexes: PlannedIndex[];
   /** Every layout of the store, by collection: what a `through` condition reaches (set by the store's init). */
@@ -64,6 +69,9 @@ export function tableLayout(entity: EntityModel): TableLayout {
     columns,
     searchFields: entity.searchFields,
     unique: entity.fields.filter((f) => f.unique && f.name !== 'id').map((f) => f.name),
+    ...(entity.tenantScoped && entity.fields.some((f) => f.name === 'tenantId')
+      ? { uniqueWithin: 'tenantId' as const }
+      : {}),
     indexes: planIndexes(entity, columns),
   };
 }

@@ -102,12 +102,21 @@ export class MongoStore implements Store {
           if ((error as MongoServerError).code !== NAMESPACE_EXISTS) throw error;
         });
         const collection = this.shared.db.collection(layout.table);
+        const indexKeys = new Map(
+          (await collection.listIndexes().toArray()).map((index) => [String(index.name), Object.keys(index.key ?? {})]),
+        );
         for (const field of layout.unique) {
+          // Per tenant where the entity is tenant-scoped (a missing tenant is one tenant of its own).
+          const keys = [...(layout.uniqueWithin ? [layout.uniqueWithin] : []), field];
+          const name = `ux_${field}`;
+          const current = indexKeys.get(name);
+          if (current && current.join() !== keys.join()) await collection.dropIndex(name);
           // Absent values are not indexed, so many records may leave a unique field unset (as NULLs in SQL).
-          await collection.createIndex(
-            { [field]: 1 },
-            { name: `ux_${field}`, unique: true, partialFilterExpression: { [field]: { $exists: true } } },
-          );
+          await collection.createIndex(Object.fromEntries(keys.map((key) => [key, 1])), {
+            name,
+            unique: true,
+            partialFilterExpression: { [field]: { $exists: true } },
+          });
         }
         const existing = (await collection.listIndexes().toArray()).map((index) => String(index.name));
         const indexes = indexesFor(layout.indexes, 'mongo');
@@ -349,7 +358,8 @@ export class MongoStore implements Store {
       return await guard(run);
     } catch (error) {
       if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) {
-        const field = Object.keys((error.keyPattern as Document | undefined) ?? {})[0] ?? 'id';
+        // The field is the last key: a unique index held per tenant leads with the tenant.
+        const field = Object.keys((error.keyPattern as Document | undefined) ?? {}).at(-1) ?? 'id';
         throw new UniqueConflict(layout.table, field === '_id' ? 'id' : field);
       }
       throw error;

@@ -18,6 +18,8 @@ const PG_TYPES = {
   json: 'JSONB',
 } as const;
 export const SEARCH_COLUMN = '_search';
+/** How a unique index held per tenant shows in its definition (pg_indexes spells COALESCE so). */
+const TENANT_KEY = 'COALESCE("tenantId"';
 
 /** ICU collations for explicit sort collations: strength 1-3, with and without numeric ordering. */
 export const COLLATIONS = [1, 2, 3].flatMap((strength) =>
@@ -47,19 +49,25 @@ export async function syncPgSchema(client: Queryable, layout: TableLayout): Prom
     if (column.fold) await addFoldColumn(client, layout.table, column.field, column.fold);
   }
   const existing = await existingIndexes(client, layout.table);
-  /** `shape` is what the index definition must contain (`md5(`, `USING hash`, `USING btree`); an older shape is rebuilt. */
-  const ensure = async (name: string, unique: boolean, definition: string, shape: string) => {
+  /**
+   * `shape` is what the index definition must contain (`md5(`, `USING hash`, `USING btree`), and
+   * `scoped` whether it must hold per tenant; an older shape is rebuilt.
+   */
+  const ensure = async (name: string, unique: boolean, definition: string, shape: string, scoped = false) => {
     const current = existing.get(name);
-    if (current?.includes(shape)) return;
+    if (current?.includes(shape) && current.includes(TENANT_KEY) === scoped) return;
     if (current !== undefined) await client.query(`DROP INDEX IF EXISTS ${ident(name)}`);
     await client.query(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${table} ${definition}`);
   };
+  // Per tenant, records without one counting as one tenant (NULLs would never conflict).
+  const within = layout.uniqueWithin ? `COALESCE(${ident(layout.uniqueWithin)}, ''), ` : '';
+  const scoped = within !== '';
   for (const field of layout.unique) {
     // A btree holds whole values and refuses rows over ~2.7 kB: long text is unique by its digest, found by a hash index.
     if (layout.columns.get(field)?.longText) {
-      await ensure(`ux_${layout.table}_${field}`, true, `(md5(${ident(field)}))`, 'md5(');
+      await ensure(`ux_${layout.table}_${field}`, true, `(${within}md5(${ident(field)}))`, 'md5(', scoped);
       await ensure(`hx_${layout.table}_${field}`, false, `USING hash (${ident(field)})`, 'USING hash');
-    } else await ensure(`ux_${layout.table}_${field}`, true, `(${ident(field)})`, 'USING btree');
+    } else await ensure(`ux_${layout.table}_${field}`, true, `(${within}${ident(field)})`, 'USING btree', scoped);
   }
   const changes = await syncIndexes(client, layout, existing);
   if (layout.searchFields.length > 0) {

@@ -495,7 +495,14 @@ export class SqliteStore extends SqlStore {
     try {
       return write();
     } catch (error) {
-      const match = /UNIQUE constraint failed: [^.]+\.(\w+)/.exec((error as Error).message);
+      const message = (error as Error).message;
+      // A unique index over an expression (per tenant) names the index, one over a column the column.
+      const index = /UNIQUE constraint failed: index '([^']+)'/.exec(message);
+      if (index) {
+        const prefix = `ux_${layout.table}_`;
+        throw new UniqueConflict(layout.table, index[1].startsWith(prefix) ? index[1].slice(prefix.length) : 'id');
+      }
+      const match = /UNIQUE constraint failed: [^.]+\.(\w+)/.exec(message);
       if (match) throw new UniqueConflict(layout.table, match[1]);
       throw error;
     }

@@ -54,8 +54,16 @@ export function syncSqliteSchema(db: Database.Database, layout: TableLayout): Sc
       })();
     }
   }
+  // Per tenant, records without one counting as one tenant (NULLs would never conflict).
+  const within = layout.uniqueWithin ? `coalesce(${ident(layout.uniqueWithin)}, ''), ` : '';
   for (const field of layout.unique) {
-    db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${ident(`ux_${layout.table}_${field}`)} ON ${table} (${ident(field)})`);
+    const name = `ux_${layout.table}_${field}`;
+    const current = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`).get(name) as
+      | { sql: string }
+      | undefined;
+    // An index of another scope (made before the entity became tenant-scoped, or after it stopped) is rebuilt.
+    if (current && current.sql.includes('coalesce(') !== (within !== '')) db.exec(`DROP INDEX ${ident(name)}`);
+    db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${ident(name)} ON ${table} (${within}${ident(field)})`);
   }
   const indexes = syncIndexes(db, layout);
   syncSearchTable(db, layout);

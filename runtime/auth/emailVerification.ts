@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import type { Caller } from '../access/caller.js';
+import type { Caller, PublicUser } from '../access/caller.js';
 import { newId } from '../entities/prepareWrite.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { EMAIL_TOKENS, USERS } from '../model/collections.js';
 import type { Doc } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
 import { endTokens, linkTo, sendAccountMail } from './accountMail.js';
+import { createUser, type NewUser } from './accounts.js';
 import { tokenHash } from './apiKeyToken.js';
 import type { AuthContext } from './authContext.js';
 import { verifyPassword } from './passwords.js';
-import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
+import { EMAIL_PATTERN, findUserByEmail, normalizeEmail, publicUser } from './users.js';
 
 export const EMAIL_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 /** A new verification mail for an address at most this often, whoever asks (no mail bombing through resend). */
@@ -37,6 +38,24 @@ async function issueToken(auth: AuthContext, userId: string, purpose: 'verify' |
     updatedAt: now.toISOString(),
   });
   return token;
+}
+
+/**
+ * POST /auth/register where verification is on: the account, or for a taken address a notice to
+ * its owner. The answer is the same either way (the user as registered, no session: the new user
+ * signs in with the password), so registration never tells whether an address has an account.
+ */
+export async function registerQuietly(auth: AuthContext, input: NewUser): Promise<PublicUser> {
+  try {
+    const user = await createUser(auth, { ...input, emailVerified: false });
+    await sendVerification(auth, user);
+    return publicUser(user);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'CONFLICT') throw error;
+    const email = normalizeEmail(input.email);
+    await sendAccountMail(auth, email, 'addressInUse', { email, attempt: 'register an account' });
+    return { id: newId(), email, displayName: input.displayName.trim(), emailVerified: false };
+  }
 }
 
 /** After registration (emailVerification optional or required): the link that confirms the address. */
@@ -113,7 +132,8 @@ export async function verifyEmail(auth: AuthContext, token: string): Promise<Doc
 /**
  * POST /auth/change-email: the current password proves the owner; the new address gets a link
  * that makes the change, the old one a notice. Nothing changes until the link is used. The
- * answer is the same whether or not the new address is taken (that shows at confirmation).
+ * answer is the same whether or not the new address is taken: a taken one's owner is told of
+ * the attempt instead (and an address taken meanwhile is refused at confirmation).
  */
 export async function requestEmailChange(
   auth: AuthContext,
@@ -133,6 +153,11 @@ export async function requestEmailChange(
   const email = normalizeEmail(newEmail);
   if (!EMAIL_PATTERN.test(email)) throw validationError({ newEmail: 'must be an email address' });
   if (email === user.email) throw validationError({ newEmail: 'is the current address' });
+  // The answer is the same either way; the owner of a taken address hears of the attempt instead.
+  if (await findUserByEmail(auth.ctx.store, email)) {
+    await sendAccountMail(auth, email, 'addressInUse', { email, attempt: 'move another account to it' });
+    return;
+  }
   const token = await issueToken(auth, user.id, 'change', email);
   await sendAccountMail(auth, email, 'confirmEmailChange', {
     link: linkTo(auth, '/verify-email', token),

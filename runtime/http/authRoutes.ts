@@ -10,7 +10,7 @@ import {
   revokeSession,
 } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
-import { requestEmailChange, resendVerification, sendVerification, verifyEmail } from '../auth/emailVerification.js';
+import { registerQuietly, requestEmailChange, resendVerification, verifyEmail } from '../auth/emailVerification.js';
 import { ldapAuthenticate, ldapSettings, testLdap } from '../auth/ldap.js';
 import { ldapAccount } from '../auth/ldapAccount.js';
 import { mfaRequiredFor } from '../auth/mfa.js';
@@ -41,11 +41,14 @@ export function authRoutes(auth: AuthContext): Router {
   const router = new DeclaredRouter(api.AUTH_PATH);
 
   router.raw(api.register, async ({ body, req, res }) => {
-    // Nobody proved the address yet, whatever the verification mode: until someone does, the
-    // account is never linked to an identity and `{{user.email}}` rules match nothing for it.
+    // Verification on: the same answer whether or not the address has an account, and no session.
+    if (auth.config.emailVerification !== 'off') {
+      res.status(201).json({ user: await registerQuietly(auth, body) });
+      return;
+    }
+    // Nobody proved the address yet: until someone does, the account is never linked to an
+    // identity and `{{user.email}}` rules match nothing for it.
     const user = await createUser(auth, { ...body, emailVerified: false });
-    // Queued in the outbox: the mail server's state never holds up or fails the registration.
-    await sendVerification(auth, user);
     await signIn(req, res, user, 201);
   });
 

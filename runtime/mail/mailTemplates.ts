@@ -9,6 +9,7 @@ export type MailTemplate =
   | 'verifyEmail'
   | 'confirmEmailChange'
   | 'emailChangeNotice'
+  | 'addressInUse'
   | 'mfaReset'
   | 'passwordlessSignIn'
   | 'testMail';

@@ -22,10 +22,16 @@ async function start(mode: RuntimeConfig['emailVerification'], limits = LIMITS) 
   return { smtp, log, server };
 }
 
-const register = (email: string) =>
-  server!.call('POST', '/api/v1/auth/register', {
-    body: { email, password: 'correct horse battery staple!', displayName: 'Verifier' },
+const PASSWORD = 'correct horse battery staple!';
+/** Registers; where verification is on the answer has no session, so the new user signs in with the password. */
+async function register(email: string) {
+  const registered = await server!.call('POST', '/api/v1/auth/register', {
+    body: { email, password: PASSWORD, displayName: 'Verifier' },
   });
+  if (registered.status !== 201 || registered.body.token) return registered;
+  const login = await server!.call('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } });
+  return { ...registered, body: { ...registered.body, token: login.body.token } };
+}
 const verify = (token: string) => server!.call('POST', '/api/v1/auth/verify-email', { body: { token } });
 const mailsTo = (smtp: Awaited<ReturnType<typeof smtpServer>>, address: string) =>
   smtp.received.filter((mail) => mail.to.includes(address));
@@ -70,6 +76,40 @@ describe('email verification', () => {
     // Users made by an administrator are never held.
     const admin = await server!.user({ roles: ['ADMIN'] });
     expect((await server!.call('GET', '/api/v1/articles', { token: admin.token })).status).toBe(200);
+  });
+
+  it('answers a registration alike whether or not the address has an account, and tells its owner', async () => {
+    const { smtp } = await start('required');
+    const body = (email: string, password: string) => ({ email, password, displayName: 'Someone' });
+    const first = await server!.call('POST', '/api/v1/auth/register', { body: body('taken@example.test', PASSWORD) });
+    expect(first.status).toBe(201);
+    const again = await server!.call('POST', '/api/v1/auth/register', {
+      body: body('Taken@example.test', 'another long passphrase!'),
+    });
+    const fresh = await server!.call('POST', '/api/v1/auth/register', { body: body('fresh@example.test', PASSWORD) });
+    for (const answer of [first, again, fresh]) {
+      expect(answer.status).toBe(201);
+      expect(Object.keys(answer.body)).toEqual(['user']);
+      expect(Object.keys(answer.body.user).sort()).toEqual(['displayName', 'email', 'emailVerified', 'id']);
+      expect(answer.headers.get('set-cookie')).toBeNull();
+    }
+    expect(again.body.user.id).not.toBe(first.body.user.id);
+    // The owner of the taken address is told; the stranger's password opens nothing.
+    await vi.waitFor(() => expect(mailsTo(smtp, 'taken@example.test')).toHaveLength(2), { timeout: 5000 });
+    expect(mailsTo(smtp, 'taken@example.test').some((mail) => /Someone tried to use your/.test(mail.raw))).toBe(true);
+    const stranger = await server!.call('POST', '/api/v1/auth/login', {
+      body: { email: 'taken@example.test', password: 'another long passphrase!' },
+    });
+    expect(stranger.status).toBe(401);
+    // A change of address to a taken one answers as any other, and its owner is told instead.
+    const mover = await register('mover@example.test');
+    const change = await server!.call('POST', '/api/v1/auth/change-email', {
+      token: mover.body.token,
+      body: { newEmail: 'fresh@example.test', currentPassword: PASSWORD },
+    });
+    expect(change.status).toBe(202);
+    await vi.waitFor(() => expect(mailsTo(smtp, 'fresh@example.test')).toHaveLength(2), { timeout: 5000 });
+    expect(mailsTo(smtp, 'fresh@example.test').at(-1)!.raw).toMatch(/move another account to it/);
   });
 
   it('optional: the link is sent and confirms, but nothing waits for it; off: nothing is sent', async () => {

@@ -39,6 +39,19 @@ export const Session = Type.Object(
   { user: SessionUser, token: Type.String(), cookieWarning: CookieWarning },
   { description: 'A finished sign-in: the user and the session token (the cookie is set too)' },
 );
+export const Registered = Type.Object(
+  {
+    user: SessionUser,
+    token: Type.Optional(
+      Type.String({
+        description:
+          'The session token (the cookie is set too); absent where address verification is on: the answer is then the same whether or not the address had an account, and the new user signs in with the password',
+      }),
+    ),
+    cookieWarning: CookieWarning,
+  },
+  { description: 'The registered user, signed in where address verification is off' },
+);
 export const MfaChallenge = Type.Object(
   {
     mfaRequired: Type.Literal(true),
@@ -75,10 +88,10 @@ export const register = route({
   path: '/api/v1/auth/register',
   operationId: 'auth_register',
   access: 'public',
-  summary: 'Create an account and sign in (sets the session cookie)',
+  summary: 'Create an account and sign in (sets the session cookie); with address verification on, no session',
   body: Body({ email: EMAIL, password: PASSWORD, displayName: NonBlank(200) }),
   status: 201,
-  response: Session,
+  response: Registered,
   errors: [...INPUT, 'CONFLICT'],
   client: { group: 'auth', name: 'register', session: 'use' },
 });

@@ -704,6 +704,9 @@ export type Me = { user: SessionUser; roles: string[]; permissions: string[]; mf
 /** Login of an account with two-factor authentication (202): send the mfaToken and a code to /auth/mfa/verify. */
 export type MfaChallenge = { mfaRequired: true; mfaToken: string; expiresAt: string; methods: string[] };
 
+/** The registered user, signed in where address verification is off. */
+export type Registered = { user: SessionUser; /** The session token (the cookie is set too); absent where address verification is on: the answer is then the same whether or not the address had an account, and the new user signs in with the password */ token?: string; /** Present when the browser will not keep the session cookie (it is Secure and the request came over plain HTTP); the token still works as a Bearer token */ cookieWarning?: string };
+
 export type Role = { id: string; key: string; label: string; description?: string | null; isSystem?: boolean; isBuiltin?: boolean; origin?: "builtin" | "file" | "stored"; permissions: string[] };
 
 /** A finished sign-in: the user and the session token (the cookie is set too). */
@@ -800,9 +803,9 @@ export class AuthClient {
     return answer;
   }
 
-  /** Create an account and sign in (sets the session cookie). */
-  async register(body: { email: string; password: string; displayName: string }): Promise<Session> {
-    const answer = await this.transport.request<Session>('POST', '/api/v1/auth/register', { body });
+  /** Create an account and sign in (sets the session cookie); with address verification on, no session. */
+  async register(body: { email: string; password: string; displayName: string }): Promise<Registered> {
+    const answer = await this.transport.request<Registered>('POST', '/api/v1/auth/register', { body });
     if (typeof answer.token === 'string') this.transport.useSession(answer.token);
     return answer;
   }

@@ -158,12 +158,21 @@ describe('the client address behind a proxy', () => {
     expect((await login('203.0.113.7')).status).toBe(429);
     // Another client behind the same proxy has its own budget.
     expect((await login('198.51.100.4')).status).toBe(401);
+    // An IPv6 client holds a whole /64: a new address in it is the same client.
+    expect((await login('2001:db8:7:7::1')).status).toBe(401);
+    expect((await login('2001:db8:7:7::2')).status).toBe(401);
+    expect((await login('2001:db8:7:7:ffff::3')).status).toBe(429);
+    expect((await login('2001:db8:7:8::1')).status).toBe(401);
     const requests = lines.filter((line) => line.msg === 'request' && line.path === '/api/v1/auth/login');
     expect(requests.map((line) => line.clientAddress)).toEqual([
       '203.0.113.7',
       '203.0.113.7',
       '203.0.113.7',
       '198.51.100.4',
+      '2001:db8:7:7::1',
+      '2001:db8:7:7::2',
+      '2001:db8:7:7:ffff::3',
+      '2001:db8:7:8::1',
     ]);
 
     const owner = await server.user();

@@ -4,6 +4,7 @@ import { verifySession } from '../../auth/sessionToken.js';
 import { API_KEYS } from '../../model/collections.js';
 import type { Store } from '../../store/types.js';
 import { cookieValue } from '../authenticate.js';
+import { addressKey } from './addressKey.js';
 import type { Tier } from './rateLimit.js';
 
 export interface IdentifyOptions {
@@ -42,7 +43,7 @@ export function identifyCaller(options: IdentifyOptions) {
   }
 
   return async function identify(req: Request): Promise<{ tier: Tier; key: string }> {
-    const address = `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+    const address = `ip:${addressKey(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;
     if (req.path.startsWith('/api/v1/auth/') || options.authTier?.(req.path)) return { tier: 'auth', key: address };
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     const token = bearer ?? cookieValue(req.headers.cookie, options.cookieName);

@@ -52,8 +52,10 @@ export function backupPlace(spec: string, root: string, env: NodeJS.ProcessEnv):
     return { storage: new S3Storage(settings), name: isFile ? basename(path) : undefined, label: spec };
   }
   const path = isAbsolute(spec) ? spec : resolve(root, spec);
-  if (spec.endsWith('.tar.gz')) return { storage: new LocalStorage(dirname(path)), name: basename(path), label: spec };
-  return { storage: new LocalStorage(path), label: spec };
+  // A backup holds every record and password hash: its folder and file are the owner's alone.
+  if (spec.endsWith('.tar.gz'))
+    return { storage: new LocalStorage(dirname(path), { ownerOnly: true }), name: basename(path), label: spec };
+  return { storage: new LocalStorage(path, { ownerOnly: true }), label: spec };
 }
 
 /** The backups in a place, oldest first. */

@@ -126,7 +126,7 @@ async function restoreDatabase(manifest: BackupManifest, parts: Map<string, stri
       throw new Error('a SQLite file backup restores to SQLite only; take it with --logical');
     if (existsSync(target.path) && statSync(target.path).size > 0)
       throw new Error(`${target.path} exists: restore into a new database file`);
-    await pipeline(createReadStream(parts.get('entigen.db')!), createWriteStream(target.path));
+    await pipeline(createReadStream(parts.get('entigen.db')!), createWriteStream(target.path, { mode: 0o600 }));
     input.progress?.('database', 1, 1);
     return;
   }

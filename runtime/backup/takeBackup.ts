@@ -167,7 +167,7 @@ async function logicalExport(
   const collections = model.entities.map((entity) => entity.plural).sort();
   for (const [index, collection] of collections.entries()) {
     const path = join(work, `${collection}.jsonl`);
-    const out = createWriteStream(path);
+    const out = createWriteStream(path, { mode: 0o600 });
     let count = 0;
     for await (const doc of everyRecord(store, collection)) {
       if (!out.write(`${JSON.stringify(doc)}\n`)) await once(out, 'drain');

@@ -14,8 +14,12 @@ export class LocalStorage implements FileStorage {
   readonly driver = 'local' as const;
   private readonly root: string;
 
-  constructor(dir: string) {
+  /** Modes of the folders and files it makes: group-readable media, or the owner's alone (backups). */
+  private readonly modes: { dir: number; file: number };
+
+  constructor(dir: string, { ownerOnly = false }: { ownerOnly?: boolean } = {}) {
     this.root = normalize(join(dir, sep));
+    this.modes = ownerOnly ? { dir: 0o700, file: 0o600 } : { dir: 0o777, file: 0o640 };
   }
 
   /** The path of a key, never outside the folder. */
@@ -27,10 +31,10 @@ export class LocalStorage implements FileStorage {
 
   async put(key: string, body: Readable, _contentType?: string): Promise<void> {
     const path = this.path(key);
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: this.modes.dir });
     const partial = `${path}.partial-${process.pid}-${Date.now()}`;
     try {
-      await pipeline(body, createWriteStream(partial, { mode: 0o640 }));
+      await pipeline(body, createWriteStream(partial, { mode: this.modes.file }));
       await rename(partial, path);
     } catch (error) {
       await rm(partial, { force: true });

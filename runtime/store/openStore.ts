@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { SqliteStore } from './sqlite/sqliteStore.js';
 import type { Store } from './types.js';
@@ -30,7 +30,10 @@ export async function openStore(
     if (target === ':memory:') return SqliteStore.open(':memory:');
     if (!target) throw new Error('DATABASE_URL sqlite: needs a path, as in sqlite:data/app.db or sqlite::memory:');
     const path = isAbsolute(target) ? target : join(root, target);
-    mkdirSync(dirname(path), { recursive: true });
+    // The database holds every record and password hash: a new file and its folder are the owner's
+    // alone (SQLite gives its -wal and -shm files the database file's mode).
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
     return SqliteStore.open(path);
   }
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {

@@ -6,6 +6,7 @@ import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import { openFileStorage } from '../../runtime/media/mediaFiles.js';
 import { MEDIA_ASSETS } from '../../runtime/model/collections.js';
 import { DEFAULT_SQLITE_PATH, openStore, postgresTarget } from '../../runtime/store/openStore.js';
+import { openCommandStore } from './commandContext.js';
 import { progressLine } from './progressLine.js';
 import { reportFailure } from './reportFailure.js';
 import { loadRegistry } from './serveCommand.js';
@@ -31,7 +32,7 @@ export async function backupCommand(options: BackupOptions): Promise<void> {
     if (keep !== undefined && (!Number.isInteger(keep) || keep < 1 || keep > 10_000))
       throw new Error('--keep must be a whole number from 1 to 10000');
     const place = backupPlace(options.to ?? config.backups?.to ?? 'backups/', root, process.env);
-    const store = await openStore(process.env.DATABASE_URL, root);
+    const store = await openCommandStore(root, registry.model);
     const media = registry.entities.has(MEDIA_ASSETS) ? openFileStorage(config.uploads, root) : undefined;
     const started = Date.now();
     const progress = progressLine();
@@ -84,6 +85,7 @@ export async function restoreCommand(from: string, options: RestoreOptions): Pro
       if (!name) throw new Error(`${place.label} holds no backup`);
       const archive = await place.storage.get(name);
       if (!archive) throw new Error(`${place.label}: no backup named ${name}`);
+      // The backup's rows go back as they were stored: the adapter itself, not the records' stack.
       const open = () => openStore(url, root);
       const postgres = postgresTarget(url);
       const target = postgres

@@ -9,6 +9,7 @@ import { createGzip } from 'node:zlib';
 import type tar from 'tar-stream';
 import { assetIdOf, type FileStorage } from '../media/fileStorage.js';
 import type { AppModel } from '../model/types.js';
+import { adapterOf } from '../store/storeWrapper.js';
 import type { Doc, Store } from '../store/types.js';
 
 /** What a backup holds, first in its archive: restore reads it before anything else. */
@@ -138,7 +139,8 @@ interface DatabaseCopy {
 }
 
 async function copyDatabase(input: TakeBackupInput, work: string): Promise<DatabaseCopy> {
-  const { store } = input;
+  // The database as it is: a restore writes these rows back as they were stored.
+  const store = adapterOf(input.store);
   if (!input.logical && store.kind === 'sqlite' && store.backupFile) {
     const path = join(work, 'entigen.db');
     await store.backupFile(path, (done, total) => input.progress?.('database', done, total));

@@ -103,3 +103,13 @@ export abstract class StoreWrapper implements Store {
     return this.inner.close();
   }
 }
+
+/**
+ * The adapter beneath every wrapper: a backup copies the database as it is (every locale's
+ * column, the trash), not records as operations see them.
+ */
+export function adapterOf(store: Store): Store {
+  let current = store;
+  while (current instanceof StoreWrapper) current = current.inner;
+  return current;
+}

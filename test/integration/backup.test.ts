@@ -259,6 +259,51 @@ describe('backup and restore', () => {
     }
   });
 
+  it('copies the database as it is in a logical backup the server takes: the trash and every locale', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'entigen-logical-job-'));
+    const server = await startTestServer(
+      { DATABASE_URL: `sqlite:${join(dir, 'app.db')}`, UPLOADS_DIR: join(dir, 'uploads') },
+      {
+        overrides: {
+          rateLimit: GENEROUS_LIMITS,
+          backups: { schedule: '0 3 * * *', scheduleType: 'cron', keep: 2, to: join(dir, 'backups'), logical: true },
+        },
+      },
+    );
+    try {
+      const admin = await server.user({ roles: ['ADMIN'] });
+      const note = await server.call('POST', '/api/v1/notes', { token: admin.token, body: { title: 'binned' } });
+      expect((await server.call('DELETE', `/api/v1/notes/${note.body.data.id}`, { token: admin.token })).status).toBe(
+        200,
+      );
+      const faq = await server.call('POST', '/api/v1/faqs', {
+        token: admin.token,
+        body: { question: { en: 'Why?', de: 'Warum?' } },
+      });
+      expect(faq.status).toBe(201);
+      const jobs = await server.call('GET', '/api/v1/scheduledJobs?limit=100', { token: admin.token });
+      const job = jobs.body.data.items.find((item: { name: string }) => item.name === 'backup');
+      expect(
+        (await server.call('POST', `/api/v1/scheduledJobs/${job.id}/run`, { token: admin.token, body: {} })).status,
+      ).toBe(202);
+      await server.scheduler.idle();
+      const source = await snapshot(`sqlite:${join(dir, 'app.db')}`);
+      const [archive] = readdirSync(join(dir, 'backups')).filter((name) => name.endsWith('.tar.gz'));
+      const target = join(mkdtempSync(join(tmpdir(), 'entigen-logical-restore-')), 'copy.db');
+      const restored = await runCli(['restore', join(dir, 'backups', archive)], repoRoot, {
+        DATABASE_URL: `sqlite:${target}`,
+        UPLOADS_DIR: join(dir, 'restored-uploads'),
+      });
+      expect(problems(restored.stderr)).toBe('');
+      const copy = await snapshot(`sqlite:${target}`);
+      expect(copy.get('notes')).toEqual(source.get('notes'));
+      expect(copy.get('notes')![0].trashedAt).toBeTruthy();
+      expect(copy.get('faqs')).toEqual(source.get('faqs'));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('runs on a schedule in the server, keeping the newest ones', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'entigen-scheduled-'));
     const server = await startTestServer(

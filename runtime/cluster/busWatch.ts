@@ -8,7 +8,7 @@ export interface ChannelState {
 
 /** The bus between instances as `/api/health` (`cluster`) and `/api/metrics` report it. */
 export interface BusState {
-  transport: 'redis' | 'postgres';
+  transport: 'redis' | 'postgres' | 'mongodb';
   /** Every channel subscribed and this instance's own pulse came back within `maxStalenessMs`. */
   up: boolean;
   /** How old the newest proof is that every notice has been heard (null: never). */

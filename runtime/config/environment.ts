@@ -46,7 +46,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     name: 'ENTIGEN_COUNT_CACHE',
     group: 'store',
     description:
-      '`on` or `off`: whether exact counts, aggregations, pages of lists (as ids), the ids rules through references reach and session callers are remembered until the next write. On by default where every write can be heard, whoever makes it: SQLite and PostgreSQL. `on` turns it on for a single server that is the only writer of a MongoDB database.',
+      '`on` or `off`: whether exact counts, aggregations, pages of lists (as ids), the ids rules through references reach and session callers are remembered until the next write. On by default where every write can be heard, whoever makes it: SQLite, PostgreSQL, and MongoDB deployments with change streams (replica sets, sharded clusters). `on` turns it on for a single server that is the only writer of a standalone MongoDB database.',
   },
   { name: 'PORT', group: 'server', description: 'The port to listen on.', default: '3000', configKey: 'server.port' },
   {

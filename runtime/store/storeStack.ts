@@ -2,6 +2,7 @@ import type { AppModel } from '../model/types.js';
 import { CountCache, CountCachingStore } from './countCache.js';
 import { withLocales } from './localeStore.js';
 import { MeasuredStore, type StoreObserver } from './measuredStore.js';
+import type { MongoStore } from './mongo/mongoStore.js';
 import { openStore } from './openStore.js';
 import { withTrash } from './trashStore.js';
 import type { Store } from './types.js';
@@ -15,6 +16,8 @@ export interface StoreStack {
    */
   store: Store;
   countCache?: CountCache;
+  /** MongoDB: the deployment has change streams, through which a server hears every writer. */
+  changeStreams?: boolean;
 }
 
 export interface StoreStackOptions {
@@ -44,16 +47,21 @@ export function storeKindOf(databaseUrl: string | undefined): Store['kind'] {
 /**
  * Whether a count cache may remember: where every write can be heard. The embedded store (other
  * processes' commits show in PRAGMA data_version); for a server, PostgreSQL (the instances tell
- * each other of their writes, the change triggers of everyone else's) or MongoDB with a change
- * stream. ENTIGEN_COUNT_CACHE=off turns it off; =on turns it on for a single server that is the
+ * each other of their writes, the change triggers of everyone else's) or MongoDB whose deployment
+ * has change streams (a replica set or a sharded cluster). ENTIGEN_COUNT_CACHE=off turns it off; =on turns it on for a single server that is the
  * only writer of a MongoDB database without change streams.
  */
-export function remembers(env: NodeJS.ProcessEnv, kind: Store['kind'], server: boolean): boolean {
+export function remembers(
+  env: NodeJS.ProcessEnv,
+  kind: Store['kind'],
+  server: boolean,
+  changeStreams = false,
+): boolean {
   if (env.ENTIGEN_COUNT_CACHE === 'off') return false;
   if (kind === 'sqlite') return true;
   if (!server) return false;
   if (env.ENTIGEN_COUNT_CACHE === 'on') return true;
-  return kind === 'postgres';
+  return kind === 'postgres' || (kind === 'mongo' && changeStreams);
 }
 
 /**
@@ -62,12 +70,18 @@ export function remembers(env: NodeJS.ProcessEnv, kind: Store['kind'], server: b
  */
 export async function openStoreStack(options: StoreStackOptions): Promise<StoreStack> {
   const kind = options.opened?.kind ?? storeKindOf(options.databaseUrl);
-  const cached = remembers(options.env, kind, options.server);
-  const opened =
-    options.opened ?? (await openStore(options.databaseUrl, options.root, { announced: options.server && cached }));
+  // PostgreSQL: a server's writes are announced by the server (the change triggers stay silent for them).
+  const announced = options.server && kind === 'postgres' && remembers(options.env, kind, true);
+  const opened = options.opened ?? (await openStore(options.databaseUrl, options.root, { announced }));
+  // MongoDB: only a deployment with change streams lets a server hear every writer.
+  const changeStreams =
+    kind === 'mongo' && options.server && 'hasChangeStreams' in opened
+      ? await (opened as MongoStore).hasChangeStreams()
+      : false;
+  const cached = remembers(options.env, kind, options.server, changeStreams);
   const countCache = cached ? new CountCache() : undefined;
   const counted = countCache ? new CountCachingStore(opened, countCache) : opened;
   const measured = options.observe ? new MeasuredStore(counted, options.observe) : counted;
   const store = withTrash(withLocales(measured, options.model), options.model);
-  return { opened, store, countCache };
+  return { opened, store, countCache, ...(changeStreams ? { changeStreams } : {}) };
 }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Aggregator, Query, updateOne } from 'mingo';
 import { type MongoClient, MongoServerError, MongoTopologyClosedError } from 'mongodb';
 
@@ -63,7 +64,11 @@ class FakeCollection {
   readonly unique = new Map<string, string[]>();
   readonly indexes = new Map<string, Record<string, unknown>>([['_id_', { _id: 1 }]]);
 
-  constructor(private readonly name: string) {}
+  constructor(
+    private readonly name: string,
+    /** Tells the database's change streams of a write (insert, update, delete). */
+    private readonly changed: (collection: string, operationType: string) => void = () => undefined,
+  ) {}
 
   async createIndex(keys: Record<string, unknown>, options: { unique?: boolean; name?: string } = {}): Promise<string> {
     const name = options.name ?? Object.keys(keys).join('_');
@@ -105,6 +110,7 @@ class FakeCollection {
     const copy = structuredClone(doc);
     this.checkUnique(copy);
     this.docs.push(copy);
+    this.changed(this.name, 'insert');
     return { insertedId: copy._id };
   }
 
@@ -162,6 +168,7 @@ class FakeCollection {
       Object.assign(found, before);
       throw error;
     }
+    this.changed(this.name, 'update');
     return structuredClone(options.returnDocument === 'after' ? found : before);
   }
 
@@ -173,24 +180,79 @@ class FakeCollection {
     const index = this.docs.findIndex(matches(filter));
     if (index < 0) return { deletedCount: 0 };
     this.docs.splice(index, 1);
+    this.changed(this.name, 'delete');
     return { deletedCount: 1 };
   }
 }
 
+/**
+ * A change stream as the driver's emits it: `change` for each write to the database, and
+ * `resumeTokenChanged` for every answer of the server (each `maxAwaitTimeMS` without changes).
+ * A deployment without change streams refuses the first read, as a standalone server does.
+ */
+class FakeChangeStream extends EventEmitter {
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: FakeDb,
+    private readonly supported: boolean,
+    private readonly maxAwaitTimeMS: number,
+  ) {
+    super();
+    this.on('newListener', (event) => {
+      if (event !== 'change' || this.timer) return;
+      if (!this.supported) {
+        setImmediate(() => this.emit('error', notSupported()));
+        return;
+      }
+      db.streams.add(this);
+      this.timer = setInterval(() => this.emit('resumeTokenChanged', {}), this.maxAwaitTimeMS);
+      setImmediate(() => this.emit('resumeTokenChanged', {}));
+    });
+  }
+
+  async tryNext(): Promise<null> {
+    if (!this.supported) throw notSupported();
+    return null;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.db.streams.delete(this);
+    this.emit('close');
+    this.removeAllListeners();
+  }
+}
+
+const notSupported = () =>
+  new MongoServerError({ message: 'The $changeStream stage is only supported on replica sets', code: 40573 });
+
 class FakeDb {
   readonly collections = new Map<string, FakeCollection>();
+  readonly streams = new Set<FakeChangeStream>();
 
   /** Once the client is closed, every operation fails as the driver's do: the store answers 503. */
-  constructor(private readonly client: { closed: boolean }) {}
+  constructor(
+    private readonly client: { closed: boolean },
+    private readonly changeStreams = false,
+  ) {}
+
+  private changed = (collection: string, operationType: string) => {
+    for (const stream of this.streams) stream.emit('change', { ns: { db: 'test', coll: collection }, operationType });
+  };
+
+  watch(_pipeline: unknown[] = [], options: { maxAwaitTimeMS?: number } = {}): FakeChangeStream {
+    return new FakeChangeStream(this, this.changeStreams, options.maxAwaitTimeMS ?? 1000);
+  }
 
   async createCollection(name: string): Promise<void> {
     if (this.collections.has(name))
       throw new MongoServerError({ message: `Collection ${name} already exists`, code: 48 });
-    this.collections.set(name, new FakeCollection(name));
+    this.collections.set(name, new FakeCollection(name, this.changed));
   }
 
   collection(name: string): FakeCollection {
-    if (!this.collections.has(name)) this.collections.set(name, new FakeCollection(name));
+    if (!this.collections.has(name)) this.collections.set(name, new FakeCollection(name, this.changed));
     const collection = this.collections.get(name)!;
     const client = this.client;
     return new Proxy(collection, {
@@ -230,11 +292,17 @@ class FakeSession {
   async endSession(): Promise<void> {}
 }
 
-export function fakeMongoClient(): MongoClient {
-  const dbs = new Map<string, FakeDb>();
+/**
+ * A client of a deployment of its own; `deployment` shares one between clients (a server and
+ * another writer). `changeStreams`: a replica set (change streams) rather than a standalone server.
+ */
+export function fakeMongoClient(
+  options: { changeStreams?: boolean; deployment?: Map<string, FakeDb> } = {},
+): MongoClient {
+  const dbs = options.deployment ?? new Map<string, FakeDb>();
   const state = { closed: false };
   const db = (name: string) => {
-    if (!dbs.has(name)) dbs.set(name, new FakeDb(state));
+    if (!dbs.has(name)) dbs.set(name, new FakeDb(state, options.changeStreams));
     return dbs.get(name)!;
   };
   let last: FakeDb | undefined;
@@ -243,6 +311,10 @@ export function fakeMongoClient(): MongoClient {
     startSession: () => new FakeSession(last!),
     close: async () => {
       state.closed = true;
+      for (const fake of dbs.values()) for (const stream of [...fake.streams]) await stream.close();
     },
   } as unknown as MongoClient;
 }
+
+/** The databases of one stand-in deployment, for clients that share them. */
+export const fakeMongoDeployment = () => new Map<string, FakeDb>();

@@ -54,6 +54,7 @@ export async function startTestServer(
     handlers,
     registry: app = registry,
     logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    store,
   }: {
     /** A logger of the test's own (to read what the server logs). */
     logger?: StartOptions['logger'];
@@ -62,6 +63,8 @@ export async function startTestServer(
     now?: () => Date;
     handlers?: StartOptions['handlers'];
     registry?: StartOptions['registry'];
+    /** A store opened by the test (another writer shares its database). */
+    store?: StartOptions['store'];
   } = {},
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'entigen-server-'));
@@ -78,9 +81,10 @@ export async function startTestServer(
     repositories,
     // TEST_STORE=mongo-fake: the MongoDB adapter over the in-memory driver stand-in (unless the test names its own database).
     store:
-      process.env.TEST_STORE === 'mongo-fake' && !env.DATABASE_URL
+      store ??
+      (process.env.TEST_STORE === 'mongo-fake' && !env.DATABASE_URL
         ? MongoStore.withClient(fakeMongoClient(), 'test')
-        : undefined,
+        : undefined),
     env: {
       DATABASE_URL: testDatabaseUrl(dir),
       SESSION_SECRET: 'test-session-secret',

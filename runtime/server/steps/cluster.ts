@@ -4,6 +4,7 @@ import { JointBus } from '../../cluster/jointBus.js';
 import { RedisBus } from '../../cluster/redisBus.js';
 import { metrics } from '../../health/metrics.js';
 import { type LimiterStore, memoryLimiterStore, redisLimiterStore } from '../../http/rateLimit/limiterStore.js';
+import type { MongoStore } from '../../store/mongo/mongoStore.js';
 import { CHANGED_TOPIC } from '../../store/postgres/changeNotices.js';
 import type { PgStore } from '../../store/postgres/pgStore.js';
 import type { Base } from './base.js';
@@ -22,7 +23,7 @@ export interface Cluster {
 /** Redis (when REDIS_URL names one) and the bus between instances. */
 export async function withCluster(
   { env, logger, config, operator }: Base,
-  { opened, countCache }: Stores,
+  { opened, countCache, changeStreams }: Stores,
 ): Promise<Cluster> {
   // ioredis loads only when REDIS_URL asks for it.
   const redis = env.REDIS_URL
@@ -52,9 +53,19 @@ export async function withCluster(
           },
         )
       : undefined;
+  // On MongoDB a change stream hears every writer, where the deployment has them (and caches are on only then).
+  const mongoChanges =
+    countCache && changeStreams
+      ? new (await import('../../cluster/mongoChangeBus.js')).MongoChangeBus(
+          opened as MongoStore,
+          logger,
+          maxStalenessMs,
+        )
+      : undefined;
   const notices = redis ? await RedisBus.connect(redis, prefix, logger, maxStalenessMs) : undefined;
+  const heard = changes ?? mongoChanges;
   const bus: Bus | undefined =
-    notices && changes ? new JointBus(notices, changes, new Set([CHANGED_TOPIC])) : (notices ?? changes);
+    notices && heard ? new JointBus(notices, heard, new Set([CHANGED_TOPIC])) : (notices ?? heard);
   if (bus) operator.watchCluster(() => bus.state());
   // While the bus cannot prove that every notice arrived, nothing cached outlives the bound.
   if (countCache && bus) countCache.trust = bus;

@@ -75,7 +75,7 @@ export async function withEventConsumers(
       await bus.on('counts', (collection) => countCache.invalidate(collection, true));
     }
     // A write made outside the servers (psql, an ETL job, the CLI), heard from the database itself.
-    if (store.kind === 'postgres')
+    if (store.kind === 'postgres' || store.kind === 'mongo')
       await bus.on(CHANGED_TOPIC, (collection) => {
         countCache?.invalidate(collection, true);
         if (collection === ROLES) auth.roles.invalidate(false);

@@ -14,7 +14,7 @@ export type Stores = StoreStack;
  * migrations checked and the config's job schedules reconciled. Closed again if any of that fails.
  */
 export async function withStore({ options, config, env, logger, operator, now }: Base): Promise<Stores> {
-  const { opened, store, countCache } = await openStoreStack({
+  const stack = await openStoreStack({
     databaseUrl: env.DATABASE_URL,
     root: options.root,
     model: options.registry.model,
@@ -23,6 +23,7 @@ export async function withStore({ options, config, env, logger, operator, now }:
     opened: options.store,
     observe: (kind, operation, outcome, seconds) => operator.storeCall(kind, operation, outcome, seconds),
   });
+  const { opened, store, countCache } = stack;
   const schema = await store.init(options.registry.model);
   // Index changes are worth a line: building one on a large table takes a while.
   if (schema.added.length > 0)
@@ -75,5 +76,5 @@ export async function withStore({ options, config, env, logger, operator, now }:
       () => countCache.misses,
     );
   }
-  return { opened, store, countCache };
+  return stack;
 }

@@ -1,4 +1,5 @@
 import {
+  type ChangeStream,
   type ClientSession,
   type Collection,
   type Db,
@@ -318,6 +319,31 @@ export class MongoStore implements Store {
 
   async ping(): Promise<void> {
     await guard(() => this.shared.db.command({ ping: 1 }));
+  }
+
+  /**
+   * Whether the deployment has change streams (a replica set or a sharded cluster; a standalone
+   * server refuses them): only then can a server hear every other writer of the database.
+   */
+  async hasChangeStreams(): Promise<boolean> {
+    const stream = this.shared.db.watch([], { maxAwaitTimeMS: 1 });
+    try {
+      await stream.tryNext();
+      return true;
+    } catch {
+      return false;
+    } finally {
+      await stream.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * The database's changes, whoever makes them: each names its collection (ns.coll, the entity's
+   * plural). Every answer of the server, a change or none within `maxAwaitTimeMS`, moves the
+   * stream's resume token (`resumeTokenChanged`), which proves every change before it arrived.
+   */
+  watchChanges(maxAwaitTimeMS: number): ChangeStream {
+    return this.shared.db.watch([{ $project: { ns: 1, operationType: 1 } }], { maxAwaitTimeMS });
   }
 
   async close(): Promise<void> {

@@ -116,8 +116,12 @@ export class PgBus extends PulsedBus {
     client.on('notification', ({ payload }) => this.deliver(payload ?? ''));
     try {
       await client.connect();
-      for (const channel of new Set([this.channel, this.changes]))
-        await client.query(`LISTEN "${channel.replaceAll('"', '""')}"`);
+      // One round trip: the notices' channel first, then the schema's change channel.
+      await client.query(
+        [...new Set([this.channel, this.changes])]
+          .map((channel) => `LISTEN "${channel.replaceAll('"', '""')}"`)
+          .join('; '),
+      );
       // Notices sent while no connection listened are lost: whoever caches must start over.
       const resumed = this.listenedBefore;
       this.listenedBefore = true;

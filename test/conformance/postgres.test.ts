@@ -477,7 +477,8 @@ describe('postgres change notices', () => {
   it('announces every commit of a connection that is not a server`s, once per table and transaction', async () => {
     const schema = `conformance_${randomUUID().replace(/-/g, '')}`;
     const outside = PgStore.open(POSTGRES_URL, { schema });
-    const server = PgStore.open(POSTGRES_URL, { schema, announced: true });
+    // A server's pool, whose URL names an application of its own: the server's name still leads.
+    const server = PgStore.open(`${POSTGRES_URL}?application_name=reports`, { schema, announced: true });
     const psql = new pg.Client({ connectionString: POSTGRES_URL, options: `-c search_path=${schema}` });
     try {
       await outside.init(conformanceModel);
@@ -507,6 +508,12 @@ describe('postgres change notices', () => {
       ).toEqual(['\nchanged things', '\nchanged happenings', '\nchanged things', '\nchanged happenings']);
       // A server announces its own writes on its bus: its connections notify nothing.
       expect(await heard(schema, () => server.insert('things', row('d')))).toEqual([]);
+      const names = await psql.query(
+        `SELECT DISTINCT application_name FROM pg_stat_activity WHERE application_name LIKE 'entigen server%'`,
+      );
+      expect(names.rows.map((r: { application_name: string }) => r.application_name)).toContain(
+        'entigen server: reports',
+      );
       const { rows } = await psql.query(
         `SELECT count(*)::int AS n FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = $1 AND t.tgname = 'entigen_changed'`,
         [schema],

@@ -3,11 +3,17 @@ import { ident } from '../sql/ident.js';
 import { literal, type Queryable } from './syncPgSchema.js';
 
 /**
- * The setting an entigen server's connections carry: their writes are announced on the bus by
- * the server itself, so the change trigger stays silent for them. Every other connection (psql,
- * an ETL job, a second application, entigen's own CLI) leaves it unset, and its commits notify.
+ * How an entigen server's connections name themselves (`application_name`, which every pooler
+ * passes on): their writes are announced on the bus by the server itself, so the change trigger
+ * stays silent for them. Every other connection (psql, an ETL job, a second application,
+ * entigen's own CLI) is named otherwise, and its commits notify.
  */
-export const ANNOUNCED_SETTING = 'entigen.announced';
+export const SERVER_APPLICATION = 'entigen server';
+
+/** A server's `application_name`: SERVER_APPLICATION, followed by the one DATABASE_URL gives. */
+export const serverApplicationName = (given: string | undefined) =>
+  given ? `${SERVER_APPLICATION}: ${given}`.slice(0, 63) : SERVER_APPLICATION;
+
 /** The trigger each entity's table carries, and its function (one per schema). */
 const TRIGGER = 'entigen_changed';
 
@@ -28,12 +34,12 @@ export const CHANGED_TOPIC = 'changed';
 /**
  * The function the change triggers call, in `schema`: a NOTIFY on the schema's channel naming the
  * collection, sent at commit (and not at all on a rollback; the notices of one transaction that
- * name the same collection are one), unless the connection is a server's (ANNOUNCED_SETTING).
+ * name the same collection are one), unless the connection is a server's (SERVER_APPLICATION).
  */
 export async function installChangeFunction(client: Queryable, schema: string): Promise<void> {
   await client.query(`CREATE OR REPLACE FUNCTION ${ident(schema)}.${TRIGGER}() RETURNS trigger LANGUAGE plpgsql AS $body$
 BEGIN
-  IF coalesce(current_setting('${ANNOUNCED_SETTING}', true), '') = '' THEN
+  IF coalesce(current_setting('application_name', true), '') NOT LIKE '${SERVER_APPLICATION}%' THEN
     PERFORM pg_notify(TG_ARGV[0], E'\\n${CHANGED_TOPIC} ' || TG_ARGV[1]);
   END IF;
   RETURN NULL;

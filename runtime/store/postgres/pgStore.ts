@@ -9,7 +9,7 @@ import { type Row, SqlStore, type Values } from '../sql/sqlStore.js';
 import { deleteStatement, insertStatement, type Statement, updateStatement } from '../sql/statements.js';
 import type { Doc, InsertInput, NumberingCounter, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
 import { StoreUnavailable, UniqueConflict, ValueOutOfRange } from '../types.js';
-import { ANNOUNCED_SETTING, installChangeFunction, installChangeTrigger } from './changeNotices.js';
+import { installChangeFunction, installChangeTrigger, serverApplicationName } from './changeNotices.js';
 import { pgDialect as dialect } from './pgDialect.js';
 import { CommitGroup, DeferringConnection, type Numbering } from './pgTransaction.js';
 import { COLLATIONS, installCommitNumbering, type Queryable, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
@@ -112,14 +112,16 @@ export class PgStore extends SqlStore {
    * triggers notify for every other connection's (changeNotices.ts).
    */
   static open(url: string, options: { schema?: string; max?: number; announced?: boolean } = {}): PgStore {
-    // The schema and the setting are connection options, in force before the first query on every connection.
-    const settings = [
-      ...(options.schema ? [`-c search_path=${options.schema}`] : []),
-      ...(options.announced ? [`-c ${ANNOUNCED_SETTING}=on`] : []),
-    ];
-    const searchPath = settings.length > 0 ? { options: settings.join(' ') } : {};
+    // The schema is a connection option, so it is in force before the first query on every connection.
+    const searchPath = options.schema ? { options: `-c search_path=${options.schema}` } : {};
+    // A startup parameter every pooler passes on (PgBouncer included), never left on a shared
+    // connection; the URL's own name (which pg would put first) follows the server's.
+    const target = new URL(url);
+    const given = target.searchParams.get('application_name') ?? undefined;
+    if (options.announced) target.searchParams.delete('application_name');
     const pool = new pg.Pool({
-      connectionString: url,
+      connectionString: target.toString(),
+      ...(options.announced ? { application_name: serverApplicationName(given) } : {}),
       max: options.max ?? 10,
       connectionTimeoutMillis: 5000,
       idleTimeoutMillis: 30_000,

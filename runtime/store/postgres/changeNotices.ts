@@ -57,18 +57,26 @@ export async function installChangeTrigger(
   schema: string,
   table: string,
   collection: string,
+  existing: ReadonlyMap<string, string>,
 ): Promise<boolean> {
   const qualified = `${ident(schema)}.${ident(table)}`;
   const args = `(${literal(changesChannel(schema))}, ${literal(collection)})`;
-  const { rows } = await client.query(
-    'SELECT pg_get_triggerdef(oid) AS definition FROM pg_trigger WHERE tgrelid = to_regclass($1) AND tgname = $2',
-    [qualified, TRIGGER],
-  );
-  const definition = (rows[0] as { definition?: string } | undefined)?.definition;
+  const definition = existing.get(table);
   if (definition?.includes(`TRUNCATE`) && definition.endsWith(`${TRIGGER}${args}`)) return false;
   if (definition !== undefined) await client.query(`DROP TRIGGER ${TRIGGER} ON ${qualified}`);
   await client.query(
     `CREATE TRIGGER ${TRIGGER} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${qualified} FOR EACH STATEMENT EXECUTE FUNCTION ${ident(schema)}.${TRIGGER}${args}`,
   );
   return true;
+}
+
+/** The change triggers of `schema`'s tables, by table: their definitions, read in one query. */
+export async function changeTriggers(client: Queryable, schema: string): Promise<Map<string, string>> {
+  const { rows } = await client.query(
+    `SELECT c.relname, pg_get_triggerdef(t.oid) AS definition FROM pg_trigger t
+     JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND t.tgname = $2`,
+    [schema, TRIGGER],
+  );
+  return new Map((rows as { relname: string; definition: string }[]).map((row) => [row.relname, row.definition]));
 }

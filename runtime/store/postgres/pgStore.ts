@@ -9,7 +9,7 @@ import { type Row, SqlStore, type Values } from '../sql/sqlStore.js';
 import { deleteStatement, insertStatement, type Statement, updateStatement } from '../sql/statements.js';
 import type { Doc, InsertInput, NumberingCounter, SchemaChanges, Store, UpdateSet, Where } from '../types.js';
 import { StoreUnavailable, UniqueConflict, ValueOutOfRange } from '../types.js';
-import { installChangeFunction, installChangeTrigger, serverApplicationName } from './changeNotices.js';
+import { changeTriggers, installChangeFunction, installChangeTrigger, serverApplicationName } from './changeNotices.js';
 import { pgDialect as dialect } from './pgDialect.js';
 import { CommitGroup, DeferringConnection, type Numbering } from './pgTransaction.js';
 import { COLLATIONS, installCommitNumbering, type Queryable, SEARCH_COLUMN, syncPgSchema } from './syncPgSchema.js';
@@ -220,12 +220,13 @@ export class PgStore extends SqlStore {
       const schema = ((await client.query('SELECT current_schema() AS name')).rows[0] as { name: string }).name;
       this.shared.current = schema;
       await installChangeFunction(client, schema);
+      const triggers = await changeTriggers(client, schema);
       for (const entity of model.entities) {
         const layout = tableLayout(entity);
         const { added, dropped } = await syncPgSchema(client, layout);
         changes.added.push(...added);
         changes.dropped.push(...dropped);
-        await installChangeTrigger(client, schema, layout.table, entity.plural);
+        await installChangeTrigger(client, schema, layout.table, entity.plural, triggers);
         this.shared.layouts.set(entity.plural, layout);
         layout.siblings = this.shared.layouts;
       }

@@ -526,3 +526,31 @@ describe('postgres change notices', () => {
     }
   });
 });
+
+describe('postgres schema sync', () => {
+  it('makes instances of one schema take turns, while another schema of the database goes on', async () => {
+    const schema = `conformance_${randomUUID().replace(/-/g, '')}`;
+    const holder = new pg.Client({ connectionString: `${POSTGRES_URL}?options=-c%20search_path%3D${schema}` });
+    await holder.connect();
+    const waiting = PgStore.open(POSTGRES_URL, { schema });
+    try {
+      // An instance in the middle of preparing `schema`: it holds that schema's turn.
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(7349001, hashtext($1))', [schema]);
+      let waited = true;
+      const turn = waiting.init(conformanceModel).then(() => {
+        waited = false;
+      });
+      await withFreshStore(async (other) => {
+        expect(await other.count('things', {})).toBe(0);
+      });
+      expect(waited).toBe(true);
+      await holder.query('COMMIT');
+      await turn;
+      expect(waited).toBe(false);
+    } finally {
+      await holder.end().catch(() => undefined);
+      await waiting.close();
+    }
+  });
+});

@@ -99,6 +99,17 @@ function queued(client: pg.PoolClient): Queryable {
 }
 
 /** Pooled clients that already carry an error listener of ours (a client is checked out many times). */
+/**
+ * Holds, until the transaction ends, the lock that makes one instance at a time change `schema`
+ * (the connection's current schema when none is named): apps in other schemas of the same
+ * database never wait for it.
+ */
+async function lockSchema(client: Queryable, schema: string | undefined): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock(7349001, hashtext(coalesce($1, current_schema())))', [
+    schema ?? null,
+  ]);
+}
+
 const listening = new WeakSet<pg.PoolClient>();
 
 /** PostgreSQL through pg: a pool with limits, real transactions on one pooled client. */
@@ -206,8 +217,8 @@ export class PgStore extends SqlStore {
     const model = physicalModel(declared);
     const changes: SchemaChanges = { added: [], dropped: [] };
     await this.withTransaction(async (client) => {
-      // One instance at a time prepares the schema.
-      await client.query('SELECT pg_advisory_xact_lock(7349001)');
+      // One instance at a time prepares a schema; other schemas of the database go on meanwhile.
+      await lockSchema(client, this.shared.schema);
       if (this.shared.schema) {
         await client.query(`CREATE SCHEMA IF NOT EXISTS ${ident(this.shared.schema)}`);
         await client.query(`SET LOCAL search_path TO ${ident(this.shared.schema)}`);
@@ -299,7 +310,7 @@ export class PgStore extends SqlStore {
     const table = this.layout(collection).table;
     const counterTable = this.layout(counter.collection).table;
     await this.withTransaction(async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock(7349001)');
+      await lockSchema(client, this.schemaName);
       await installCommitNumbering(client, this.schemaName, table, counter.into, { ...counter, table: counterTable });
     });
     this.shared.numbered.set(collection, counter);

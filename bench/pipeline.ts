@@ -8,13 +8,13 @@ import { loadRegistry } from '../bin/commands/serveCommand.js';
 import { RoleTable } from '../runtime/access/roleTable.js';
 import { signSession } from '../runtime/auth/sessionToken.js';
 import { FieldCipher } from '../runtime/crypto/fieldCipher.js';
-import { newId } from '../runtime/entities/prepareWrite.js';
 import { authenticate } from '../runtime/http/authenticate.js';
 import { idempotency } from '../runtime/http/idempotency.js';
 import { identifyCaller } from '../runtime/http/rateLimit/identifyCaller.js';
 import { memoryLimiterStore } from '../runtime/http/rateLimit/limiterStore.js';
 import { rateLimit } from '../runtime/http/rateLimit/rateLimit.js';
 import { SqliteStore } from '../runtime/store/sqlite/sqliteStore.js';
+import { newId } from '../runtime/write/prepareWrite.js';
 
 const ROUNDS = 20_000;
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -17,8 +17,8 @@ import pg from 'pg';
 import { loadRegistry } from '../bin/commands/serveCommand.js';
 import { SERVE_ENV, SERVE_NODE_FLAGS } from '../bin/commands/serverHeap.js';
 import { signSession } from '../runtime/auth/sessionToken.js';
-import { newId } from '../runtime/entities/prepareWrite.js';
 import { openStore } from '../runtime/store/openStore.js';
+import { newId } from '../runtime/write/prepareWrite.js';
 import { coreTicks, cpuSeconds, withCpuPerRequest } from './procStat.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -11,8 +11,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadRegistry } from '../bin/commands/serveCommand.js';
 import { signSession } from '../runtime/auth/sessionToken.js';
-import { newId } from '../runtime/entities/prepareWrite.js';
 import { openStore } from '../runtime/store/openStore.js';
+import { newId } from '../runtime/write/prepareWrite.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');

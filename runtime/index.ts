@@ -1,8 +1,7 @@
 // Public runtime API: what generated code and application code import from `entigen/runtime`.
 
-export type { Caller } from './access/caller.js';
 export { type Permission, parsePermission } from './access/parsePermission.js';
-export type { RuntimeContext } from './context.js';
+export type { Caller } from './context/caller.js';
 export {
   defineEntityRoutes,
   defineRegistry,
@@ -10,7 +9,7 @@ export {
   type OpenApiSource,
   type RegisteredEntity,
   type Registry,
-} from './defineRegistry.js';
+} from './context/defineRegistry.js';
 export type {
   AfterCommitArgs,
   ChangeEventName,
@@ -20,11 +19,13 @@ export type {
   HookResult,
   PresentRecord,
   WriteOperation,
-} from './hooks/hookTypes.js';
-export { type RejectCode, reject } from './hooks/reject.js';
+} from './context/hookTypes.js';
+export { type RejectCode, reject } from './context/reject.js';
+export type { RuntimeContext } from './context/runtimeContext.js';
 export type { JobContext, JobHandler } from './jobs/scheduler.js';
 export type { EntityDefinition, EntityRouteName, RouteSpec } from './model/entityRoutes.js';
 export type * from './model/types.js';
+export { type CompiledValidator, type ValidationIssue, validationDetails } from './model/validationDetails.js';
 export {
   type AggregateOptions,
   type FilterOps,
@@ -42,4 +43,3 @@ export {
   startServer,
 } from './server/startServer.js';
 export type { Doc, FindQuery, Store, Where } from './store/types.js';
-export { type CompiledValidator, type ValidationIssue, validationDetails } from './validation/validationDetails.js';

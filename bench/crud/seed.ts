@@ -1,6 +1,6 @@
-import type { Registry } from '../../runtime/defineRegistry.js';
-import { newId } from '../../runtime/entities/prepareWrite.js';
+import type { Registry } from '../../runtime/context/defineRegistry.js';
 import { openStore } from '../../runtime/store/openStore.js';
+import { newId } from '../../runtime/write/prepareWrite.js';
 
 /** BENCH_RECORDS=1000000 seeds a million (the scale cases); 100,000 by default. */
 export const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);

@@ -3,7 +3,7 @@ import { backupName, backupPlace, listBackups, pruneBackups } from '../../runtim
 import { restoreBackup } from '../../runtime/backup/restoreBackup.js';
 import { takeBackup } from '../../runtime/backup/takeBackup.js';
 import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
-import { openFileStorage } from '../../runtime/media/mediaFiles.js';
+import { openFileStorage } from '../../runtime/files/mediaFiles.js';
 import { MEDIA_ASSETS } from '../../runtime/model/collections.js';
 import { DEFAULT_SQLITE_PATH, openStore, postgresTarget } from '../../runtime/store/openStore.js';
 import { openCommandStore } from './commandContext.js';

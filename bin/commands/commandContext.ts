@@ -1,12 +1,12 @@
 import { pino } from 'pino';
-import type { RuntimeContext } from '../../runtime/context.js';
+import type { Registry } from '../../runtime/context/defineRegistry.js';
+import type { RuntimeContext } from '../../runtime/context/runtimeContext.js';
 import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
-import type { Registry } from '../../runtime/defineRegistry.js';
-import { ensureEventSequence } from '../../runtime/events/eventLog.js';
 import type { AppModel } from '../../runtime/model/types.js';
 import { featureRules } from '../../runtime/server/featureRules.js';
-import { openStoreStack } from '../../runtime/store/storeStack.js';
+import { openAppStore } from '../../runtime/store/storeStack.js';
 import type { Store } from '../../runtime/store/types.js';
+import { ensureEventSequence } from '../../runtime/write/eventLog.js';
 
 /**
  * The store DATABASE_URL names, as the server stacks it (localized fields, the trash out of
@@ -14,7 +14,7 @@ import type { Store } from '../../runtime/store/types.js';
  * the running servers as everyone's do (on PostgreSQL, through the tables' change triggers).
  */
 export async function openCommandStore(root: string, model: AppModel): Promise<Store> {
-  return (await openStoreStack({ databaseUrl: process.env.DATABASE_URL, root, model, env: process.env, server: false }))
+  return (await openAppStore({ databaseUrl: process.env.DATABASE_URL, root, model, env: process.env, server: false }))
     .store;
 }
 

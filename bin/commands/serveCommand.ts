@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
-import type { Registry } from '../../runtime/defineRegistry.js';
+import type { Registry } from '../../runtime/context/defineRegistry.js';
 import type { JobHandler } from '../../runtime/jobs/scheduler.js';
 import type { RepositoryWriter } from '../../runtime/repository.js';
 import { startServer } from '../../runtime/server/startServer.js';

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import type { PasswordPolicy } from '../../runtime/auth/passwords.js';
 import { createFirstAdmin, recoverAdmin } from '../../runtime/auth/setup.js';
 import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
-import type { RuntimeContext } from '../../runtime/context.js';
+import type { RuntimeContext } from '../../runtime/context/runtimeContext.js';
 import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
 import { featureRules } from '../../runtime/server/featureRules.js';
 import { openCommandStore } from './commandContext.js';

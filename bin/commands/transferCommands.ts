@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { createWriteStream, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RuntimeContext } from '../../runtime/context.js';
-import type { Registry } from '../../runtime/defineRegistry.js';
+import type { Registry } from '../../runtime/context/defineRegistry.js';
+import type { RuntimeContext } from '../../runtime/context/runtimeContext.js';
 import { ApiError } from '../../runtime/errors/apiError.js';
 import { USERS } from '../../runtime/model/collections.js';
 import { exportRecords, exportWhere } from '../../runtime/transfer/exportRecords.js';

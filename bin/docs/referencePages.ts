@@ -69,7 +69,7 @@ const API_SECTIONS = [
   },
   {
     name: 'api-hooks',
-    file: 'runtime/hooks/hookTypes.ts',
+    file: 'runtime/context/hookTypes.ts',
     names: [
       'EntityHooks',
       'HookContext',
@@ -81,8 +81,8 @@ const API_SECTIONS = [
       'PresentRecord',
     ],
   },
-  { name: 'api-reject', file: 'runtime/hooks/reject.ts', names: ['reject', 'RejectCode'] },
-  { name: 'api-caller', file: 'runtime/access/caller.ts', names: ['Caller', 'PublicUser'] },
+  { name: 'api-reject', file: 'runtime/context/reject.ts', names: ['reject', 'RejectCode'] },
+  { name: 'api-caller', file: 'runtime/context/caller.ts', names: ['Caller', 'PublicUser'] },
   { name: 'api-jobs', file: 'runtime/jobs/scheduler.ts', names: ['JobContext', 'JobHandler'] },
 ] as const;
 

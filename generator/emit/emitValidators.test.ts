@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CompiledValidator, validationDetails } from '../../runtime/validation/validationDetails.js';
+import { type CompiledValidator, validationDetails } from '../../runtime/model/validationDetails.js';
 import { modelFromInputs } from '../build.js';
 import { packageEntityFiles } from '../readInputs.js';
 import { emitValidators } from './emitValidators.js';

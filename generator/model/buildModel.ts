@@ -1,7 +1,7 @@
 import { customActionsOf, parsePermission } from '../../runtime/access/parsePermission.js';
 import { MAX_THROUGH_DEPTH, permissionProblem } from '../../runtime/access/permissionCondition.js';
-import { isValidTimezone, scheduleProblem } from '../../runtime/jobs/schedule.js';
 import { USERS } from '../../runtime/model/collections.js';
+import { isValidTimezone, scheduleProblem } from '../../runtime/model/schedule.js';
 import type {
   AppModel,
   EntityModel,

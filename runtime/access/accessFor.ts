@@ -1,6 +1,6 @@
+import type { Caller } from '../context/caller.js';
 import type { Action, EntityModel } from '../model/types.js';
 import type { Where } from '../store/types.js';
-import type { Caller } from './caller.js';
 import { type Permission, parsePermission, SYSTEM_ADMIN } from './parsePermission.js';
 import { callerValueOf } from './permissionCondition.js';
 

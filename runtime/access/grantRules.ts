@@ -1,11 +1,11 @@
-import type { RuntimeContext } from '../context.js';
-import type { EntityRules } from '../entities/entityRules.js';
-import { findVisible, roleScope } from '../entities/requireAccess.js';
+import type { Caller } from '../context/caller.js';
+import type { EntityRules } from '../context/entityRules.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { GRANTS, USERS } from '../model/collections.js';
 import type { Action, EntityModel } from '../model/types.js';
 import { andWhere } from './accessFor.js';
-import type { Caller } from './caller.js';
+import { findVisible, roleScope } from './requireAccess.js';
 import { tenantsOfUser, tenantWhere } from './tenancy.js';
 
 /**

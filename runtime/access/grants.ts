@@ -1,7 +1,7 @@
-import type { RuntimeContext } from '../context.js';
+import type { Caller } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { GRANTS } from '../model/collections.js';
 import type { Action, EntityModel } from '../model/types.js';
-import type { Caller } from './caller.js';
 
 export const GRANTABLE_ACTIONS: readonly Action[] = ['view', 'edit', 'delete'];
 

@@ -1,5 +1,5 @@
+import { type Caller, isAnonymous, type PublicUser } from '../context/caller.js';
 import { ApiError } from '../errors/apiError.js';
-import { type Caller, isAnonymous, type PublicUser } from './caller.js';
 
 /** The signed-in user, or 401. */
 export function requireUser(caller: Caller): PublicUser {

@@ -1,8 +1,8 @@
-import type { RuntimeContext } from '../context.js';
+import type { Caller } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
 import type { Where } from '../store/types.js';
-import type { Caller } from './caller.js';
 
 /** The tenants whose member array holds a user. */
 export async function tenantsOfUser(ctx: RuntimeContext, userId: string): Promise<string[]> {

@@ -1,4 +1,4 @@
-import type { EntityRules } from '../entities/entityRules.js';
+import type { EntityRules } from '../context/entityRules.js';
 import { ApiError } from '../errors/apiError.js';
 
 const idsOf = (value: unknown): string[] =>

@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { Caller } from '../access/caller.js';
-import { newId } from '../entities/prepareWrite.js';
+import type { Caller } from '../context/caller.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { PASSWORD_RESETS, REVOKED_SESSIONS, USERS } from '../model/collections.js';
+import { EMAIL_PATTERN, normalizeEmail } from '../model/patterns.js';
 import type { Doc } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
+import { newId } from '../write/prepareWrite.js';
 import { endTokens, linkTo, sendAccountMail } from './accountMail.js';
 import { tokenHash } from './apiKeyToken.js';
 import type { AuthContext } from './authContext.js';
 import { addressProven, claimAccount } from './claimAccount.js';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { signSession } from './sessionToken.js';
-import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
+import { findUserByEmail } from './users.js';
 
 export const RESET_TOKEN_TTL_MS = 60 * 60 * 1000;
 const INVALID_LOGIN = 'Invalid email or password';

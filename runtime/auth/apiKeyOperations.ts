@@ -1,12 +1,12 @@
 import { API_KEYS_CREATE, API_KEYS_DELETE, API_KEYS_VIEW } from '../access/accountPermissions.js';
-import type { Caller } from '../access/caller.js';
 import { requirePermission } from '../access/guards.js';
 import { customActionsOf, parsePermission } from '../access/parsePermission.js';
-import { newId } from '../entities/prepareWrite.js';
+import type { Caller } from '../context/caller.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { API_KEYS } from '../model/collections.js';
 import { parseIsoDate } from '../model/parseIsoDate.js';
 import type { Doc, Where } from '../store/types.js';
+import { newId } from '../write/prepareWrite.js';
 import { maskToken, newApiKeyToken, tokenHash } from './apiKeyToken.js';
 import type { AuthContext } from './authContext.js';
 

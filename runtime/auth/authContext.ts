@@ -1,6 +1,6 @@
 import type { RoleTable } from '../access/roleTable.js';
 import type { RuntimeConfig } from '../config/runtimeConfig.js';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { OutgoingMail } from '../mail/mailOutbox.js';
 import type { MailTemplates } from '../mail/mailTemplates.js';
 import type { MailTestResult } from '../mail/testMail.js';

@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import type { Caller, PublicUser } from '../access/caller.js';
-import { newId } from '../entities/prepareWrite.js';
+import type { Caller, PublicUser } from '../context/caller.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { EMAIL_TOKENS, USERS } from '../model/collections.js';
+import { EMAIL_PATTERN, normalizeEmail } from '../model/patterns.js';
 import type { Doc } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
+import { newId } from '../write/prepareWrite.js';
 import { endTokens, linkTo, sendAccountMail } from './accountMail.js';
 import { createUser, type NewUser } from './accounts.js';
 import { tokenHash } from './apiKeyToken.js';
 import type { AuthContext } from './authContext.js';
 import { verifyPassword } from './passwords.js';
-import { EMAIL_PATTERN, findUserByEmail, normalizeEmail, publicUser } from './users.js';
+import { findUserByEmail, publicUser } from './users.js';
 
 export const EMAIL_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 /** A new verification mail for an address at most this often, whoever asks (no mail bombing through resend). */

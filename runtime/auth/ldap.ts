@@ -1,3 +1,4 @@
+import type { LdapServerConfig } from '../config/runtimeConfig.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { SETTINGS } from '../model/collections.js';
 import type { Store } from '../store/types.js';
@@ -9,15 +10,6 @@ export interface LdapSettings {
   /** Optional service account for the user search; otherwise the search binds anonymously. */
   bindDN?: string;
   bindPassword?: string;
-}
-
-/** The server's own LDAP configuration (config file, environment). */
-export interface LdapServerConfig {
-  url?: string;
-  baseDN?: string;
-  userFilter?: string;
-  /** Servers a login request's `ldapConfig` may name; empty or absent: `ldapConfig` is refused. */
-  allowedRequestUrls?: string[];
 }
 
 export const DEFAULT_USER_FILTER = '(uid={username})';

@@ -1,5 +1,5 @@
-import type { Caller } from '../access/caller.js';
 import { requireAdmin } from '../access/guards.js';
+import type { Caller } from '../context/caller.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { USERS } from '../model/collections.js';
 import type { Doc } from '../store/types.js';

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
-import { newId } from '../entities/prepareWrite.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { SIGN_IN_CODES, USERS } from '../model/collections.js';
 import type { Doc } from '../store/types.js';
+import { newId } from '../write/prepareWrite.js';
 import { endTokens, linkTo, sendAccountMail } from './accountMail.js';
 import { tokenHash } from './apiKeyToken.js';
 import type { AuthContext } from './authContext.js';

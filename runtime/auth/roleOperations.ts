@@ -1,13 +1,13 @@
 import { BUILTIN_ROLE_KEYS, builtinRoleId, type RoleDefinition } from '../access/builtinRoles.js';
-import type { Caller } from '../access/caller.js';
 import { requireAdmin } from '../access/guards.js';
 import { API_ACCESS, customActionsOf, SYSTEM_ADMIN } from '../access/parsePermission.js';
 import { permissionProblem } from '../access/permissionCondition.js';
 import { ADMIN } from '../access/roleTable.js';
-import { newId } from '../entities/prepareWrite.js';
+import type { Caller } from '../context/caller.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { ROLES } from '../model/collections.js';
 import type { AppModel } from '../model/types.js';
+import { newId } from '../write/prepareWrite.js';
 import type { AuthContext } from './authContext.js';
 
 /** A new role: what POST /roles reads. */

@@ -1,11 +1,5 @@
 import type { Request, Response } from 'express';
-
-/**
- * When the session cookie carries `Secure`: `always`, `never`, or `auto` (the default): when the
- * request came over HTTPS (directly, or through a trusted proxy's X-Forwarded-Proto), when the
- * public URL is https, and on loopback hosts, where browsers keep Secure cookies over plain HTTP.
- */
-export type SecureCookies = 'auto' | 'always' | 'never';
+import type { SecureCookies } from '../config/runtimeConfig.js';
 
 export interface SessionCookie {
   name: string;

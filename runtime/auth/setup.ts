@@ -1,12 +1,13 @@
-import type { RuntimeContext } from '../context.js';
-import { newId } from '../entities/prepareWrite.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { PASSWORD_RESETS, SETTINGS, USERS } from '../model/collections.js';
+import { EMAIL_PATTERN, normalizeEmail } from '../model/patterns.js';
 import type { Doc, Store } from '../store/types.js';
 import { UniqueConflict } from '../store/types.js';
+import { newId } from '../write/prepareWrite.js';
 import { endTokens } from './accountMail.js';
 import { hashPassword, type PasswordPolicy, passwordProblem } from './passwords.js';
-import { EMAIL_PATTERN, findUserByEmail, normalizeEmail } from './users.js';
+import { findUserByEmail } from './users.js';
 
 export interface FirstAdminInput {
   email: string;

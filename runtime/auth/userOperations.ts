@@ -1,6 +1,6 @@
 import { ACCOUNT_EDIT } from '../access/accountPermissions.js';
-import type { Caller } from '../access/caller.js';
 import { requireAdmin, requirePermission, requireUser } from '../access/guards.js';
+import type { Caller } from '../context/caller.js';
 import { openSealedValue, sealValue } from '../crypto/signedToken.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { USERS } from '../model/collections.js';

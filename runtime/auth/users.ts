@@ -1,14 +1,8 @@
-import type { PublicUser } from '../access/caller.js';
+import type { PublicUser } from '../context/caller.js';
 import { USERS } from '../model/collections.js';
+import { normalizeEmail } from '../model/patterns.js';
 import { unstorableText } from '../store/storableText.js';
 import type { Doc, Store } from '../store/types.js';
-
-/** Emails are compared and stored trimmed and in lower case. */
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
-export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 export function publicUser(doc: Doc): PublicUser {
   return {

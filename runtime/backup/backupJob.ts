@@ -1,5 +1,5 @@
 import type { BackupsConfig } from '../config/runtimeConfig.js';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { JobHandler } from '../jobs/scheduler.js';
 import type { JobScheduleModel } from '../model/types.js';
 import { postgresTarget } from '../store/openStore.js';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { LocalStorage } from '../media/localStorage.js';
-import { S3Storage } from '../media/s3Storage.js';
+import { LocalStorage } from '../files/localStorage.js';
+import { S3Storage } from '../files/s3Storage.js';
 import { BACKUP_NAME, backupName, backupPlace, listBackups, pruneBackups } from './backupTarget.js';
 
 describe('backup places', () => {

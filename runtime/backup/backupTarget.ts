@@ -1,8 +1,8 @@
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import type { S3Settings } from '../config/runtimeConfig.js';
-import type { FileStorage } from '../media/fileStorage.js';
-import { LocalStorage } from '../media/localStorage.js';
-import { S3Storage } from '../media/s3Storage.js';
+import type { FileStorage } from '../files/fileStorage.js';
+import { LocalStorage } from '../files/localStorage.js';
+import { S3Storage } from '../files/s3Storage.js';
 
 /** Backup files are named so that their names sort by time. */
 export const BACKUP_NAME = /^entigen-backup-\d{8}T\d{6}(\d{3})?Z\.tar\.gz$/;

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import type { FileStorage } from '../media/fileStorage.js';
+import type { FileStorage } from '../files/fileStorage.js';
 import type { AppModel } from '../model/types.js';
 import type { Doc, Store } from '../store/types.js';
 import { type BackupManifest, run } from './takeBackup.js';

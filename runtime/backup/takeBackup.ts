@@ -7,7 +7,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type tar from 'tar-stream';
-import { assetIdOf, type FileStorage } from '../media/fileStorage.js';
+import { assetIdOf, type FileStorage } from '../files/fileStorage.js';
 import type { AppModel } from '../model/types.js';
 import { adapterOf } from '../store/storeWrapper.js';
 import type { Doc, Store } from '../store/types.js';

@@ -2,11 +2,25 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { LdapServerConfig } from '../auth/ldap.js';
-import type { SecureCookies } from '../auth/sessionCookie.js';
-import { type ScheduleType, scheduleProblem } from '../jobs/schedule.js';
+import { type ScheduleType, scheduleProblem } from '../model/schedule.js';
 import { DEFAULT_THUMBNAIL_SIZES, MAX_THUMBNAIL_SIZES, THUMBNAIL_SIZE_PATTERN } from '../model/thumbnails.js';
 import { type CorsConfig, checkCorsConfig } from './corsConfig.js';
+
+/** The server's own LDAP configuration (config file, environment). */
+export interface LdapServerConfig {
+  url?: string;
+  baseDN?: string;
+  userFilter?: string;
+  /** Servers a login request's `ldapConfig` may name; empty or absent: `ldapConfig` is refused. */
+  allowedRequestUrls?: string[];
+}
+
+/**
+ * When the session cookie carries `Secure`: `always`, `never`, or `auto` (the default): when the
+ * request came over HTTPS (directly, or through a trusted proxy's X-Forwarded-Proto), when the
+ * public URL is https, and on loopback hosts, where browsers keep Secure cookies over plain HTTP.
+ */
+export type SecureCookies = 'auto' | 'always' | 'never';
 
 /** Settings read at start from entigen.config.yaml; environment variables override them. */
 export interface RuntimeConfig {

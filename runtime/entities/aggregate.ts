@@ -1,12 +1,12 @@
 import { andWhere } from '../access/accessFor.js';
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import { listConstraint } from '../access/listConstraint.js';
+import type { Caller } from '../context/caller.js';
+import { entityOf } from '../context/entityOf.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { ReadLocale } from '../model/locales.js';
 import type { ListQuery } from '../query/listQuery.js';
 import type { AggregateRequest } from '../query/parseAggregateQuery.js';
 import type { Accumulator, AggregateSort } from '../store/types.js';
-import { entityOf } from './entityOf.js';
-import { listConstraint } from './listConstraint.js';
 import { columnFor, localizeListQuery } from './localize.js';
 
 export interface AggregateInput {

@@ -1,13 +1,13 @@
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import { findWritable } from '../access/requireAccess.js';
+import type { Caller } from '../context/caller.js';
+import { entityOf } from '../context/entityOf.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, notFound } from '../errors/apiError.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
-import { runBeforeUpdate, writeScope } from '../hooks/runHooks.js';
 import type { Doc } from '../store/types.js';
-import { entityOf } from './entityOf.js';
-import { encryptFields, normalizeDates } from './prepareWrite.js';
+import { encryptFields, normalizeDates } from '../write/prepareWrite.js';
+import { runBeforeUpdate, writeScope } from '../write/runHooks.js';
+import { writeWithHistory } from '../write/writeWithHistory.js';
 import { presentRecord } from './presentRecord.js';
-import { findWritable } from './requireAccess.js';
 
 export interface ArchiveInput {
   ctx: RuntimeContext;

@@ -1,5 +1,5 @@
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import type { Caller } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, type ErrorDetails, newDetails } from '../errors/apiError.js';
 import type { BatchOp } from '../model/batch.js';
 import { UniqueConflict } from '../store/types.js';

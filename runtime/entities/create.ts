@@ -1,19 +1,19 @@
-import type { Caller } from '../access/caller.js';
+import { creationRule, requireCreatable, scopeFor } from '../access/requireAccess.js';
 import { tenantForCreate } from '../access/tenancy.js';
-import type { RuntimeContext } from '../context.js';
+import type { Caller } from '../context/caller.js';
+import { entityOf } from '../context/entityOf.js';
+import { rulesFor } from '../context/entityRules.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError } from '../errors/apiError.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
-import { runBeforeCreate, writeScope } from '../hooks/runHooks.js';
 import type { Doc } from '../store/types.js';
-import { checkReferences } from './checkReferences.js';
-import { buildNewRecord, newRecordValues, requireValid } from './createRecord.js';
-import { entityOf } from './entityOf.js';
-import { rulesFor } from './entityRules.js';
+import { checkReferences } from '../write/checkReferences.js';
+import { buildNewRecord, newRecordValues, requireValid } from '../write/createRecord.js';
+import { resolveMacros } from '../write/prepareWrite.js';
+import { runBeforeCreate, writeScope } from '../write/runHooks.js';
+import { storeWrite } from '../write/storeWrite.js';
+import { writeWithHistory } from '../write/writeWithHistory.js';
 import { writtenIn } from './localize.js';
-import { resolveMacros } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
-import { creationRule, requireCreatable, scopeFor } from './requireAccess.js';
-import { storeWrite } from './storeWrite.js';
 
 export interface CreateInput {
   ctx: RuntimeContext;

@@ -1,14 +1,14 @@
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import { findWritable, scopeFor } from '../access/requireAccess.js';
+import type { Caller } from '../context/caller.js';
+import { entityOf } from '../context/entityOf.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import { endpointValidatorName } from '../model/entityRoutes.js';
 import type { EndpointModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
-import { requireValid } from './createRecord.js';
-import { entityOf } from './entityOf.js';
+import { requireValid } from '../write/createRecord.js';
 import { type MaskedNames, maskedNames, presentJson } from './presentJson.js';
 import { presentRecord } from './presentRecord.js';
-import { findWritable, scopeFor } from './requireAccess.js';
 
 export interface EndpointInput {
   ctx: RuntimeContext;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { EntityModel } from '../model/types.js';
 import { showsLocalized } from './localize.js';
 

@@ -1,4 +1,4 @@
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { validationError } from '../errors/apiError.js';
 import { localeColumn, pickLocale, type ReadLocale, readLocale } from '../model/locales.js';
 import type { EntityModel, LocalesModel } from '../model/types.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MemoryContext, memoryContext } from '../../test/support/memoryContext.js';
-import type { Caller } from '../access/caller.js';
+import type { Caller } from '../context/caller.js';
 import { ApiError } from '../errors/apiError.js';
 import { ENTITY_VERSIONS } from '../model/collections.js';
 import { createOperation } from './create.js';

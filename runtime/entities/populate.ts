@@ -1,6 +1,7 @@
 import { accessFor, andWhere } from '../access/accessFor.js';
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import { scopeFor } from '../access/requireAccess.js';
+import type { Caller } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { USERS } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
@@ -9,7 +10,6 @@ import { refOf } from '../query/parsePopulate.js';
 import type { Doc, Where } from '../store/types.js';
 import { presentRecord } from './presentRecord.js';
 import { populateRelations, relationOf } from './relatedRecords.js';
-import { scopeFor } from './requireAccess.js';
 
 export type { PopulateSpec };
 

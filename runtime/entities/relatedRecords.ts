@@ -1,11 +1,11 @@
 import { andWhere } from '../access/accessFor.js';
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import { listConstraint } from '../access/listConstraint.js';
+import type { Caller } from '../context/caller.js';
+import { entityOf } from '../context/entityOf.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError } from '../errors/apiError.js';
 import type { EntityModel, RelationModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';
-import { entityOf } from './entityOf.js';
-import { listConstraint } from './listConstraint.js';
 import { presentRecord } from './presentRecord.js';
 
 /** Referencing records that `populate=<relation>` places in one record at most (newest first). */

@@ -1,10 +1,10 @@
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import { findVisible } from '../access/requireAccess.js';
+import type { Caller } from '../context/caller.js';
+import { entityOf } from '../context/entityOf.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { ListQuery } from '../query/listQuery.js';
-import { entityOf } from './entityOf.js';
 import { type ListResult, listOperation } from './list.js';
 import { referencing, relationOf } from './relatedRecords.js';
-import { findVisible } from './requireAccess.js';
 
 export interface RelationListInput {
   ctx: RuntimeContext;

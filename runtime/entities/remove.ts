@@ -1,8 +1,8 @@
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
-import { entityOf } from './entityOf.js';
-import { rulesFor } from './entityRules.js';
-import { findWritable } from './requireAccess.js';
+import { findWritable } from '../access/requireAccess.js';
+import type { Caller } from '../context/caller.js';
+import { entityOf } from '../context/entityOf.js';
+import { rulesFor } from '../context/entityRules.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { deleteForGood, deletePermanentlyOperation, trashOperation } from './trash.js';
 
 export interface RemoveInput {

@@ -1,11 +1,11 @@
 import { andWhere } from '../access/accessFor.js';
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import { scopeFor } from '../access/requireAccess.js';
+import type { Caller } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
 import { normalizeSearch as normalize, searchTerms } from '../store/common/searchText.js';
 import type { Doc, Where } from '../store/types.js';
-import { scopeFor } from './requireAccess.js';
 
 export interface SearchHit {
   entity: string;

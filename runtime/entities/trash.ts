@@ -1,19 +1,19 @@
-import { type Caller, SYSTEM_CALLER } from '../access/caller.js';
+import { findWritable } from '../access/requireAccess.js';
 import { parseDuration } from '../config/runtimeConfig.js';
-import type { RuntimeContext } from '../context.js';
+import { type Caller, SYSTEM_CALLER } from '../context/caller.js';
+import { entityOf } from '../context/entityOf.js';
+import { rulesFor } from '../context/entityRules.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, notFound } from '../errors/apiError.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
-import { nested, repositoryWriter } from '../hooks/repositoryWriter.js';
-import { runBeforeDelete, runBeforeUpdate, writeScope } from '../hooks/runHooks.js';
 import type { EntityModel } from '../model/types.js';
 import { seeingTrash, TRASHED } from '../store/trashStore.js';
 import type { Doc, Store } from '../store/types.js';
-import { entityOf } from './entityOf.js';
-import { rulesFor } from './entityRules.js';
-import { encryptFields, normalizeDates } from './prepareWrite.js';
+import { encryptFields, normalizeDates } from '../write/prepareWrite.js';
+import { applyReferentialActions } from '../write/referentialActions.js';
+import { nested, repositoryWriter } from '../write/repositoryWriter.js';
+import { runBeforeDelete, runBeforeUpdate, writeScope } from '../write/runHooks.js';
+import { writeWithHistory } from '../write/writeWithHistory.js';
 import { presentRecord } from './presentRecord.js';
-import { applyReferentialActions } from './referentialActions.js';
-import { findWritable } from './requireAccess.js';
 
 export interface TrashInput {
   ctx: RuntimeContext;

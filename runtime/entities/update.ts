@@ -1,18 +1,18 @@
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import { findWritable } from '../access/requireAccess.js';
+import type { Caller } from '../context/caller.js';
+import { entityOf } from '../context/entityOf.js';
+import { rulesFor } from '../context/entityRules.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { notFound } from '../errors/apiError.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
-import { runBeforeUpdate, writeScope } from '../hooks/runHooks.js';
 import type { Doc } from '../store/types.js';
-import { checkReferences } from './checkReferences.js';
-import { requireValid } from './createRecord.js';
-import { entityOf } from './entityOf.js';
-import { rulesFor } from './entityRules.js';
+import { checkReferences } from '../write/checkReferences.js';
+import { requireValid } from '../write/createRecord.js';
+import { applyContentStatus, copyValues, encryptFields, normalizeDates, resolveMacros } from '../write/prepareWrite.js';
+import { runBeforeUpdate, writeScope } from '../write/runHooks.js';
+import { storeWrite } from '../write/storeWrite.js';
+import { writeWithHistory } from '../write/writeWithHistory.js';
 import { writtenIn } from './localize.js';
-import { applyContentStatus, copyValues, encryptFields, normalizeDates, resolveMacros } from './prepareWrite.js';
 import { presentRecord } from './presentRecord.js';
-import { findWritable } from './requireAccess.js';
-import { storeWrite } from './storeWrite.js';
 
 export interface UpdateInput {
   ctx: RuntimeContext;

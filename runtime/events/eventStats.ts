@@ -1,6 +1,6 @@
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { CHANGE_EVENTS, EVENT_CURSORS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
-import { eventAt, lastEventSeq, oldestEventSeq } from './eventLog.js';
+import { eventAt, lastEventSeq, oldestEventSeq } from '../write/eventLog.js';
 
 /** Webhooks listed in the health report (the rest are counted). */
 const LISTED_WEBHOOKS = 100;

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MemoryContext, memoryContext } from '../../test/support/memoryContext.js';
-import { SYSTEM_CALLER } from '../access/caller.js';
-import type { AfterCommitArgs, HookTable } from '../hooks/hookTypes.js';
+import { SYSTEM_CALLER } from '../context/caller.js';
+import type { AfterCommitArgs, HookTable } from '../context/hookTypes.js';
 import { EVENT_CURSORS } from '../model/collections.js';
 import type { Doc, Store } from '../store/types.js';
-import { appendEvents, lastEventSeq } from './eventLog.js';
+import { appendEvents, lastEventSeq } from '../write/eventLog.js';
 import { HookDispatcher } from './hookDispatcher.js';
 
 /** Counts the store's reads of the event log and the events they returned. */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
-import { newId } from '../entities/prepareWrite.js';
-import type { EntityHooks } from '../hooks/hookTypes.js';
+import type { Caller } from '../context/caller.js';
+import type { EntityHooks } from '../context/hookTypes.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { EVENT_CURSORS, HOOK_DELIVERIES } from '../model/collections.js';
 import { LeaseLost, RowLease } from '../store/rowLease.js';
-import { type ChangeEvent, eventAt, eventsAfter, lastEventSeq } from './eventLog.js';
+import { type ChangeEvent, eventAt, eventsAfter, lastEventSeq } from '../write/eventLog.js';
+import { newId } from '../write/prepareWrite.js';
 
 export interface DispatcherOptions {
   /** Attempts of a failing afterCommit before its delivery is `failed`. */

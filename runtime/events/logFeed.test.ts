@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MemoryContext, memoryContext } from '../../test/support/memoryContext.js';
-import { SYSTEM_CALLER } from '../access/caller.js';
-import { appendEvents } from './eventLog.js';
+import { SYSTEM_CALLER } from '../context/caller.js';
+import { appendEvents } from '../write/eventLog.js';
 import { LogFeed } from './logFeed.js';
 
 describe('the log feed', () => {

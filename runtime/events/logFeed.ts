@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/types.js';
-import { type ChangeEvent, eventsAfter, lastEventSeq } from './eventLog.js';
+import { type ChangeEvent, eventsAfter, lastEventSeq } from '../write/eventLog.js';
 
 export interface LogFeedOptions {
   store: Store;

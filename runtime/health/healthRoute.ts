@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { Metrics } from './metrics.js';
 
 export interface HealthOptions {

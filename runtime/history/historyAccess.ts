@@ -1,7 +1,7 @@
-import type { Caller } from '../access/caller.js';
+import { scopeFor } from '../access/requireAccess.js';
 import { settleThroughFor } from '../access/settleThrough.js';
-import type { RuntimeContext } from '../context.js';
-import { scopeFor } from '../entities/requireAccess.js';
+import type { Caller } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { notFound } from '../errors/apiError.js';
 import { AUDIT_LOGS, ENTITY_VERSIONS } from '../model/collections.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';

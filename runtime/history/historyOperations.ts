@@ -1,21 +1,21 @@
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import { findWritable } from '../access/requireAccess.js';
+import type { Caller } from '../context/caller.js';
+import { entityOf } from '../context/entityOf.js';
+import { rulesFor } from '../context/entityRules.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ENCRYPTED_PLACEHOLDER } from '../crypto/fieldCipher.js';
 import { sealValue } from '../crypto/signedToken.js';
-import { checkReferences } from '../entities/checkReferences.js';
-import { entityOf } from '../entities/entityOf.js';
-import { rulesFor } from '../entities/entityRules.js';
-import { applyContentStatus, copyValues } from '../entities/prepareWrite.js';
 import { presentRecord } from '../entities/presentRecord.js';
-import { findWritable } from '../entities/requireAccess.js';
 import { ApiError, notFound } from '../errors/apiError.js';
-import { runBeforeUpdate, writeScope } from '../hooks/runHooks.js';
 import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';
+import { checkReferences } from '../write/checkReferences.js';
+import { applyContentStatus, copyValues } from '../write/prepareWrite.js';
+import { valueAt } from '../write/recordChange.js';
+import { runBeforeUpdate, writeScope } from '../write/runHooks.js';
+import { writeWithHistory } from '../write/writeWithHistory.js';
 import { ofRecord, requireHistoryAccess } from './historyAccess.js';
-import { valueAt } from './recordChange.js';
-import { writeWithHistory } from './writeWithHistory.js';
 
 export interface HistoryPage {
   limit: number;

@@ -1,10 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Caller } from '../access/caller.js';
 import { SYSTEM_ADMIN } from '../access/parsePermission.js';
-import { anonymousCaller, callerForUser } from '../access/resolveCaller.js';
 import type { RoleTable } from '../access/roleTable.js';
 import { API_KEY_PREFIX, tokenHash } from '../auth/apiKeyToken.js';
+import { anonymousCaller, callerForUser } from '../auth/resolveCaller.js';
 import { verifySession } from '../auth/sessionToken.js';
+import type { Caller } from '../context/caller.js';
 import { ApiError } from '../errors/apiError.js';
 import type { Store } from '../store/types.js';
 import './requestTypes.js';

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { batchOperation } from '../entities/batch.js';
 import { features } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';

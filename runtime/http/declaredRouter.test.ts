@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Caller } from '../access/caller.js';
+import type { Caller } from '../context/caller.js';
 import { ApiError } from '../errors/apiError.js';
 import { route } from './api/route.js';
 import { Body, NonBlank, Nullable, Strings, Text, Type } from './api/schemas.js';

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Response, Router } from 'express';
-import type { OpenApiSource } from '../defineRegistry.js';
+import type { OpenApiSource } from '../context/defineRegistry.js';
 import { notFound } from '../errors/apiError.js';
 import { packageRoot } from '../model/packageRoot.js';
 import { pages } from './api/index.js';

@@ -1,12 +1,12 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
-import type { RuntimeContext } from '../context.js';
+import { entityOf } from '../context/entityOf.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { openSealedValue } from '../crypto/signedToken.js';
 import { aggregateOperation } from '../entities/aggregate.js';
 import { archiveOperation, restoreOperation } from '../entities/archive.js';
 import { bulkCreateOperation } from '../entities/bulkCreate.js';
 import { createOperation } from '../entities/create.js';
 import { endpointOperation } from '../entities/endpoint.js';
-import { entityOf } from '../entities/entityOf.js';
 import { getOperation } from '../entities/get.js';
 import { incrementOperation } from '../entities/increment.js';
 import { listOperation } from '../entities/list.js';

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { validationError } from '../errors/apiError.js';
 import { listAllFieldChanges } from '../history/historyOperations.js';
 import { features } from './api/index.js';

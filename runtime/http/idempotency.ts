@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
-import { newId } from '../entities/prepareWrite.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { IDEMPOTENCY_RECORDS } from '../model/collections.js';
 import { type Doc, type Store, UniqueConflict } from '../store/types.js';
+import { newId } from '../write/prepareWrite.js';
 import { canonicalPath } from './canonicalPath.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Request, Router } from 'express';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { importRecords } from '../transfer/importRecords.js';
 import { readSource } from '../transfer/readSource.js';

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { notFound } from '../errors/apiError.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import { SCHEDULED_JOBS } from '../model/collections.js';

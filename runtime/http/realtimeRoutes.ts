@@ -1,12 +1,12 @@
 import type { Request, Router } from 'express';
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import type { Caller } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { newDetails, validationError } from '../errors/apiError.js';
-import { lastEventSeq, oldestEventSeq } from '../events/eventLog.js';
 import type { RealtimeHub } from '../events/realtime/realtimeHub.js';
 import { STREAM_ERROR_EVENT } from '../events/realtime/realtimeStream.js';
 import { type Subscription, SubscriptionView } from '../events/realtime/subscriptionView.js';
 import type { EntityModel } from '../model/types.js';
+import { lastEventSeq, oldestEventSeq } from '../write/eventLog.js';
 import { features } from './api/index.js';
 import type { QueryOf } from './api/route.js';
 import { DeclaredRouter } from './declaredRouter.js';

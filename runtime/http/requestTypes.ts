@@ -1,4 +1,4 @@
-import type { Caller } from '../access/caller.js';
+import type { Caller } from '../context/caller.js';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

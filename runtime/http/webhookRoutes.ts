@@ -1,15 +1,15 @@
 import type { Router } from 'express';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { createOperation } from '../entities/create.js';
-import { newId } from '../entities/prepareWrite.js';
 import { presentRecord } from '../entities/presentRecord.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
-import { type ChangeEvent, lastEventSeq } from '../events/eventLog.js';
 import { newWebhookSecret } from '../events/webhooks/signature.js';
 import { type WebhookDispatcher, webhookWants } from '../events/webhooks/webhookDispatcher.js';
 import { CHANGE_EVENTS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { Doc } from '../store/types.js';
+import { type ChangeEvent, lastEventSeq } from '../write/eventLog.js';
+import { newId } from '../write/prepareWrite.js';
 import { features } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { parseDuration } from '../config/runtimeConfig.js';
 import { SCHEDULED_JOBS } from '../model/collections.js';
+import { nextRunAfter } from '../model/schedule.js';
 import type { JobScheduleModel } from '../model/types.js';
 import { type Doc, type Store, UniqueConflict } from '../store/types.js';
 import { FILE_OWNED_FIELDS } from './jobRules.js';
-import { nextRunAfter } from './schedule.js';
 
 /** A file job's id: the same on every instance, so instances starting together create it once. */
 export function fileJobId(name: string): string {

@@ -1,7 +1,7 @@
-import type { EntityRules } from '../entities/entityRules.js';
+import type { EntityRules } from '../context/entityRules.js';
 import { ApiError, validationError } from '../errors/apiError.js';
+import { isValidTimezone, nextRunAfter, type ScheduleType, scheduleProblem } from '../model/schedule.js';
 import type { Doc } from '../store/types.js';
-import { isValidTimezone, nextRunAfter, type ScheduleType, scheduleProblem } from './schedule.js';
 
 function checkSchedules(type: ScheduleType, schedules: string[], timezone: string): void {
   const details: Record<string, string> = {};

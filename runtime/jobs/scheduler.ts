@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { type Caller, SYSTEM_CALLER } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
-import { newId } from '../entities/prepareWrite.js';
+import { type Caller, SYSTEM_CALLER } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { DEFAULT_JOB_TIMEOUT_MS, JOB_EXECUTIONS, SCHEDULED_JOBS } from '../model/collections.js';
+import { nextRunAfter, type ScheduleType } from '../model/schedule.js';
 import { RowLease } from '../store/rowLease.js';
 import type { Doc } from '../store/types.js';
-import { nextRunAfter, type ScheduleType } from './schedule.js';
+import { newId } from '../write/prepareWrite.js';
 import { metricPoints, storeSnapshots } from './snapshots.js';
 
 /** What a handler gets: the job, its execution, an abort signal that fires at the timeout, a logger, typed repositories. */

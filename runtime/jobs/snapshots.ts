@@ -1,6 +1,6 @@
-import { newId } from '../entities/prepareWrite.js';
 import { JOB_SNAPSHOTS } from '../model/collections.js';
 import type { Doc, Store } from '../store/types.js';
+import { newId } from '../write/prepareWrite.js';
 
 export interface MetricPoint {
   name: string;

@@ -1,4 +1,4 @@
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { purgeTrash } from '../entities/trash.js';
 import type { AppModel, JobScheduleModel } from '../model/types.js';
 import type { JobHandler } from './scheduler.js';

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { MailConfig } from '../config/runtimeConfig.js';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
-import { newId } from '../entities/prepareWrite.js';
 import { OUTGOING_MAILS } from '../model/collections.js';
 import type { Doc } from '../store/types.js';
+import { newId } from '../write/prepareWrite.js';
 
 /** A mail as the runtime asks for it to be sent. */
 export interface OutgoingMail {

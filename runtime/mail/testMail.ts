@@ -1,5 +1,5 @@
-import { EMAIL_PATTERN, normalizeEmail } from '../auth/users.js';
 import { validationError } from '../errors/apiError.js';
+import { EMAIL_PATTERN, normalizeEmail } from '../model/patterns.js';
 import type { MailTransport } from './mailOutbox.js';
 import type { MailTemplates } from './mailTemplates.js';
 

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import type { EntityRules } from '../entities/entityRules.js';
+import type { EntityRules } from '../context/entityRules.js';
 
 /**
  * Files of earlier versions were kept at an absolute path in the upload folder; such a file goes

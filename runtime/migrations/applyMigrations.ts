@@ -1,5 +1,4 @@
-import type { Registry } from '../defineRegistry.js';
-import { newId } from '../entities/prepareWrite.js';
+import type { Registry } from '../context/defineRegistry.js';
 import { SCHEMA_MIGRATIONS } from '../model/collections.js';
 import {
   type FillStep,
@@ -8,8 +7,9 @@ import {
   readMigrationFiles,
 } from '../model/readMigrationFiles.js';
 import type { AppModel } from '../model/types.js';
+import { validationDetails } from '../model/validationDetails.js';
 import { type Store, UniqueConflict } from '../store/types.js';
-import { validationDetails } from '../validation/validationDetails.js';
+import { newId } from '../write/prepareWrite.js';
 
 const FILL_BATCH = 500;
 

@@ -1,5 +1,5 @@
-import type { CompiledValidator } from '../validation/validationDetails.js';
 import type { EntityModel, FieldModel } from './types.js';
+import type { CompiledValidator } from './validationDetails.js';
 
 /** The operations an entity's routes name; the runtime maps each to its handler. */
 export type EntityRouteName =

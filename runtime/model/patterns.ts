@@ -37,3 +37,10 @@ export const FORMAT_PATTERNS: Record<StringFormat, { pattern: string; message: s
     message: 'must be an ISO 8601 date-time with a zone',
   },
 };
+
+/** Emails are compared and stored trimmed and in lower case. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}$/;

@@ -1,7 +1,7 @@
 import { grantRules } from '../access/grantRules.js';
 import { tenantMembershipRules } from '../access/tenantMembershipRules.js';
 import type { RuntimeConfig } from '../config/runtimeConfig.js';
-import type { EntityRules, EntityRulesTable } from '../entities/entityRules.js';
+import type { EntityRules, EntityRulesTable } from '../context/entityRules.js';
 import { deliveryRules, webhookRules } from '../events/webhooks/webhookRules.js';
 import { jobRules } from '../jobs/jobRules.js';
 import { mediaRules } from '../media/mediaRules.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Mailer } from '../auth/authContext.js';
 import type { RuntimeConfig } from '../config/runtimeConfig.js';
-import type { Registry } from '../defineRegistry.js';
+import type { Registry } from '../context/defineRegistry.js';
 import type { JobHandler } from '../jobs/scheduler.js';
 import type { RepositoryWriter } from '../repository.js';
 import type { Store } from '../store/types.js';

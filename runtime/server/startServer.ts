@@ -3,7 +3,7 @@ import type { Express, RequestHandler } from 'express';
 import type { AuthContext } from '../auth/authContext.js';
 import { hasAdmin } from '../auth/setup.js';
 import type { RuntimeConfig } from '../config/runtimeConfig.js';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { HookDispatcher } from '../events/hookDispatcher.js';
 import type { LogFeed } from '../events/logFeed.js';
 import type { RealtimeHub } from '../events/realtime/realtimeHub.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { conformanceModel } from '../../test/conformance/storeConformance.js';
-import { newId } from '../entities/prepareWrite.js';
+import { newId } from '../write/prepareWrite.js';
 import {
   CountCache,
   CountCachingStore,

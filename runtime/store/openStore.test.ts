@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { conformanceModel } from '../../test/conformance/storeConformance.js';
-import { LocalStorage } from '../media/localStorage.js';
+import { LocalStorage } from '../files/localStorage.js';
 import { openStore } from './openStore.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;

@@ -20,7 +20,7 @@ export interface StoreStack {
   changeStreams?: boolean;
 }
 
-export interface StoreStackOptions {
+export interface AppStoreOptions {
   databaseUrl: string | undefined;
   root: string;
   model: AppModel;
@@ -68,7 +68,7 @@ export function remembers(
  * The store stack the server and every CLI command use alike: opened, remembered where that is
  * sound, measured, localized and with the trash out of sight.
  */
-export async function openStoreStack(options: StoreStackOptions): Promise<StoreStack> {
+export async function openAppStore(options: AppStoreOptions): Promise<StoreStack> {
   const kind = options.opened?.kind ?? storeKindOf(options.databaseUrl);
   // PostgreSQL: a server's writes are announced by the server (the change triggers stay silent for them).
   const announced = options.server && kind === 'postgres' && remembers(options.env, kind, true);

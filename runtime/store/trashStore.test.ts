@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { modelFromInputs } from '../../generator/build.js';
-import { newId } from '../entities/prepareWrite.js';
+import { newId } from '../write/prepareWrite.js';
 import { SqliteStore } from './sqlite/sqliteStore.js';
 import { seeingTrash, TRASHED, TrashStore, withTrash } from './trashStore.js';
 

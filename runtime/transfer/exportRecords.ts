@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import qs from 'qs';
-import type { RuntimeContext } from '../context.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { presentRecord } from '../entities/presentRecord.js';
 import { newDetails, validationError } from '../errors/apiError.js';
 import { isListParameter } from '../model/listParameters.js';

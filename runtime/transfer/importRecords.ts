@@ -1,18 +1,18 @@
-import { SYSTEM_CALLER } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import { SYSTEM_CALLER } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ENCRYPTED_PLACEHOLDER } from '../crypto/fieldCipher.js';
-import { checkReferences } from '../entities/checkReferences.js';
-import { buildNewRecord, newRecordValues, validateBody } from '../entities/createRecord.js';
-import { newId } from '../entities/prepareWrite.js';
 import { ApiError } from '../errors/apiError.js';
-import { appendEvents } from '../events/eventLog.js';
-import { hasHistory, recordChange } from '../history/recordChange.js';
-import { runBeforeCreate, writeScope } from '../hooks/runHooks.js';
 import { parseIsoDate } from '../model/parseIsoDate.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel } from '../model/types.js';
+import type { CompiledValidator } from '../model/validationDetails.js';
 import { type Doc, type Store, UniqueConflict } from '../store/types.js';
-import type { CompiledValidator } from '../validation/validationDetails.js';
+import { checkReferences } from '../write/checkReferences.js';
+import { buildNewRecord, newRecordValues, validateBody } from '../write/createRecord.js';
+import { appendEvents } from '../write/eventLog.js';
+import { newId } from '../write/prepareWrite.js';
+import { hasHistory, recordChange } from '../write/recordChange.js';
+import { runBeforeCreate, writeScope } from '../write/runHooks.js';
 
 /** One record of the file, or why its line could not be read. */
 export type SourceLine = { line: number; values: Record<string, unknown> } | { line: number; error: string };

@@ -73,3 +73,26 @@ export function importCycles(graph: Map<string, string[]>): string[][] {
   for (const node of graph.keys()) if (!indices.has(node)) visit(node);
   return cycles;
 }
+
+/**
+ * The graph between the folders of `under` (each file directly under it stands for itself, as a
+ * folder of one): A -> B when a file of A imports one of B. Each arrow keeps one import that makes it.
+ */
+export function folderGraph(graph: Map<string, string[]>, under: string): Map<string, Map<string, string>> {
+  const folderOf = (file: string) => {
+    const rest = file.slice(under.length + 1).split('/');
+    return rest.length > 1 ? `${rest[0]}/` : rest[0];
+  };
+  const folders = new Map<string, Map<string, string>>();
+  for (const [from, targets] of graph) {
+    if (!from.startsWith(`${under}/`)) continue;
+    const source = folderOf(from);
+    const arrows = folders.get(source) ?? new Map<string, string>();
+    folders.set(source, arrows);
+    for (const to of targets) {
+      if (!to.startsWith(`${under}/`) || folderOf(to) === source) continue;
+      if (!arrows.has(folderOf(to))) arrows.set(folderOf(to), `${from} -> ${to}`);
+    }
+  }
+  return folders;
+}

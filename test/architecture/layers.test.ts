@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/cli.js';
-import { importCycles, importGraph, sourceFiles } from './importGraph.js';
+import { folderGraph, importCycles, importGraph, sourceFiles } from './importGraph.js';
 
 // The picture of ARCHITECTURE.md as a test: the source files of runtime/, generator/ and bin/ (tests
 // aside) and their relative imports, type-only ones included.
@@ -15,8 +15,26 @@ const GENERATOR_MAY_IMPORT = [
   /^runtime\/http\/api\//,
   /^runtime\/errors\//,
   /^runtime\/access\/(parsePermission|permissionCondition)\.ts$/,
-  /^runtime\/jobs\/schedule\.ts$/,
 ];
+
+/**
+ * The folders of runtime/ from the ground up, as ARCHITECTURE.md draws them: a folder imports
+ * only folders of the layers below its own, never one beside it or above.
+ */
+const RUNTIME_LAYERS = [
+  ['errors/', 'model/'],
+  ['config/', 'crypto/', 'store/'],
+  ['cluster/', 'files/', 'query/', 'repository.ts'],
+  ['context/'],
+  ['access/', 'health/', 'media/'],
+  ['write/'],
+  ['entities/', 'mail/', 'migrations/'],
+  ['auth/', 'events/', 'history/', 'jobs/', 'transfer/'],
+  ['backup/', 'http/'],
+  ['server/'],
+  ['index.ts'],
+];
+const folders = folderGraph(graph, 'runtime');
 
 describe('layers', () => {
   it('reads the whole source tree', () => {
@@ -35,6 +53,20 @@ describe('layers', () => {
 
   it('have no import cycle among runtime, generator and bin', () => {
     expect(importCycles(graph)).toEqual([]);
+  });
+
+  it('have no import cycle between the folders of runtime/', () => {
+    const arrows = new Map([...folders].map(([folder, targets]) => [folder, [...targets.keys()]]));
+    expect(importCycles(arrows)).toEqual([]);
+  });
+
+  it('stack the folders of runtime/ in layers: each imports only the layers below it', () => {
+    const layerOf = new Map(RUNTIME_LAYERS.flatMap((layer, index) => layer.map((folder) => [folder, index])));
+    expect([...folders.keys()].filter((folder) => !layerOf.has(folder)).sort()).toEqual([]);
+    const upward = [...folders].flatMap(([folder, targets]) =>
+      [...targets].filter(([target]) => layerOf.get(target)! >= layerOf.get(folder)!).map(([, example]) => example),
+    );
+    expect(upward).toEqual([]);
   });
 
   it('leave the admin console without an import cycle: shared types sit below the views', () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FileStorage } from '../../runtime/media/fileStorage.js';
-import { openFileStorage } from '../../runtime/media/mediaFiles.js';
+import type { FileStorage } from '../../runtime/files/fileStorage.js';
+import { openFileStorage } from '../../runtime/files/mediaFiles.js';
 import { repoRoot } from '../support/cli.js';
 import { type Nginx, startNginx } from '../support/nginx.js';
 import { type S3Target, startS3 } from '../support/s3Server.js';

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { newId } from '../../runtime/entities/prepareWrite.js';
 import { tableLayout } from '../../runtime/store/common/tableLayout.js';
 import { changesChannel } from '../../runtime/store/postgres/changeNotices.js';
 import { pgDialect } from '../../runtime/store/postgres/pgDialect.js';
@@ -10,6 +9,7 @@ import { PgStore } from '../../runtime/store/postgres/pgStore.js';
 import { CommitGroup } from '../../runtime/store/postgres/pgTransaction.js';
 import { countStatement, selectStatement } from '../../runtime/store/sql/statements.js';
 import { type FindQuery, StoreUnavailable, UniqueConflict, type Where } from '../../runtime/store/types.js';
+import { newId } from '../../runtime/write/prepareWrite.js';
 import { startTestServer } from '../support/testServer.js';
 import { conformanceModel, storeConformance } from './storeConformance.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelFromInputs } from '../../generator/build.js';
-import { newId } from '../../runtime/entities/prepareWrite.js';
 import type { AggregateQuery, AggregateResult, DateBucket, Doc, Store, Where } from '../../runtime/store/types.js';
 import { UniqueConflict } from '../../runtime/store/types.js';
+import { newId } from '../../runtime/write/prepareWrite.js';
 
 /** The entity file of `things`, for tests that vary it. */
 export const THINGS_ENTITY = `

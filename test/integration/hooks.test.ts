@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registry } from '../../generated/index.js';
-import type { Caller } from '../../runtime/access/caller.js';
-import type { EntityHooks } from '../../runtime/hooks/hookTypes.js';
-import { reject } from '../../runtime/hooks/reject.js';
+import type { Caller } from '../../runtime/context/caller.js';
+import type { EntityHooks } from '../../runtime/context/hookTypes.js';
+import { reject } from '../../runtime/context/reject.js';
 import { GENEROUS_LIMITS, startTestServer, type TestServer } from '../support/testServer.js';
 
 /** The example app, with extra hooks on articles for one test server. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../runtime/entities/prepareWrite.js';
+import { newId } from '../../runtime/write/prepareWrite.js';
 import { type Slapd, startSlapd } from '../support/slapd.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { UploadsConfig } from '../../runtime/config/runtimeConfig.js';
-import type { FileStorage } from '../../runtime/media/fileStorage.js';
+import type { FileStorage } from '../../runtime/files/fileStorage.js';
 import { checkResponse } from '../support/openApiCheck.js';
 import { type S3Target, startS3 } from '../support/s3Server.js';
 import { GENEROUS_LIMITS, startTestServer, type TestServer } from '../support/testServer.js';

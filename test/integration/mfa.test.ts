@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { callerForUser } from '../../runtime/access/resolveCaller.js';
 import { createApiKey } from '../../runtime/auth/apiKeyOperations.js';
+import { callerForUser } from '../../runtime/auth/resolveCaller.js';
 import { totpCode } from '../../runtime/auth/totp.js';
 import { capturingLogger, LIMITS, mailConfig, smtpServer, textOf } from '../support/smtp.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';

@@ -1,10 +1,10 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../runtime/entities/prepareWrite.js';
 import type { AppModel } from '../../runtime/model/types.js';
 import { SqliteStore } from '../../runtime/store/sqlite/sqliteStore.js';
 import type { Doc } from '../../runtime/store/types.js';
+import { newId } from '../../runtime/write/prepareWrite.js';
 import { runCli, servableApp } from '../support/cli.js';
 import { type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { pruneEvents } from '../../runtime/events/eventLog.js';
+import { pruneEvents } from '../../runtime/write/eventLog.js';
 import { openSse, type SseEvent, type SseStream } from '../support/sse.js';
 import { GENEROUS_LIMITS, startTestServer, type TestServer } from '../support/testServer.js';
 

@@ -1,15 +1,15 @@
 import pino from 'pino';
 import { registry } from '../../generated/index.js';
-import type { Caller } from '../../runtime/access/caller.js';
-import { callerForUser } from '../../runtime/access/resolveCaller.js';
 import { RoleTable } from '../../runtime/access/roleTable.js';
-import type { RuntimeContext } from '../../runtime/context.js';
+import { callerForUser } from '../../runtime/auth/resolveCaller.js';
+import type { Caller } from '../../runtime/context/caller.js';
+import type { RuntimeContext } from '../../runtime/context/runtimeContext.js';
 import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
-import { newId } from '../../runtime/entities/prepareWrite.js';
-import { ensureEventSequence } from '../../runtime/events/eventLog.js';
 import { USERS } from '../../runtime/model/collections.js';
 import { featureRules } from '../../runtime/server/featureRules.js';
 import { SqliteStore } from '../../runtime/store/sqlite/sqliteStore.js';
+import { ensureEventSequence } from '../../runtime/write/eventLog.js';
+import { newId } from '../../runtime/write/prepareWrite.js';
 
 export interface MemoryContext {
   ctx: RuntimeContext;

@@ -1,4 +1,4 @@
-import type { ChangeEvent } from '../eventLog.js';
+import type { ChangeEvent } from '../../write/eventLog.js';
 import { frameOf, GROUP_FLUSH_BYTES, type RealtimeStream, type StreamGroup } from './realtimeStream.js';
 import { namesEachMember, type SubscriberEvent, type SubscriptionView } from './subscriptionView.js';
 import { TokenBucket } from './tokenBucket.js';

@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Caller } from '../../access/caller.js';
 import type { RealtimeConfig } from '../../config/runtimeConfig.js';
+import type { Caller } from '../../context/caller.js';
 import { ApiError } from '../../errors/apiError.js';
 import { GRANTS } from '../../model/collections.js';
-import type { ChangeEvent } from '../eventLog.js';
+import type { ChangeEvent } from '../../write/eventLog.js';
 import type { LogFeed } from '../logFeed.js';
 import { LiveGroup } from './liveGroup.js';
 import { RealtimeStream } from './realtimeStream.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Caller } from '../../access/caller.js';
+import type { Caller } from '../../context/caller.js';
 import { namesOnlyByIdentity, sameCaller } from './subscriptionView.js';
 
 describe('a constraint shared by many users', () => {

@@ -1,13 +1,13 @@
-import type { Caller } from '../../access/caller.js';
+import { listConstraint } from '../../access/listConstraint.js';
 import { settleThroughFor } from '../../access/settleThrough.js';
-import type { RuntimeContext } from '../../context.js';
-import { listConstraint } from '../../entities/listConstraint.js';
+import type { Caller } from '../../context/caller.js';
+import type { RuntimeContext } from '../../context/runtimeContext.js';
 import { presentRecord } from '../../entities/presentRecord.js';
 import type { EntityModel } from '../../model/types.js';
 import { matchesWhere } from '../../store/common/matchesWhere.js';
 import { hasThrough } from '../../store/common/throughIds.js';
 import type { Where } from '../../store/types.js';
-import type { ChangeEvent } from '../eventLog.js';
+import type { ChangeEvent } from '../../write/eventLog.js';
 
 /** What a subscriber asked to see. */
 export interface Subscription {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { WebhooksConfig } from '../../config/runtimeConfig.js';
-import type { RuntimeContext } from '../../context.js';
-import { newId } from '../../entities/prepareWrite.js';
+import type { RuntimeContext } from '../../context/runtimeContext.js';
 import { presentRecord } from '../../entities/presentRecord.js';
 import { EVENT_CURSORS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../../model/collections.js';
 import { LeaseLost, RowLease } from '../../store/rowLease.js';
 import { type Doc, UniqueConflict } from '../../store/types.js';
-import { type ChangeEvent, eventAt, lastEventSeq } from '../eventLog.js';
+import { type ChangeEvent, eventAt, lastEventSeq } from '../../write/eventLog.js';
+import { newId } from '../../write/prepareWrite.js';
 import type { LogFeed } from '../logFeed.js';
 import { type PostOutcome, postWebhook } from './postWebhook.js';
 import { signatureHeaders } from './signature.js';

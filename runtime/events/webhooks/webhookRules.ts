@@ -1,9 +1,9 @@
 import type { WebhooksConfig } from '../../config/runtimeConfig.js';
-import type { EntityRules } from '../../entities/entityRules.js';
+import type { EntityRules } from '../../context/entityRules.js';
+import { CHANGE_EVENTS } from '../../context/hookTypes.js';
 import { ApiError, newDetails, validationError } from '../../errors/apiError.js';
-import { CHANGE_EVENTS } from '../../hooks/hookTypes.js';
 import type { AppModel } from '../../model/types.js';
-import { isLogged, lastEventSeq } from '../eventLog.js';
+import { isLogged, lastEventSeq } from '../../write/eventLog.js';
 import { targetProblem } from './safeTarget.js';
 import { newWebhookSecret } from './signature.js';
 

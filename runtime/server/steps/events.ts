@@ -1,6 +1,6 @@
-import type { Caller } from '../../access/caller.js';
-import { callerForUser } from '../../access/resolveCaller.js';
 import type { RoleTable } from '../../access/roleTable.js';
+import { callerForUser } from '../../auth/resolveCaller.js';
+import type { Caller } from '../../context/caller.js';
 import { HookDispatcher } from '../../events/hookDispatcher.js';
 import { LogFeed } from '../../events/logFeed.js';
 import { RealtimeHub } from '../../events/realtime/realtimeHub.js';

@@ -4,7 +4,7 @@ import { TRASH_PURGE_HANDLER, trashPurgeSchedule } from '../../jobs/trashPurge.j
 import { checkMigrations } from '../../migrations/applyMigrations.js';
 import type { PgStore } from '../../store/postgres/pgStore.js';
 import { SqliteStore } from '../../store/sqlite/sqliteStore.js';
-import { openStoreStack, type StoreStack } from '../../store/storeStack.js';
+import { openAppStore, type StoreStack } from '../../store/storeStack.js';
 import type { Base } from './base.js';
 
 export type Stores = StoreStack;
@@ -14,7 +14,7 @@ export type Stores = StoreStack;
  * migrations checked and the config's job schedules reconciled. Closed again if any of that fails.
  */
 export async function withStore({ options, config, env, logger, operator, now }: Base): Promise<Stores> {
-  const stack = await openStoreStack({
+  const stack = await openAppStore({
     databaseUrl: env.DATABASE_URL,
     root: options.root,
     model: options.registry.model,

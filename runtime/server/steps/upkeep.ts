@@ -1,8 +1,8 @@
 import { BACKUP_HANDLER, backupJob } from '../../backup/backupJob.js';
-import { pruneEvents } from '../../events/eventLog.js';
 import { sweepIdempotencyRecords } from '../../http/idempotency.js';
 import { Scheduler } from '../../jobs/scheduler.js';
 import { TRASH_PURGE_HANDLER, trashPurgeJob } from '../../jobs/trashPurge.js';
+import { pruneEvents } from '../../write/eventLog.js';
 import type { Base } from './base.js';
 import type { EventConsumers } from './events.js';
 import type { Services } from './services.js';

@@ -1,10 +1,10 @@
-import type { RuntimeContext } from '../context.js';
-import { newId } from '../entities/prepareWrite.js';
-import type { ChangeEventName } from '../hooks/hookTypes.js';
+import type { ChangeEventName } from '../context/hookTypes.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
 import { nullFilled, type Picker } from '../store/common/compiledLiteral.js';
 import type { Doc, Store } from '../store/types.js';
+import { newId } from './prepareWrite.js';
 import { pruneHistory } from './pruneHistory.js';
 
 export type ChangeType = 'create' | 'update' | 'delete' | 'archive' | 'restore' | 'trash' | 'untrash';

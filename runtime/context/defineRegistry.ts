@@ -1,6 +1,6 @@
-import { HOOK_NAMES, type HookModule, type HookTable } from './hooks/hookTypes.js';
-import type { EntityDefinition, EntityValidators, RouteSpec } from './model/entityRoutes.js';
-import type { AppModel, EntityModel } from './model/types.js';
+import type { EntityDefinition, EntityValidators, RouteSpec } from '../model/entityRoutes.js';
+import type { AppModel, EntityModel } from '../model/types.js';
+import { HOOK_NAMES, type HookModule, type HookTable } from './hookTypes.js';
 
 export type { EntityValidators };
 

@@ -1,6 +1,6 @@
-import type { RuntimeContext } from '../context.js';
-import type { EntityValidators } from '../defineRegistry.js';
 import type { EntityModel } from '../model/types.js';
+import type { EntityValidators } from './defineRegistry.js';
+import type { RuntimeContext } from './runtimeContext.js';
 
 export interface EntityEntry {
   model: EntityModel;

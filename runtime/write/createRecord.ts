@@ -1,9 +1,9 @@
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import type { Caller } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { validationError } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
+import { type CompiledValidator, validationDetails } from '../model/validationDetails.js';
 import type { Doc } from '../store/types.js';
-import { type CompiledValidator, validationDetails } from '../validation/validationDetails.js';
 import {
   applyContentStatus,
   applyDefaults,

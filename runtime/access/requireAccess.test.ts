@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MemoryContext, memoryContext } from '../../test/support/memoryContext.js';
-import type { Caller } from '../access/caller.js';
+import type { Caller } from '../context/caller.js';
+import { createOperation } from '../entities/create.js';
 import { ApiError } from '../errors/apiError.js';
 import type { Action } from '../model/types.js';
-import { createOperation } from './create.js';
 import { findVisible, findWritable, scopeFor } from './requireAccess.js';
 
 let m: MemoryContext;

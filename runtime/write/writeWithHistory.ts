@@ -1,8 +1,8 @@
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
-import { appendEvents, isLogged } from '../events/eventLog.js';
+import type { Caller } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { EntityModel } from '../model/types.js';
 import type { Store } from '../store/types.js';
+import { appendEvents, isLogged } from './eventLog.js';
 import { type Change, eventOf, hasHistory, recordChange } from './recordChange.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { registry } from '../generated/index.js';
+import { registry } from '../../generated/index.js';
 import { hookTable } from './defineRegistry.js';
 
 const orderEndpoints = { approve: async () => undefined, summary: async () => ({}) };

@@ -1,9 +1,9 @@
-import { publicUser } from '../auth/users.js';
+import { ACCOUNT_PERMISSIONS } from '../access/accountPermissions.js';
+import { SYSTEM_ADMIN } from '../access/parsePermission.js';
+import type { RoleTable } from '../access/roleTable.js';
+import type { Caller } from '../context/caller.js';
 import type { Doc } from '../store/types.js';
-import { ACCOUNT_PERMISSIONS } from './accountPermissions.js';
-import type { Caller } from './caller.js';
-import { SYSTEM_ADMIN } from './parsePermission.js';
-import type { RoleTable } from './roleTable.js';
+import { publicUser } from './users.js';
 
 /** A signed-in user as a caller: the union of their roles' permissions, and the account's own. */
 export async function callerForUser(user: Doc, roles: RoleTable): Promise<Caller> {

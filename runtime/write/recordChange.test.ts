@@ -2,11 +2,11 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { modelFromInputs } from '../../generator/build.js';
 import { packageEntityFiles } from '../../generator/readInputs.js';
-import type { RuntimeContext } from '../context.js';
-import { newId } from '../entities/prepareWrite.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { EntityModel } from '../model/types.js';
 import { SqliteStore } from '../store/sqlite/sqliteStore.js';
 import type { Doc } from '../store/types.js';
+import { newId } from './prepareWrite.js';
 import { recordChange } from './recordChange.js';
 
 function modelWith(history: string) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Caller } from '../access/caller.js';
+import type { Caller } from '../context/caller.js';
 import type { EntityModel } from '../model/types.js';
 import { applyDefaults, copyValues, resolveMacros } from './prepareWrite.js';
 

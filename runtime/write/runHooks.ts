@@ -1,11 +1,11 @@
-import type { Caller } from '../access/caller.js';
-import type { RepositoryScope, RuntimeContext } from '../context.js';
+import type { Caller } from '../context/caller.js';
+import type { EntityHooks, HookName, WriteOperation } from '../context/hookTypes.js';
+import type { RepositoryScope, RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError } from '../errors/apiError.js';
 import { serverSetFields, writableFields } from '../model/entityRoutes.js';
 import type { EntityModel } from '../model/types.js';
+import { validationDetails } from '../model/validationDetails.js';
 import type { Doc } from '../store/types.js';
-import { validationDetails } from '../validation/validationDetails.js';
-import type { EntityHooks, HookName, WriteOperation } from './hookTypes.js';
 
 /** How deep writes through hook repositories may nest (a hook's write running another entity's hooks). */
 export const MAX_HOOK_DEPTH = 8;

@@ -1,10 +1,10 @@
-import type { Caller } from '../access/caller.js';
-import { newId } from '../entities/prepareWrite.js';
-import type { ChangeEventName } from '../hooks/hookTypes.js';
+import type { Caller } from '../context/caller.js';
+import type { ChangeEventName } from '../context/hookTypes.js';
 import { CHANGE_EVENTS, HOOK_DELIVERIES, SEQUENCES, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
 import { fieldPicker, type Picker } from '../store/common/compiledLiteral.js';
 import { type Condition, type Doc, type NumberingCounter, type Store, UniqueConflict } from '../store/types.js';
+import { newId } from './prepareWrite.js';
 
 /** The counter row of the event log (a fixed id: every instance finds the same row). */
 const EVENT_SEQUENCE_ID = '000000000000000000000001';

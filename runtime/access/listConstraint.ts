@@ -1,10 +1,10 @@
-import { andWhere } from '../access/accessFor.js';
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import type { Caller } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { EntityModel } from '../model/types.js';
 import type { TrashView } from '../query/listQuery.js';
 import { NOT_TRASHED, TRASHED } from '../store/trashStore.js';
 import type { Where } from '../store/types.js';
+import { andWhere } from './accessFor.js';
 import { scopeFor } from './requireAccess.js';
 
 const NOT_ARCHIVED: Where = { field: 'archivedAt', op: 'exists', value: false };

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type MemoryContext, memoryContext } from '../../test/support/memoryContext.js';
-import { SYSTEM_CALLER } from '../access/caller.js';
+import { SYSTEM_CALLER } from '../context/caller.js';
 import { CHANGE_EVENTS, SEQUENCES } from '../model/collections.js';
 import { appendEvents, lastEventSeq, oldestEventSeq, pruneEvents } from './eventLog.js';
 

@@ -1,5 +1,5 @@
-import type { RepositoryScope } from '../context.js';
-import type { Registry } from '../defineRegistry.js';
+import type { Registry } from '../context/defineRegistry.js';
+import type { RepositoryScope } from '../context/runtimeContext.js';
 import { ApiError } from '../errors/apiError.js';
 import type { RepositoryWriter } from '../repository.js';
 import type { Where } from '../store/types.js';

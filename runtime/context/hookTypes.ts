@@ -1,4 +1,4 @@
-import type { Caller } from '../access/caller.js';
+import type { Caller } from './caller.js';
 
 /** The write paths that run hooks; a hook can tell them apart by `operation`. */
 export type WriteOperation =

@@ -1,4 +1,4 @@
-import type { Caller } from '../access/caller.js';
+import type { Caller } from '../context/caller.js';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError } from '../errors/apiError.js';
 import { CONTENT_STATUS_MOVES } from '../model/contentStatus.js';

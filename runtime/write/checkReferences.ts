@@ -1,10 +1,10 @@
 import { andWhere } from '../access/accessFor.js';
-import type { Caller } from '../access/caller.js';
-import type { RuntimeContext } from '../context.js';
+import { scopeFor } from '../access/requireAccess.js';
+import type { Caller } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, newDetails } from '../errors/apiError.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Where } from '../store/types.js';
-import { scopeFor } from './requireAccess.js';
 
 /** Ids looked up per query. */
 const CHUNK = 500;

@@ -1,9 +1,8 @@
-import type { RepositoryScope } from '../context.js';
-import { applyReferentialActions } from '../entities/referentialActions.js';
-import { writeWithHistory } from '../history/writeWithHistory.js';
+import type { WriteOperation } from '../context/hookTypes.js';
+import type { RepositoryScope } from '../context/runtimeContext.js';
 import type { RepositoryWriter } from '../repository.js';
 import type { Doc } from '../store/types.js';
-import type { WriteOperation } from './hookTypes.js';
+import { applyReferentialActions } from './referentialActions.js';
 import {
   HookFailed,
   MAX_HOOK_DEPTH,
@@ -12,6 +11,7 @@ import {
   runBeforeUpdate,
   type WriteScope,
 } from './runHooks.js';
+import { writeWithHistory } from './writeWithHistory.js';
 
 /**
  * Repository writes as the runtime hands them out: each runs the entity's before-hooks, then the
@@ -27,7 +27,7 @@ export function repositoryWriter(scopeOf: () => RepositoryScope): RepositoryWrit
   const write = async <T>(
     plural: string,
     operation: WriteOperation,
-    run: (scope: WriteScope) => Promise<{ result: T; changes: import('../history/recordChange.js').Change[] }>,
+    run: (scope: WriteScope) => Promise<{ result: T; changes: import('./recordChange.js').Change[] }>,
   ): Promise<T> => {
     const base = scopeOf();
     if (base.depth > MAX_HOOK_DEPTH) {

@@ -1,6 +1,6 @@
-import type { EntityRules, RuntimeContext } from '../context.js';
+import type { EntityRules, RuntimeContext } from './runtimeContext.js';
 
-export type { EntityRules, EntityRulesTable } from '../context.js';
+export type { EntityRules, EntityRulesTable } from './runtimeContext.js';
 
 /** The rules of one entity, if it has any. */
 export function rulesFor(ctx: RuntimeContext, plural: string): EntityRules | undefined {

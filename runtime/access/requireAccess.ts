@@ -1,10 +1,5 @@
-import { accessFor, andWhere } from '../access/accessFor.js';
-import { type Caller, isAnonymous } from '../access/caller.js';
-import { grantedIds } from '../access/grants.js';
-import { MAX_THROUGH_DEPTH } from '../access/permissionCondition.js';
-import { settleThroughFor } from '../access/settleThrough.js';
-import { tenantWhere } from '../access/tenancy.js';
-import type { RuntimeContext } from '../context.js';
+import { type Caller, isAnonymous } from '../context/caller.js';
+import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { Action, EntityModel } from '../model/types.js';
@@ -12,6 +7,11 @@ import { matchesWhere } from '../store/common/matchesWhere.js';
 import { hasThrough } from '../store/common/throughIds.js';
 import { NOT_TRASHED } from '../store/trashStore.js';
 import type { Doc, Store, Where } from '../store/types.js';
+import { accessFor, andWhere } from './accessFor.js';
+import { grantedIds } from './grants.js';
+import { MAX_THROUGH_DEPTH } from './permissionCondition.js';
+import { settleThroughFor } from './settleThrough.js';
+import { tenantWhere } from './tenancy.js';
 
 const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
 

@@ -1,10 +1,4 @@
-import {
-  FORMAT_PATTERNS,
-  ISO_DATE_PATTERN,
-  NON_BLANK_PATTERN,
-  OBJECT_ID_PATTERN,
-  URL_PATTERN,
-} from '../model/patterns.js';
+import { FORMAT_PATTERNS, ISO_DATE_PATTERN, NON_BLANK_PATTERN, OBJECT_ID_PATTERN, URL_PATTERN } from './patterns.js';
 
 /** The parts of an AJV error the runtime reads. */
 export interface ValidationIssue {

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { Caller } from './access/caller.js';
-import type { FieldCipher } from './crypto/fieldCipher.js';
-import type { Secrets } from './crypto/secrets.js';
+import type { FieldCipher } from '../crypto/fieldCipher.js';
+import type { Secrets } from '../crypto/secrets.js';
+import type { MediaFiles } from '../files/mediaFiles.js';
+import type { Doc, Store } from '../store/types.js';
+import type { Caller } from './caller.js';
 import type { Registry } from './defineRegistry.js';
-import type { HookTable } from './hooks/hookTypes.js';
-import type { MediaFiles } from './media/mediaFiles.js';
-import type { Doc, Store } from './store/types.js';
+import type { HookTable } from './hookTypes.js';
 
 /**
  * What an entity adds to its writes: checks and values after validation and before the store,

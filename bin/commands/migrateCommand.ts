@@ -9,7 +9,7 @@ import { breakingChanges } from '../../generator/model/diffModels.js';
 import { readInputs } from '../../generator/readInputs.js';
 import { SYSTEM_CALLER } from '../../runtime/context/caller.js';
 import { applyMigrations, type MigrationScript } from '../../runtime/migrations/applyMigrations.js';
-import { repositoryWriter } from '../../runtime/write/repositoryWriter.js';
+import { repositoryWriter } from '../../runtime/write/writePipeline.js';
 import { commandContext, openCommandStore } from './commandContext.js';
 import { reportFailure } from './reportFailure.js';
 import { loadGenerated } from './serveCommand.js';

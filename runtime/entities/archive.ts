@@ -5,8 +5,7 @@ import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import type { Doc } from '../store/types.js';
 import { encryptFields, normalizeDates } from '../write/prepareWrite.js';
-import { runBeforeUpdate, writeScope } from '../write/runHooks.js';
-import { writeWithHistory } from '../write/writeWithHistory.js';
+import { runWrite } from '../write/writePipeline.js';
 import { presentRecord } from './presentRecord.js';
 
 export interface ArchiveInput {
@@ -37,20 +36,26 @@ async function moveArchiveState(
   if (move === 'archive' && archived)
     throw new ApiError('UNPROCESSABLE_ENTITY', `This ${model.name} is already archived`);
   if (move === 'restore' && !archived) throw new ApiError('UNPROCESSABLE_ENTITY', `This ${model.name} is not archived`);
-  const now = ctx.now().toISOString();
-  const updated = await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
-    // beforeUpdate sees an empty patch with operation archive/restore; it may refuse, or add changes.
-    const scope = writeScope({ ...ctx, store }, caller, new Date(now), move);
-    const patch = await runBeforeUpdate(scope, plural, id, {}, doc);
-    const extra = encryptFields(model, normalizeDates(model, patch), ctx.cipher);
-    const after = await store.update(
-      plural,
-      id,
-      { ...extra, archivedAt: move === 'archive' ? now : null, updatedAt: now },
-      where,
-    );
-    if (!after) throw notFound(model.name);
-    return { result: after, changes: [{ changeType: move, before: doc, after }] };
+  const updated = await runWrite({
+    ctx,
+    entity: model,
+    caller,
+    operation: move,
+    changeReason,
+    write: async ({ store, now, beforeUpdate }) => {
+      // beforeUpdate sees an empty patch with operation archive/restore; it may refuse, or add changes.
+      const patch = await beforeUpdate(id, {}, doc);
+      const extra = encryptFields(model, normalizeDates(model, patch), ctx.cipher);
+      const at = now.toISOString();
+      const after = await store.update(
+        plural,
+        id,
+        { ...extra, archivedAt: move === 'archive' ? at : null, updatedAt: at },
+        where,
+      );
+      if (!after) throw notFound(model.name);
+      return { result: after, changes: [{ changeType: move, before: doc, after }] };
+    },
   });
   return presentRecord(model, updated);
 }

@@ -2,16 +2,12 @@ import { creationRule, requireCreatable, scopeFor } from '../access/requireAcces
 import { tenantForCreate } from '../access/tenancy.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
-import { rulesFor } from '../context/entityRules.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import type { Doc } from '../store/types.js';
-import { checkReferences } from '../write/checkReferences.js';
 import { buildNewRecord, newRecordValues, validateBody } from '../write/createRecord.js';
 import { resolveMacros } from '../write/prepareWrite.js';
-import { runBeforeCreate, writeScope } from '../write/runHooks.js';
-import { storeWrite } from '../write/storeWrite.js';
-import { writeWithHistory } from '../write/writeWithHistory.js';
+import { runWrite } from '../write/writePipeline.js';
 import { writtenIn } from './localize.js';
 import { presentRecord } from './presentRecord.js';
 
@@ -46,26 +42,23 @@ export async function bulkCreateOperation({
   if (Object.keys(details).length > 0) throw validationError(details);
   if (model.ownership === 'owned' && !caller.user)
     throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
-  await checkReferences(
+  const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
+  const created = await runWrite({
     ctx,
+    entity: model,
     caller,
-    model,
-    items.map((item, i) => ({
+    operation: 'create',
+    changeReason,
+    references: items.map((item, i) => ({
       values: resolveMacros(item as Record<string, unknown>, caller, ctx.now()),
       prefix: `items.${i}.`,
     })),
-  );
-  const rules = rulesFor(ctx, plural);
-  for (const item of items) await rules?.beforeCreate?.(ctx, caller, item as Record<string, unknown>);
-  const now = ctx.now();
-  const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
-  const created = await storeWrite(model, () =>
-    writeWithHistory(ctx, model, caller, changeReason, async (store) => {
-      const scope = writeScope({ ...ctx, store }, caller, now, 'create');
+    rule: { create: items as Record<string, unknown>[] },
+    write: async ({ store, now, beforeCreate }) => {
       const docs: Doc[] = [];
       for (const [i, item] of items.entries()) {
         const values = await underItem(i, () =>
-          runBeforeCreate(scope, plural, newRecordValues(model, item as Record<string, unknown>, caller, now)),
+          beforeCreate(newRecordValues(model, item as Record<string, unknown>, caller, now)),
         );
         const doc = buildNewRecord(model, values, caller, ctx, now, tenantId);
         await underItem(i, () => requireCreatable(store, model, rule, doc));
@@ -76,8 +69,8 @@ export async function bulkCreateOperation({
         result: inserted,
         changes: inserted.map((after) => ({ changeType: 'create' as const, after, fresh: true })),
       };
-    }),
-  );
+    },
+  });
   return { items: created.map((doc) => presentRecord(model, doc)), count: created.length };
 }
 

@@ -2,16 +2,12 @@ import { creationRule, requireCreatable, scopeFor } from '../access/requireAcces
 import { tenantForCreate } from '../access/tenancy.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
-import { rulesFor } from '../context/entityRules.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError } from '../errors/apiError.js';
 import type { Doc } from '../store/types.js';
-import { checkReferences } from '../write/checkReferences.js';
 import { buildNewRecord, newRecordValues, requireValid } from '../write/createRecord.js';
 import { resolveMacros } from '../write/prepareWrite.js';
-import { runBeforeCreate, writeScope } from '../write/runHooks.js';
-import { storeWrite } from '../write/storeWrite.js';
-import { writeWithHistory } from '../write/writeWithHistory.js';
+import { runWrite } from '../write/writePipeline.js';
 import { writtenIn } from './localize.js';
 import { presentRecord } from './presentRecord.js';
 
@@ -46,21 +42,24 @@ export async function createOperation({
   const input = requireValid(validators.create, writtenIn(ctx, model, body, locale));
   if (model.ownership === 'owned' && !caller.user)
     throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
-  await checkReferences(ctx, caller, model, [{ values: resolveMacros(input, caller, ctx.now()) }]);
-  await rulesFor(ctx, plural)?.beforeCreate?.(ctx, caller, input);
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
-  const now = ctx.now();
-  const created = await storeWrite(model, () =>
-    writeWithHistory(ctx, model, caller, changeReason, async (store) => {
-      const scope = writeScope({ ...ctx, store }, caller, now, 'create');
-      const values = await runBeforeCreate(scope, plural, newRecordValues(model, input, caller, now));
+  const created = await runWrite({
+    ctx,
+    entity: model,
+    caller,
+    operation: 'create',
+    changeReason,
+    references: [{ values: resolveMacros(input, caller, ctx.now()) }],
+    rule: { create: [input] },
+    write: async ({ store, now, beforeCreate }) => {
+      const values = await beforeCreate(newRecordValues(model, input, caller, now));
       const doc = buildNewRecord(model, values, caller, ctx, now, tenantId);
       if (id) doc.id = id;
       if (serverFields) Object.assign(doc, serverFields(doc));
       await requireCreatable(store, model, rule, doc);
       const after = await store.insert(plural, doc);
       return { result: after, changes: [{ changeType: 'create', after, fresh: true }] };
-    }),
-  );
+    },
+  });
   return presentRecord(model, created);
 }

@@ -7,8 +7,7 @@ import type { EntityModel } from '../model/types.js';
 import { type Doc, ValueOutOfRange } from '../store/types.js';
 import { requireValid } from '../write/createRecord.js';
 import { encryptFields, normalizeDates } from '../write/prepareWrite.js';
-import { runBeforeUpdate, writeScope } from '../write/runHooks.js';
-import { writeWithHistory } from '../write/writeWithHistory.js';
+import { runWrite } from '../write/writePipeline.js';
 import { presentRecord } from './presentRecord.js';
 
 export interface IncrementOperationInput {
@@ -37,23 +36,31 @@ export async function incrementOperation({
   const { where } = await findWritable(ctx, model, id, caller, 'edit');
   const amounts = requireValid(validators.increment, body) as Record<string, number>;
   try {
+    // Always in a transaction: a result out of range or bounds rolls the increment back.
     const updated = await ctx.store.transaction((tx) =>
-      writeWithHistory({ ...ctx, store: tx }, model, caller, changeReason, async (store) => {
-        const now = ctx.now();
-        const before = (await store.get(plural, id)) ?? undefined;
-        let after = await store.increment(plural, id, amounts, { updatedAt: now.toISOString() }, where);
-        if (!after) throw notFound(model.name);
-        refuseOutOfRange(model, amounts, after);
-        refuseOutOfBounds(model, amounts, after);
-        // beforeUpdate sees the resulting values; a change it returns is written in the same transaction.
-        const resulting = Object.fromEntries(Object.keys(amounts).map((name) => [name, after![name]]));
-        const scope = writeScope({ ...ctx, store }, caller, now, 'increment');
-        const patch = await runBeforeUpdate(scope, plural, id, resulting, before ?? after);
-        const changed = Object.fromEntries(Object.entries(patch).filter(([name, value]) => resulting[name] !== value));
-        if (Object.keys(changed).length > 0) {
-          after = (await store.update(plural, id, encryptFields(model, normalizeDates(model, changed), ctx.cipher)))!;
-        }
-        return { result: after, changes: [{ changeType: 'update', event: 'incremented', before, after }] };
+      runWrite({
+        ctx: { ...ctx, store: tx },
+        entity: model,
+        caller,
+        operation: 'increment',
+        changeReason,
+        write: async ({ store, now, beforeUpdate }) => {
+          const before = (await store.get(plural, id)) ?? undefined;
+          let after = await store.increment(plural, id, amounts, { updatedAt: now.toISOString() }, where);
+          if (!after) throw notFound(model.name);
+          refuseOutOfRange(model, amounts, after);
+          refuseOutOfBounds(model, amounts, after);
+          // beforeUpdate sees the resulting values; a change it returns is written in the same transaction.
+          const resulting = Object.fromEntries(Object.keys(amounts).map((name) => [name, after![name]]));
+          const patch = await beforeUpdate(id, resulting, before ?? after);
+          const changed = Object.fromEntries(
+            Object.entries(patch).filter(([name, value]) => resulting[name] !== value),
+          );
+          if (Object.keys(changed).length > 0) {
+            after = (await store.update(plural, id, encryptFields(model, normalizeDates(model, changed), ctx.cipher)))!;
+          }
+          return { result: after, changes: [{ changeType: 'update', event: 'incremented', before, after }] };
+        },
       }),
     );
     return presentRecord(model, updated);

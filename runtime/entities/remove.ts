@@ -1,7 +1,6 @@
 import { findWritable } from '../access/requireAccess.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
-import { rulesFor } from '../context/entityRules.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { deleteForGood, deletePermanentlyOperation, trashOperation } from './trash.js';
 
@@ -24,8 +23,6 @@ export async function removeOperation(input: RemoveInput): Promise<{ id: string;
   const { model } = entityOf(ctx, plural);
   if (model.trash) return permanent ? deletePermanentlyOperation(input) : trashOperation(input);
   const { doc, where } = await findWritable(ctx, model, id, caller, 'delete');
-  await rulesFor(ctx, plural)?.beforeRemove?.(ctx, caller, doc);
-  const removed = await deleteForGood(ctx, model, caller, doc, where, changeReason);
-  rulesFor(ctx, plural)?.afterRemove?.(removed);
+  await deleteForGood(ctx, model, caller, doc, where, changeReason);
   return { id, deleted: true };
 }

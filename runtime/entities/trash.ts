@@ -2,17 +2,13 @@ import { findWritable } from '../access/requireAccess.js';
 import { parseDuration } from '../config/runtimeConfig.js';
 import { type Caller, SYSTEM_CALLER } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
-import { rulesFor } from '../context/entityRules.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import type { EntityModel } from '../model/types.js';
 import { seeingTrash, TRASHED } from '../store/trashStore.js';
 import type { Doc, Store } from '../store/types.js';
 import { encryptFields, normalizeDates } from '../write/prepareWrite.js';
-import { applyReferentialActions } from '../write/referentialActions.js';
-import { nested, repositoryWriter } from '../write/repositoryWriter.js';
-import { runBeforeDelete, runBeforeUpdate, writeScope } from '../write/runHooks.js';
-import { writeWithHistory } from '../write/writeWithHistory.js';
+import { runWrite } from '../write/writePipeline.js';
 import { presentRecord } from './presentRecord.js';
 
 export interface TrashInput {
@@ -42,13 +38,20 @@ export async function trashOperation({
 }: TrashInput): Promise<{ id: string; deleted: true; trashed: true }> {
   const { model } = entityOf(ctx, plural);
   const { doc, where } = await findWritable(ctx, model, id, caller, 'delete');
-  await rulesFor(ctx, plural)?.beforeRemove?.(ctx, caller, doc);
-  const now = ctx.now();
-  await writeWithHistory(ctx, model, caller, changeReason, async (store) => {
-    await runBeforeDelete(writeScope({ ...ctx, store }, caller, now, 'trash'), plural, id, doc);
-    const after = await store.update(plural, id, { trashedAt: now.toISOString(), updatedAt: now.toISOString() }, where);
-    if (!after) throw notFound(model.name);
-    return { result: after, changes: [{ changeType: 'trash', before: doc, after }] };
+  await runWrite({
+    ctx,
+    entity: model,
+    caller,
+    operation: 'trash',
+    changeReason,
+    rule: { trash: doc },
+    write: async ({ store, now, beforeDelete }) => {
+      await beforeDelete(id, doc);
+      const at = now.toISOString();
+      const after = await store.update(plural, id, { trashedAt: at, updatedAt: at }, where);
+      if (!after) throw notFound(model.name);
+      return { result: after, changes: [{ changeType: 'trash', before: doc, after }] };
+    },
   });
   return { id, deleted: true, trashed: true };
 }
@@ -63,28 +66,35 @@ export async function restoreFromTrashOperation({ ctx, plural, id, caller, chang
   const { doc, where } = await findWritable(seeingTrashContext(ctx), model, id, caller, 'delete');
   if (doc.trashedAt === null || doc.trashedAt === undefined)
     throw new ApiError('NOT_FOUND', `This ${model.name} is not in the trash`);
-  const now = ctx.now();
-  const restored = await writeWithHistory(ctx, model, caller, changeReason, async (tx) => {
-    // beforeUpdate sees an empty patch with operation untrash; it may refuse, or add changes.
-    const patch = await runBeforeUpdate(writeScope({ ...ctx, store: tx }, caller, now, 'untrash'), plural, id, {}, doc);
-    const extra = encryptFields(model, normalizeDates(model, patch), ctx.cipher);
-    const after = await seeingTrash(tx).update(
-      plural,
-      id,
-      { ...extra, trashedAt: null, updatedAt: now.toISOString() },
-      { and: [TRASHED, ...(where ? [where] : [])] },
-    );
-    if (!after) throw notFound(model.name);
-    return { result: after, changes: [{ changeType: 'untrash', before: doc, after }] };
+  const restored = await runWrite({
+    ctx,
+    entity: model,
+    caller,
+    operation: 'untrash',
+    changeReason,
+    write: async ({ store, now, beforeUpdate }) => {
+      // beforeUpdate sees an empty patch with operation untrash; it may refuse, or add changes.
+      const patch = await beforeUpdate(id, {}, doc);
+      const extra = encryptFields(model, normalizeDates(model, patch), ctx.cipher);
+      const after = await seeingTrash(store).update(
+        plural,
+        id,
+        { ...extra, trashedAt: null, updatedAt: now.toISOString() },
+        { and: [TRASHED, ...(where ? [where] : [])] },
+      );
+      if (!after) throw notFound(model.name);
+      return { result: after, changes: [{ changeType: 'untrash', before: doc, after }] };
+    },
   });
   return presentRecord(model, restored);
 }
 
 /**
  * Deletes one record for good, in the trash or not (DELETE, DELETE ?permanent=true, the purge):
- * its references' `onDelete` actions apply (restrict refuses with 409), before-delete hooks run,
- * history and the event log say `deleted`. `where` repeats the caller's permission in the write.
- * Answers the record as the delete's transaction last read it.
+ * the features' rules for a delete hold, its references' `onDelete` actions apply (restrict
+ * refuses with 409), before-delete hooks run, history and the event log say `deleted`. `where`
+ * repeats the caller's permission in the write. Answers the record as the delete's transaction
+ * last read it.
  */
 export async function deleteForGood(
   ctx: RuntimeContext,
@@ -94,15 +104,22 @@ export async function deleteForGood(
   where: Parameters<Store['remove']>[2],
   changeReason: string | undefined,
 ): Promise<Doc> {
-  return writeWithHistory(ctx, model, caller, changeReason, async (tx) => {
-    const store = seeingTrash(tx);
-    const before = (await store.get(model.plural, doc.id)) ?? doc;
-    // Hooks and referential actions see the rest of the data as requests do: trashed records hidden.
-    const scope = writeScope({ ...ctx, store: tx }, caller, ctx.now(), 'delete');
-    await runBeforeDelete(scope, model.plural, doc.id, before);
-    await applyReferentialActions(scope, repositoryWriter(nested(scope, model.plural)), model.plural, doc.id);
-    if (!(await store.remove(model.plural, doc.id, where))) throw notFound(model.name);
-    return { result: before, changes: [{ changeType: 'delete', before }] };
+  return runWrite({
+    ctx,
+    entity: model,
+    caller,
+    operation: 'delete',
+    changeReason,
+    rule: { remove: doc },
+    write: async (step) => {
+      const store = seeingTrash(step.store);
+      const before = (await store.get(model.plural, doc.id)) ?? doc;
+      // Hooks and referential actions see the rest of the data as requests do: trashed records hidden.
+      await step.beforeDelete(doc.id, before);
+      await step.referentialActions(doc.id);
+      if (!(await store.remove(model.plural, doc.id, where))) throw notFound(model.name);
+      return { result: before, changes: [{ changeType: 'delete', before }] };
+    },
   });
 }
 
@@ -116,9 +133,7 @@ export async function deletePermanentlyOperation({
 }: TrashInput): Promise<{ id: string; deleted: true }> {
   const { model } = entityOf(ctx, plural);
   const { doc, where } = await findWritable(seeingTrashContext(ctx), model, id, caller, 'purge');
-  await rulesFor(ctx, plural)?.beforeRemove?.(ctx, caller, doc);
-  const removed = await deleteForGood(ctx, model, caller, doc, where, changeReason);
-  rulesFor(ctx, plural)?.afterRemove?.(removed);
+  await deleteForGood(ctx, model, caller, doc, where, changeReason);
   return { id, deleted: true };
 }
 
@@ -153,8 +168,7 @@ export async function purgeTrash(ctx: RuntimeContext, signal?: AbortSignal): Pro
     for (const doc of due) {
       if (signal?.aborted) return outcome;
       try {
-        const removed = await deleteForGood(ctx, model, SYSTEM_CALLER, doc, TRASHED, 'trash retention ended');
-        rulesFor(ctx, model.plural)?.afterRemove?.(removed);
+        await deleteForGood(ctx, model, SYSTEM_CALLER, doc, TRASHED, 'trash retention ended');
         outcome.purged += 1;
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;

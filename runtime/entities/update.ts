@@ -1,16 +1,12 @@
 import { findWritable } from '../access/requireAccess.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
-import { rulesFor } from '../context/entityRules.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { notFound } from '../errors/apiError.js';
 import type { Doc } from '../store/types.js';
-import { checkReferences } from '../write/checkReferences.js';
 import { requireValid } from '../write/createRecord.js';
 import { applyContentStatus, copyValues, encryptFields, normalizeDates, resolveMacros } from '../write/prepareWrite.js';
-import { runBeforeUpdate, writeScope } from '../write/runHooks.js';
-import { storeWrite } from '../write/storeWrite.js';
-import { writeWithHistory } from '../write/writeWithHistory.js';
+import { runWrite } from '../write/writePipeline.js';
 import { writtenIn } from './localize.js';
 import { presentRecord } from './presentRecord.js';
 
@@ -38,14 +34,17 @@ export async function updateOperation({
   const { model, validators } = entityOf(ctx, plural);
   const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
   const input = requireValid(validators.update, writtenIn(ctx, model, body, locale));
-  await checkReferences(ctx, caller, model, [{ values: resolveMacros(input, caller, ctx.now()) }]);
-  await rulesFor(ctx, plural)?.beforeUpdate?.(ctx, caller, current, input);
-  const now = ctx.now();
-  const updated = await storeWrite(model, () =>
-    writeWithHistory(ctx, model, caller, changeReason, async (store) => {
+  const updated = await runWrite({
+    ctx,
+    entity: model,
+    caller,
+    operation: 'update',
+    changeReason,
+    references: [{ values: resolveMacros(input, caller, ctx.now()) }],
+    rule: { update: { current, values: input } },
+    write: async ({ store, now, beforeUpdate }) => {
       const before = (await store.get(plural, id)) ?? current;
-      const scope = writeScope({ ...ctx, store }, caller, now, 'update');
-      const patch = await runBeforeUpdate(scope, plural, id, resolveMacros(input, caller, now), before);
+      const patch = await beforeUpdate(id, resolveMacros(input, caller, now), before);
       let values = applyContentStatus(model, patch, before, now);
       values = encryptFields(model, normalizeDates(model, values), ctx.cipher);
       const after = await store.update(
@@ -56,7 +55,7 @@ export async function updateOperation({
       );
       if (!after) throw notFound(model.name);
       return { result: after, changes: [{ changeType: 'update', before, after }] };
-    }),
-  );
+    },
+  });
   return presentRecord(model, updated);
 }

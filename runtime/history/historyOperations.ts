@@ -1,7 +1,6 @@
 import { findWritable } from '../access/requireAccess.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
-import { rulesFor } from '../context/entityRules.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ENCRYPTED_PLACEHOLDER } from '../crypto/fieldCipher.js';
 import { sealValue } from '../crypto/signedToken.js';
@@ -10,11 +9,9 @@ import { ApiError, notFound } from '../errors/apiError.js';
 import { AUDIT_LOGS, ENTITY_VERSIONS, FIELD_CHANGES } from '../model/collections.js';
 import type { EntityModel, FieldModel } from '../model/types.js';
 import type { Doc, Where } from '../store/types.js';
-import { checkReferences } from '../write/checkReferences.js';
 import { applyContentStatus, copyValues } from '../write/prepareWrite.js';
 import { valueAt } from '../write/recordChange.js';
-import { runBeforeUpdate, writeScope } from '../write/runHooks.js';
-import { writeWithHistory } from '../write/writeWithHistory.js';
+import { runWrite } from '../write/writePipeline.js';
 import { ofRecord, requireHistoryAccess } from './historyAccess.js';
 
 export interface HistoryPage {
@@ -214,19 +211,18 @@ export async function revertToVersion(
         f.localized ? everyLocale(f.localized.locales, snapshot[f.name]) : (snapshot[f.name] ?? null),
       ]),
   );
-  // The references it brings back must be ones the caller may see now, as for PATCH.
-  await checkReferences(ctx, caller, model, [{ values: restored }]);
-  // A revert is an update: the entity's rules and the content status moves hold as for PATCH.
-  await rulesFor(ctx, plural)?.beforeUpdate?.(ctx, caller, current, restored);
-  const now = ctx.now();
-  const entity = await writeWithHistory(
+  // A revert is an update: the references it brings back must be ones the caller may see now,
+  // and the entity's rules and the content status moves hold, as for PATCH.
+  const entity = await runWrite({
     ctx,
-    model,
+    entity: model,
     caller,
-    changeReason ?? `Reverted to version ${version}`,
-    async (store) => {
-      const scope = writeScope({ ...ctx, store }, caller, now, 'revert');
-      const patch = await runBeforeUpdate(scope, plural, id, restored, current);
+    operation: 'revert',
+    changeReason: changeReason ?? `Reverted to version ${version}`,
+    references: [{ values: restored }],
+    rule: { update: { current, values: restored } },
+    write: async ({ store, now, beforeUpdate }) => {
+      const patch = await beforeUpdate(id, restored, current);
       const set = applyContentStatus(model, patch, current, now);
       const after = await store.update(
         plural,
@@ -237,7 +233,7 @@ export async function revertToVersion(
       if (!after) throw notFound(model.name);
       return { result: after, changes: [{ changeType: 'update', event: 'reverted', before: current, after }] };
     },
-  );
+  });
   const [latest] = await ctx.store.find(ENTITY_VERSIONS, {
     where: ofRecord(model, id),
     sort: [{ field: 'version', direction: 'desc' }],

@@ -7,12 +7,9 @@ import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { EntityModel } from '../model/types.js';
 import type { CompiledValidator } from '../model/validationDetails.js';
 import { type Doc, type Store, UniqueConflict } from '../store/types.js';
-import { checkReferences } from '../write/checkReferences.js';
 import { buildNewRecord, newRecordValues, validateBody } from '../write/createRecord.js';
-import { appendEvents } from '../write/eventLog.js';
 import { newId } from '../write/prepareWrite.js';
-import { hasHistory, recordChange } from '../write/recordChange.js';
-import { runBeforeCreate, writeScope } from '../write/runHooks.js';
+import { runWrite } from '../write/writePipeline.js';
 
 /** One record of the file, or why its line could not be read. */
 export type SourceLine = { line: number; values: Record<string, unknown> } | { line: number; error: string };
@@ -228,63 +225,67 @@ function prepare(options: ImportOptions, source: SourceLine): Prepared | { line:
   return { line: source.line, body, kept };
 }
 
-/** One batch in the caller's transaction: references, hooks, the records, their history and events. */
+/**
+ * One batch in the caller's transaction, through the write's stages as the system: references,
+ * hooks (with --hooks), the records, their history (changed by `import`) and, with hooks, events.
+ */
 async function writeBatch(options: ImportOptions, tx: Store, rows: Prepared[]): Promise<number> {
   const { entity } = options;
   const ctx = { ...options.ctx, store: tx };
   try {
-    await checkReferences(
+    return await runWrite({
       ctx,
-      SYSTEM_CALLER,
       entity,
-      rows.map((row, i) => ({ values: row.body, prefix: `${i}:` })),
-    );
+      caller: SYSTEM_CALLER,
+      operation: 'create',
+      references: rows.map((row, i) => ({ values: row.body, prefix: `${i}:` })),
+      changedBy: 'import',
+      logged: options.hooks === true,
+      write: async ({ store, now, beforeCreate }) => {
+        const docs: Doc[] = [];
+        for (const row of rows) {
+          const owner = row.kept.ownerId ?? options.owner;
+          const caller = owner ? { ...SYSTEM_CALLER, user: { id: owner, email: '', displayName: '' } } : SYSTEM_CALLER;
+          let values = newRecordValues(entity, row.body, caller, now);
+          if (options.hooks) values = await beforeCreate(values);
+          const doc = buildNewRecord(entity, values, caller, ctx, now, row.kept.tenantId ?? null);
+          const id = options.ids === 'new' ? newId() : (row.kept.id ?? doc.id);
+          if (options.ids === 'new') options.onIdMapped?.(row.kept.id, id, row.line);
+          doc.id = id;
+          if (row.kept.createdAt) doc.createdAt = new Date(row.kept.createdAt).toISOString();
+          if (row.kept.updatedAt) doc.updatedAt = new Date(row.kept.updatedAt).toISOString();
+          docs.push(doc);
+        }
+        const inserted = await insertBatch(options, store, rows, docs);
+        return {
+          result: inserted.length,
+          changes: inserted.map((after) => ({ changeType: 'create' as const, after, fresh: true })),
+        };
+      },
+    });
   } catch (error) {
-    if (!(error instanceof ApiError) || !error.details) throw error;
+    if (!(error instanceof ApiError) || !error.details || error.code !== 'UNPROCESSABLE_ENTITY') throw error;
+    // A reference the batch names that does not exist: the line and field it stands on.
     const [first] = Object.entries(error.details);
     const [index, field] = first[0].split(':');
+    if (field === undefined || rows[Number(index)] === undefined) throw error;
     throw new LineRefused(rows[Number(index)].line, `${field}: ${first[1]}`);
   }
-  const now = ctx.now();
-  const scope = writeScope(ctx, SYSTEM_CALLER, now, 'create');
-  const docs: Doc[] = [];
-  for (const row of rows) {
-    const owner = row.kept.ownerId ?? options.owner;
-    const caller = owner ? { ...SYSTEM_CALLER, user: { id: owner, email: '', displayName: '' } } : SYSTEM_CALLER;
-    let values = newRecordValues(entity, row.body, caller, now);
-    if (options.hooks) values = await runBeforeCreate(scope, entity.plural, values);
-    const doc = buildNewRecord(entity, values, caller, ctx, now, row.kept.tenantId ?? null);
-    const id = options.ids === 'new' ? newId() : (row.kept.id ?? doc.id);
-    if (options.ids === 'new') options.onIdMapped?.(row.kept.id, id, row.line);
-    doc.id = id;
-    if (row.kept.createdAt) doc.createdAt = new Date(row.kept.createdAt).toISOString();
-    if (row.kept.updatedAt) doc.updatedAt = new Date(row.kept.updatedAt).toISOString();
-    docs.push(doc);
-  }
-  let inserted: Doc[];
+}
+
+/** The batch's records; a unique value already taken refuses the line that holds it. */
+async function insertBatch(options: ImportOptions, tx: Store, rows: Prepared[], docs: Doc[]): Promise<Doc[]> {
   try {
-    inserted = await tx.insertMany(entity.plural, docs);
+    return await tx.insertMany(options.entity.plural, docs);
   } catch (error) {
     if (error instanceof UniqueConflict && rows.length === 1) throw new LineRefused(rows[0].line, refusal(error));
     if (error instanceof UniqueConflict && !options.continueOnError) {
       // Which line: the first whose value is already taken or repeats an earlier one.
-      const line = await conflictingLine(tx, entity, rows, docs, error.field);
+      const line = await conflictingLine(tx, options.entity, rows, docs, error.field);
       throw new LineRefused(line, refusal(error));
     }
     throw error;
   }
-  const changes = inserted.map((after) => ({ changeType: 'create' as const, after, fresh: true }));
-  if (hasHistory(entity))
-    for (const change of changes) await recordChange(tx, ctx, entity, change, { changedBy: 'import' });
-  if (options.hooks)
-    await appendEvents(
-      tx,
-      entity,
-      changes.map((change) => ({ event: 'created', id: change.after.id, after: change.after })),
-      SYSTEM_CALLER,
-      now,
-    );
-  return inserted.length;
 }
 
 async function conflictingLine(

@@ -76,6 +76,16 @@ describe('layers', () => {
     expect(importCycles(admin)).toEqual([]);
   });
 
+  it('write through one pipeline: outside write/, nothing runs a write stage itself', () => {
+    const stage = /^runtime\/write\/(runHooks|storeWrite|checkReferences|referentialActions)\.ts$/;
+    const crossing = edges.filter(({ from, to }) => !from.startsWith('runtime/write/') && stage.test(to));
+    expect(crossing.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
+    const writing = sourceFiles(repoRoot, ['runtime', 'bin'])
+      .filter((file) => !file.startsWith('runtime/write/'))
+      .filter((file) => /\b(appendEvents|recordChange)\(/.test(readFileSync(join(repoRoot, file), 'utf8')));
+    expect(writing).toEqual([]);
+  });
+
   it('keep HTTP on top: only http/ and server/ import http/ (the generator reads the route declarations)', () => {
     const crossing = edges.filter(
       ({ from, to }) =>

@@ -14,7 +14,7 @@ import { sendTestMail } from '../../mail/testMail.js';
 import { withMediaCleanup } from '../../media/mediaCleanup.js';
 import { MEDIA_ASSETS } from '../../model/collections.js';
 import { ensureEventSequence } from '../../write/eventLog.js';
-import { repositoryWriter } from '../../write/repositoryWriter.js';
+import { repositoryWriter } from '../../write/writePipeline.js';
 import { featureRules } from '../featureRules.js';
 import type { Base } from './base.js';
 import type { Stores } from './store.js';

@@ -46,7 +46,13 @@ function whereFrom(diagnostics: readonly Diagnostic[]): string {
 /** Thrown by build when any input is invalid; carries every problem at once. */
 export class BuildFailure extends Error {
   readonly summary: string;
-  constructor(readonly diagnostics: Diagnostic[]) {
+  /**
+   * `outcome`: what the failure left undone, as the command says it after the summary.
+   */
+  constructor(
+    readonly diagnostics: Diagnostic[],
+    readonly outcome = 'nothing written',
+  ) {
     const summary = `${diagnostics.length} problem${diagnostics.length === 1 ? '' : 's'} in ${whereFrom(diagnostics)}`;
     super(`${summary}:\n${diagnostics.map(formatDiagnostic).join('\n')}`);
     this.summary = summary;

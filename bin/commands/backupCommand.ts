@@ -6,6 +6,7 @@ import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import { openFileStorage } from '../../runtime/files/mediaFiles.js';
 import { MEDIA_ASSETS } from '../../runtime/model/collections.js';
 import { DEFAULT_SQLITE_PATH, openStore, postgresTarget } from '../../runtime/store/openStore.js';
+import { checkConfigFile } from './checkConfigFile.js';
 import { openCommandStore } from './commandContext.js';
 import { progressLine } from './progressLine.js';
 import { reportFailure } from './reportFailure.js';
@@ -26,6 +27,7 @@ export interface RestoreOptions {
 export async function backupCommand(options: BackupOptions): Promise<void> {
   try {
     const root = resolve('.');
+    checkConfigFile(root, 'no backup taken');
     const registry = await loadRegistry(root, options.out);
     const config = loadRuntimeConfig(root, process.env);
     const keep = options.keep === undefined ? undefined : Number(options.keep);
@@ -74,6 +76,7 @@ export async function backupCommand(options: BackupOptions): Promise<void> {
 export async function restoreCommand(from: string, options: RestoreOptions): Promise<void> {
   try {
     const root = resolve('.');
+    checkConfigFile(root, 'nothing restored');
     const registry = await loadRegistry(root, options.out);
     const config = loadRuntimeConfig(root, process.env);
     const place = backupPlace(from, root, process.env);

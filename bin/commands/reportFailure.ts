@@ -5,7 +5,7 @@ import { referenceHint } from './referenceHint.js';
 export function reportFailure(error: unknown): void {
   if (error instanceof BuildFailure) {
     for (const diagnostic of error.diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
-    process.stderr.write(`entigen: ${error.summary}; nothing written\n`);
+    process.stderr.write(`entigen: ${error.summary}; ${error.outcome}\n`);
   } else {
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`entigen: ${message}\n`);

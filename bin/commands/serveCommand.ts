@@ -6,6 +6,7 @@ import type { JobHandler } from '../../runtime/jobs/scheduler.js';
 import type { RepositoryWriter } from '../../runtime/repository.js';
 import { startServer } from '../../runtime/server/startServer.js';
 import type { Store } from '../../runtime/store/types.js';
+import { checkConfigFile } from './checkConfigFile.js';
 import { importProjectModules, type LoadedFrom } from './projectModules.js';
 import { reportFailure } from './reportFailure.js';
 import { boundHeapGrowth } from './serverHeap.js';
@@ -79,6 +80,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     const port = options.port === undefined ? undefined : Number(options.port);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
       throw new Error(`--port must be an integer from 0 to 65535`);
+    checkConfigFile(root, 'the server did not start');
     const { generated, handlers, loaded } = await loadProject(
       root,
       options.out,

@@ -6,6 +6,7 @@ import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import type { RuntimeContext } from '../../runtime/context/runtimeContext.js';
 import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
 import { featureRules } from '../../runtime/server/featureRules.js';
+import { checkConfigFile } from './checkConfigFile.js';
 import { openCommandStore } from './commandContext.js';
 import { reportFailure } from './reportFailure.js';
 import { loadRegistry } from './serveCommand.js';
@@ -53,6 +54,7 @@ async function withStore(
 ): Promise<void> {
   try {
     const root = resolve('.');
+    checkConfigFile(root, 'nothing changed');
     const registry = await loadRegistry(root, out);
     const config = loadRuntimeConfig(root, process.env);
     const store = await openCommandStore(root, registry.model);

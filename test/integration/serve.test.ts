@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,5 +66,28 @@ describe('entigen serve', () => {
     await expect(serve({ DATABASE_URL: 'sqlite::memory:', HTTP_ADAPTER: 'koa' })).rejects.toThrow(
       /HTTP_ADAPTER \(server.adapter\) must be express or node, not "koa"\nentigen: see \S+\/docs\/reference\/environment\.md#server/,
     );
+  });
+
+  it('checks entigen.config.yaml against the build\'s schema first, naming each problem by file:line:col', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'entigen-serve-config-'));
+    const config = join(dir, 'entigen.config.yaml');
+    const run = () =>
+      spawnSync(process.execPath, [cliPath, 'serve', '--port', '0'], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, DATABASE_URL: 'sqlite::memory:' },
+      });
+    writeFileSync(config, 'version: 1\nserver:\n  port: "many"\n  colour: blue\n');
+    const refused = run();
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.split('\n')).toEqual([
+      'entigen.config.yaml:3:9 server.port: must be integer',
+      expect.stringMatching(/^entigen\.config\.yaml:4:3 server\.colour: unknown key; allowed: port, host/),
+      'entigen: 2 problems in entigen.config.yaml; the server did not start',
+      '',
+    ]);
+    // A config the schema takes goes on to the project (here: none built yet).
+    writeFileSync(config, 'version: 1\nserver:\n  port: 4000\n');
+    expect(run().stderr).toContain('generated/index.ts not found');
   });
 });

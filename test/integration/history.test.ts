@@ -21,6 +21,17 @@ const versions = (id: string, query = '', token = owner.token) =>
   server.call('GET', `/api/v1/articles/${id}/versions${query}`, { token });
 
 describe('full versioning', () => {
+  it('answers 409 naming the field when a revert brings back a unique value another record took', async () => {
+    const a = await create({ title: 'unique', body: 'b', sku: 'SKU-REVERT-1' });
+    await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, body: { sku: 'SKU-REVERT-2' } });
+    await create({ title: 'taker', body: 'b', sku: 'SKU-REVERT-1' });
+    const refused = await server.call('POST', `/api/v1/articles/${a.id}/revert/1`, { token: owner.token, body: {} });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'CONFLICT', details: { sku: 'must be unique' } });
+    const kept = await server.call('GET', `/api/v1/articles/${a.id}`, { token: owner.token });
+    expect(kept.body.data.sku).toBe('SKU-REVERT-2');
+  });
+
   it('reverts only along the content status moves PATCH allows', async () => {
     const a = await create({ title: 'status', body: 'b' });
     await server.call('PATCH', `/api/v1/articles/${a.id}`, { token: owner.token, body: { status: 'published' } });

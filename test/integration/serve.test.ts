@@ -68,7 +68,7 @@ describe('entigen serve', () => {
     );
   });
 
-  it('checks entigen.config.yaml against the build\'s schema first, naming each problem by file:line:col', () => {
+  it("checks entigen.config.yaml against the build's schema first, naming each problem by file:line:col", () => {
     const dir = mkdtempSync(join(tmpdir(), 'entigen-serve-config-'));
     const config = join(dir, 'entigen.config.yaml');
     const run = () =>

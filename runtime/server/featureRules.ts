@@ -1,8 +1,8 @@
-import { grantRules } from '../access/grantRules.js';
-import { tenantMembershipRules } from '../access/tenantMembershipRules.js';
 import type { RuntimeConfig } from '../config/runtimeConfig.js';
 import type { EntityRules, EntityRulesTable } from '../context/entityRules.js';
 import { deliveryRules, webhookRules } from '../events/webhooks/webhookRules.js';
+import { grantRules } from '../features/grants/grantRules.js';
+import { tenantMembershipRules } from '../features/tenancy/tenantMembershipRules.js';
 import { jobRules } from '../jobs/jobRules.js';
 import { mediaRules } from '../media/mediaRules.js';
 import {

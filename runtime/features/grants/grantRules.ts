@@ -1,12 +1,12 @@
-import type { Caller } from '../context/caller.js';
-import type { EntityRules } from '../context/entityRules.js';
-import type { RuntimeContext } from '../context/runtimeContext.js';
-import { ApiError, validationError } from '../errors/apiError.js';
-import { GRANTS, USERS } from '../model/collections.js';
-import type { Action, EntityModel } from '../model/types.js';
-import { andWhere } from './accessFor.js';
-import { findVisible, roleScope } from './requireAccess.js';
-import { tenantsOfUser, tenantWhere } from './tenancy.js';
+import { andWhere } from '../../access/accessFor.js';
+import { findVisible, roleScope } from '../../access/requireAccess.js';
+import { tenantsOfUser, tenantWhere } from '../../access/tenancy.js';
+import type { Caller } from '../../context/caller.js';
+import type { EntityRules } from '../../context/entityRules.js';
+import type { RuntimeContext } from '../../context/runtimeContext.js';
+import { ApiError, validationError } from '../../errors/apiError.js';
+import { GRANTS, USERS } from '../../model/collections.js';
+import type { Action, EntityModel } from '../../model/types.js';
 
 /**
  * A grant may be made by an admin or by whoever may edit the shared record by role, and hands

@@ -1,5 +1,5 @@
-import type { EntityRules } from '../context/entityRules.js';
-import { ApiError } from '../errors/apiError.js';
+import type { EntityRules } from '../../context/entityRules.js';
+import { ApiError } from '../../errors/apiError.js';
 
 const idsOf = (value: unknown): string[] =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];

@@ -22,7 +22,7 @@ export function spawnServer(env: Record<string, string>, cwd: string = repoRoot,
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 45_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
       const match = /"url":"(http:\/\/[^"]+)"/.exec(output);

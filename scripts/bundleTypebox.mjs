@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// After the compile: dist/runtime/http/api/typebox.js re-exports TypeBox's type builder from the
+// After the compile: dist/runtime/api/typebox.js re-exports TypeBox's type builder from the
 // package, some 200 ES modules that take over 100 ms of every start to load. esbuild bundles
 // what it uses into that one file instead (same export, some 15 ms). Without esbuild the
 // compiled re-export stays: slower to load, alike otherwise.
@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const file = join(root, 'dist', 'runtime', 'http', 'api', 'typebox.js');
+const file = join(root, 'dist', 'runtime', 'api', 'typebox.js');
 
 export async function bundleTypebox() {
   if (!existsSync(file)) return;

@@ -1,12 +1,12 @@
 // The shapes of the API answers the console reads, taken from the route declarations the server
-// validates and documents with (runtime/http/api/): one description, so they cannot drift apart.
+// validates and documents with (runtime/api/): one description, so they cannot drift apart.
 import type { Static } from '@sinclair/typebox';
-import type * as accounts from '../../runtime/http/api/accounts.js';
-import type * as auth from '../../runtime/http/api/auth.js';
-import type * as components from '../../runtime/http/api/components.js';
-import type * as features from '../../runtime/http/api/features.js';
-import type * as pages from '../../runtime/http/api/pages.js';
-import type { ResponseOf } from '../../runtime/http/api/route.js';
+import type * as accounts from '../../runtime/api/accounts.js';
+import type * as auth from '../../runtime/api/auth.js';
+import type * as components from '../../runtime/api/components.js';
+import type * as features from '../../runtime/api/features.js';
+import type * as pages from '../../runtime/api/pages.js';
+import type { ResponseOf } from '../../runtime/api/route.js';
 
 export type Me = Static<typeof auth.Me>;
 export type Session = Static<typeof auth.Session>;

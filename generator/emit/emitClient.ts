@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fixedRoutes, NAMED_SHAPES } from '../../runtime/http/api/index.js';
+import { fixedRoutes, NAMED_SHAPES } from '../../runtime/api/index.js';
 import { groupableFields, measurableFields } from '../../runtime/model/aggregateFields.js';
 import { entityRouteTable, incrementableFields } from '../../runtime/model/entityRoutes.js';
 import { operatorsFor } from '../../runtime/model/filterOperators.js';

@@ -1,4 +1,4 @@
-import type { AnyRoute } from '../../runtime/http/api/route.js';
+import type { AnyRoute } from '../../runtime/api/route.js';
 import type { AppModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
 import type { JsonSchema } from '../model/valueSchema.js';

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
+import { accounts } from '../api/index.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../auth/apiKeyOperations.js';
 import type { AuthContext } from '../auth/authContext.js';
-import { accounts } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { markSecretAnswer } from './idempotency.js';
 

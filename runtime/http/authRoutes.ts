@@ -1,6 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import { requireUser } from '../access/guards.js';
 import { labelledTenants, MAX_LISTED_TENANTS, tenantsOf } from '../access/tenancy.js';
+import { auth as api } from '../api/index.js';
 import {
   changePassword,
   createUser,
@@ -20,7 +21,6 @@ import { publicUser } from '../auth/users.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { metrics } from '../health/metrics.js';
 import type { Doc } from '../store/types.js';
-import { auth as api } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { markSecretAnswer } from './idempotency.js';
 import { answerSignIn } from './mfaRoutes.js';

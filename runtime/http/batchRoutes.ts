@@ -1,7 +1,7 @@
 import type { Router } from 'express';
+import { features } from '../api/index.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { batchOperation } from '../entities/batch.js';
-import { features } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { changeReason } from './entityRoutes.js';
 

@@ -1,5 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import { match } from 'path-to-regexp';
+import { auth as authApi, features, fixedRoutes, pages } from '../api/index.js';
+import { type AnyRoute, expressPath } from '../api/route.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { OAuth2Clients } from '../auth/oauth2.js';
 import { OidcClients } from '../auth/oidc.js';
@@ -16,8 +18,6 @@ import type { OperatorMetrics } from '../health/operatorMetrics.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import { MEDIA_ASSETS, SCHEDULED_JOBS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import { ADMIN_PATH, adminRoutes } from './adminRoutes.js';
-import { auth as authApi, features, fixedRoutes, pages } from './api/index.js';
-import { type AnyRoute, expressPath } from './api/route.js';
 import { API_KEYS_PATH, apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
 import { authRoutes } from './authRoutes.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { route } from '../api/route.js';
+import { Body, NonBlank, Nullable, Strings, Text, Type } from '../api/schemas.js';
 import type { Caller } from '../context/caller.js';
 import { ApiError } from '../errors/apiError.js';
-import { route } from './api/route.js';
-import { Body, NonBlank, Nullable, Strings, Text, Type } from './api/schemas.js';
 import { checkAccess, readBody, readQuery } from './declaredRouter.js';
 
 const example = route({

@@ -2,11 +2,11 @@ import type { TSchema } from '@sinclair/typebox';
 import AjvModule, { type ValidateFunction } from 'ajv';
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { requireAdmin, requirePermission, requireUser } from '../access/guards.js';
+import { type Access, type AnyRoute, type BodyOf, expressPath, type QueryOf, type ResponseOf } from '../api/route.js';
 import type { Caller } from '../context/caller.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import type { AppModel } from '../model/types.js';
 import { validationDetails } from '../model/validationDetails.js';
-import { type Access, type AnyRoute, type BodyOf, expressPath, type QueryOf, type ResponseOf } from './api/route.js';
 import { exactRouter } from './exactRouter.js';
 
 const Ajv = AjvModule.default;

@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Response, Router } from 'express';
+import { pages } from '../api/index.js';
 import type { OpenApiSource } from '../context/defineRegistry.js';
 import { notFound } from '../errors/apiError.js';
 import { packageRoot } from '../model/packageRoot.js';
-import { pages } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { readStaticFile, type StaticFile, sendStaticFile, staticBody } from './staticFile.js';
 

@@ -1,9 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import type { Request, Response, Router } from 'express';
+import { pages } from '../api/index.js';
 import { ApiError } from '../errors/apiError.js';
 import { packageRoot } from '../model/packageRoot.js';
-import { pages } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { readStaticFile, type StaticFile, sendStaticFile } from './staticFile.js';
 

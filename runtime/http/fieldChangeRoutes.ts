@@ -1,9 +1,9 @@
 import type { Router } from 'express';
+import { features } from '../api/index.js';
+import type { ResponseOf } from '../api/route.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { validationError } from '../errors/apiError.js';
 import { listAllFieldChanges } from '../history/historyOperations.js';
-import { features } from './api/index.js';
-import type { ResponseOf } from './api/route.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { pageOf } from './entityRoutes.js';
 

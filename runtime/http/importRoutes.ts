@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Request, Router } from 'express';
+import { features } from '../api/index.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { importRecords } from '../transfer/importRecords.js';
 import { readSource } from '../transfer/readSource.js';
 import { formatOf } from '../transfer/recordFormat.js';
-import { features } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 
 export const IMPORT_PATH = '/api/v1/import';

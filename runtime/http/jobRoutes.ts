@@ -1,9 +1,9 @@
 import type { Router } from 'express';
+import { features } from '../api/index.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { notFound } from '../errors/apiError.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import { SCHEDULED_JOBS } from '../model/collections.js';
-import { features } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 
 export const JOBS_PATH = `/api/v1/${SCHEDULED_JOBS}`;

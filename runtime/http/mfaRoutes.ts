@@ -1,4 +1,5 @@
 import type { Request, Response, Router } from 'express';
+import { auth as api } from '../api/index.js';
 import { signInSession } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { confirmMfa, disableMfa, enrollMfa } from '../auth/mfa.js';
@@ -6,7 +7,6 @@ import { completeMfaChallenge } from '../auth/mfaChallenge.js';
 import { publicUser } from '../auth/users.js';
 import { validationError } from '../errors/apiError.js';
 import type { Doc } from '../store/types.js';
-import { auth as api } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { markSecretAnswer } from './idempotency.js';
 

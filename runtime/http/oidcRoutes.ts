@@ -1,4 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
+import { auth as api } from '../api/index.js';
 import { signInSession } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { completeMfaChallenge, issueMfaChallenge } from '../auth/mfaChallenge.js';
@@ -8,7 +9,6 @@ import { oidcAccount } from '../auth/oidcAccount.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError } from '../errors/apiError.js';
 import { escapeHtml } from '../model/escapeHtml.js';
-import { auth as api } from './api/index.js';
 import { cookieValue } from './authenticate.js';
 import { DeclaredRouter } from './declaredRouter.js';
 

@@ -1,4 +1,6 @@
 import type { Request, Router } from 'express';
+import { features } from '../api/index.js';
+import type { QueryOf } from '../api/route.js';
 import type { Caller } from '../context/caller.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { newDetails, validationError } from '../errors/apiError.js';
@@ -7,8 +9,6 @@ import { STREAM_ERROR_EVENT } from '../events/realtime/realtimeStream.js';
 import { type Subscription, SubscriptionView } from '../events/realtime/subscriptionView.js';
 import type { EntityModel } from '../model/types.js';
 import { lastEventSeq, oldestEventSeq } from '../write/eventLog.js';
-import { features } from './api/index.js';
-import type { QueryOf } from './api/route.js';
 import { DeclaredRouter } from './declaredRouter.js';
 
 export const REALTIME_PATH = features.realtime.path;

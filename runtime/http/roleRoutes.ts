@@ -1,7 +1,7 @@
 import type { Router } from 'express';
+import { accounts } from '../api/index.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { availablePermissions, createRole, deleteRole, listRoles, updateRole } from '../auth/roleOperations.js';
-import { accounts } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 
 export const ROLES_PATH = '/api/v1/roles';

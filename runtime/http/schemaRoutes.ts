@@ -1,8 +1,8 @@
 import type { Router } from 'express';
+import { metadata } from '../api/index.js';
 import { entityWithFields, findPublicEntity, schemaList, schemaMetadata } from '../entities/metadata.js';
 import { notFound } from '../errors/apiError.js';
 import type { AppModel } from '../model/types.js';
-import { metadata } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 
 export const SCHEMA_PATH = '/api/v1/schema';

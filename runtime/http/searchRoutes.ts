@@ -1,7 +1,7 @@
 import type { Router } from 'express';
+import { features } from '../api/index.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { searchOperation } from '../entities/search.js';
-import { features } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 
 export const SEARCH_PATH = features.search.path;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { pages } from '../api/index.js';
 import { issueSession } from '../auth/accounts.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { createFirstAdmin, type SetupState } from '../auth/setup.js';
@@ -9,7 +10,6 @@ import { ApiError } from '../errors/apiError.js';
 import type { MailTestResult } from '../mail/testMail.js';
 import { escapeHtml } from '../model/escapeHtml.js';
 import { packageRoot } from '../model/packageRoot.js';
-import { pages } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { unstorableInput } from './refuseUnstorableInput.js';
 

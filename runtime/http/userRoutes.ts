@@ -1,8 +1,8 @@
 import type { Router } from 'express';
+import { accounts } from '../api/index.js';
 import type { AuthContext } from '../auth/authContext.js';
 import { resetMfa } from '../auth/mfa.js';
 import { createAccount, listUsers, sendPasswordReset, updateUser, userView } from '../auth/userOperations.js';
-import { accounts } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 
 export const USERS_PATH = '/api/v1/users';

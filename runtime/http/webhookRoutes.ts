@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import { features } from '../api/index.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { createOperation } from '../entities/create.js';
 import { presentRecord } from '../entities/presentRecord.js';
@@ -10,7 +11,6 @@ import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { Doc } from '../store/types.js';
 import { type ChangeEvent, lastEventSeq } from '../write/eventLog.js';
 import { newId } from '../write/prepareWrite.js';
-import { features } from './api/index.js';
 import { DeclaredRouter } from './declaredRouter.js';
 
 /** Events one replay may queue; a longer range is asked for in parts. */

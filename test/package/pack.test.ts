@@ -41,7 +41,7 @@ describe('npm pack', () => {
     const installed = readdirSync(join(project, 'node_modules'));
     for (const dev of ['typescript', 'vitest', 'fast-check', 'playwright-core']) expect(installed).not.toContain(dev);
     // TypeBox's type builder ships as one bundled file, not an import of the package's 200 modules.
-    const typebox = join(project, 'node_modules', 'entigen', 'dist', 'runtime', 'http', 'api', 'typebox.js');
+    const typebox = join(project, 'node_modules', 'entigen', 'dist', 'runtime', 'api', 'typebox.js');
     expect(readFileSync(typebox, 'utf8')).not.toMatch(/^import |from ['"]@sinclair\/typebox/m);
 
     const build = spawnSync('npx', ['--no-install', 'entigen', 'build'], { cwd: project, encoding: 'utf8' });

@@ -1,5 +1,5 @@
+import { COMPONENTS } from '../../../runtime/api/components.js';
 import { ERROR_CODES, type ErrorCode } from '../../../runtime/errors/apiError.js';
-import { COMPONENTS } from '../../../runtime/http/api/components.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
 
 // The document's shared components: history and metadata schemas, the error envelope and its

@@ -1,5 +1,5 @@
+import { fixedRoutes } from '../../../runtime/api/index.js';
 import { ERROR_CODES, type ErrorCode } from '../../../runtime/errors/apiError.js';
-import { fixedRoutes } from '../../../runtime/http/api/index.js';
 import { entityRouteTable } from '../../../runtime/model/entityRoutes.js';
 import type { AppModel, LocalesModel } from '../../../runtime/model/types.js';
 import type { JsonSchema } from '../../model/valueSchema.js';

@@ -1,5 +1,5 @@
+import type { AnyRoute } from '../../../runtime/api/route.js';
 import type { ErrorCode } from '../../../runtime/errors/apiError.js';
-import type { AnyRoute } from '../../../runtime/http/api/route.js';
 import type { JsonSchema } from '../../model/valueSchema.js';
 
 /** One operation of the document, before it becomes an OpenAPI operation object. */
@@ -35,7 +35,7 @@ export interface Operation {
   responses?: Record<string, JsonSchema>;
 }
 
-/** The operation a route declaration describes (runtime/http/api/). */
+/** The operation a route declaration describes (runtime/api/). */
 export function declaredOperation(route: AnyRoute): Operation {
   return {
     method: route.method,

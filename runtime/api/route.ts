@@ -1,6 +1,6 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import type { ErrorCode } from '../../errors/apiError.js';
-import type { AppModel } from '../../model/types.js';
+import type { ErrorCode } from '../errors/apiError.js';
+import type { AppModel } from '../model/types.js';
 
 /**
  * Who may call a route, checked before its query and body are read (401 and 403 come before 400):

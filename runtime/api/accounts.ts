@@ -1,4 +1,4 @@
-import { API_KEYS_CREATE, API_KEYS_DELETE, API_KEYS_VIEW } from '../../access/accountPermissions.js';
+import { API_KEYS_CREATE, API_KEYS_DELETE, API_KEYS_VIEW } from '../access/accountPermissions.js';
 import { ACCESS_ERRORS, INPUT_ERRORS, route } from './route.js';
 import { Body, Data, Enum, NonBlank, Nullable, Strings, SuccessMessage, Text, Type } from './schemas.js';
 

@@ -1,9 +1,9 @@
 import type { Static, StringOptions, TProperties, TSchema, TString } from '@sinclair/typebox';
-import { NON_BLANK_PATTERN } from '../../model/patterns.js';
+import { NON_BLANK_PATTERN } from '../model/patterns.js';
 import { Type } from './typebox.js';
 
 // The building blocks of the route declarations. Every string a caller sends has a length bound and
-// every list a size bound (test: runtime/http/api/declarations.test.ts).
+// every list a size bound (test: runtime/api/declarations.test.ts).
 
 export { Type };
 

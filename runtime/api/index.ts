@@ -1,4 +1,4 @@
-import type { AppModel } from '../../model/types.js';
+import type { AppModel } from '../model/types.js';
 import * as accounts from './accounts.js';
 import * as auth from './auth.js';
 import * as features from './features.js';

@@ -1,39 +1,45 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { COMPONENTS } from '../../runtime/api/components.js';
+import { entityRoutes, entityRouteTable } from '../../runtime/api/entityRoutes.js';
 import { fixedRoutes, NAMED_SHAPES } from '../../runtime/api/index.js';
 import { groupableFields, measurableFields } from '../../runtime/model/aggregateFields.js';
-import { entityRouteTable, incrementableFields } from '../../runtime/model/entityRoutes.js';
+import { incrementableFields } from '../../runtime/model/entityRoutes.js';
 import { operatorsFor } from '../../runtime/model/filterOperators.js';
 import { packageRoot } from '../../runtime/model/packageRoot.js';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
-import { emitFixedClient } from './emitFixedClient.js';
+import { ENTITY_TYPE_PARAMETERS, emitEntityClient } from './emitEntityClient.js';
+import { emitFixedClient, emitNamedShapes } from './emitFixedClient.js';
 import { tsType } from './emitTypes.js';
 import { newWriter, quote } from './header.js';
+import { SchemaTypes } from './schemaTypes.js';
 
 export const CLIENT_FILE = 'client.ts';
 
-/** Route names of the route table -> the EntityClient method that calls them. */
-const METHODS: Record<string, string> = {
-  list: 'list',
-  aggregate: 'aggregate',
-  get: 'get',
-  create: 'create',
-  bulkCreate: 'bulk',
-  update: 'update',
-  remove: 'remove',
-  increment: 'increment',
-  archive: 'archive',
-  restore: 'restore',
-  restoreFromTrash: 'restoreFromTrash',
-  versions: 'versions',
-  version: 'version',
-  compareVersions: 'compareVersions',
-  revert: 'revert',
-  audit: 'audit',
-  fieldChanges: 'fieldChanges',
-  decideFieldChange: 'decideFieldChange',
-};
+/** The shapes the declarations name, and the components of the document (history, metadata). */
+function namedShapes(): Map<object, string> {
+  const names = new Map<object, string>(NAMED_SHAPES);
+  const taken = new Set(names.values());
+  for (const [name, schema] of Object.entries(COMPONENTS)) if (!taken.has(name)) names.set(schema, name);
+  return names;
+}
+
+/** A `$ref` of the document: the generic entity client's type parameters, an entity's record, a named shape. */
+function componentType(model: AppModel, component: string, names: Map<object, string>, types: SchemaTypes): string {
+  const parameter = ENTITY_TYPE_PARAMETERS[component];
+  if (parameter) {
+    if (component === 'Version') types.used.add('Version');
+    return parameter;
+  }
+  const entity = model.entities.find((e) => !e.internal && e.name === component);
+  if (entity) return typeNamesOf(entity).record;
+  if ([...names.values()].includes(component)) {
+    types.used.add(component);
+    return component;
+  }
+  return 'Record<string, unknown>';
+}
 
 /** Client members that are not entities; an entity with such a plural is reached as `<plural>Records`. */
 const RESERVED = new Set(['auth', 'apiKeys', 'users', 'roles', 'search', 'setCredential', 'subscribe']);
@@ -59,7 +65,15 @@ export function emitClient(model: AppModel): Map<string, string> {
   head.blankLine();
   // The core is copied as it is: the writer would read its regular expressions as strings.
   const writer = newWriter({ header: false });
-  const fixed = emitFixedClient(writer, model, fixedRoutes(model), NAMED_SHAPES);
+  const names = namedShapes();
+  const types: SchemaTypes = new SchemaTypes(names, (component): string =>
+    componentType(model, component, names, types),
+  );
+  const fixed = emitFixedClient(writer, fixedRoutes(model), types);
+  emitEntityClient(writer, types);
+  emitNamedShapes(writer, types, names, {
+    Version: { parameter: 'Record_', replace: ['snapshot: unknown', 'snapshot: Record_'] },
+  });
   const byPlural = new Map(model.entities.map((e) => [e.plural, e]));
   for (const entity of entities) emitEntityTypes(writer, entity, byPlural);
   const subscribable = entities.filter((e) => entityRouteTable(e).some(([, , route]) => route === 'list'));
@@ -141,10 +155,7 @@ function emitEntityTypes(
   const visible = entity.fields.filter((f) => !f.hidden).map((f) => quote(f.name));
   writer.writeLine(`export type ${entity.name}Field = ${visible.join(' | ')};`);
   const numeric = numericUnion(entity);
-  const methods = entityRouteTable(entity)
-    .map(([, , route]) => METHODS[route])
-    .filter(Boolean)
-    .map(quote);
+  const methods = entityRoutes(entity, byPlural).flatMap((route) => (route.client ? [quote(route.client.name)] : []));
   const endpoints = entity.endpoints ?? [];
   const relations = entity.relations ?? [];
   const union = (names: string[]) => (names.length > 0 ? names.map(quote).join(' | ') : 'never');

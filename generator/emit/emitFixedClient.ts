@@ -1,9 +1,7 @@
 import type { AnyRoute } from '../../runtime/api/route.js';
-import type { AppModel } from '../../runtime/model/types.js';
-import { typeNamesOf } from '../model/typeNames.js';
-import type { JsonSchema } from '../model/valueSchema.js';
+import type { JsonSchema } from '../../runtime/model/valueSchema.js';
 import type { newWriter } from './header.js';
-import { SchemaTypes } from './schemaTypes.js';
+import type { SchemaTypes } from './schemaTypes.js';
 
 type Writer = ReturnType<typeof newWriter>;
 
@@ -26,13 +24,7 @@ export interface FixedMember {
  * The typed client of the runtime's own routes, from their declarations: the shapes they answer,
  * one class per group (`client.auth`, `client.users`) and the methods of the client itself.
  */
-export function emitFixedClient(
-  writer: Writer,
-  model: AppModel,
-  routes: readonly AnyRoute[],
-  names: ReadonlyMap<object, string>,
-): FixedMember[] {
-  const types = new SchemaTypes(names, (component) => componentType(model, component));
+export function emitFixedClient(writer: Writer, routes: readonly AnyRoute[], types: SchemaTypes): FixedMember[] {
   const groups = new Map<string, { route: AnyRoute; text: string[] }[]>();
   for (const route of routes) {
     if (!route.client) continue;
@@ -43,18 +35,8 @@ export function emitFixedClient(
   for (const methods of groups.values())
     methods.sort((a, b) => a.route.client!.name.localeCompare(b.route.client!.name));
   const members: FixedMember[] = [];
-  const schemaOf = new Map([...names].map(([schema, name]) => [name, schema as JsonSchema]));
-  const bodies = new Map<string, string>();
-  // A Set's walk visits what is added during it: the shapes a shape names are declared too.
-  for (const name of types.used) bodies.set(name, types.of(schemaOf.get(name), false));
   writer.blankLine();
   writer.writeLine("// ---- The runtime's own routes (accounts, keys, search), from their declarations.");
-  for (const [name, text] of [...bodies].sort(([a], [b]) => a.localeCompare(b))) {
-    const schema = schemaOf.get(name)!;
-    writer.blankLine();
-    if (typeof schema.description === 'string') writer.writeLine(`/** ${schema.description}. */`);
-    writer.writeLine(`export type ${name} = ${text};`);
-  }
   for (const [group, methods] of groups) {
     if (group === 'root') {
       for (const { route, text } of methods) {
@@ -134,6 +116,35 @@ function method(route: AnyRoute, types: SchemaTypes): string[] {
   return [doc, signature, arrow, body];
 }
 
+/**
+ * The shapes the printed types named, each declared once by its name; `generic` names those
+ * declared with a type parameter (`Version<Record_>`: a version's snapshot is the entity's record).
+ */
+export function emitNamedShapes(
+  writer: Writer,
+  types: SchemaTypes,
+  names: ReadonlyMap<object, string>,
+  generic: Record<string, { parameter: string; replace: [string, string] }> = {},
+): void {
+  const schemaOf = new Map([...names].map(([schema, name]) => [name, schema as JsonSchema]));
+  const bodies = new Map<string, string>();
+  // A Set's walk visits what is added during it: the shapes a shape names are declared too.
+  for (const name of types.used) bodies.set(name, types.of(schemaOf.get(name), false));
+  writer.blankLine();
+  writer.writeLine('// ---- The shapes the routes answer, from their declarations.');
+  for (const [name, text] of [...bodies].sort(([a], [b]) => a.localeCompare(b))) {
+    const schema = schemaOf.get(name)!;
+    const typed = generic[name];
+    writer.blankLine();
+    if (typeof schema.description === 'string') writer.writeLine(`/** ${schema.description}. */`);
+    writer.writeLine(
+      typed
+        ? `export type ${name}<${typed.parameter} = unknown> = ${text.replace(...typed.replace)};`
+        : `export type ${name} = ${text};`,
+    );
+  }
+}
+
 /** The JSON answers of other 2xx statuses (login's 202 challenge). */
 function successResponses(route: AnyRoute): JsonSchema[] {
   return Object.entries(route.responses ?? {})
@@ -143,12 +154,4 @@ function successResponses(route: AnyRoute): JsonSchema[] {
       const schema = content?.['application/json']?.schema;
       return schema ? [schema] : [];
     });
-}
-
-/** A `$ref` of the document: an entity's record type, or an open record. */
-function componentType(model: AppModel, component: string): string {
-  const entity = model.entities.find((e) => !e.internal && e.name === component);
-  if (entity) return typeNamesOf(entity).record;
-  if (component === 'FieldChange') return 'TrackedChange';
-  return 'Record<string, unknown>';
 }

@@ -1,4 +1,4 @@
-import { entityRouteTable } from '../../runtime/model/entityRoutes.js';
+import { entityRouteTable } from '../../runtime/api/entityRoutes.js';
 import type { AppModel } from '../../runtime/model/types.js';
 import { newWriter, quote } from './header.js';
 

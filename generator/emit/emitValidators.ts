@@ -7,7 +7,7 @@ import {
   writableFields,
 } from '../../runtime/model/entityRoutes.js';
 import type { AppModel, EntityModel } from '../../runtime/model/types.js';
-import { type JsonSchema, objectSchema, valueSchema } from '../model/valueSchema.js';
+import { type JsonSchema, objectSchema, valueSchema } from '../../runtime/model/valueSchema.js';
 import { GENERATED_HEADER } from './header.js';
 
 const Ajv = AjvModule.default;

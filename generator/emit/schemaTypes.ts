@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../model/valueSchema.js';
+import type { JsonSchema } from '../../runtime/model/valueSchema.js';
 
 /**
  * TypeScript type text of a JSON Schema (the subset the route declarations use): named schemas
@@ -56,6 +56,10 @@ export class SchemaTypes {
   private object(schema: JsonSchema): string {
     const properties = Object.entries((schema.properties as Record<string, JsonSchema> | undefined) ?? {});
     const open = schema.additionalProperties === true || schema.additionalProperties === undefined;
+    const values = schema.additionalProperties;
+    // A dictionary: any keys, each value of one schema.
+    if (properties.length === 0 && typeof values === 'object' && values !== null)
+      return `Record<string, ${this.of(values as JsonSchema)}>`;
     if (properties.length === 0) return open ? 'Record<string, unknown>' : 'Record<string, never>';
     const required = new Set((schema.required as string[] | undefined) ?? []);
     const members = properties.map(([key, property]) => {

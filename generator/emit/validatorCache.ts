@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { serialize } from 'node:v8';
+import type { JsonSchema } from '../../runtime/model/valueSchema.js';
 import { hashOf, KeptEntries } from '../keptEntries.js';
-import type { JsonSchema } from '../model/valueSchema.js';
 import { GENERATED_HEADER } from './header.js';
 
 const FILE = 'validators.bin';

@@ -1,4 +1,4 @@
-import { entityRouteTable } from '../../runtime/model/entityRoutes.js';
+import { entityRouteTable } from '../../runtime/api/entityRoutes.js';
 import type { EndpointMethod, EndpointModel, EntityModel, FieldModel } from '../../runtime/model/types.js';
 import { ACTIONS } from '../../runtime/model/types.js';
 import type { PathSegment } from '../schema/loadYaml.js';

@@ -16,6 +16,7 @@ import type {
   Versioning,
 } from '../../runtime/model/types.js';
 import { LOCALIZABLE_TYPES, PURGE_ACTION } from '../../runtime/model/types.js';
+import { valueSchema } from '../../runtime/model/valueSchema.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
 import { baseFields, reservedBaseNames } from './baseFields.js';
@@ -23,7 +24,6 @@ import { checkRolePermissions, defaultRolePermissions, enumeratePermissions } fr
 import { humanize } from './naming.js';
 import { checkEndpointPaths, isTakenClientName, normalizeEndpoints, type RawEndpoint } from './normalizeEndpoints.js';
 import type { RawField, RawValue } from './rawValue.js';
-import { valueSchema } from './valueSchema.js';
 
 export type { RawField, RawValue } from './rawValue.js';
 

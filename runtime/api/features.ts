@@ -1,11 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import { BATCH_OPS, MAX_BATCH_OPERATIONS } from '../model/batch.js';
 import { MEDIA_ASSETS, SCHEDULED_JOBS } from '../model/collections.js';
-import { entityRouteTable } from '../model/entityRoutes.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import { THUMBNAIL_FITS } from '../model/thumbnails.js';
 import type { AppModel } from '../model/types.js';
 import type { FieldChange } from './components.js';
+import { entityRouteTable } from './entityRoutes.js';
 import { ACCESS_ERRORS, INPUT_ERRORS, route } from './route.js';
 import { Body, Component, Data, Enum, NonBlank, Text, Type } from './schemas.js';
 

@@ -24,6 +24,10 @@ export interface ClientMethod {
   unwrap?: boolean;
   /** The query parameters as the method's arguments, in order (`search(q, limit)`), not one object. */
   positional?: boolean;
+  /** The body is this one field, taken as the method's argument (`bulk(items)`). */
+  bodyField?: string;
+  /** Takes request options (idempotency key, change reason, locale); a declared query rides in them. */
+  options?: boolean;
   /** The method's comment in the client, when the summary is not the right words for it. */
   doc?: string;
 }

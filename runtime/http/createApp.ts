@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import { match } from 'path-to-regexp';
+import { entityRoutes as entityDeclarationsOf } from '../api/entityRoutes.js';
 import { auth as authApi, features, fixedRoutes, pages } from '../api/index.js';
 import { type AnyRoute, expressPath } from '../api/route.js';
 import type { AuthContext } from '../auth/authContext.js';
@@ -238,15 +239,16 @@ export function createApp({
   mount(BATCH_PATH, batchRoutes(ctx));
   mount(`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, webhooks));
   mount(`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, webhooks));
+  const byPlural = new Map(ctx.registry.model.entities.map((e) => [e.plural, e]));
   for (const entity of ctx.registry.entities.values()) {
-    if (entity.routes.length === 0) continue;
+    const declared = entityDeclarationsOf(entity.model, byPlural);
+    if (declared.length === 0) continue;
     const prefix = `${API_PREFIX}/${entity.model.plural}`;
-    const definition = { plural: entity.model.plural, validators: entity.validators, routes: entity.routes };
     // An entity alone on its prefix may be served by the entity lane (entityLane.ts); a feature router
     // mounted before it (media, jobs, webhooks) keeps the whole prefix on the Express path.
-    if (!mounts.has(prefix)) entityRoutes.add(entity.model.plural, entityRouteHandlers(ctx, definition));
+    if (!mounts.has(prefix)) entityRoutes.add(entity.model.plural, entityRouteHandlers(ctx, declared));
     // Mounted under its own prefix, so a request only walks the routes of its entity.
-    mount(prefix, buildEntityRouter(ctx, definition));
+    mount(prefix, buildEntityRouter(ctx, declared));
   }
   app.use(mounts.handler());
   app.use(methodNotAllowed(routes));

@@ -50,8 +50,8 @@ describe('a declared route', () => {
     expect(error.code).toBe('VALIDATION_ERROR');
     expect(error.details).toEqual({
       limit: 'must be at least 1',
-      sort: 'is not a parameter here (limit, flag, names)',
-      flag: 'must be boolean',
+      sort: 'is not a known query parameter (limit, flag, names)',
+      flag: 'must be true or false',
     });
   });
 

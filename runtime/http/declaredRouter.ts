@@ -61,9 +61,13 @@ export function readQuery<R extends AnyRoute>(route: R, query: unknown): QueryOf
   if (validate(input)) return input as QueryOf<R>;
   const details = validationDetails(validate.errors ?? []);
   const known = Object.keys((route.query as { properties?: object }).properties ?? {});
+  // Query values are text: a flag is spelled true or false, as the list's parameters say it.
   for (const [key, message] of Object.entries(details))
     if (message === 'is not allowed')
-      details[key] = known.length ? `is not a parameter here (${known.join(', ')})` : 'is not a parameter here';
+      details[key] = known.length
+        ? `is not a known query parameter (${known.join(', ')})`
+        : 'is not a known query parameter';
+    else if (message === 'must be boolean') details[key] = 'must be true or false';
   throw validationError(details, 'Invalid query parameters');
 }
 

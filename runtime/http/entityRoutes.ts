@@ -41,12 +41,14 @@ import { parseAggregateQuery } from '../query/parseAggregateQuery.js';
 import { parseListQuery } from '../query/parseListQuery.js';
 import { parsePopulate } from '../query/parsePopulate.js';
 import type { Doc } from '../store/types.js';
+import { readBody, readQuery } from './declaredRouter.js';
 import { exactRouter } from './exactRouter.js';
-import { readBody } from './readBody.js';
 import './requestTypes.js';
-import type { EntityDefinition, EntityRouteName } from '../model/entityRoutes.js';
-
-type Handler = (ctx: RuntimeContext, plural: string) => RequestHandler;
+import { API_PREFIX, type EntityRouteDeclaration } from '../api/entityRoutes.js';
+import { expressPath } from '../api/route.js';
+import type { PopulateSpec } from '../entities/populate.js';
+import type { EntityRouteName } from '../model/entityRoutes.js';
+import type { AggregateRequest } from '../query/parseAggregateQuery.js';
 
 /**
  * `{ data }` with the bytes and headers res.json writes, without Express's generic send path (type
@@ -60,13 +62,6 @@ function send(res: Response, status: number, data: unknown): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(body));
   res.end(body);
-}
-
-/** One record of the entity, shown in the request's locale. */
-function sendRecord(ctx: RuntimeContext, plural: string, req: Request, res: Response, record: Doc): void {
-  const { model } = entityOf(ctx, plural);
-  const locale = localeOf(ctx, req, res, model);
-  send(res, 200, locale ? localizeRecord(ctx, model, record, locale.read) : record);
 }
 
 /**
@@ -117,289 +112,270 @@ function localizedItems(ctx: RuntimeContext, model: EntityModel, items: Doc[], l
   return items.map((item) => localizeRecord(ctx, model, item, locale.read));
 }
 
-const HANDLERS: Record<EntityRouteName, Handler> = {
-  list: (ctx, plural) => async (req, res) => {
-    const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res, model);
-    const query = parseListQuery(model, queryOf(req, locale), {
-      openCursor: (cursor) => openCursor(ctx, cursor),
-      entity: (name) => ctx.registry.entities.get(name)?.model,
-    });
-    const result = await listOperation({
-      ctx,
-      plural,
-      query: localizedList(ctx, model, query, locale),
-      caller: req.caller,
-    });
-    send(res, 200, locale ? { ...result, items: localizedItems(ctx, model, result.items, locale) } : result);
-  },
-  aggregate: (ctx, plural) => async (req, res) => {
-    const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res, model);
-    const query = parseAggregateQuery(model, queryOf(req, locale));
-    send(res, 200, await aggregateOperation({ ctx, plural, query, caller: req.caller, locale: locale?.read }));
-  },
-  get: (ctx, plural) => async (req, res) => {
-    const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res, model);
-    const unknown = req.url.includes('?')
-      ? Object.keys(req.query as object).filter((key) => key !== 'populate' && !(locale && key === 'locale'))
-      : [];
-    if (unknown.length > 0)
-      throw validationError(
-        Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])),
-        'Invalid query parameters',
-      );
-    const errors: Record<string, string> = {};
-    const populate =
-      req.query.populate === undefined
-        ? undefined
-        : parsePopulate(
-            model,
-            req.query.populate,
-            (key, message) => {
-              errors[key] ??= message;
-            },
-            (name) => ctx.registry.entities.get(name)?.model,
-          );
-    if (Object.keys(errors).length > 0) throw validationError(errors, 'Invalid query parameters');
-    const record = await getOperation({ ctx, plural, id: idParam(req), caller: req.caller, populate });
-    send(res, 200, locale ? localizeRecord(ctx, model, record, locale.read) : record);
-  },
-  create: (ctx, plural) => async (req, res) => {
-    const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res, model);
-    const record = await createOperation({
-      ctx,
-      plural,
-      body: req.body,
-      caller: req.caller,
-      changeReason: changeReason(req),
-      locale: locale?.write,
-    });
-    send(res, 201, locale ? localizeRecord(ctx, model, record, locale.read) : record);
-  },
-  bulkCreate: (ctx, plural) => async (req, res) => {
-    const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res, model);
-    const result = await bulkCreateOperation({
-      ctx,
-      plural,
-      body: req.body,
-      caller: req.caller,
-      changeReason: changeReason(req),
-      locale: locale?.write,
-    });
-    send(res, 201, locale ? { ...result, items: localizedItems(ctx, model, result.items, locale) } : result);
-  },
-  update: (ctx, plural) => async (req, res) => {
-    const { model } = entityOf(ctx, plural);
-    const locale = localeOf(ctx, req, res, model);
-    const record = await updateOperation({
-      ctx,
-      plural,
-      id: idParam(req),
-      body: req.body,
-      caller: req.caller,
-      changeReason: changeReason(req),
-      locale: locale?.write,
-    });
-    send(res, 200, locale ? localizeRecord(ctx, model, record, locale.read) : record);
-  },
-  remove: (ctx, plural) => async (req, res) =>
+/** What an entity route's handler is given: the request, read as its declaration says. */
+interface EntityInput {
+  ctx: RuntimeContext;
+  route: EntityRouteDeclaration;
+  req: Request;
+  res: Response;
+  /** The entity the answer's records belong to (a reverse relation's: the related entity). */
+  model: EntityModel;
+  locale: RequestLocale | undefined;
+  /** The query, checked against the declaration, or read by the grammar's parser. */
+  query: Record<string, unknown>;
+  /** The body: checked against the declaration, or left to the entity's compiled validators. */
+  body: unknown;
+}
+
+type Serve = (input: EntityInput) => Promise<void> | void;
+
+/** A record write's common arguments. */
+const writeOf = ({ ctx, route, req }: EntityInput) => ({
+  ctx,
+  plural: route.entity,
+  caller: req.caller,
+  changeReason: changeReason(req),
+});
+
+/** One record, in the request's locale. */
+function answerRecord({ ctx, res, model, locale }: EntityInput, record: Doc, status = 200): void {
+  send(res, status, locale ? localizeRecord(ctx, model, record, locale.read) : record);
+}
+
+/** A page of records, in the request's locale. */
+function answerItems<T extends { items: Doc[] }>(
+  { ctx, res, model, locale }: EntityInput,
+  page: T,
+  status = 200,
+): void {
+  send(res, status, locale ? { ...page, items: localizedItems(ctx, model, page.items, locale) } : page);
+}
+
+const SERVE: Record<EntityRouteName, Serve> = {
+  list: async (input) =>
+    answerItems(
+      input,
+      await listOperation({
+        ctx: input.ctx,
+        plural: input.route.entity,
+        query: input.query as unknown as ListQuery,
+        caller: input.req.caller,
+      }),
+    ),
+  aggregate: async ({ ctx, route, req, res, query, locale }) =>
     send(
       res,
       200,
-      await removeOperation({
+      await aggregateOperation({
         ctx,
-        plural,
-        id: idParam(req),
+        plural: route.entity,
+        query: query as unknown as AggregateRequest,
         caller: req.caller,
-        changeReason: changeReason(req),
-        permanent: permanentParam(req),
+        locale: locale?.read,
       }),
     ),
-  increment: (ctx, plural) => async (req, res) =>
-    sendRecord(
-      ctx,
-      plural,
-      req,
-      res,
-      await incrementOperation({
-        ctx,
-        plural,
-        id: idParam(req),
-        body: req.body,
-        caller: req.caller,
-        changeReason: changeReason(req),
+  get: async (input) =>
+    answerRecord(
+      input,
+      await getOperation({
+        ctx: input.ctx,
+        plural: input.route.entity,
+        id: idParam(input.req),
+        caller: input.req.caller,
+        populate: input.query.populate as PopulateSpec | undefined,
       }),
     ),
-  archive: (ctx, plural) => async (req, res) =>
-    sendRecord(
-      ctx,
-      plural,
-      req,
-      res,
-      await archiveOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) }),
+  create: async (input) =>
+    answerRecord(
+      input,
+      await createOperation({ ...writeOf(input), body: input.body, locale: input.locale?.write }),
+      201,
     ),
-  restore: (ctx, plural) => async (req, res) =>
-    sendRecord(
-      ctx,
-      plural,
-      req,
-      res,
-      await restoreOperation({ ctx, plural, id: idParam(req), caller: req.caller, changeReason: changeReason(req) }),
+  bulkCreate: async (input) =>
+    answerItems(
+      input,
+      await bulkCreateOperation({ ...writeOf(input), body: input.body, locale: input.locale?.write }),
+      201,
     ),
-  restoreFromTrash: (ctx, plural) => async (req, res) =>
-    sendRecord(
-      ctx,
-      plural,
-      req,
-      res,
-      await restoreFromTrashOperation({
-        ctx,
-        plural,
-        id: idParam(req),
-        caller: req.caller,
-        changeReason: changeReason(req),
+  update: async (input) =>
+    answerRecord(
+      input,
+      await updateOperation({
+        ...writeOf(input),
+        id: idParam(input.req),
+        body: input.body,
+        locale: input.locale?.write,
       }),
     ),
+  remove: async (input) =>
+    send(
+      input.res,
+      200,
+      await removeOperation({ ...writeOf(input), id: idParam(input.req), permanent: input.query.permanent === true }),
+    ),
+  increment: async (input) =>
+    answerRecord(input, await incrementOperation({ ...writeOf(input), id: idParam(input.req), body: input.body })),
+  archive: async (input) => answerRecord(input, await archiveOperation({ ...writeOf(input), id: idParam(input.req) })),
+  restore: async (input) => answerRecord(input, await restoreOperation({ ...writeOf(input), id: idParam(input.req) })),
+  restoreFromTrash: async (input) =>
+    answerRecord(input, await restoreFromTrashOperation({ ...writeOf(input), id: idParam(input.req) })),
   // History endpoints answer bare bodies, as the spec shows them.
-  versions: (ctx, plural) => async (req, res) =>
-    void res.json(await listVersions(ctx, plural, idParam(req), req.caller, historyPage(ctx, req, 'number'))),
-  version: (ctx, plural) => async (req, res) =>
-    void res.json(await getVersion(ctx, plural, idParam(req), versionParam(req), req.caller)),
-  compareVersions: (ctx, plural) => async (req, res) => {
-    const query = strictQuery(req, ['a', 'b']);
-    const details: Record<string, string> = {};
-    const number = (key: 'a' | 'b') => {
-      const text = query[key];
-      if (typeof text !== 'string' || !/^[1-9]\d{0,9}$/.test(text)) details[key] = 'must be a version number';
-      return Number(text);
-    };
-    const [a, b] = [number('a'), number('b')];
-    if (Object.keys(details).length > 0) throw validationError(details, 'Invalid query parameters');
-    res.json(await compareVersions(ctx, plural, idParam(req), a, b, req.caller));
-  },
-  revert: (ctx, plural) => async (req, res) => {
-    const body = readBody(req.body ?? {}, { changeReason: { type: 'string', max: 1000 } });
-    res.json(
+  versions: async ({ ctx, route, req, res, query }) =>
+    void res.json(await listVersions(ctx, route.entity, idParam(req), req.caller, pageOf(ctx, query, 'number'))),
+  version: async ({ ctx, route, req, res }) =>
+    void res.json(await getVersion(ctx, route.entity, idParam(req), versionParam(req), req.caller)),
+  compareVersions: async ({ ctx, route, req, res, query }) =>
+    void res.json(
+      await compareVersions(ctx, route.entity, idParam(req), query.a as number, query.b as number, req.caller),
+    ),
+  revert: async ({ ctx, route, req, res, body }) =>
+    void res.json(
       await revertToVersion(
         ctx,
-        plural,
+        route.entity,
         idParam(req),
         versionParam(req),
         req.caller,
-        (body.changeReason as string | undefined) ?? changeReason(req),
+        (body as { changeReason?: string }).changeReason ?? changeReason(req),
       ),
-    );
-  },
-  audit: (ctx, plural) => async (req, res) =>
-    void res.json(await listAudit(ctx, plural, idParam(req), req.caller, historyPage(ctx, req, 'string'))),
-  fieldChanges: (ctx, plural) => async (req, res) => {
-    const query = strictQuery(req, ['fieldName', 'approvalStatus']);
-    const details: Record<string, string> = {};
-    if (query.fieldName !== undefined && typeof query.fieldName !== 'string')
-      details.fieldName = 'must be a field name';
-    if (
-      query.approvalStatus !== undefined &&
-      !['pending', 'approved', 'rejected'].includes(String(query.approvalStatus))
-    ) {
-      details.approvalStatus = 'must be one of pending, approved, rejected';
-    }
-    if (Object.keys(details).length > 0) throw validationError(details, 'Invalid query parameters');
-    res.json(
-      await listFieldChanges(
+    ),
+  audit: async ({ ctx, route, req, res, query }) =>
+    void res.json(await listAudit(ctx, route.entity, idParam(req), req.caller, pageOf(ctx, query, 'string'))),
+  fieldChanges: async ({ ctx, route, req, res, query }) =>
+    void res.json(await listFieldChanges(ctx, route.entity, idParam(req), req.caller, query)),
+  decideFieldChange: async ({ ctx, route, req, res, body }) =>
+    void res.json(
+      await decideFieldChange(
         ctx,
-        plural,
+        route.entity,
         idParam(req),
+        String(req.params.changeId),
         req.caller,
-        query as { fieldName?: string; approvalStatus?: string },
+        body as { approvalStatus: 'approved' | 'rejected'; approvedBy?: string },
       ),
-    );
-  },
-  decideFieldChange: (ctx, plural) => async (req, res) => {
-    const body = readBody(req.body, {
-      approvalStatus: { type: 'enum', values: ['approved', 'rejected'], required: true },
-      approvedBy: { type: 'string', max: 200 },
-    });
-    const decision = {
-      approvalStatus: body.approvalStatus as 'approved' | 'rejected',
-      approvedBy: body.approvedBy as string | undefined,
-    };
-    res.json(await decideFieldChange(ctx, plural, idParam(req), String(req.params.changeId), req.caller, decision));
-  },
-  metadata: (ctx, plural) => (_req, res) => send(res, 200, entityMetadata(entityOf(ctx, plural).model)),
-  metadataType: (ctx, plural) => (_req, res) => send(res, 200, typeMetadata(entityOf(ctx, plural).model)),
-  metadataFields: (ctx, plural) => (_req, res) => send(res, 200, fieldsMetadata(entityOf(ctx, plural).model)),
-  metadataField: (ctx, plural) => (req, res) => {
-    const field = entityOf(ctx, plural).model.fields.find((f) => f.name === req.params.name && !f.hidden);
+    ),
+  metadata: ({ ctx, route, res }) => send(res, 200, entityMetadata(entityOf(ctx, route.entity).model)),
+  metadataType: ({ ctx, route, res }) => send(res, 200, typeMetadata(entityOf(ctx, route.entity).model)),
+  metadataFields: ({ ctx, route, res }) => send(res, 200, fieldsMetadata(entityOf(ctx, route.entity).model)),
+  metadataField: ({ ctx, route, req, res }) => {
+    const field = entityOf(ctx, route.entity).model.fields.find((f) => f.name === req.params.name && !f.hidden);
     if (!field) throw notFound(`Field ${req.params.name}`);
     send(res, 200, fieldMetadata(field));
   },
 };
 
-/** A custom endpoint: no query parameters; the body (POST, PUT, PATCH) goes to its validator. */
-const endpointHandler =
-  (ctx: RuntimeContext, plural: string, name: string): RequestHandler =>
-  async (req, res) => {
-    const unknown = Object.keys(req.query as object).filter((k) => !(k === 'locale' && ctx.registry.model.locales));
-    if (unknown.length > 0) {
-      throw validationError(
-        Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])),
-        'Invalid query parameters',
-      );
-    }
+/** A custom endpoint: the body goes to its validator; a `record` answer is shown like GET's. */
+const serveEndpoint =
+  (name: string): Serve =>
+  async (input) => {
+    const { ctx, route, req, res, model } = input;
     const id = req.params.id === undefined ? undefined : idParam(req);
-    const declared = entityOf(ctx, plural).model.endpoints?.find((e) => e.name === name);
-    const answer = await endpointOperation({ ctx, plural, name, id, body: req.body, caller: req.caller });
-    if (declared?.response === 'record') sendRecord(ctx, plural, req, res, answer as Doc);
+    const answer = await endpointOperation({
+      ctx,
+      plural: route.entity,
+      name,
+      id,
+      body: input.body,
+      caller: req.caller,
+    });
+    if (model.endpoints?.find((e) => e.name === name)?.response === 'record') answerRecord(input, answer as Doc);
     else send(res, 200, answer);
   };
 
-/** GET /{plural}/{id}/{relation}: the related entity's list query language, narrowed to the records referencing this one. */
-const relationHandler =
-  (ctx: RuntimeContext, plural: string, relation: string): RequestHandler =>
-  async (req, res) => {
-    const declared = entityOf(ctx, plural).model.relations!.find((r) => r.name === relation)!;
-    const target = entityOf(ctx, declared.entity).model;
-    const locale = localeOf(ctx, req, res, target);
-    const query = parseListQuery(target, queryOf(req, locale), {
-      openCursor: (cursor) => openCursor(ctx, cursor),
-      entity: (name) => ctx.registry.entities.get(name)?.model,
-    });
-    const result = await relationListOperation({
-      ctx,
-      plural,
-      id: idParam(req),
-      relation,
-      query: localizedList(ctx, target, query, locale),
-      caller: req.caller,
-    });
-    send(res, 200, locale ? { ...result, items: localizedItems(ctx, target, result.items, locale) } : result);
+/** GET /{plural}/{id}/{relation}: the related entity's list, narrowed to the records referencing this one. */
+const serveRelation =
+  (relation: string): Serve =>
+  async (input) =>
+    answerItems(
+      input,
+      await relationListOperation({
+        ctx: input.ctx,
+        plural: input.route.entity,
+        id: idParam(input.req),
+        relation,
+        query: input.query as unknown as ListQuery,
+        caller: input.req.caller,
+      }),
+    );
+
+/** The entity whose records a route answers: a reverse relation's related entity, else its own. */
+function answerModel(ctx: RuntimeContext, route: EntityRouteDeclaration): EntityModel {
+  const own = entityOf(ctx, route.entity).model;
+  if (!route.name.startsWith('relation:')) return own;
+  const relation = own.relations!.find((r) => `relation:${r.name}` === route.name)!;
+  return entityOf(ctx, relation.entity).model;
+}
+
+/** The query of a route whose grammar has a parser of its own. */
+function parsedQuery(
+  ctx: RuntimeContext,
+  parser: 'list' | 'aggregate' | 'populate',
+  model: EntityModel,
+  locale: RequestLocale | undefined,
+  query: Record<string, unknown>,
+): Record<string, unknown> {
+  const entity = (name: string) => ctx.registry.entities.get(name)?.model;
+  if (parser === 'list') {
+    const list = parseListQuery(model, query, { openCursor: (cursor) => openCursor(ctx, cursor), entity });
+    return localizedList(ctx, model, list, locale) as unknown as Record<string, unknown>;
+  }
+  if (parser === 'aggregate') return parseAggregateQuery(model, query) as unknown as Record<string, unknown>;
+  const unknown = Object.keys(query).filter((key) => key !== 'populate');
+  const errors: Record<string, string> = Object.fromEntries(
+    unknown.map((key) => [key, 'is not a known query parameter']),
+  );
+  const populate =
+    query.populate === undefined
+      ? undefined
+      : parsePopulate(
+          model,
+          query.populate,
+          (key, message) => {
+            errors[key] ??= message;
+          },
+          entity,
+        );
+  if (Object.keys(errors).length > 0) throw validationError(errors, 'Invalid query parameters');
+  return { populate };
+}
+
+/** The handler of one declared entity route: its locale, query and body read as declared, then its operation. */
+function entityHandler(ctx: RuntimeContext, route: EntityRouteDeclaration): RequestHandler {
+  const [kind, own] = route.name.split(':') as [string, string | undefined];
+  const serve =
+    kind === 'endpoint'
+      ? serveEndpoint(own!)
+      : kind === 'relation'
+        ? serveRelation(own!)
+        : SERVE[kind as EntityRouteName];
+  const model = answerModel(ctx, route);
+  const empty = {};
+  return async (req, res) => {
+    const locale = route.localized ? localeOf(ctx, req, res, model) : undefined;
+    // Express parses the query string on each read of req.query: not at all when there is none.
+    const raw = (route.grammar || route.query) && req.url.includes('?') ? queryOf(req, locale) : empty;
+    const query = route.grammar ? parsedQuery(ctx, route.grammar.parser, model, locale, raw) : readQuery(route, raw);
+    const body = route.bodyCheckedBy === 'entity' ? req.body : readBody(route, req.body);
+    await serve({ ctx, route, req, res, model, locale, query, body });
   };
+}
 
 /** One route of an entity: method, the path under `/{plural}` (`/`, `/:id`, ...), its handler. */
 export type EntityRoute = [method: string, path: string, handler: RequestHandler];
 
-/** The handlers of an entity's route table (the one its generated router declares), in its order. */
-export function entityRouteHandlers(ctx: RuntimeContext, definition: EntityDefinition): EntityRoute[] {
-  const prefix = `/${definition.plural}`;
-  return (definition.routes ?? []).map(([method, path, name]) => [
-    method,
-    path.slice(prefix.length) || '/',
-    name.startsWith('endpoint:')
-      ? endpointHandler(ctx, definition.plural, name.slice('endpoint:'.length))
-      : name.startsWith('relation:')
-        ? relationHandler(ctx, definition.plural, name.slice('relation:'.length))
-        : HANDLERS[name as EntityRouteName](ctx, definition.plural),
+/** The handlers of an entity's declared routes, in match order. */
+export function entityRouteHandlers(ctx: RuntimeContext, routes: readonly EntityRouteDeclaration[]): EntityRoute[] {
+  return routes.map((route) => [
+    route.method,
+    expressPath(route, `${API_PREFIX}/${route.entity}`),
+    entityHandler(ctx, route),
   ]);
 }
 
 /** The Express router of one entity, to mount at `/{plural}`. */
-export function buildEntityRouter(ctx: RuntimeContext, definition: EntityDefinition): Router {
+export function buildEntityRouter(ctx: RuntimeContext, routes: readonly EntityRouteDeclaration[]): Router {
   const router = exactRouter();
-  for (const [method, path, handler] of entityRouteHandlers(ctx, definition))
+  for (const [method, path, handler] of entityRouteHandlers(ctx, routes))
     router[method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete'](path, handler);
   return router;
 }
@@ -428,35 +404,6 @@ export function changeReason(req: Request): string | undefined {
   if (value !== undefined && value.length > MAX_CHANGE_REASON)
     throw validationError({ changeReason: `must be at most ${MAX_CHANGE_REASON} characters` });
   return value || undefined;
-}
-
-/** DELETE's `permanent`: `true` or `false` (default). */
-function permanentParam(req: Request): boolean {
-  const value = req.query.permanent;
-  if (value === undefined || value === 'false') return false;
-  if (value === 'true') return true;
-  throw validationError({ permanent: 'must be true or false' }, 'Invalid query parameters');
-}
-
-function strictQuery(req: Request, allowed: string[]): Record<string, unknown> {
-  const query = req.query as Record<string, unknown>;
-  const unknown = Object.keys(query).filter((key) => !allowed.includes(key));
-  if (unknown.length > 0)
-    throw validationError(
-      Object.fromEntries(unknown.map((k) => [k, 'is not a known query parameter'])),
-      'Invalid query parameters',
-    );
-  return query;
-}
-
-/** `limit` (1-200, default 25) and `cursor` of the history lists; `extra` names more query parameters allowed. */
-export function historyPage(
-  ctx: RuntimeContext,
-  req: Request,
-  cursorKind: 'number' | 'string',
-  extra: string[] = [],
-): HistoryPage {
-  return pageOf(ctx, strictQuery(req, ['limit', 'cursor', ...extra]), cursorKind);
 }
 
 /** A page of history from `limit` and a sealed `cursor` (query values, as text or numbers). */

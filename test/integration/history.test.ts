@@ -185,6 +185,17 @@ describe('full versioning', () => {
     expect(
       (await server.call('GET', `/api/v1/articles/${a.id}/versions/compare?a=1`, { token: owner.token })).status,
     ).toBe(400);
+    // The history routes take their declared parameters and no others.
+    for (const [query, key, message] of [
+      ['/compare?a=1&b=2&c=3', 'c', 'is not a known query parameter (a, b)'],
+      ['/compare?a=0&b=2', 'a', 'must be at least 1'],
+      ['?limit=201', 'limit', 'must be at most 200'],
+      ['?limit=2&sort=x', 'sort', 'is not a known query parameter (limit, cursor)'],
+    ]) {
+      const refused = await server.call('GET', `/api/v1/articles/${a.id}/versions${query}`, { token: owner.token });
+      expect(refused.status, query).toBe(400);
+      expect(refused.body.error.details, query).toEqual({ [key]: message });
+    }
 
     const revert = await server.call('POST', `/api/v1/articles/${a.id}/revert/1`, {
       token: owner.token,

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entityRouteTable } from '../../runtime/api/entityRoutes.js';
 import { fixedRoutes } from '../../runtime/api/index.js';
-import { entityRouteTable } from '../../runtime/model/entityRoutes.js';
 import { repoRoot, runCli } from '../support/cli.js';
 import { startTestServer, type TestServer } from '../support/testServer.js';
 

@@ -1,6 +1,6 @@
 import { COMPONENTS } from '../../../runtime/api/components.js';
 import { ERROR_CODES, type ErrorCode } from '../../../runtime/errors/apiError.js';
-import type { JsonSchema } from '../../model/valueSchema.js';
+import type { JsonSchema } from '../../../runtime/model/valueSchema.js';
 
 // The document's shared components: history and metadata schemas, the error envelope and its
 // responses, the list query parameters and the request headers.

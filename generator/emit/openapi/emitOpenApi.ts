@@ -1,12 +1,12 @@
+import { entityDeclarations } from '../../../runtime/api/entityRoutes.js';
 import { fixedRoutes } from '../../../runtime/api/index.js';
 import { ERROR_CODES, type ErrorCode } from '../../../runtime/errors/apiError.js';
-import { entityRouteTable } from '../../../runtime/model/entityRoutes.js';
 import type { AppModel, LocalesModel } from '../../../runtime/model/types.js';
-import type { JsonSchema } from '../../model/valueSchema.js';
+import type { JsonSchema } from '../../../runtime/model/valueSchema.js';
 import { stableJson } from '../stableJson.js';
 import { errorResponses, json, listParameters, sharedSchemas } from './components.js';
-import { entityOperation, entitySchemas, filterParameterComponents } from './entityOperations.js';
-import { declaredOperation, type Operation } from './operation.js';
+import { entitySchemas, filterParameterComponents } from './entitySchemas.js';
+import { declaredOperation, entityOperation, type Operation } from './operation.js';
 
 // generated/openapi.json: OpenAPI 3.1 from the same model and route tables the server uses.
 
@@ -17,10 +17,6 @@ const BODY_TYPES = {
   form: 'application/x-www-form-urlencoded',
   multipart: 'multipart/form-data',
 } as const;
-
-/** The entity routes that answer records (or groups of them): they take a locale where the application has locales. */
-const LOCALIZED_ANSWERS =
-  /^(list|aggregate|get|create|bulkCreate|update|increment|archive|restore|restoreFromTrash|relation:.*|endpoint:.*)$/;
 
 function localeParameters(locales: LocalesModel): Record<string, JsonSchema> {
   return {
@@ -60,16 +56,10 @@ export function openApiDocument(model: AppModel): JsonSchema {
   for (const entity of model.entities.filter((e) => !e.internal)) {
     Object.assign(schemas, entitySchemas(entity, byPlural));
     Object.assign(parameters, filterParameterComponents(entity));
-    for (const route of entityRouteTable(entity)) {
-      const operation = entityOperation(entity, route, byPlural);
-      if (model.locales && LOCALIZED_ANSWERS.test(route[2]))
-        operation.query = [
-          ...(operation.query ?? []),
-          { $ref: '#/components/parameters/locale' },
-          { $ref: '#/components/parameters/AcceptLanguage' },
-        ];
-      add(operation.method, operation.path, operationObject(operation));
-    }
+  }
+  for (const route of entityDeclarations(model)) {
+    const op = entityOperation(route, Boolean(model.locales));
+    add(op.method, op.path, operationObject(op));
   }
   return {
     // OpenAPI admits only x- extensions beside its own fields, so the generated-file marker is one.

@@ -1,6 +1,7 @@
+import type { EntityRouteDeclaration } from '../../../runtime/api/entityRoutes.js';
 import type { AnyRoute } from '../../../runtime/api/route.js';
 import type { ErrorCode } from '../../../runtime/errors/apiError.js';
-import type { JsonSchema } from '../../model/valueSchema.js';
+import type { JsonSchema } from '../../../runtime/model/valueSchema.js';
 
 /** One operation of the document, before it becomes an OpenAPI operation object. */
 export interface Operation {
@@ -59,6 +60,23 @@ export function declaredOperation(route: AnyRoute): Operation {
     rateLimitExempt: route.rateLimit === 'exempt',
     responses: route.responses,
   };
+}
+
+const LOCALE_PARAMETERS = [
+  { $ref: '#/components/parameters/locale' },
+  { $ref: '#/components/parameters/AcceptLanguage' },
+];
+
+/**
+ * The operation of an entity route: its declared query, or the parameters of the grammar its
+ * parser reads; the locale where the app has locales and the route answers records.
+ */
+export function entityOperation(route: EntityRouteDeclaration, locales: boolean): Operation {
+  const operation = declaredOperation(route);
+  if (route.grammar) operation.query = [...route.grammar.parameters];
+  if (locales && route.localized) operation.query = [...(operation.query ?? []), ...LOCALE_PARAMETERS];
+  if (route.changeReason) operation.changeReason = true;
+  return operation;
 }
 
 /** The properties of an object schema as parameters; a property's description becomes the parameter's. */

@@ -162,59 +162,9 @@ export interface ListResult<T> {
   nextCursor?: string;
 }
 
-export interface HistoryPage<T> {
-  items: T[];
-  total: number;
-  hasMore: boolean;
-  nextCursor?: string;
-}
-
-export interface Version<T> {
-  id: string;
-  entityId: string;
-  version: number;
-  snapshot: T;
-  changedBy: string;
-  changeReason?: string | null;
-  changeType: 'create' | 'update' | 'delete' | 'archive' | 'restore' | 'trash' | 'untrash';
-  changedFields?: string[] | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface VersionComparison {
-  entityId: string;
-  versionA: { version: number; createdAt: string; changedBy: string };
-  versionB: { version: number; createdAt: string; changedBy: string };
-  changes: { field: string; oldValue: unknown; newValue: unknown; changed: boolean }[];
-  totalChanges: number;
-}
-
-export interface AuditEntry {
-  id: string;
-  entityId: string;
-  changedBy: string;
-  changeType: 'create' | 'update' | 'delete' | 'archive' | 'restore' | 'trash' | 'untrash';
-  changedFields?: string[] | null;
-  changes?: Record<string, { old: unknown; new: unknown }> | null;
-  changeReason?: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface TrackedChange {
-  id: string;
-  entityId: string;
-  fieldName: string;
-  oldValue: unknown;
-  newValue: unknown;
-  changedBy: string;
-  changeReason?: string | null;
-  approvedBy?: string | null;
-  approvalStatus?: 'pending' | 'approved' | 'rejected' | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The older names of two shapes the history routes answer. */
+export type AuditEntry = AuditLog;
+export type TrackedChange = FieldChange;
 
 /** Exactly one of two shapes: each one's fields the other lacks read as undefined (`answer.mfaRequired`). */
 export type OneOf<A, B> =
@@ -473,118 +423,6 @@ export class Transport {
 
 const segment = (value: string | number) => encodeURIComponent(String(value));
 
-/** Every generic operation of one entity; the generated types pick those the entity has. */
-export class EntityClient<
-  Record_,
-  Create,
-  Update,
-  Filters,
-  Field extends string,
-  Numeric extends string,
-  Aggregate extends AggregateFields = AggregateFields,
-> {
-  constructor(
-    private readonly transport: Transport,
-    private readonly plural: string,
-  ) {}
-
-  private path(...parts: (string | number)[]): string {
-    return ['/api/v1', this.plural, ...parts.map(segment)].join('/');
-  }
-
-  list(params: ListParams<Field> & Filters = {} as ListParams<Field> & Filters): Promise<ListResult<Record_>> {
-    return this.transport.data('GET', this.path(), { query: params as Query });
-  }
-
-  /** Count, sum, average, minimum and maximum per group, over the records you may see. */
-  aggregate(
-    params: AggregateParams<Aggregate> & Filters = {} as AggregateParams<Aggregate> & Filters,
-  ): Promise<AggregateResult<Record_, Aggregate>> {
-    return this.transport.data('GET', this.path('aggregate'), { query: params as Query });
-  }
-
-  get(
-    id: string,
-    params: { populate?: string[] | { paths: string[]; depth?: number }; locale?: string } = {},
-  ): Promise<Record_> {
-    return this.transport.data('GET', this.path(id), { query: params });
-  }
-
-  create(body: Create, options?: RequestOptions): Promise<Record_> {
-    return this.transport.data('POST', this.path(), { body, options });
-  }
-
-  /** Up to 500 records, all or nothing. */
-  bulk(items: Create[], options?: RequestOptions): Promise<{ items: Record_[]; count: number }> {
-    return this.transport.data('POST', this.path('bulk'), { body: { items }, options });
-  }
-
-  update(id: string, body: Update, options?: RequestOptions): Promise<Record_> {
-    return this.transport.data('PATCH', this.path(id), { body, options });
-  }
-
-  /**
-   * Deletes the record; where the entity keeps a trash it moves there (`trashed: true`) unless
-   * `permanent` (which needs the purge permission).
-   */
-  remove(
-    id: string,
-    options?: RequestOptions & { permanent?: boolean },
-  ): Promise<{ id: string; deleted: true; trashed?: true }> {
-    const { permanent, ...rest } = options ?? {};
-    return this.transport.data('DELETE', this.path(id), {
-      query: permanent ? { permanent: true } : undefined,
-      options: rest,
-    });
-  }
-
-  /** Takes a record out of the trash, as it was when it went in. */
-  restoreFromTrash(id: string, options?: RequestOptions): Promise<Record_> {
-    return this.transport.data('POST', this.path(id, 'restore-from-trash'), { options });
-  }
-
-  /** Adds to numeric fields atomically (negative amounts subtract). */
-  increment(id: string, by: Partial<Record<Numeric, number>>, options?: RequestOptions): Promise<Record_> {
-    return this.transport.data('PATCH', this.path(id, 'increment'), { body: by, options });
-  }
-
-  archive(id: string, options?: RequestOptions): Promise<Record_> {
-    return this.transport.data('POST', this.path(id, 'archive'), { options });
-  }
-
-  restore(id: string, options?: RequestOptions): Promise<Record_> {
-    return this.transport.data('POST', this.path(id, 'restore'), { options });
-  }
-
-  versions(id: string, page: { limit?: number; cursor?: string } = {}): Promise<HistoryPage<Version<Record_>>> {
-    return this.transport.request('GET', this.path(id, 'versions'), { query: page });
-  }
-
-  version(id: string, version: number): Promise<Version<Record_>> {
-    return this.transport.request('GET', this.path(id, 'versions', version));
-  }
-
-  compareVersions(id: string, a: number, b: number): Promise<VersionComparison> {
-    return this.transport.request('GET', this.path(id, 'versions', 'compare'), { query: { a, b } });
-  }
-
-  revert(id: string, version: number, changeReason?: string): Promise<{ success: boolean; revertedTo: number; newVersion: number; entity: Record_ }> {
-    return this.transport.request('POST', this.path(id, 'revert', version), { body: changeReason === undefined ? {} : { changeReason } });
-  }
-
-  audit(id: string, page: { limit?: number; cursor?: string } = {}): Promise<HistoryPage<AuditEntry>> {
-    return this.transport.request('GET', this.path(id, 'audit'), { query: page });
-  }
-
-  fieldChanges(id: string, filter: { fieldName?: string; approvalStatus?: 'pending' | 'approved' | 'rejected' } = {}): Promise<{ items: TrackedChange[] }> {
-    return this.transport.request('GET', this.path(id, 'field-changes'), { query: filter });
-  }
-
-  decideFieldChange(id: string, changeId: string, decision: { approvalStatus: 'approved' | 'rejected'; approvedBy?: string }): Promise<TrackedChange> {
-    return this.transport.request('PUT', this.path(id, 'field-changes', changeId), { body: decision });
-  }
-}
-
 type BatchOperationBody = {
   op: 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'delete' | 'endpoint';
   entity: string;
@@ -689,34 +527,6 @@ async function runBatch<B, T extends readonly BatchStep<unknown>[]>(
 
 
 // ---- The runtime's own routes (accounts, keys, search), from their declarations.
-
-export type ApiKeyInfo = { id: string; name: string; permissions: string[]; expiresAt: string; lastEight: string; createdAt?: string; lastUsedAt?: string | null };
-
-export type AvailablePermission = { key: string; entity: string; action: string; scope?: string; label?: string; description?: string };
-
-export type CreatedApiKey = { id: string; name: string; token: string; lastEight: string; expiresAt: string; permissions?: string[] };
-
-/** What a mail-settings test reports. */
-export type MailTestResult = { ok: boolean; transport: "smtp" | "log"; to: string; message: string };
-
-export type Me = { user: SessionUser; roles: string[]; permissions: string[]; mfaEnrollmentRequired?: boolean; /** With tenancy: the tenants the user is a member of (at most 200), for x-tenant-id */ tenants?: { id: string; label: string | null }[] };
-
-/** Login of an account with two-factor authentication (202): send the mfaToken and a code to /auth/mfa/verify. */
-export type MfaChallenge = { mfaRequired: true; mfaToken: string; expiresAt: string; methods: string[] };
-
-/** The registered user, signed in where address verification is off. */
-export type Registered = { user: SessionUser; /** The session token (the cookie is set too); absent where address verification is on: the answer is then the same whether or not the address had an account, and the new user signs in with the password */ token?: string; /** Present when the browser will not keep the session cookie (it is Secure and the request came over plain HTTP); the token still works as a Bearer token */ cookieWarning?: string };
-
-export type Role = { id: string; key: string; label: string; description?: string | null; isSystem?: boolean; isBuiltin?: boolean; origin?: "builtin" | "file" | "stored"; permissions: string[] };
-
-export type SearchHit = { entity: string; id: string; title: string; snippet: string };
-
-/** A finished sign-in: the user and the session token (the cookie is set too). */
-export type Session = { user: SessionUser; token: string; /** Present when the browser will not keep the session cookie (it is Secure and the request came over plain HTTP); the token still works as a Bearer token */ cookieWarning?: string };
-
-export type SessionUser = { id: string; email: string; displayName: string; /** false while nobody proved the address of a self-registered account (a mailed link or code, a provider); true once proven */ emailVerified?: boolean; /** Two-factor authentication is on: password and LDAP sign-ins need a second step */ mfaEnabled?: boolean };
-
-export type UserView = { id: string; email: string; displayName: string; roles: string[]; authSource: "local" | "ldap"; ldapDn: string | null; disabled: boolean; mfaEnabled: boolean; createdAt: string; updatedAt: string; lastLoginAt: string | null };
 
 /** Your API keys: create (the token is shown once), list, revoke. */
 export class ApiKeysClient {
@@ -909,6 +719,146 @@ export class UsersClient {
     return this.transport.request<UserView>('PUT', `/api/v1/users/${segment(id)}`, { body });
   }
 }
+
+/** Every generic operation of one entity, from the route declarations; the generated types pick those the entity has. */
+export class EntityClient<Record_, Create, Update, Filters, Field extends string, Numeric extends string, Aggregate extends AggregateFields = AggregateFields> {
+  constructor(private readonly transport: Transport, private readonly plural: string) {}
+
+  private path(...parts: (string | number)[]): string {
+    return ['/api/v1', this.plural, ...parts.map(segment)].join('/');
+  }
+
+  /** Count, sum, average, minimum and maximum per group, over the records you may see. */
+  aggregate(params: AggregateParams<Aggregate> & Filters = {} as AggregateParams<Aggregate> & Filters): Promise<AggregateResult<Record_, Aggregate>> {
+    return this.transport.data<AggregateResult<Record_, Aggregate>>('GET', this.path('aggregate'), { query: params as Query });
+  }
+
+  /** List records. */
+  list(params: ListParams<Field> & Filters = {} as ListParams<Field> & Filters): Promise<ListResult<Record_>> {
+    return this.transport.data<ListResult<Record_>>('GET', this.path(), { query: params as Query });
+  }
+
+  /** Create a record. */
+  create(body: Create, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data<Record_>('POST', this.path(), { body, options });
+  }
+
+  /** Up to 500 records, all or nothing. */
+  bulk(items: Create[], options?: RequestOptions): Promise<{ items: Record_[]; count: number }> {
+    return this.transport.data<{ items: Record_[]; count: number }>('POST', this.path('bulk'), { body: { items }, options });
+  }
+
+  /** One record. */
+  get(id: string, params: { populate?: string[] | { paths: string[]; depth?: number }; locale?: string } = {} as { populate?: string[] | { paths: string[]; depth?: number }; locale?: string }): Promise<Record_> {
+    return this.transport.data<Record_>('GET', this.path(id), { query: params as Query });
+  }
+
+  /** Change fields of a record. */
+  update(id: string, body: Update, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data<Record_>('PATCH', this.path(id), { body, options });
+  }
+
+  /** Deletes the record; where the entity keeps a trash it moves there (`trashed: true`) unless `permanent` (which needs the purge permission). */
+  remove(id: string, options?: RequestOptions & { /** delete for good, in the trash or not (needs the purge permission) */ permanent?: boolean }): Promise<{ id: string; deleted: true; /** moved to the trash */ trashed?: true }> {
+    const { permanent, ...rest } = options ?? {};
+    return this.transport.data<{ id: string; deleted: true; /** moved to the trash */ trashed?: true }>('DELETE', this.path(id), { query: { permanent }, options: rest });
+  }
+
+  /** Adds to numeric fields atomically (negative amounts subtract). */
+  increment(id: string, body: Partial<Record<Numeric, number>>, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data<Record_>('PATCH', this.path(id, 'increment'), { body, options });
+  }
+
+  /** Archive a record (left out of lists unless includeArchived). */
+  archive(id: string, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data<Record_>('POST', this.path(id, 'archive'), { options });
+  }
+
+  /** Restore an archived record. */
+  restore(id: string, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data<Record_>('POST', this.path(id, 'restore'), { options });
+  }
+
+  /** Takes a record out of the trash, as it was when it went in. */
+  restoreFromTrash(id: string, options?: RequestOptions): Promise<Record_> {
+    return this.transport.data<Record_>('POST', this.path(id, 'restore-from-trash'), { options });
+  }
+
+  /** Versions, newest first. */
+  versions(id: string, query: { limit?: number; cursor?: string } = {}): Promise<{ items: Version<Record_>[]; total: number; hasMore: boolean; nextCursor?: string }> {
+    return this.transport.request<{ items: Version<Record_>[]; total: number; hasMore: boolean; nextCursor?: string }>('GET', this.path(id, 'versions'), { query });
+  }
+
+  /** Compare two versions field by field. */
+  compareVersions(id: string, a: number, b: number): Promise<VersionComparison> {
+    return this.transport.request<VersionComparison>('GET', this.path(id, 'versions', 'compare'), { query: { a, b } });
+  }
+
+  /** One version. */
+  version(id: string, version: number): Promise<Version<Record_>> {
+    return this.transport.request<Version<Record_>>('GET', this.path(id, 'versions', version));
+  }
+
+  /** Restore the state of a version as a new version. */
+  revert(id: string, version: number, changeReason?: string): Promise<{ success: boolean; revertedTo: number; newVersion: number; entity: Record_ }> {
+    return this.transport.request<{ success: boolean; revertedTo: number; newVersion: number; entity: Record_ }>('POST', this.path(id, 'revert', version), { body: changeReason === undefined ? {} : { changeReason } });
+  }
+
+  /** Audit log, newest first. */
+  audit(id: string, query: { limit?: number; cursor?: string } = {}): Promise<{ items: AuditLog[]; total: number; hasMore: boolean; nextCursor?: string }> {
+    return this.transport.request<{ items: AuditLog[]; total: number; hasMore: boolean; nextCursor?: string }>('GET', this.path(id, 'audit'), { query });
+  }
+
+  /** Changes of tracked fields. */
+  fieldChanges(id: string, query: { fieldName?: string; approvalStatus?: "pending" | "approved" | "rejected" } = {}): Promise<{ items: FieldChange[] }> {
+    return this.transport.request<{ items: FieldChange[] }>('GET', this.path(id, 'field-changes'), { query });
+  }
+
+  /** Approve or reject a change (admin). */
+  decideFieldChange(id: string, changeId: string, body: { approvalStatus: "approved" | "rejected"; approvedBy?: string }): Promise<FieldChange> {
+    return this.transport.request<FieldChange>('PUT', this.path(id, 'field-changes', changeId), { body });
+  }
+}
+
+// ---- The shapes the routes answer, from their declarations.
+
+export type ApiKeyInfo = { id: string; name: string; permissions: string[]; expiresAt: string; lastEight: string; createdAt?: string; lastUsedAt?: string | null };
+
+export type AuditLog = { id: string; entityId: string; changedBy: string; /** The client's address the change came from; administrators only */ changedFrom?: string; changeType: "create" | "update" | "delete" | "archive" | "restore" | "revert" | "trash" | "untrash"; changedFields?: string[] | null; changes?: Record<string, { old?: unknown; new?: unknown }> | null; changeReason?: string | null; createdAt: string; updatedAt: string };
+
+export type AvailablePermission = { key: string; entity: string; action: string; scope?: string; label?: string; description?: string };
+
+export type CreatedApiKey = { id: string; name: string; token: string; lastEight: string; expiresAt: string; permissions?: string[] };
+
+export type FieldChange = { id: string; entityId: string; fieldName: string; oldValue?: unknown; newValue?: unknown; changedBy: string; changeReason?: string | null; approvedBy?: string | null; approvalStatus?: "pending" | "approved" | "rejected" | null; metadata?: Record<string, unknown> | null; createdAt: string; updatedAt: string };
+
+/** What a mail-settings test reports. */
+export type MailTestResult = { ok: boolean; transport: "smtp" | "log"; to: string; message: string };
+
+export type Me = { user: SessionUser; roles: string[]; permissions: string[]; mfaEnrollmentRequired?: boolean; /** With tenancy: the tenants the user is a member of (at most 200), for x-tenant-id */ tenants?: { id: string; label: string | null }[] };
+
+/** Login of an account with two-factor authentication (202): send the mfaToken and a code to /auth/mfa/verify. */
+export type MfaChallenge = { mfaRequired: true; mfaToken: string; expiresAt: string; methods: string[] };
+
+/** The registered user, signed in where address verification is off. */
+export type Registered = { user: SessionUser; /** The session token (the cookie is set too); absent where address verification is on: the answer is then the same whether or not the address had an account, and the new user signs in with the password */ token?: string; /** Present when the browser will not keep the session cookie (it is Secure and the request came over plain HTTP); the token still works as a Bearer token */ cookieWarning?: string };
+
+export type Role = { id: string; key: string; label: string; description?: string | null; isSystem?: boolean; isBuiltin?: boolean; origin?: "builtin" | "file" | "stored"; permissions: string[] };
+
+export type SearchHit = { entity: string; id: string; title: string; snippet: string };
+
+/** A finished sign-in: the user and the session token (the cookie is set too). */
+export type Session = { user: SessionUser; token: string; /** Present when the browser will not keep the session cookie (it is Secure and the request came over plain HTTP); the token still works as a Bearer token */ cookieWarning?: string };
+
+export type SessionUser = { id: string; email: string; displayName: string; /** false while nobody proved the address of a self-registered account (a mailed link or code, a provider); true once proven */ emailVerified?: boolean; /** Two-factor authentication is on: password and LDAP sign-ins need a second step */ mfaEnabled?: boolean };
+
+export type UserView = { id: string; email: string; displayName: string; roles: string[]; authSource: "local" | "ldap"; ldapDn: string | null; disabled: boolean; mfaEnabled: boolean; createdAt: string; updatedAt: string; lastLoginAt: string | null };
+
+export type Version<Record_ = unknown> = { id: string; entityId: string; version: number; snapshot: Record_; changedBy: string; /** The client's address the change came from; administrators only */ changedFrom?: string; changeReason?: string | null; changeType: "create" | "update" | "delete" | "archive" | "restore" | "revert" | "trash" | "untrash"; changedFields?: string[] | null; createdAt: string; updatedAt: string };
+
+export type VersionComparison = { entityId: string; versionA: VersionSummary; versionB: VersionSummary; changes: { field: string; oldValue?: unknown; newValue?: unknown; changed: boolean }[]; totalChanges: number };
+
+export type VersionSummary = { version: number; createdAt: string; changedBy: string };
 
 // Attributes (/attributes)
 export interface AttributeFilters {

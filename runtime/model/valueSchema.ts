@@ -5,8 +5,8 @@ import {
   OBJECT_ID_MACRO_PATTERN,
   OBJECT_ID_PATTERN,
   URL_PATTERN,
-} from '../../runtime/model/patterns.js';
-import type { FieldModel, ValueModel } from '../../runtime/model/types.js';
+} from './patterns.js';
+import type { FieldModel, ValueModel } from './types.js';
 
 export type JsonSchema = Record<string, unknown>;
 

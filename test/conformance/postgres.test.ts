@@ -528,6 +528,29 @@ describe('postgres change notices', () => {
 });
 
 describe('postgres schema sync', () => {
+  it('prepares a schema whose tables are in use without waiting for their readers', async () => {
+    const schema = `conformance_${randomUUID().replace(/-/g, '')}`;
+    const first = PgStore.open(POSTGRES_URL, { schema });
+    const reader = new pg.Client({ connectionString: POSTGRES_URL });
+    await reader.connect();
+    const second = PgStore.open(POSTGRES_URL, { schema });
+    try {
+      await first.init(conformanceModel);
+      // A long read holds its table until it ends; an ALTER TABLE would queue behind it.
+      await reader.query('BEGIN');
+      await reader.query(`SELECT count(*) FROM ${schema}.things`);
+      const started = second.init(conformanceModel).then(() => 'ready');
+      const blocked = new Promise((resolve) => setTimeout(() => resolve('blocked'), 10_000));
+      expect(await Promise.race([started, blocked])).toBe('ready');
+    } finally {
+      await reader.query('ROLLBACK').catch(() => undefined);
+      await second.close();
+      await first.close();
+      await reader.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => undefined);
+      await reader.end().catch(() => undefined);
+    }
+  });
+
   it('makes instances of one schema take turns, while another schema of the database goes on', async () => {
     const schema = `conformance_${randomUUID().replace(/-/g, '')}`;
     const holder = new pg.Client({ connectionString: `${POSTGRES_URL}?options=-c%20search_path%3D${schema}` });

@@ -42,11 +42,16 @@ export async function syncPgSchema(client: Queryable, layout: TableLayout): Prom
   }
   if (layout.searchFields.length > 0) definitions.push(`"${SEARCH_COLUMN}" TEXT`);
   await client.query(`CREATE TABLE IF NOT EXISTS ${table} (${definitions.join(', ')})`);
+  // Only what is missing is altered: ALTER TABLE locks the table against every reader, even when
+  // it changes nothing, and other instances may be serving from it.
+  const present = await existingColumns(client, layout.table);
+  const addColumn = async (name: string, type: string) => {
+    if (!present.has(name)) await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(name)} ${type}`);
+  };
   for (const column of layout.columns.values()) {
-    await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(column.field)} ${PG_TYPES[column.kind]}`);
-    if (column.sortKey)
-      await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(column.sortKey)} TEXT COLLATE "C"`);
-    if (column.fold) await addFoldColumn(client, layout.table, column.field, column.fold);
+    await addColumn(column.field, PG_TYPES[column.kind]);
+    if (column.sortKey) await addColumn(column.sortKey, 'TEXT COLLATE "C"');
+    if (column.fold && !present.has(column.fold)) await addFoldColumn(client, layout.table, column.field, column.fold);
   }
   const existing = await existingIndexes(client, layout.table);
   /**
@@ -71,7 +76,7 @@ export async function syncPgSchema(client: Queryable, layout: TableLayout): Prom
   }
   const changes = await syncIndexes(client, layout, existing);
   if (layout.searchFields.length > 0) {
-    await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS "${SEARCH_COLUMN}" TEXT`);
+    await addColumn(SEARCH_COLUMN, 'TEXT');
     await client.query(
       `CREATE INDEX IF NOT EXISTS ${ident(`ts_${layout.table}`)} ON ${table} USING GIN (to_tsvector('simple', coalesce("${SEARCH_COLUMN}", '')))`,
     );
@@ -124,13 +129,22 @@ async function existingIndexes(client: Queryable, table: string): Promise<Map<st
   return new Map(rows.map((row: { indexname: string; indexdef: string }) => [row.indexname, row.indexdef]));
 }
 
-/** The folded-text column of a filterable string; when it is new, the stored values get theirs at once. */
-async function addFoldColumn(client: Queryable, name: string, field: string, fold: string): Promise<void> {
-  const added = await client.query(
-    `SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2`,
-    [name, fold],
+/**
+ * The columns of the table in the current schema, from the catalog of that one table
+ * (information_schema reads every schema's columns, slow where a database holds many).
+ */
+async function existingColumns(client: Queryable, table: string): Promise<Set<string>> {
+  const { rows } = await client.query(
+    `SELECT attname FROM pg_attribute
+      WHERE attrelid = to_regclass(quote_ident(current_schema()) || '.' || quote_ident($1))
+        AND attnum > 0 AND NOT attisdropped`,
+    [table],
   );
-  if (added.rowCount) return;
+  return new Set(rows.map((row: { attname: string }) => row.attname));
+}
+
+/** A new folded-text column of a filterable string: the stored values get theirs at once. */
+async function addFoldColumn(client: Queryable, name: string, field: string, fold: string): Promise<void> {
   const table = ident(name);
   await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${ident(fold)} TEXT COLLATE "C"`);
   const rows = await client.query(

@@ -2,11 +2,10 @@ import { isAbsolute, resolve } from 'node:path';
 import { backupName, backupPlace, listBackups, pruneBackups } from '../../runtime/backup/backupTarget.js';
 import { restoreBackup } from '../../runtime/backup/restoreBackup.js';
 import { takeBackup } from '../../runtime/backup/takeBackup.js';
-import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import { openFileStorage } from '../../runtime/files/mediaFiles.js';
 import { MEDIA_ASSETS } from '../../runtime/model/collections.js';
 import { DEFAULT_SQLITE_PATH, openStore, postgresTarget } from '../../runtime/store/openStore.js';
-import { checkConfigFile } from './checkConfigFile.js';
+import { loadCheckedConfig } from './checkConfigFile.js';
 import { openCommandStore } from './commandContext.js';
 import { progressLine } from './progressLine.js';
 import { reportFailure } from './reportFailure.js';
@@ -27,9 +26,8 @@ export interface RestoreOptions {
 export async function backupCommand(options: BackupOptions): Promise<void> {
   try {
     const root = resolve('.');
-    checkConfigFile(root, 'no backup taken');
+    const config = loadCheckedConfig(root, 'no backup taken', process.env);
     const registry = await loadRegistry(root, options.out);
-    const config = loadRuntimeConfig(root, process.env);
     const keep = options.keep === undefined ? undefined : Number(options.keep);
     if (keep !== undefined && (!Number.isInteger(keep) || keep < 1 || keep > 10_000))
       throw new Error('--keep must be a whole number from 1 to 10000');
@@ -76,9 +74,8 @@ export async function backupCommand(options: BackupOptions): Promise<void> {
 export async function restoreCommand(from: string, options: RestoreOptions): Promise<void> {
   try {
     const root = resolve('.');
-    checkConfigFile(root, 'nothing restored');
+    const config = loadCheckedConfig(root, 'nothing restored', process.env);
     const registry = await loadRegistry(root, options.out);
-    const config = loadRuntimeConfig(root, process.env);
     const place = backupPlace(from, root, process.env);
     const media = registry.entities.has(MEDIA_ASSETS) ? openFileStorage(config.uploads, root) : undefined;
     const url = process.env.DATABASE_URL;

@@ -1,12 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import type { Registry } from '../../runtime/context/defineRegistry.js';
 import type { JobHandler } from '../../runtime/jobs/scheduler.js';
 import type { RepositoryWriter } from '../../runtime/repository.js';
 import { startServer } from '../../runtime/server/startServer.js';
 import type { Store } from '../../runtime/store/types.js';
-import { checkConfigFile } from './checkConfigFile.js';
+import { loadCheckedConfig } from './checkConfigFile.js';
 import { importProjectModules, type LoadedFrom } from './projectModules.js';
 import { reportFailure } from './reportFailure.js';
 import { boundHeapGrowth } from './serverHeap.js';
@@ -80,12 +79,8 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
     const port = options.port === undefined ? undefined : Number(options.port);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
       throw new Error(`--port must be an integer from 0 to 65535`);
-    checkConfigFile(root, 'the server did not start');
-    const { generated, handlers, loaded } = await loadProject(
-      root,
-      options.out,
-      loadRuntimeConfig(root, process.env).jobs.handlers,
-    );
+    const config = loadCheckedConfig(root, 'the server did not start', process.env);
+    const { generated, handlers, loaded } = await loadProject(root, options.out, config.jobs.handlers);
     const logger = serverLogger();
     if (loaded.loader === 'bundle') logger.info(loaded, 'project modules loaded from their compiled bundle');
     else logger.info(loaded, 'project modules loaded through tsx');
@@ -94,6 +89,7 @@ export async function serveCommand(options: ServeOptions): Promise<void> {
       repositories: generated.repositories,
       handlers,
       root,
+      config,
       port,
       host: options.host,
       logger,

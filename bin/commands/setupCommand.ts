@@ -2,11 +2,10 @@ import { resolve } from 'node:path';
 import { pino } from 'pino';
 import type { PasswordPolicy } from '../../runtime/auth/passwords.js';
 import { createFirstAdmin, recoverAdmin } from '../../runtime/auth/setup.js';
-import { loadRuntimeConfig } from '../../runtime/config/runtimeConfig.js';
 import type { RuntimeContext } from '../../runtime/context/runtimeContext.js';
 import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
-import { featureRules } from '../../runtime/server/featureRules.js';
-import { checkConfigFile } from './checkConfigFile.js';
+import { featureRules } from '../../runtime/server/features.js';
+import { loadCheckedConfig } from './checkConfigFile.js';
 import { openCommandStore } from './commandContext.js';
 import { reportFailure } from './reportFailure.js';
 import { loadRegistry } from './serveCommand.js';
@@ -54,9 +53,8 @@ async function withStore(
 ): Promise<void> {
   try {
     const root = resolve('.');
-    checkConfigFile(root, 'nothing changed');
+    const config = loadCheckedConfig(root, 'nothing changed', process.env);
     const registry = await loadRegistry(root, out);
-    const config = loadRuntimeConfig(root, process.env);
     const store = await openCommandStore(root, registry.model);
     await store.init(registry.model);
     try {

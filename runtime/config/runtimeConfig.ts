@@ -269,7 +269,15 @@ function metricsToken(token: string | undefined): string | undefined {
 /** The project's config with defaults filled in; `entigen build` has already checked its shape. */
 export function loadRuntimeConfig(root: string, env: NodeJS.ProcessEnv): RuntimeConfig {
   const path = join(root, 'entigen.config.yaml');
-  const raw = (existsSync(path) ? parse(readFileSync(path, 'utf8')) : {}) ?? {};
+  return runtimeConfig((existsSync(path) ? parse(readFileSync(path, 'utf8')) : {}) ?? {}, env);
+}
+
+/**
+ * The config read from its file (already checked against the config schema), with the
+ * environment's overrides and defaults filled in.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the file's shape is the config schema's, checked before
+export function runtimeConfig(raw: any, env: NodeJS.ProcessEnv): RuntimeConfig {
   const port = env.PORT ? Number(env.PORT) : (raw.server?.port ?? 3000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`PORT must be an integer from 0 to 65535, not ${env.PORT}`);

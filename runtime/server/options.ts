@@ -16,6 +16,8 @@ export interface StartOptions {
   logger?: Logger;
   /** Sends password-reset mail; default: written to the log. */
   mailer?: Mailer;
+  /** The configuration, read once by the caller; else read from entigen.config.yaml in `root`. */
+  config?: RuntimeConfig;
   /** Replaces parts of the configuration (tests: rate limits). */
   overrides?: Partial<RuntimeConfig>;
   /** The clock of every operation and limit; tests move it. */

@@ -24,7 +24,7 @@ export function base(options: Omit<StartOptions, 'port' | 'host'>): Base {
     options,
     env,
     logger,
-    config: { ...loadRuntimeConfig(options.root, env), ...options.overrides },
+    config: { ...(options.config ?? loadRuntimeConfig(options.root, env)), ...options.overrides },
     secrets: loadSecrets({
       env,
       devFile: join(options.root, 'data', 'secrets.json'),

@@ -11,13 +11,11 @@ import type { BusState } from '../cluster/busWatch.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { eventStatistics } from '../events/eventStats.js';
 import type { RealtimeHub } from '../events/realtime/realtimeHub.js';
-import type { WebhookDispatcher } from '../events/webhooks/webhookDispatcher.js';
 import { healthRoute } from '../health/healthRoute.js';
 import type { Metrics } from '../health/metrics.js';
 import { metricsRoute } from '../health/metricsRoute.js';
 import type { OperatorMetrics } from '../health/operatorMetrics.js';
-import type { Scheduler } from '../jobs/scheduler.js';
-import { MEDIA_ASSETS, SCHEDULED_JOBS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
+import { MEDIA_ASSETS } from '../model/collections.js';
 import { ADMIN_PATH, adminRoutes } from './adminRoutes.js';
 import { API_KEYS_PATH, apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
@@ -35,12 +33,9 @@ import { type DrainState, refuseWhileDraining } from './draining.js';
 import { EntityRouteTable, entityLane } from './entityLane.js';
 import { buildEntityRouter, entityRouteHandlers } from './entityRoutes.js';
 import { errorHandler, notFoundHandler } from './errorHandler.js';
-import { FIELD_CHANGES_PATH, fieldChangeRoutes } from './fieldChangeRoutes.js';
 import { idempotency } from './idempotency.js';
 import { IMPORT_PATH, importRoutes } from './importRoutes.js';
-import { JOBS_PATH, jobRoutes } from './jobRoutes.js';
 import { jsonBody } from './jsonBody.js';
-import { MEDIA_PATH, mediaRoutes, UPLOAD_PATH } from './mediaRoutes.js';
 import { methodNotAllowed, RouteTable } from './methodNotAllowed.js';
 import { mfaRoutes } from './mfaRoutes.js';
 import { type NodeListener, nodeListener } from './nodeAdapter.js';
@@ -56,11 +51,9 @@ import { requireMfaEnrollment } from './requireMfaEnrollment.js';
 import { requireVerifiedEmail } from './requireVerifiedEmail.js';
 import { ROLES_PATH, roleRoutes } from './roleRoutes.js';
 import { SCHEMA_PATH, schemaRoutes } from './schemaRoutes.js';
-import { SEARCH_PATH, searchRoutes } from './searchRoutes.js';
 import { securityHeaders } from './securityHeaders.js';
 import { setupGate, setupRoutes } from './setupRoutes.js';
 import { USERS_PATH, userRoutes } from './userRoutes.js';
-import { webhookDeliveryRoutes, webhookRoutes } from './webhookRoutes.js';
 
 export interface AppOptions {
   auth: AuthContext;
@@ -70,13 +63,12 @@ export interface AppOptions {
   drain: DrainState;
   /** Extra services for the health report (Redis). */
   services: Record<string, () => Promise<void>>;
-  scheduler: Scheduler;
+  /** The routers of the app's features, by prefix (runtime/server/features.ts). */
+  featureRouters: readonly [prefix: string, router: Router][];
   /** Prometheus numbers for GET /api/metrics. */
   operator: OperatorMetrics;
   /** The open realtime streams (GET /api/v1/realtime). */
   realtime: RealtimeHub;
-  /** Webhook delivery (woken by replays and redeliveries). */
-  webhooks: WebhookDispatcher;
   /** The bus between instances, for the health report; none with one instance. */
   cluster?: () => BusState;
 }
@@ -95,10 +87,9 @@ export function createApp({
   metrics,
   drain,
   services,
-  scheduler,
+  featureRouters,
   operator,
   realtime,
-  webhooks,
   cluster,
 }: AppOptions): { app: Express; routes: RouteTable; listener: NodeListener } {
   const { ctx, config } = auth;
@@ -155,7 +146,7 @@ export function createApp({
       undefined,
       (req) =>
         req.method === 'POST' &&
-        ((media && req.path === UPLOAD_PATH) ||
+        ((media && req.path === features.upload.path) ||
           req.path === OIDC_MFA_FORM_PATH ||
           req.path.startsWith(`${IMPORT_PATH}/`)),
     ),
@@ -230,15 +221,11 @@ export function createApp({
   mount(ROLES_PATH, roleRoutes(auth));
   mount(API_KEYS_PATH, apiKeyRoutes(auth));
   mount(SCHEMA_PATH, schemaRoutes(ctx.registry.model));
-  if (features.fieldChangeQueue.when!(ctx.registry.model)) mount(FIELD_CHANGES_PATH, fieldChangeRoutes(ctx));
   mount(REALTIME_PATH, realtimeRoutes({ ctx, hub: realtime, identify: authenticateCaller.identify }));
-  if (features.search.when!(ctx.registry.model)) mount(SEARCH_PATH, searchRoutes(ctx));
-  if (ctx.registry.entities.has(SCHEDULED_JOBS)) mount(JOBS_PATH, jobRoutes(ctx, scheduler));
-  if (media && ctx.media) mount(MEDIA_PATH, mediaRoutes(ctx, ctx.media));
   mount(IMPORT_PATH, importRoutes(ctx));
   mount(BATCH_PATH, batchRoutes(ctx));
-  mount(`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, webhooks));
-  mount(`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, webhooks));
+  // The features' routers (runtime/server/features.ts), ahead of the entities: some share an entity's prefix.
+  for (const [prefix, router] of featureRouters) mount(prefix, router);
   const byPlural = new Map(ctx.registry.model.entities.map((e) => [e.plural, e]));
   for (const entity of ctx.registry.entities.values()) {
     const declared = entityDeclarationsOf(entity.model, byPlural);

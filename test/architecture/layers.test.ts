@@ -93,6 +93,18 @@ describe('layers', () => {
     expect(crossing.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
   });
 
+  it("give each feature one home: the server's steps and the app reach its routers, rules and jobs through the feature table", () => {
+    const featureParts =
+      /^runtime\/(http\/(fieldChangeRoutes|searchRoutes|jobRoutes|mediaRoutes|webhookRoutes)|backup\/backupJob|jobs\/(trashPurge|jobRules)|media\/mediaRules|events\/webhooks\/webhookRules|features\/.*)\.ts$/;
+    const crossing = edges.filter(
+      ({ from, to }) =>
+        (from.startsWith('runtime/server/') || from === 'runtime/http/createApp.ts') &&
+        from !== 'runtime/server/features.ts' &&
+        featureParts.test(to),
+    );
+    expect(crossing.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);
+  });
+
   it('keep the runtime free of the generator', () => {
     const crossing = edges.filter(({ from, to }) => from.startsWith('runtime/') && to.startsWith('generator/'));
     expect(crossing.map(({ from, to }) => `${from} -> ${to}`)).toEqual([]);

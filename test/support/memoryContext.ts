@@ -6,7 +6,7 @@ import type { Caller } from '../../runtime/context/caller.js';
 import type { RuntimeContext } from '../../runtime/context/runtimeContext.js';
 import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
 import { USERS } from '../../runtime/model/collections.js';
-import { featureRules } from '../../runtime/server/featureRules.js';
+import { featureRules } from '../../runtime/server/features.js';
 import { SqliteStore } from '../../runtime/store/sqlite/sqliteStore.js';
 import { ensureEventSequence } from '../../runtime/write/eventLog.js';
 import { newId } from '../../runtime/write/prepareWrite.js';

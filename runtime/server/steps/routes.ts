@@ -5,6 +5,7 @@ import { createApp } from '../../http/createApp.js';
 import type { DrainState } from '../../http/draining.js';
 import type { RouteTable } from '../../http/methodNotAllowed.js';
 import type { NodeListener } from '../../http/nodeAdapter.js';
+import { featuresOf } from '../features.js';
 import type { Base } from './base.js';
 import type { Cluster } from './cluster.js';
 import type { EventConsumers } from './events.js';
@@ -26,7 +27,7 @@ export interface Routes {
 
 /** The HTTP app (the pipeline, the declared routes, the entity routes) and the adapters in front of it. */
 export function withRoutes(
-  { operator }: Base,
+  { operator, config }: Base,
   { auth, ctx }: Services,
   { limiter, services, bus }: Cluster,
   { realtime, webhooks }: EventConsumers,
@@ -40,10 +41,11 @@ export function withRoutes(
     metrics,
     drain,
     services,
-    scheduler,
+    featureRouters: featuresOf(ctx.registry.model, config).flatMap(
+      (feature) => feature.routers?.({ ctx, scheduler, webhooks }) ?? [],
+    ),
     operator,
     realtime,
-    webhooks,
     cluster: bus ? () => bus.state() : undefined,
   });
   const handler: RequestHandler = (req, res, next) => {

@@ -15,7 +15,7 @@ import { withMediaCleanup } from '../../media/mediaCleanup.js';
 import { MEDIA_ASSETS } from '../../model/collections.js';
 import { ensureEventSequence } from '../../write/eventLog.js';
 import { repositoryWriter } from '../../write/writePipeline.js';
-import { featureRules } from '../featureRules.js';
+import { featureRules } from '../features.js';
 import type { Base } from './base.js';
 import type { Stores } from './store.js';
 

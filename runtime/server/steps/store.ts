@@ -1,10 +1,9 @@
-import { BACKUP_HANDLER, backupSchedule } from '../../backup/backupJob.js';
 import { reconcileFileSchedules } from '../../jobs/fileSchedules.js';
-import { TRASH_PURGE_HANDLER, trashPurgeSchedule } from '../../jobs/trashPurge.js';
 import { checkMigrations } from '../../migrations/applyMigrations.js';
 import type { PgStore } from '../../store/postgres/pgStore.js';
 import { SqliteStore } from '../../store/sqlite/sqliteStore.js';
 import { openAppStore, type StoreStack } from '../../store/storeStack.js';
+import { serverJobs } from '../features.js';
 import type { Base } from './base.js';
 
 export type Stores = StoreStack;
@@ -35,21 +34,13 @@ export async function withStore({ options, config, env, logger, operator, now }:
     );
   try {
     await checkMigrations(store, options.root, options.registry.model, now);
-    // backups.schedule is one more file job, run by the server's own handler.
-    // So is the trash's purge, when an entity keeps one.
-    const purge = trashPurgeSchedule(options.registry.model);
+    // The features' own jobs (backups.schedule, the trash's purge) are file jobs too, run by the
+    // server's own handlers.
+    const own = serverJobs(options.registry.model, config).map((job) => job.schedule);
     const jobs = await reconcileFileSchedules(
       store,
-      [
-        ...(options.registry.model.jobSchedules ?? []),
-        ...(config.backups ? [backupSchedule(config.backups)] : []),
-        ...(purge ? [purge] : []),
-      ],
-      [
-        ...Object.keys(options.handlers ?? {}),
-        ...(config.backups ? [BACKUP_HANDLER] : []),
-        ...(purge ? [TRASH_PURGE_HANDLER] : []),
-      ],
+      [...(options.registry.model.jobSchedules ?? []), ...own],
+      [...Object.keys(options.handlers ?? {}), ...own.map((schedule) => schedule.handler)],
       now(),
     );
     if (jobs.created.length + jobs.updated.length + jobs.released.length > 0)

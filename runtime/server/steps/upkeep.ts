@@ -1,8 +1,7 @@
-import { BACKUP_HANDLER, backupJob } from '../../backup/backupJob.js';
 import { sweepIdempotencyRecords } from '../../http/idempotency.js';
 import { Scheduler } from '../../jobs/scheduler.js';
-import { TRASH_PURGE_HANDLER, trashPurgeJob } from '../../jobs/trashPurge.js';
 import { pruneEvents } from '../../write/eventLog.js';
+import { serverJobs } from '../features.js';
 import type { Base } from './base.js';
 import type { EventConsumers } from './events.js';
 import type { Services } from './services.js';
@@ -26,8 +25,12 @@ export function withUpkeep(
     ctx,
     handlers: {
       ...options.handlers,
-      ...(config.backups ? { [BACKUP_HANDLER]: backupJob(ctx, config.backups, options.root, env) } : {}),
-      ...(options.registry.model.entities.some((e) => e.trash) ? { [TRASH_PURGE_HANDLER]: trashPurgeJob(ctx) } : {}),
+      ...Object.fromEntries(
+        serverJobs(options.registry.model, config).map((job) => [
+          job.schedule.handler,
+          job.handler({ ctx, config, root: options.root, env }),
+        ]),
+      ),
     },
     repositories: systemRepositories(),
     maxSeriesPerJob: config.jobs.maxSeriesPerJob,

@@ -3,6 +3,7 @@ import { registry } from '../../generated/index.js';
 import { modelFromInputs } from '../../generator/build.js';
 import { packageEntityFiles } from '../../generator/readInputs.js';
 import { ALL_ROUTES } from '../api/index.js';
+import { ENVIRONMENT_VARIABLES } from '../config/environment.js';
 import type { RuntimeConfig } from '../config/runtimeConfig.js';
 import { FEATURES, featureRules, featuresOf, serverJobs } from './features.js';
 
@@ -63,5 +64,11 @@ describe('the features', () => {
     const rules = featureRules(bare);
     expect([...rules.keys()].sort()).toEqual(['hookDeliveries', 'scheduledJobs', 'webhookDeliveries', 'webhooks']);
     expect([...featureRules(example).keys()]).toEqual(expect.arrayContaining(['webhooks', 'scheduledJobs']));
+  });
+
+  it('read only environment variables the reference describes', () => {
+    const described = new Set(ENVIRONMENT_VARIABLES.map((v) => v.name));
+    for (const feature of FEATURES)
+      for (const name of feature.env ?? []) expect(described, feature.name).toContain(name);
   });
 });

@@ -39,6 +39,8 @@ export interface Feature {
    * document and the client) and, for features the config alone turns on, from the config.
    */
   enabled(model: AppModel, config: RuntimeConfig): boolean;
+  /** The built-in collections it keeps its records in. */
+  entities?: readonly string[];
   /** The config's section it reads (entigen.config.yaml). */
   config?: keyof RuntimeConfig;
   /** Environment variables it reads (each described in runtime/config/environment.ts). */

@@ -66,6 +66,17 @@ describe('the features', () => {
     expect([...featureRules(example).keys()]).toEqual(expect.arrayContaining(['webhooks', 'scheduledJobs']));
   });
 
+  it('keep their records in collections the package ships, each collection with one feature', () => {
+    const collections = FEATURES.flatMap((f) => f.entities ?? []);
+    expect(new Set(collections).size).toBe(collections.length);
+    for (const feature of FEATURES)
+      for (const plural of feature.entities ?? [])
+        expect(
+          example.entities.some((e) => e.plural === plural) || bare.entities.some((e) => e.plural === plural),
+          `${feature.name}: ${plural}`,
+        ).toBe(true);
+  });
+
   it('read only environment variables the reference describes', () => {
     const described = new Set(ENVIRONMENT_VARIABLES.map((v) => v.name));
     for (const feature of FEATURES)

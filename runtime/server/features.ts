@@ -16,8 +16,11 @@ import { jobRules } from '../jobs/jobRules.js';
 import { trashPurgeJob, trashPurgeSchedule } from '../jobs/trashPurge.js';
 import { mediaRules } from '../media/mediaRules.js';
 import {
+  FIELD_CHANGES,
   GRANTS,
   HOOK_DELIVERIES,
+  JOB_EXECUTIONS,
+  JOB_SNAPSHOTS,
   MEDIA_ASSETS,
   SCHEDULED_JOBS,
   WEBHOOK_DELIVERIES,
@@ -37,6 +40,7 @@ const has = (plural: string) => (model: AppModel) => model.entities.some((e) => 
 const approvals: Feature = {
   name: 'approvals',
   enabled: tracksChanges,
+  entities: [FIELD_CHANGES],
   routes: [api.fieldChangeQueue],
   routers: ({ ctx }) => [[FIELD_CHANGES_PATH, fieldChangeRoutes(ctx)]],
 };
@@ -53,6 +57,7 @@ const search: Feature = {
 const jobs: Feature = {
   name: 'jobs',
   enabled: has(SCHEDULED_JOBS),
+  entities: [SCHEDULED_JOBS, JOB_EXECUTIONS, JOB_SNAPSHOTS],
   config: 'jobs',
   routes: [api.runJob],
   routers: ({ ctx, scheduler }: FeatureDeps) => [[JOBS_PATH, jobRoutes(ctx, scheduler)]],
@@ -63,6 +68,7 @@ const jobs: Feature = {
 const media: Feature = {
   name: 'media',
   enabled: has(MEDIA_ASSETS),
+  entities: [MEDIA_ASSETS],
   config: 'uploads',
   env: [
     'UPLOADS_DRIVER',
@@ -84,6 +90,7 @@ const media: Feature = {
 const webhooks: Feature = {
   name: 'webhooks',
   enabled: has(WEBHOOKS),
+  entities: [WEBHOOKS, WEBHOOK_DELIVERIES],
   config: 'webhooks',
   env: ['WEBHOOKS_ALLOW_PRIVATE_TARGETS'],
   routes: [api.rotateWebhookSecret, api.replayWebhook, api.redeliver],
@@ -101,6 +108,7 @@ const webhooks: Feature = {
 const hooks: Feature = {
   name: 'hooks',
   enabled: has(HOOK_DELIVERIES),
+  entities: [HOOK_DELIVERIES],
   config: 'hooks',
   rules: () => [[HOOK_DELIVERIES, deliveryRules]],
 };
@@ -109,6 +117,7 @@ const hooks: Feature = {
 const grants: Feature = {
   name: 'grants',
   enabled: has(GRANTS),
+  entities: [GRANTS],
   rules: () => [[GRANTS, grantRules]],
 };
 

@@ -28,6 +28,8 @@ export class PgBus extends PulsedBus {
   private closed = false;
   private listenedBefore = false;
   private pending: string[] = [];
+  /** Notices on their way out; close waits for them, since they leave through the store's pool. */
+  private readonly sending = new Set<Promise<unknown>>();
 
   private constructor(
     private readonly store: PgStore,
@@ -77,23 +79,29 @@ export class PgBus extends PulsedBus {
     const lines = this.pending;
     this.pending = [];
     let payload = this.instance;
-    const send = (text: string) =>
-      this.store
+    const send = (text: string) => {
+      const sent = this.store
         .notify(this.channel, text)
-        .catch((error) => this.logger.warn({ err: error }, 'cannot publish a notice through postgres'));
+        .catch((error) => this.logger.warn({ err: error }, 'cannot publish a notice through postgres'))
+        .finally(() => this.sending.delete(sent));
+      this.sending.add(sent);
+    };
     for (const line of lines) {
       if (Buffer.byteLength(payload) + Buffer.byteLength(line) + 1 > MAX_PAYLOAD_BYTES) {
-        void send(payload);
+        send(payload);
         payload = this.instance;
       }
       payload += `\n${line}`;
     }
-    if (payload !== this.instance) void send(payload);
+    if (payload !== this.instance) send(payload);
   }
 
+  /** Sends what was published before it, then stops listening (the store closes after the bus). */
   async close(): Promise<void> {
     this.closed = true;
     this.stopPulse();
+    this.flush();
+    await Promise.all(this.sending);
     this.watch.lost();
     await this.client?.end().catch(() => undefined);
   }

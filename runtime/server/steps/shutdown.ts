@@ -43,9 +43,10 @@ export function withShutdown(
       closing ??= (async () => {
         drain.draining = true;
         await stopWork();
+        // The bus first: what the work published on the way down leaves through the store.
+        await bus?.close();
         await store.close();
         await ctx.media?.storage.close();
-        await bus?.close();
         await redis?.quit().catch(() => undefined);
       })();
       return closing;

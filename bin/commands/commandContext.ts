@@ -3,8 +3,8 @@ import type { Registry } from '../../runtime/context/defineRegistry.js';
 import type { RuntimeContext } from '../../runtime/context/runtimeContext.js';
 import { FieldCipher } from '../../runtime/crypto/fieldCipher.js';
 import type { AppModel } from '../../runtime/model/types.js';
+import { openAppStore } from '../../runtime/server/appStore.js';
 import { featureRules } from '../../runtime/server/features.js';
-import { openAppStore } from '../../runtime/store/storeStack.js';
 import type { Store } from '../../runtime/store/types.js';
 import { ensureEventSequence } from '../../runtime/write/eventLog.js';
 

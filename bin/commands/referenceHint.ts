@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { ENVIRONMENT_GROUPS, ENVIRONMENT_VARIABLES } from '../../runtime/config/environment.js';
+import { ENVIRONMENT_GROUPS } from '../../runtime/config/environment.js';
 import { packageRoot } from '../../runtime/model/packageRoot.js';
+import { ENVIRONMENT_VARIABLES } from '../../runtime/server/environment.js';
 
 /** A heading's anchor as the documentation site makes it. */
 const anchor = (heading: string) => heading.toLowerCase().replace(/\s+/g, '-');

@@ -4,9 +4,9 @@ import type { Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { schemaRows } from '../../generator/docs/schemaReference.js';
 import { configSchema, entitySchema } from '../../generator/schema/schemas.js';
-import { ENVIRONMENT_VARIABLES } from '../../runtime/config/environment.js';
 import { ERROR_CODES } from '../../runtime/errors/apiError.js';
 import { packageRoot } from '../../runtime/model/packageRoot.js';
+import { ENVIRONMENT_VARIABLES } from '../../runtime/server/environment.js';
 import { entigenProgram } from '../program.js';
 import { referencePages } from './referencePages.js';
 

@@ -3,12 +3,9 @@ import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import { cell, rowsTable, schemaRows } from '../../generator/docs/schemaReference.js';
 import { configSchema, entitySchema } from '../../generator/schema/schemas.js';
-import {
-  ENVIRONMENT_GROUPS,
-  ENVIRONMENT_VARIABLES,
-  type EnvironmentVariable,
-} from '../../runtime/config/environment.js';
+import { ENVIRONMENT_GROUPS, type EnvironmentVariable } from '../../runtime/config/environment.js';
 import { packageRoot } from '../../runtime/model/packageRoot.js';
+import { ENVIRONMENT_VARIABLES } from '../../runtime/server/environment.js';
 import { entigenProgram } from '../program.js';
 import { apiDeclarations } from './apiDeclarations.js';
 

@@ -1,7 +1,8 @@
 /**
- * Every environment variable entigen reads, with what it does: the reference page of the
- * documentation is written from this list, and a test fails when the code reads a variable
- * that is not in it.
+ * An environment variable entigen reads, with what it does. The server's own are listed here;
+ * each feature lists its own (runtime/server/features.ts), and runtime/server/environment.ts
+ * puts them together: the reference page of the documentation is written from that table, and a
+ * test fails when the code reads a variable that is not in it.
  */
 export interface EnvironmentVariable {
   name: string;
@@ -28,7 +29,8 @@ export const ENVIRONMENT_GROUPS: Record<EnvironmentVariable['group'], string> = 
   operations: 'Operations',
 };
 
-export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
+/** The variables of the server itself, whatever features the app has. */
+export const SERVER_VARIABLES: readonly EnvironmentVariable[] = [
   {
     name: 'DATABASE_URL',
     group: 'store',
@@ -105,65 +107,6 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: '`true` or `false`: whether those origins may send credentials.',
     default: 'false',
     configKey: 'cors.credentials',
-  },
-  {
-    name: 'UPLOADS_DRIVER',
-    group: 'store',
-    description: 'Where media files live: `local` (the folder `uploads.dir`) or `s3` (an S3-compatible bucket).',
-    default: 'local',
-    configKey: 'uploads.driver',
-  },
-  {
-    name: 'UPLOADS_DIR',
-    group: 'store',
-    description: 'The folder of the `local` upload driver, relative to the project.',
-    default: 'data/uploads',
-    configKey: 'uploads.dir',
-  },
-  {
-    name: 'S3_BUCKET',
-    group: 'store',
-    description: 'The bucket of the `s3` upload driver (backups to `s3://` take the server and credentials below too).',
-    configKey: 'uploads.bucket',
-  },
-  {
-    name: 'S3_ENDPOINT',
-    group: 'store',
-    description: 'An S3-compatible server (MinIO, Ceph, R2, s3rver); unset, AWS itself for the region.',
-    configKey: 'uploads.endpoint',
-  },
-  {
-    name: 'S3_REGION',
-    group: 'store',
-    description: "The bucket's region.",
-    default: 'us-east-1',
-    configKey: 'uploads.region',
-  },
-  {
-    name: 'S3_PREFIX',
-    group: 'store',
-    description: 'Folders every key begins with (`media/`), so one bucket can hold several apps.',
-    default: '(none)',
-    configKey: 'uploads.prefix',
-  },
-  {
-    name: 'S3_FORCE_PATH_STYLE',
-    group: 'store',
-    description:
-      '`true` or `false`: path-style addresses (`endpoint/bucket/key`), which most S3-compatible servers need.',
-    default: '`true` with an endpoint, else `false`',
-    configKey: 'uploads.forcePathStyle',
-  },
-  {
-    name: 'S3_ACCESS_KEY_ID',
-    group: 'secrets',
-    description:
-      "The bucket's access key; unset, the AWS SDK's own chain (AWS_ACCESS_KEY_ID, a profile, an instance role).",
-  },
-  {
-    name: 'S3_SECRET_ACCESS_KEY',
-    group: 'secrets',
-    description: 'The secret of that access key.',
   },
   {
     name: 'NODE_ENV',
@@ -278,13 +221,6 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     configKey: 'rateLimit.public',
   },
   {
-    name: 'WEBHOOKS_ALLOW_PRIVATE_TARGETS',
-    group: 'limits',
-    description: '`true` lets webhooks target private, loopback and link-local addresses.',
-    default: 'false',
-    configKey: 'webhooks.allowPrivateTargets',
-  },
-  {
     name: 'REDIS_URL',
     group: 'cluster',
     description: 'Redis, for rate-limit windows and notices shared between instances.',
@@ -302,11 +238,6 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
       "The longest a cache is trusted without proof that every other instance's notice arrived (50ms to 1m).",
     default: '1s',
     configKey: 'cluster.maxStaleness',
-  },
-  {
-    name: 'ENTIGEN_SCHEDULER',
-    group: 'cluster',
-    description: '`off`: this instance runs no scheduled jobs (others on the same database still do).',
   },
   {
     name: 'LOG_LEVEL',

@@ -3,9 +3,10 @@ import { registry } from '../../generated/index.js';
 import { modelFromInputs } from '../../generator/build.js';
 import { packageEntityFiles } from '../../generator/readInputs.js';
 import { ALL_ROUTES } from '../api/index.js';
-import { ENVIRONMENT_VARIABLES } from '../config/environment.js';
 import type { RuntimeConfig } from '../config/runtimeConfig.js';
-import { FEATURES, featureRules, featuresOf, serverJobs } from './features.js';
+import { SqliteStore } from '../store/sqlite/sqliteStore.js';
+import { seeingTrash } from '../store/trashStore.js';
+import { FEATURES, featureRules, featureStore, featuresOf, serverJobs } from './features.js';
 
 /** The built-in entities and one plain entity of an app's own: no tracked field, no search, no trash. */
 const bare = modelFromInputs({
@@ -77,9 +78,32 @@ describe('the features', () => {
         ).toBe(true);
   });
 
-  it('read only environment variables the reference describes', () => {
-    const described = new Set(ENVIRONMENT_VARIABLES.map((v) => v.name));
+  it('wrap the store as the model asks: the trash out of sight, locales folded, nothing for a plain app', async () => {
+    const raw = SqliteStore.open(':memory:');
+    try {
+      expect(featureStore(raw, bare)).toBe(raw);
+      const wrapped = featureStore(raw, example);
+      expect(wrapped).not.toBe(raw);
+      // The trash wraps outermost; behind it, the locales' folding, then the opened store.
+      const seeing = seeingTrash(wrapped);
+      expect(seeing).not.toBe(wrapped);
+      expect(seeing).not.toBe(raw);
+      expect(
+        featuresOf(example)
+          .filter((f) => f.store)
+          .map((f) => f.name),
+      ).toEqual(['locales', 'trash']);
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it('describe their own environment variables, each with a group and a description', () => {
     for (const feature of FEATURES)
-      for (const name of feature.env ?? []) expect(described, feature.name).toContain(name);
+      for (const variable of feature.env ?? []) {
+        expect(variable.description.length, `${feature.name}: ${variable.name}`).toBeGreaterThan(10);
+        expect(variable.name).toMatch(/^[A-Z][A-Z0-9_]+$/);
+      }
+    expect(FEATURES.find((f) => f.name === 'media')?.env?.map((v) => v.name)).toContain('UPLOADS_DRIVER');
   });
 });

@@ -14,6 +14,7 @@ import { SEARCH_PATH, searchRoutes } from '../http/searchRoutes.js';
 import { webhookDeliveryRoutes, webhookRoutes } from '../http/webhookRoutes.js';
 import { jobRules } from '../jobs/jobRules.js';
 import { trashPurgeJob, trashPurgeSchedule } from '../jobs/trashPurge.js';
+import { MEDIA_VARIABLES } from '../media/mediaEnvironment.js';
 import { mediaRules } from '../media/mediaRules.js';
 import {
   FIELD_CHANGES,
@@ -27,12 +28,16 @@ import {
   WEBHOOKS,
 } from '../model/collections.js';
 import type { AppModel } from '../model/types.js';
+import { withLocales } from '../store/localeStore.js';
+import { withTrash } from '../store/trashStore.js';
+import type { Store } from '../store/types.js';
 import type { Feature, FeatureDeps, JobDeps, ServerJob } from './feature.js';
 
 // The built-in features, each with everything the server does for it: its routes, its entities'
 // rules, its jobs, the config and environment it reads. The server's steps loop over these.
 
-const NO_PRIVATE_TARGETS = { allowPrivateTargets: false } as RuntimeConfig['webhooks'];
+/** Webhook targets as a command without the server's config checks them: public addresses only. */
+const NO_PRIVATE_TARGETS = { allowPrivateTargets: false };
 
 const has = (plural: string) => (model: AppModel) => model.entities.some((e) => e.plural === plural);
 
@@ -59,6 +64,13 @@ const jobs: Feature = {
   enabled: has(SCHEDULED_JOBS),
   entities: [SCHEDULED_JOBS, JOB_EXECUTIONS, JOB_SNAPSHOTS],
   config: 'jobs',
+  env: [
+    {
+      name: 'ENTIGEN_SCHEDULER',
+      group: 'cluster',
+      description: '`off`: this instance runs no scheduled jobs (others on the same database still do).',
+    },
+  ],
   routes: [api.runJob],
   routers: ({ ctx, scheduler }: FeatureDeps) => [[JOBS_PATH, jobRoutes(ctx, scheduler)]],
   rules: (_model, _config, handlers) => [[SCHEDULED_JOBS, jobRules(handlers)]],
@@ -70,17 +82,7 @@ const media: Feature = {
   enabled: has(MEDIA_ASSETS),
   entities: [MEDIA_ASSETS],
   config: 'uploads',
-  env: [
-    'UPLOADS_DRIVER',
-    'UPLOADS_DIR',
-    'S3_BUCKET',
-    'S3_ENDPOINT',
-    'S3_REGION',
-    'S3_PREFIX',
-    'S3_FORCE_PATH_STYLE',
-    'S3_ACCESS_KEY_ID',
-    'S3_SECRET_ACCESS_KEY',
-  ],
+  env: MEDIA_VARIABLES,
   routes: [api.upload, api.mediaFile],
   routers: ({ ctx }) => (ctx.media ? [[MEDIA_PATH, mediaRoutes(ctx, ctx.media)]] : []),
   rules: () => [[MEDIA_ASSETS, mediaRules]],
@@ -92,14 +94,22 @@ const webhooks: Feature = {
   enabled: has(WEBHOOKS),
   entities: [WEBHOOKS, WEBHOOK_DELIVERIES],
   config: 'webhooks',
-  env: ['WEBHOOKS_ALLOW_PRIVATE_TARGETS'],
+  env: [
+    {
+      name: 'WEBHOOKS_ALLOW_PRIVATE_TARGETS',
+      group: 'limits',
+      description: '`true` lets webhooks target private, loopback and link-local addresses.',
+      default: 'false',
+      configKey: 'webhooks.allowPrivateTargets',
+    },
+  ],
   routes: [api.rotateWebhookSecret, api.replayWebhook, api.redeliver],
   routers: ({ ctx, webhooks: dispatcher }) => [
     [`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, dispatcher)],
     [`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, dispatcher)],
   ],
   rules: (model, config) => [
-    [WEBHOOKS, webhookRules(model, config.webhooks)],
+    [WEBHOOKS, webhookRules(model, config?.webhooks ?? NO_PRIVATE_TARGETS)],
     [WEBHOOK_DELIVERIES, deliveryRules],
   ],
 };
@@ -128,10 +138,18 @@ const tenancy: Feature = {
   rules: (model) => [[model.tenancy?.entity, tenantMembershipRules]],
 };
 
-/** The trash: its hourly purge of what has been kept long enough. */
+/** Localized fields (`locales:`): one object per record, whatever columns hold the locales. */
+const locales: Feature = {
+  name: 'locales',
+  enabled: (model) => model.locales !== undefined,
+  store: withLocales,
+};
+
+/** The trash: deleted records out of sight, and the hourly purge of what has been kept long enough. */
 const trash: Feature = {
   name: 'trash',
   enabled: (model) => model.entities.some((e) => e.trash),
+  store: withTrash,
   jobs: (model) => {
     const schedule = trashPurgeSchedule(model);
     return schedule ? [{ schedule, handler: ({ ctx }: JobDeps) => trashPurgeJob(ctx) }] : [];
@@ -141,17 +159,19 @@ const trash: Feature = {
 /** Scheduled backups (`backups.schedule`). */
 const backups: Feature = {
   name: 'backups',
-  enabled: (_model, config) => config.backups !== undefined,
+  enabled: (_model, config) => config?.backups !== undefined,
   config: 'backups',
-  jobs: (_model, config) =>
-    config.backups
+  jobs: (_model, config) => {
+    const settings = config?.backups;
+    return settings
       ? [
           {
-            schedule: backupSchedule(config.backups),
-            handler: ({ ctx, root, env }: JobDeps) => backupJob(ctx, config.backups!, root, env),
+            schedule: backupSchedule(settings),
+            handler: ({ ctx, root, env }: JobDeps) => backupJob(ctx, settings, root, env),
           },
         ]
-      : [],
+      : [];
+  },
 };
 
 /** Every built-in feature, in the order their routers mount. */
@@ -164,17 +184,18 @@ export const FEATURES: readonly Feature[] = [
   hooks,
   grants,
   tenancy,
+  locales,
   trash,
   backups,
 ];
 
-/** The features this app has. */
-export function featuresOf(model: AppModel, config: RuntimeConfig): Feature[] {
+/** The features this app has (a command without the server's config: those the model turns on). */
+export function featuresOf(model: AppModel, config?: RuntimeConfig): Feature[] {
   return FEATURES.filter((feature) => feature.enabled(model, config));
 }
 
 /** The jobs the server runs for the features this app has. */
-export function serverJobs(model: AppModel, config: RuntimeConfig): ServerJob[] {
+export function serverJobs(model: AppModel, config?: RuntimeConfig): ServerJob[] {
   return featuresOf(model, config).flatMap((feature) => feature.jobs?.(model, config) ?? []);
 }
 
@@ -185,15 +206,18 @@ export function serverJobs(model: AppModel, config: RuntimeConfig): ServerJob[] 
  */
 export function featureRules(
   model: AppModel,
-  config: Pick<RuntimeConfig, 'webhooks'> = { webhooks: NO_PRIVATE_TARGETS },
+  config?: RuntimeConfig,
   jobHandlers: readonly string[] = [],
 ): EntityRulesTable {
   const present = new Set(model.entities.map((e) => e.plural));
-  // Rules read the webhooks' settings only; a command without a server's config passes none.
-  const settings = config as RuntimeConfig;
   return new Map(
-    featuresOf(model, settings)
-      .flatMap((feature) => feature.rules?.(model, settings, jobHandlers) ?? [])
+    featuresOf(model, config)
+      .flatMap((feature) => feature.rules?.(model, config, jobHandlers) ?? [])
       .filter((entry): entry is [string, EntityRules] => entry[0] !== undefined && present.has(entry[0])),
   );
+}
+
+/** `store` as the features this model has wrap it: the store every operation of the app uses. */
+export function featureStore(store: Store, model: AppModel): Store {
+  return featuresOf(model).reduce((wrapped, feature) => feature.store?.(wrapped, model) ?? wrapped, store);
 }

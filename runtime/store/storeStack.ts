@@ -1,10 +1,6 @@
 import type { AppModel } from '../model/types.js';
-import { CountCache, CountCachingStore } from './countCache.js';
-import { withLocales } from './localeStore.js';
-import { MeasuredStore, type StoreObserver } from './measuredStore.js';
-import type { MongoStore } from './mongo/mongoStore.js';
-import { openStore } from './openStore.js';
-import { withTrash } from './trashStore.js';
+import type { CountCache } from './countCache.js';
+import type { StoreObserver } from './measuredStore.js';
 import type { Store } from './types.js';
 
 export interface StoreStack {
@@ -62,26 +58,4 @@ export function remembers(
   if (!server) return false;
   if (env.ENTIGEN_COUNT_CACHE === 'on') return true;
   return kind === 'postgres' || (kind === 'mongo' && changeStreams);
-}
-
-/**
- * The store stack the server and every CLI command use alike: opened, remembered where that is
- * sound, measured, localized and with the trash out of sight.
- */
-export async function openAppStore(options: AppStoreOptions): Promise<StoreStack> {
-  const kind = options.opened?.kind ?? storeKindOf(options.databaseUrl);
-  // PostgreSQL: a server's writes are announced by the server (the change triggers stay silent for them).
-  const announced = options.server && kind === 'postgres' && remembers(options.env, kind, true);
-  const opened = options.opened ?? (await openStore(options.databaseUrl, options.root, { announced }));
-  // MongoDB: only a deployment with change streams lets a server hear every writer.
-  const changeStreams =
-    kind === 'mongo' && options.server && 'hasChangeStreams' in opened
-      ? await (opened as MongoStore).hasChangeStreams()
-      : false;
-  const cached = remembers(options.env, kind, options.server, changeStreams);
-  const countCache = cached ? new CountCache() : undefined;
-  const counted = countCache ? new CountCachingStore(opened, countCache) : opened;
-  const measured = options.observe ? new MeasuredStore(counted, options.observe) : counted;
-  const store = withTrash(withLocales(measured, options.model), options.model);
-  return { opened, store, countCache, ...(changeStreams ? { changeStreams } : {}) };
 }

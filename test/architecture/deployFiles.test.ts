@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ENVIRONMENT_VARIABLES } from '../../runtime/config/environment.js';
+import { ENVIRONMENT_VARIABLES } from '../../runtime/server/environment.js';
 import { repoRoot } from '../support/cli.js';
 
 const read = (path: string) => readFileSync(join(repoRoot, path), 'utf8');

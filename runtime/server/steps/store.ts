@@ -2,7 +2,8 @@ import { reconcileFileSchedules } from '../../jobs/fileSchedules.js';
 import { checkMigrations } from '../../migrations/applyMigrations.js';
 import type { PgStore } from '../../store/postgres/pgStore.js';
 import { SqliteStore } from '../../store/sqlite/sqliteStore.js';
-import { openAppStore, type StoreStack } from '../../store/storeStack.js';
+import type { StoreStack } from '../../store/storeStack.js';
+import { openAppStore } from '../appStore.js';
 import { serverJobs } from '../features.js';
 import type { Base } from './base.js';
 

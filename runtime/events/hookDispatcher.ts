@@ -123,10 +123,15 @@ export class HookDispatcher {
     await this.lease.releaseAll();
   }
 
-  /** Every event up to this one has been handed to afterCommit hooks (all of them, when there are none). */
-  async deliveredUpTo(): Promise<number> {
-    if (!this.hasAfterCommit()) return lastEventSeq(this.ctx.store);
-    return ((await this.ctx.store.get(EVENT_CURSORS, CURSOR_ID))?.position as number | undefined) ?? 0;
+  /**
+   * Every event up to this one, at most `upTo`, has been handed to afterCommit hooks (all of them,
+   * when there are none).
+   */
+  async deliveredUpTo(upTo = Number.MAX_SAFE_INTEGER): Promise<number> {
+    const position = this.hasAfterCommit()
+      ? (((await this.ctx.store.get(EVENT_CURSORS, CURSOR_ID))?.position as number | undefined) ?? 0)
+      : await lastEventSeq(this.ctx.store);
+    return Math.min(position, upTo);
   }
 
   /** Runs once to the end of the log (tests and shutdown use it). */

@@ -6,7 +6,8 @@ import { ALL_ROUTES } from '../api/index.js';
 import type { RuntimeConfig } from '../config/runtimeConfig.js';
 import { SqliteStore } from '../store/sqlite/sqliteStore.js';
 import { seeingTrash } from '../store/trashStore.js';
-import { FEATURES, featureRules, featureStore, featuresOf, serverJobs } from './features.js';
+import type { Feature, FeatureWork, WorkDeps } from './feature.js';
+import { FEATURES, FeatureWorks, featureRules, featureStore, featuresOf, serverJobs } from './features.js';
 
 /** The built-in entities and one plain entity of an app's own: no tracked field, no search, no trash. */
 const bare = modelFromInputs({
@@ -96,6 +97,38 @@ describe('the features', () => {
     } finally {
       await raw.close();
     }
+  });
+
+  it("start, tell, stop and ask each feature's work, and hand each router its own", async () => {
+    const calls: string[] = [];
+    const work = (name: string, settled: number): FeatureWork => ({
+      start: () => void calls.push(`${name} start`),
+      stop: async () => void calls.push(`${name} stop`),
+      notify: (entity) => void calls.push(`${name} heard ${entity}`),
+      deliveredUpTo: async (upTo) => Math.min(upTo, settled),
+    });
+    const one: Feature = { name: 'one', enabled: () => true, work: () => work('one', 7) };
+    const two: Feature = {
+      name: 'two',
+      enabled: () => true,
+      work: () => work('two', 4),
+      routers: (_deps, own) => (own ? [['/two', (() => undefined) as never]] : []),
+    };
+    const works = new FeatureWorks([one, two, { name: 'idle', enabled: () => true }], {} as WorkDeps);
+    await works.start();
+    works.notify('notes');
+    expect(await works.deliveredUpTo(10)).toBe(4);
+    expect(await works.deliveredUpTo(2)).toBe(2);
+    expect(works.routers({} as never).map(([prefix]) => prefix)).toEqual(['/two']);
+    expect(works.of(one)).toBeDefined();
+    await works.stop();
+    expect(calls).toEqual(['one start', 'two start', 'one heard notes', 'two heard notes', 'one stop', 'two stop']);
+    // The built-in consumers of the event log are features' work.
+    expect(
+      featuresOf(example)
+        .filter((f) => f.work)
+        .map((f) => f.name),
+    ).toEqual(['webhooks', 'hooks']);
   });
 
   it('describe their own environment variables, each with a group and a description', () => {

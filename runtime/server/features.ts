@@ -1,8 +1,11 @@
+import type { Router } from 'express';
 import { tracksChanges } from '../api/features.js';
 import { features as api } from '../api/index.js';
 import { backupJob, backupSchedule } from '../backup/backupJob.js';
 import type { RuntimeConfig } from '../config/runtimeConfig.js';
 import type { EntityRules, EntityRulesTable } from '../context/entityRules.js';
+import { HookDispatcher } from '../events/hookDispatcher.js';
+import { WebhookDispatcher } from '../events/webhooks/webhookDispatcher.js';
 import { deliveryRules, webhookRules } from '../events/webhooks/webhookRules.js';
 import { grantRules } from '../features/grants/grantRules.js';
 import { tenantMembershipRules } from '../features/tenancy/tenantMembershipRules.js';
@@ -31,7 +34,7 @@ import type { AppModel } from '../model/types.js';
 import { withLocales } from '../store/localeStore.js';
 import { withTrash } from '../store/trashStore.js';
 import type { Store } from '../store/types.js';
-import type { Feature, FeatureDeps, JobDeps, ServerJob } from './feature.js';
+import type { Feature, FeatureDeps, FeatureWork, JobDeps, ServerJob, WorkDeps } from './feature.js';
 
 // The built-in features, each with everything the server does for it: its routes, its entities'
 // rules, its jobs, the config and environment it reads. The server's steps loop over these.
@@ -89,7 +92,7 @@ const media: Feature = {
 };
 
 /** Outgoing webhooks and their deliveries. */
-const webhooks: Feature = {
+const webhooks: Feature<WebhookDispatcher> = {
   name: 'webhooks',
   enabled: has(WEBHOOKS),
   entities: [WEBHOOKS, WEBHOOK_DELIVERIES],
@@ -104,22 +107,28 @@ const webhooks: Feature = {
     },
   ],
   routes: [api.rotateWebhookSecret, api.replayWebhook, api.redeliver],
-  routers: ({ ctx, webhooks: dispatcher }) => [
-    [`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, dispatcher)],
-    [`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, dispatcher)],
-  ],
+  work: ({ ctx, config, feed }) => new WebhookDispatcher(ctx, config.webhooks, feed),
+  routers: ({ ctx }, dispatcher) =>
+    dispatcher
+      ? [
+          [`${API_PREFIX}/${WEBHOOKS}`, webhookRoutes(ctx, dispatcher)],
+          [`${API_PREFIX}/${WEBHOOK_DELIVERIES}`, webhookDeliveryRoutes(ctx, dispatcher)],
+        ]
+      : [],
   rules: (model, config) => [
     [WEBHOOKS, webhookRules(model, config?.webhooks ?? NO_PRIVATE_TARGETS)],
     [WEBHOOK_DELIVERIES, deliveryRules],
   ],
 };
 
-/** afterCommit hooks: their delivery records. */
-const hooks: Feature = {
+/** afterCommit hooks: delivered from the event log, with their delivery records. */
+const hooks: Feature<HookDispatcher> = {
   name: 'hooks',
   enabled: has(HOOK_DELIVERIES),
   entities: [HOOK_DELIVERIES],
   config: 'hooks',
+  work: ({ ctx, config, callerOf, systemRepositories }) =>
+    new HookDispatcher(ctx, { ...config.hooks, repositories: systemRepositories, callerOf }),
   rules: () => [[HOOK_DELIVERIES, deliveryRules]],
 };
 
@@ -174,7 +183,7 @@ const backups: Feature = {
   },
 };
 
-/** Every built-in feature, in the order their routers mount. */
+/** Every built-in feature, in the order their routers mount and their work starts. */
 export const FEATURES: readonly Feature[] = [
   approvals,
   search,
@@ -221,3 +230,49 @@ export function featureRules(
 export function featureStore(store: Store, model: AppModel): Store {
   return featuresOf(model).reduce((wrapped, feature) => feature.store?.(wrapped, model) ?? wrapped, store);
 }
+
+/** The work of the features an app has, each beside its feature: what the server starts and stops. */
+export class FeatureWorks {
+  private readonly works = new Map<Feature, FeatureWork>();
+
+  constructor(
+    readonly features: readonly Feature[],
+    deps: WorkDeps,
+  ) {
+    for (const feature of features) {
+      const work = feature.work?.(deps);
+      if (work) this.works.set(feature, work);
+    }
+  }
+
+  /** The work of `feature`, as its own type; absent when the app lacks the feature. */
+  of<W extends FeatureWork>(feature: Feature<W>): W | undefined {
+    return this.works.get(feature as Feature) as W | undefined;
+  }
+
+  async start(): Promise<void> {
+    for (const work of this.works.values()) await work.start();
+  }
+
+  stop(): Promise<void> {
+    return Promise.all([...this.works.values()].map((work) => work.stop())).then(() => undefined);
+  }
+
+  notify(entity?: string): void {
+    for (const work of this.works.values()) work.notify?.(entity);
+  }
+
+  /** The newest event, at most `upTo`, every consumer of the log has settled. */
+  async deliveredUpTo(upTo: number): Promise<number> {
+    let settled = upTo;
+    for (const work of this.works.values()) settled = (await work.deliveredUpTo?.(settled)) ?? settled;
+    return settled;
+  }
+
+  /** The features' routers, each with its own work. */
+  routers(deps: FeatureDeps): [prefix: string, router: Router][] {
+    return this.features.flatMap((feature) => feature.routers?.(deps, this.works.get(feature)) ?? []);
+  }
+}
+
+export { hooks as HOOKS_FEATURE, webhooks as WEBHOOKS_FEATURE };

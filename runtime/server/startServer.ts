@@ -14,6 +14,7 @@ import { expressMessageClasses } from '../http/expressMessages.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
 import type { NodeListener } from '../http/nodeAdapter.js';
 import type { Scheduler } from '../jobs/scheduler.js';
+import { HOOKS_FEATURE, WEBHOOKS_FEATURE } from './features.js';
 import type { StartOptions } from './options.js';
 import { base } from './steps/base.js';
 import { withCluster } from './steps/cluster.js';
@@ -41,14 +42,14 @@ export interface Entigen {
   auth: AuthContext;
   routes: RouteTable;
   scheduler: Scheduler;
-  /** Delivers afterCommit hooks from the event log. */
-  dispatcher: HookDispatcher;
+  /** Delivers afterCommit hooks from the event log (the hooks feature's work). */
+  dispatcher?: HookDispatcher;
   /** The open realtime streams of this instance. */
   realtime: RealtimeHub;
   /** This instance's reader of the event log. */
   feed: LogFeed;
-  /** Delivers change events to the webhooks entity's receivers. */
-  webhooks: WebhookDispatcher;
+  /** Delivers change events to the webhooks entity's receivers (the webhooks feature's work). */
+  webhooks?: WebhookDispatcher;
   /** Prunes the event log now (it also runs hourly): by age and count, never what a consumer still needs. */
   pruneLog(): Promise<number>;
   /** Stops the scheduler, the dispatcher and the sweeper, and closes the store (the host closes its server). */
@@ -144,14 +145,14 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
   const upkeep = withUpkeep(settings, services, events);
   const http = withRoutes(settings, services, cluster, events, upkeep);
   const shutdown = withShutdown(settings, stores, cluster, events, upkeep, http, services);
-  const { dispatcher, feed, realtime, webhooks } = events;
+  const { feed, realtime, works } = events;
   return {
     ...http,
     ...shutdown,
-    dispatcher,
+    dispatcher: works.of(HOOKS_FEATURE),
     feed,
     realtime,
-    webhooks,
+    webhooks: works.of(WEBHOOKS_FEATURE),
     ctx: services.ctx,
     auth: services.auth,
     config: settings.config,

@@ -267,7 +267,7 @@ describe('hooks on every write path', () => {
       'update:revert',
       'delete',
     ]);
-    await server.dispatcher.drain();
+    await server.dispatcher?.drain();
     expect(events).toEqual([
       'created:One',
       'created:Two',
@@ -357,7 +357,7 @@ describe('afterCommit delivery: retried, then failed where an admin sees it and 
     server.call(method, path, { token: admin.token, body });
   const deliverAll = async () => {
     for (let i = 0; i < 6; i++) {
-      await server.dispatcher.drain();
+      await server.dispatcher?.drain();
       await new Promise((resolve) => setTimeout(resolve, 60));
     }
   };

@@ -40,12 +40,14 @@ describe('webhooks', () => {
   beforeAll(async () => {
     server = await startTestServer({}, { overrides: { rateLimit: GENEROUS_LIMITS, webhooks: FAST } });
     admin = await server.user({ roles: ['ADMIN'] });
+    // The webhooks feature's work runs on every app that has the webhooks entity.
+    expect(server.webhooks).toBeDefined();
   });
   afterEach(async () => {
     // Each test's webhooks stop, so the next test's receiver sees only its own.
     for (const id of hooks.splice(0))
       await server.call('PATCH', `/api/v1/webhooks/${id}`, { token: admin.token, body: { enabled: false } });
-    await server.webhooks.idle();
+    await server.webhooks?.idle();
     await receiver?.close();
   });
   afterAll(() => server.close());
@@ -79,7 +81,7 @@ describe('webhooks', () => {
         'webhook-signature': delivery.headers['webhook-signature'] as string,
       }),
     ).toThrow();
-    await server.webhooks.idle();
+    await server.webhooks?.idle();
     const [row] = await deliveries(hook.id);
     expect(row).toMatchObject({ status: 'delivered', attempts: 1, responseCode: 200, eventType: 'articles.created' });
     expect(row.latencyMs).toEqual(expect.any(Number));
@@ -99,7 +101,7 @@ describe('webhooks', () => {
     expect(() => new Webhook(hook.secret).verify(second.raw, headers)).toThrow();
 
     // The health report shows how far the webhook has come.
-    await server.webhooks.idle();
+    await server.webhooks?.idle();
     const health = await server.call('GET', '/api/health', { token: admin.token });
     expect(health.body.events.log.size).toBeGreaterThan(0);
     expect(health.body.events.openStreams).toBe(0);
@@ -126,7 +128,7 @@ describe('webhooks', () => {
     ]);
     // The same message id on every attempt, so receivers can drop duplicates.
     expect(new Set(receiver.received.slice(0, 4).map((d) => d.headers['webhook-id'])).size).toBe(1);
-    await server.webhooks.idle();
+    await server.webhooks?.idle();
     const rows = await deliveries(hook.id);
     expect(rows.map((r: any) => [r.status, r.attempts, r.responseCode])).toEqual([
       ['delivered', 4, 200],
@@ -142,7 +144,7 @@ describe('webhooks', () => {
     const next = await article('Next');
     const [ok] = await receiver.accepted(1);
     expect(ok.body.data.id).toBe(next.id);
-    await server.webhooks.idle();
+    await server.webhooks?.idle();
     const rows = await deliveries(hook.id);
     expect(rows[0]).toMatchObject({ status: 'failed', attempts: FAST.attempts, responseCode: 500 });
     const health = await server.call('GET', '/api/health', { token: admin.token });
@@ -160,7 +162,7 @@ describe('webhooks', () => {
     const accepted = await receiver.accepted(2);
     expect(accepted[1].body.data.id).toBe(doomed.id);
     // Until its answer is recorded the redelivery is pending, and another one is refused (409).
-    await server.webhooks.idle();
+    await server.webhooks?.idle();
     expect(
       (await server.call('POST', `/api/v1/webhookDeliveries/${rows[0].id}/redeliver`, { token: admin.token })).status,
     ).toBe(202);
@@ -173,7 +175,7 @@ describe('webhooks', () => {
     const b = await article('Replay B');
     await receiver.accepted(2);
     // A delivery's row is written once its POST has been answered.
-    await server.webhooks.idle();
+    await server.webhooks?.idle();
     const seqs = (await deliveries(hook.id)).map((r: any) => r.eventSeq);
     const replay = await server.call('POST', `/api/v1/webhooks/${hook.id}/replay`, {
       token: admin.token,
@@ -202,7 +204,7 @@ describe('webhooks', () => {
     const hook = await createWebhook({ url: receiver.url, events: ['articles.created'] });
     await article('Redirected');
     await receiver.accepted(1);
-    await server.webhooks.idle();
+    await server.webhooks?.idle();
     const [row] = await deliveries(hook.id);
     expect(row).toMatchObject({ status: 'delivered', attempts: 2 });
     expect(receiver.received[0].status).toBe(302);
@@ -212,7 +214,7 @@ describe('webhooks', () => {
     const slow = await article('Unanswered');
     const accepted = await receiver.accepted(2);
     expect(accepted[1].body.data.id).toBe(slow.id);
-    await server.webhooks.idle();
+    await server.webhooks?.idle();
     const rows = await deliveries(hook.id);
     expect(rows[1], JSON.stringify(rows)).toMatchObject({ status: 'delivered', attempts: 2 });
     expect(receiver.received.at(-2)!.status).toBe(0);

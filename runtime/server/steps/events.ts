@@ -1,13 +1,12 @@
 import type { RoleTable } from '../../access/roleTable.js';
 import { callerForUser } from '../../auth/resolveCaller.js';
 import type { Caller } from '../../context/caller.js';
-import { HookDispatcher } from '../../events/hookDispatcher.js';
 import { LogFeed } from '../../events/logFeed.js';
 import { RealtimeHub } from '../../events/realtime/realtimeHub.js';
-import { WebhookDispatcher } from '../../events/webhooks/webhookDispatcher.js';
 import { API_KEYS, REVOKED_SESSIONS, ROLES, USERS } from '../../model/collections.js';
 import { CHANGED_TOPIC } from '../../store/postgres/changeNotices.js';
 import type { Store } from '../../store/types.js';
+import { FeatureWorks, featuresOf } from '../features.js';
 import type { Base } from './base.js';
 import type { Cluster } from './cluster.js';
 import type { Services } from './services.js';
@@ -17,20 +16,20 @@ import type { Stores } from './store.js';
 const CREDENTIALS = new Set([USERS, REVOKED_SESSIONS, API_KEYS, ROLES]);
 
 export interface EventConsumers {
-  /** Delivers afterCommit hooks from the event log. */
-  dispatcher: HookDispatcher;
   /** This instance's one reader of the event log. */
   feed: LogFeed;
   /** The open realtime streams. */
   realtime: RealtimeHub;
-  webhooks: WebhookDispatcher;
+  /** The features' work (afterCommit hooks, webhooks), started. */
+  works: FeatureWorks;
   /** Rechecks the streams' credentials while the bus cannot vouch for notices. */
   streamCheck?: NodeJS.Timeout;
 }
 
 /**
- * The consumers of the event log (afterCommit hooks, realtime, webhooks, the mail outbox), started,
- * and what the bus carries between instances: new events, changed credentials, roles and counts.
+ * The consumers of the event log (realtime, the features' work such as afterCommit hooks and
+ * webhooks, the mail outbox), started, and what the bus carries between instances: new events,
+ * changed credentials, roles and counts.
  */
 export async function withEventConsumers(
   { config, logger }: Base,
@@ -38,11 +37,6 @@ export async function withEventConsumers(
   { ctx, auth, outbox, systemRepositories }: Services,
   { bus }: Cluster,
 ): Promise<EventConsumers> {
-  const dispatcher = new HookDispatcher(ctx, {
-    ...config.hooks,
-    repositories: systemRepositories,
-    callerOf: (userId) => callerOfChange(store, auth.roles, userId),
-  });
   // One reader of the event log for realtime streams; other instances' commits arrive through
   // the bus when there is one, and by polling the log either way.
   const feed = new LogFeed({
@@ -54,17 +48,22 @@ export async function withEventConsumers(
   await feed.start();
   const realtime = new RealtimeHub(feed, config.realtime, logger);
   realtime.start();
-  const webhooks = new WebhookDispatcher(ctx, config.webhooks, feed);
+  const works = new FeatureWorks(featuresOf(ctx.registry.model, config), {
+    ctx,
+    config,
+    feed,
+    callerOf: (userId) => callerOfChange(store, auth.roles, userId),
+    systemRepositories,
+  });
   ctx.notifyCommitted = (entity) => {
-    dispatcher.notify(entity);
+    works.notify(entity);
     feed.notify();
   };
   ctx.notifyCredentialsChanged = () => {
     realtime.recheckAll();
     bus?.publish('credentials');
   };
-  await dispatcher.start();
-  webhooks.start();
+  await works.start();
   outbox.start();
   if (bus) {
     await bus.on('events', (seq) => feed.heard(Number(seq)));
@@ -98,7 +97,7 @@ export async function withEventConsumers(
       }, config.cluster.maxStalenessMs)
     : undefined;
   streamCheck?.unref();
-  return { dispatcher, feed, realtime, webhooks, streamCheck };
+  return { feed, realtime, works, streamCheck };
 }
 
 /** The author of a logged change as a Caller, as they are now; a deleted user keeps only its id. */

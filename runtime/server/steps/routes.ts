@@ -5,7 +5,6 @@ import { createApp } from '../../http/createApp.js';
 import type { DrainState } from '../../http/draining.js';
 import type { RouteTable } from '../../http/methodNotAllowed.js';
 import type { NodeListener } from '../../http/nodeAdapter.js';
-import { featuresOf } from '../features.js';
 import type { Base } from './base.js';
 import type { Cluster } from './cluster.js';
 import type { EventConsumers } from './events.js';
@@ -27,10 +26,10 @@ export interface Routes {
 
 /** The HTTP app (the pipeline, the declared routes, the entity routes) and the adapters in front of it. */
 export function withRoutes(
-  { operator, config }: Base,
+  { operator }: Base,
   { auth, ctx }: Services,
   { limiter, services, bus }: Cluster,
-  { realtime, webhooks }: EventConsumers,
+  { realtime, works }: EventConsumers,
   { scheduler }: Upkeep,
 ): Routes {
   const drain: DrainState = { draining: false };
@@ -41,9 +40,7 @@ export function withRoutes(
     metrics,
     drain,
     services,
-    featureRouters: featuresOf(ctx.registry.model, config).flatMap(
-      (feature) => feature.routers?.({ ctx, scheduler, webhooks }) ?? [],
-    ),
+    featureRouters: works.routers({ ctx, scheduler }),
     operator,
     realtime,
     cluster: bus ? () => bus.state() : undefined,

@@ -7,7 +7,7 @@ import type { Stores } from './store.js';
 import type { Upkeep } from './upkeep.js';
 
 export interface Shutdown {
-  /** Stops the scheduler, the dispatchers and the sweeper (close does this first, then closes the store). */
+  /** Stops the scheduler, the features' work and the sweeper (close does this first, then closes the store). */
   stopWork(): Promise<void>;
   /** Stops the work, then closes the store, the bus and Redis; once, however often it is called. */
   close(): Promise<void>;
@@ -18,7 +18,7 @@ export function withShutdown(
   { config }: Base,
   { store }: Stores,
   { redis, bus }: Cluster,
-  { dispatcher, feed, realtime, webhooks, streamCheck }: EventConsumers,
+  { feed, realtime, works, streamCheck }: EventConsumers,
   { scheduler, sweeper }: Upkeep,
   { drain }: Routes,
   { outbox, ctx }: Pick<Services, 'outbox' | 'ctx'>,
@@ -33,7 +33,7 @@ export function withShutdown(
       realtime.closeAll();
       feed.stop();
       await scheduler.stop(config.server.shutdownGraceMs);
-      await Promise.all([dispatcher.stop(), webhooks.stop(), outbox.stop()]);
+      await Promise.all([works.stop(), outbox.stop()]);
     })();
     return stopping;
   };

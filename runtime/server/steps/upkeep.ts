@@ -1,6 +1,6 @@
 import { sweepIdempotencyRecords } from '../../http/idempotency.js';
 import { Scheduler } from '../../jobs/scheduler.js';
-import { pruneEvents } from '../../write/eventLog.js';
+import { lastEventSeq, pruneEvents } from '../../write/eventLog.js';
 import { serverJobs } from '../features.js';
 import type { Base } from './base.js';
 import type { EventConsumers } from './events.js';
@@ -19,7 +19,7 @@ export interface Upkeep {
 export function withUpkeep(
   { options, env, config, logger, operator }: Base,
   { ctx, systemRepositories }: Services,
-  { dispatcher, webhooks }: EventConsumers,
+  { works }: EventConsumers,
 ): Upkeep {
   const scheduler = new Scheduler({
     ctx,
@@ -39,7 +39,7 @@ export function withUpkeep(
   /** The log keeps what afterCommit hooks and enabled webhooks have not settled, whatever its age. */
   const pruneLog = async () => {
     const before = new Date(ctx.now().getTime() - config.events.retentionMs);
-    const delivered = await webhooks.deliveredUpTo(await dispatcher.deliveredUpTo());
+    const delivered = await works.deliveredUpTo(await lastEventSeq(ctx.store));
     return pruneEvents(ctx.store, before, delivered, config.events.maxCount);
   };
   const sweeper = setInterval(() => {

@@ -84,6 +84,7 @@ export default defineConfig({
         items: [
           { text: 'Overview', link: '/recipes/' },
           { text: 'A support desk', link: '/recipes/support-desk' },
+          { text: 'An HR directory', link: '/recipes/hr-directory' },
           { text: 'A multi-tenant SaaS', link: '/recipes/saas' },
           { text: 'A content site', link: '/recipes/content-site' },
           { text: 'Inside an Express app', link: '/recipes/embedded-express' },

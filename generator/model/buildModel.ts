@@ -11,6 +11,7 @@ import type {
   RoleModel,
   TenancyModel,
 } from '../../runtime/model/types.js';
+import { BUILTIN_ROLE_KEYS, OWNER_ROLE } from '../../runtime/model/types.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
 import { normalizeEntity, type RawEntity } from './normalizeEntity.js';
@@ -267,6 +268,7 @@ export function buildModel(
 
   entities.sort((a, b) => (a.plural < b.plural ? -1 : a.plural > b.plural ? 1 : 0));
   const roles = configRoles(config, entities, diagnostics);
+  checkFieldAccess(entities, entitySources, roles, diagnostics);
   checkThroughChains(entities, entitySources, roles, config.source, diagnostics);
   const jobSchedules = configJobSchedules(config, diagnostics);
   const model: AppModel = {
@@ -414,6 +416,42 @@ function checkCascadeCycles(entities: EntityModel[], sources: EntitySource[], di
 }
 
 /** Each relation names an entity with routes and its visible reference field to this entity. */
+/**
+ * Each role a field's `access:` names exists without the store: a built-in, one of the config's
+ * `roles:`, one an entity file's `permissions:` names, or `owner`. A role made through the API
+ * gets a field with the permission `<plural>.<field>:view` or `:edit` instead.
+ */
+function checkFieldAccess(
+  entities: readonly EntityModel[],
+  sources: EntitySource[],
+  roles: readonly RoleModel[],
+  diagnostics: Diagnostic[],
+): void {
+  const known = new Set<string>([
+    ...BUILTIN_ROLE_KEYS,
+    ...roles.map((role) => role.key),
+    ...entities.flatMap((entity) => Object.keys(entity.rolePermissions)),
+    OWNER_ROLE,
+  ]);
+  for (const entity of entities) {
+    const source = sources.find((s) => (s.source.data as RawEntity).plural === entity.plural)?.source;
+    const raw = source?.data as RawEntity | undefined;
+    for (const field of entity.fields) {
+      if (!field.access || !source) continue;
+      for (const list of ['view', 'edit'] as const)
+        (raw?.fields[field.name]?.access?.[list] ?? []).forEach((role, i) => {
+          if (!known.has(role))
+            diagnostics.push(
+              source.diagnostic(
+                ['fields', field.name, 'access', list, i],
+                `unknown role "${role}"; roles: ${[...known].sort().join(', ')} (a role made through the API gets the permission ${entity.plural}.${field.name}:${list})`,
+              ),
+            );
+        });
+    }
+  }
+}
+
 function checkRelations(entities: EntityModel[], sources: EntitySource[], diagnostics: Diagnostic[]): void {
   const byPlural = new Map(entities.map((e) => [e.plural, e]));
   for (const entity of entities) {

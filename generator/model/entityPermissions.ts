@@ -50,6 +50,7 @@ export function enumeratePermissions(
   plural: string,
   ownership: Ownership,
   customActions: readonly string[] = [],
+  fieldsUnderAccess: readonly string[] = [],
 ): string[] {
   const out: string[] = [];
   for (const action of [...ACTIONS, ...customActions]) {
@@ -58,5 +59,7 @@ export function enumeratePermissions(
     out.push(`${plural}:${action}:all`);
     if (ownership === 'owned') out.push(`${plural}:${action}:own`);
   }
+  // A field under `access:` has its own two, which a role made through the API may hold.
+  for (const field of fieldsUnderAccess) out.push(`${plural}.${field}:view`, `${plural}.${field}:edit`);
   return out;
 }

@@ -15,7 +15,7 @@ import type {
   ValueModel,
   Versioning,
 } from '../../runtime/model/types.js';
-import { LOCALIZABLE_TYPES, PURGE_ACTION } from '../../runtime/model/types.js';
+import { LOCALIZABLE_TYPES, OWNER_ROLE, PURGE_ACTION } from '../../runtime/model/types.js';
 import { valueSchema } from '../../runtime/model/valueSchema.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
@@ -115,7 +115,10 @@ export function normalizeEntity(
       report(path, `"${name}" is a reserved name`, 'key');
       continue;
     }
-    declared.push(normalizeField(name, rawField, path, context, report, true));
+    const field = normalizeField(name, rawField, path, context, report, true);
+    if (field.access && ownership !== 'owned' && field.access.view.includes(OWNER_ROLE))
+      report([...path, 'access'], `"${OWNER_ROLE}" needs an entity whose records have an owner (base: owned)`);
+    declared.push(field);
   }
   const trash = trashOf(raw);
   if (trash && raw.internal) report(['trash'], 'needs the generic routes, which an internal entity does not have');
@@ -135,6 +138,7 @@ export function normalizeEntity(
     else if (!isSearchable(field))
       report(['search', i], `search is only for string fields; "${name}" is ${describeType(field)}`);
     else if (field.hidden) report(['search', i], hiddenSearch(name));
+    else if (field.access) report(['search', i], `"${name}" has access rules, so it cannot be searched`);
     else field.search = true;
   });
 
@@ -180,7 +184,12 @@ export function normalizeEntity(
       raw.permissions ?? {},
       plural,
     ),
-    availablePermissions: enumeratePermissions(plural, ownership, customActions),
+    availablePermissions: enumeratePermissions(
+      plural,
+      ownership,
+      customActions,
+      declared.filter((f) => f.access).map((f) => f.name),
+    ),
     ...(endpoints ? { endpoints } : {}),
     ...(customActions ? { customActions } : {}),
   };
@@ -287,12 +296,23 @@ function normalizeField(
   }
   if (field.trackChanges && field.hidden)
     report([...path, 'trackChanges'], 'a hidden field cannot track changes: its values never leave the server');
+  if (raw.access && topLevel) {
+    const edit = [...(raw.access.edit ?? [])];
+    field.access = { view: [...new Set([...(raw.access.view ?? []), ...edit])], edit };
+    if (field.hidden)
+      report([...path, 'access'], 'a hidden field is never seen or set over HTTP; access cannot open it to some roles');
+    else if (field.search)
+      report(
+        [...path, 'search'],
+        `"${name}" has access rules, so it cannot be searched: ?q= would tell callers who may not view it which records hold a guessed value`,
+      );
+  }
   if (raw.localized && topLevel) {
     const localized = localizedField(raw.localized, field, [...path, 'localized'], context, report);
     if (localized) field.localized = localized;
   }
   if (!topLevel) {
-    for (const option of ['unique', 'search', 'trackChanges', 'hidden', 'localized'] as const) {
+    for (const option of ['unique', 'search', 'trackChanges', 'hidden', 'localized', 'access'] as const) {
       if (raw[option]) report([...path, option], `${option} applies only to top-level fields`);
     }
   }

@@ -19,6 +19,8 @@ export interface RawField extends RawValue {
   trackChanges?: boolean;
   localized?: boolean | { required?: 'all' | string[] };
   hidden?: boolean;
+  /** Who may see and set the field: roles, and `owner`. */
+  access?: { view?: string[]; edit?: string[] };
   readOnly?: boolean;
   /** For references: what deleting the referenced record does to this one. */
   onDelete?: 'restrict' | 'setNull' | 'cascade';

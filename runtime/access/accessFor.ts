@@ -33,7 +33,13 @@ export function accessFor(caller: Caller, entity: EntityModel, action: Action | 
   const alternatives: Where[] = [];
   for (const text of caller.permissions) {
     const permission = parseCached(text);
-    if (!permission || permission.entity !== entity.plural || permission.action !== action) continue;
+    if (
+      !permission ||
+      permission.field !== undefined ||
+      permission.entity !== entity.plural ||
+      permission.action !== action
+    )
+      continue;
     const parts: Where[] = [];
     if (permission.through) {
       const field = entity.fields.find((f) => f.name === permission.through);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { AppModel } from '../model/types.js';
+import { type AppModel, BUILTIN_ROLE_KEYS } from '../model/types.js';
 import { API_ACCESS, SYSTEM_ADMIN } from './parsePermission.js';
 
-export const BUILTIN_ROLE_KEYS = ['ADMIN', 'USER', 'API', 'ANONYMOUS', 'MODERATOR'] as const;
+export { BUILTIN_ROLE_KEYS } from '../model/types.js';
 
 /** Where a role comes from: code (the built-ins), the app's files, or the store (the API). */
 export type RoleOrigin = 'builtin' | 'file' | 'stored';

@@ -10,6 +10,8 @@ export interface Permission {
   condition?: { field: string; value: string };
   /** `@ticket`: holds for records whose `ticket` references a record the caller may view. */
   through?: string;
+  /** `employees.salary:view`: a field's own permission (view or edit), for fields under `access:`. */
+  field?: string;
 }
 
 export type ParseResult = { ok: true; permission: Permission } | { ok: false; reason: string };
@@ -51,6 +53,15 @@ export function parsePermission(text: string, customActions?: CustomActions | 'a
     };
   }
   const [entity, action, ...rest] = parts;
+  const dot = entity.indexOf('.');
+  if (dot >= 0) {
+    const field = entity.slice(dot + 1);
+    if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(entity.slice(0, dot)) || !/^[A-Za-z][A-Za-z0-9_]*$/.test(field))
+      return { ok: false, reason: 'a field permission looks like entity.field:view or entity.field:edit' };
+    if ((action !== 'view' && action !== 'edit') || rest.length > 0)
+      return { ok: false, reason: 'a field permission is entity.field:view or entity.field:edit, nothing more' };
+    return { ok: true, permission: { entity: entity.slice(0, dot), action, field } };
+  }
   const custom = customActions === 'any' ? undefined : customActions?.(entity);
   const known =
     isAction(action) || (customActions === 'any' ? ACTION_NAME.test(action) : (custom ?? []).includes(action));

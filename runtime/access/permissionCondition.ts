@@ -82,6 +82,13 @@ export function permissionProblem(
   if (!parsed.ok) return parsed.reason;
   const entity = entities.find((e) => e.plural === parsed.permission.entity);
   if (!entity) return `unknown entity ${parsed.permission.entity}`;
+  if (parsed.permission.field !== undefined) {
+    const field = entity.fields.find((f) => f.name === parsed.permission.field);
+    if (!field) return `unknown field "${parsed.permission.field}"`;
+    return field.access
+      ? undefined
+      : `${entity.plural}.${field.name} has no access rules; everyone who may ${parsed.permission.action} the record may ${parsed.permission.action} it`;
+  }
   if (parsed.permission.through) return throughProblem(entity.fields, parsed.permission.through);
   return parsed.permission.condition ? conditionProblem(entity.fields, parsed.permission.condition) : undefined;
 }

@@ -48,9 +48,17 @@ export function availablePermissions(auth: AuthContext, caller: Caller) {
   ];
   for (const entity of model.entities.filter((e) => !e.internal)) {
     for (const key of entity.availablePermissions) {
-      const [, action, scope = ''] = key.split(':');
+      const [subject, action, scope = ''] = key.split(':');
       const noun = entity.label.toLowerCase();
-      const whose = scope === 'own' ? `own ${noun}` : scope === 'all' ? `all ${noun}` : noun;
+      // `employees.salary:view`: a field's own permission.
+      const field = subject.includes('.') ? subject.slice(subject.indexOf('.') + 1) : undefined;
+      const whose = field
+        ? `the ${field} of ${noun} records`
+        : scope === 'own'
+          ? `own ${noun}`
+          : scope === 'all'
+            ? `all ${noun}`
+            : noun;
       list.push({
         key,
         entity: entity.plural,

@@ -1,3 +1,4 @@
+import { fieldView } from '../access/fieldAccess.js';
 import { findWritable } from '../access/requireAccess.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
@@ -57,5 +58,5 @@ async function moveArchiveState(
       return { result: after, changes: [{ changeType: move, before: doc, after }] };
     },
   });
-  return presentRecord(model, updated);
+  return presentRecord(model, updated, fieldView(model, caller));
 }

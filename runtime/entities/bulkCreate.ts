@@ -1,3 +1,4 @@
+import { fieldView, requireFieldEdits } from '../access/fieldAccess.js';
 import { creationRule, requireCreatable, scopeFor } from '../access/requireAccess.js';
 import { tenantForCreate } from '../access/tenancy.js';
 import type { Caller } from '../context/caller.js';
@@ -40,6 +41,7 @@ export async function bulkCreateOperation({
   for (const [i, item] of items.entries())
     Object.assign(details, validateBody(validators.bulkItem, item, `items.${i}`));
   if (Object.keys(details).length > 0) throw validationError(details);
+  for (const item of items) requireFieldEdits(model, caller, item as Record<string, unknown>);
   if (model.ownership === 'owned' && !caller.user)
     throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
@@ -71,7 +73,8 @@ export async function bulkCreateOperation({
       };
     },
   });
-  return { items: created.map((doc) => presentRecord(model, doc)), count: created.length };
+  const view = fieldView(model, caller);
+  return { items: created.map((doc) => presentRecord(model, doc, view)), count: created.length };
 }
 
 /** A hook's refusal of one item names its fields under items.<i>. */

@@ -1,3 +1,4 @@
+import { fieldView, requireFieldEdits } from '../access/fieldAccess.js';
 import { creationRule, requireCreatable, scopeFor } from '../access/requireAccess.js';
 import { tenantForCreate } from '../access/tenancy.js';
 import type { Caller } from '../context/caller.js';
@@ -40,6 +41,7 @@ export async function createOperation({
   await scopeFor(ctx, caller, model, 'create');
   const rule = await creationRule(ctx, caller, model);
   const input = requireValid(validators.create, writtenIn(ctx, model, body, locale));
+  requireFieldEdits(model, caller, input);
   if (model.ownership === 'owned' && !caller.user)
     throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;
@@ -61,5 +63,5 @@ export async function createOperation({
       return { result: after, changes: [{ changeType: 'create', after, fresh: true }] };
     },
   });
-  return presentRecord(model, created);
+  return presentRecord(model, created, fieldView(model, caller));
 }

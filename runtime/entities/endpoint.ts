@@ -1,10 +1,11 @@
+import { fieldView } from '../access/fieldAccess.js';
 import { findWritable, scopeFor } from '../access/requireAccess.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import { endpointValidatorName } from '../model/entityRoutes.js';
-import type { EndpointModel } from '../model/types.js';
+import type { AppModel, EndpointModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
 import { requireValid } from '../write/createRecord.js';
 import { type MaskedNames, maskedNames, presentJson } from './presentJson.js';
@@ -56,8 +57,10 @@ export async function endpointOperation({ ctx, plural, name, id, body, caller }:
       caller,
       now,
       repositories: ctx.repositoriesFor?.(scope),
-      present: (shown: Doc | null | undefined, of: string = plural) =>
-        shown ? presentRecord(entityOf(ctx, of).model, shown) : shown,
+      present: (shown: Doc | null | undefined, of: string = plural) => {
+        const entity = entityOf(ctx, of).model;
+        return shown ? presentRecord(entity, shown, fieldView(entity, caller)) : shown;
+      },
     });
   });
   ctx.notifyCommitted?.();
@@ -66,9 +69,19 @@ export async function endpointOperation({ ctx, plural, name, id, body, caller }:
     const app = ctx.registry.model;
     const names = MASKED.get(app) ?? maskedNames(app);
     MASKED.set(app, names);
-    return presentJson(result ?? null, names);
+    return presentJson(result ?? null, withUnseen(names, app, caller));
   }
   const doc = (result as Doc | undefined) ?? (record ? await ctx.store.get(plural, record.id) : undefined);
   if (!doc) throw record ? notFound(model.name) : new ApiError('INTERNAL_ERROR');
-  return presentRecord(model, doc);
+  return presentRecord(model, doc, fieldView(model, caller));
+}
+
+/**
+ * The names a json answer leaves out for this caller: besides every entity's hidden fields, each
+ * field under `access:` the caller may not see on every record (a handler's answer is not a
+ * record whose owner could be told).
+ */
+function withUnseen(names: MaskedNames, app: AppModel, caller: Caller): MaskedNames {
+  const unseen = app.entities.flatMap((entity) => [...(fieldView(entity, caller)?.unseen ?? [])]);
+  return unseen.length === 0 ? names : { ...names, hidden: new Set([...names.hidden, ...unseen]) };
 }

@@ -1,3 +1,4 @@
+import { fieldView, requireFieldEdits } from '../access/fieldAccess.js';
 import { findWritable } from '../access/requireAccess.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
@@ -33,8 +34,9 @@ export async function incrementOperation({
   changeReason,
 }: IncrementOperationInput): Promise<Doc> {
   const { model, validators } = entityOf(ctx, plural);
-  const { where } = await findWritable(ctx, model, id, caller, 'edit');
+  const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
   const amounts = requireValid(validators.increment, body) as Record<string, number>;
+  requireFieldEdits(model, caller, amounts, current);
   try {
     // Always in a transaction: a result out of range or bounds rolls the increment back.
     const updated = await ctx.store.transaction((tx) =>
@@ -63,7 +65,7 @@ export async function incrementOperation({
         },
       }),
     );
-    return presentRecord(model, updated);
+    return presentRecord(model, updated, fieldView(model, caller));
   } catch (error) {
     // Only a float can overflow in the database (ints are bounded well inside 64 bits).
     if (error instanceof ValueOutOfRange)

@@ -1,4 +1,5 @@
 import { andWhere } from '../access/accessFor.js';
+import { fieldView } from '../access/fieldAccess.js';
 import { listConstraint } from '../access/listConstraint.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
@@ -53,7 +54,8 @@ export async function listOperation({ ctx, plural, query, caller }: ListInput): 
     store.count(plural, { where, text: query.text }),
   ]);
   const more = keyset && found.length > query.limit;
-  let items = (more ? found.slice(0, query.limit) : found).map((doc) => presentRecord(model, doc));
+  const view = fieldView(model, caller);
+  let items = (more ? found.slice(0, query.limit) : found).map((doc) => presentRecord(model, doc, view));
   if (query.populate) items = await populateRecords(ctx, model, items, query.populate, caller);
   return {
     items,

@@ -1,4 +1,5 @@
 import { accessFor, andWhere } from '../access/accessFor.js';
+import { fieldView } from '../access/fieldAccess.js';
 import { scopeFor } from '../access/requireAccess.js';
 import type { Caller } from '../context/caller.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
@@ -187,7 +188,8 @@ async function fetchVisible(
     throw error;
   }
   const found = await ctx.store.find(target.plural, { where: andWhere(byId, viewable), limit: ids.length });
-  return new Map(found.map((doc) => [doc.id, presentRecord(target, doc)]));
+  const view = fieldView(target, caller);
+  return new Map(found.map((doc) => [doc.id, presentRecord(target, doc, view)]));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { andWhere } from '../access/accessFor.js';
+import { fieldView } from '../access/fieldAccess.js';
 import { listConstraint } from '../access/listConstraint.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
@@ -65,7 +66,11 @@ export async function populateRelations(
               sort: [{ field: 'id', direction: 'desc' }],
               limit: MAX_RELATED_PER_RECORD,
             });
-      out[i].set(relation.name, { items: items.map((item) => presentRecord(target, item)), totalCount: counts[i] });
+      const view = fieldView(target, caller);
+      out[i].set(relation.name, {
+        items: items.map((item) => presentRecord(target, item, view)),
+        totalCount: counts[i],
+      });
     }
   }
   return out;

@@ -79,14 +79,20 @@ interface ShownText {
   others: string[];
 }
 
-/** Searchable fields that are neither hidden nor encrypted; the title is the first of TITLE_FIELDS the entity has. */
+/**
+ * Searchable fields that are neither hidden nor encrypted (none is under access rules); the title
+ * is the first of TITLE_FIELDS the entity has.
+ */
 function shownText(entity: EntityModel): ShownText {
   const fields = new Map(entity.fields.map((f) => [f.name, f]));
   const shown = entity.searchFields.filter((name) => {
     const field = fields.get(name);
     return field && !field.hidden && field.type !== 'encryptedKey';
   });
-  const strings = new Set(entity.fields.filter((f) => f.type === 'string' && !f.hidden).map((f) => f.name));
+  // A field under access rules is never a hit's title: neither shown nor ranked by, for anyone.
+  const strings = new Set(
+    entity.fields.filter((f) => f.type === 'string' && !f.hidden && !f.access).map((f) => f.name),
+  );
   const title = TITLE_FIELDS.find((name) => strings.has(name)) ?? shown[0];
   return { title, others: shown.filter((f) => f !== title) };
 }

@@ -1,3 +1,4 @@
+import { fieldView } from '../access/fieldAccess.js';
 import { findWritable } from '../access/requireAccess.js';
 import { parseDuration } from '../config/runtimeConfig.js';
 import { type Caller, SYSTEM_CALLER } from '../context/caller.js';
@@ -86,7 +87,7 @@ export async function restoreFromTrashOperation({ ctx, plural, id, caller, chang
       return { result: after, changes: [{ changeType: 'untrash', before: doc, after }] };
     },
   });
-  return presentRecord(model, restored);
+  return presentRecord(model, restored, fieldView(model, caller));
 }
 
 /**

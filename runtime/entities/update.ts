@@ -1,3 +1,4 @@
+import { fieldView, requireFieldEdits } from '../access/fieldAccess.js';
 import { findWritable } from '../access/requireAccess.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
@@ -34,6 +35,7 @@ export async function updateOperation({
   const { model, validators } = entityOf(ctx, plural);
   const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
   const input = requireValid(validators.update, writtenIn(ctx, model, body, locale));
+  requireFieldEdits(model, caller, input, current);
   const updated = await runWrite({
     ctx,
     entity: model,
@@ -57,5 +59,5 @@ export async function updateOperation({
       return { result: after, changes: [{ changeType: 'update', before, after }] };
     },
   });
-  return presentRecord(model, updated);
+  return presentRecord(model, updated, fieldView(model, caller));
 }

@@ -21,19 +21,22 @@ export const ofRecord = (entity: EntityModel, id: string): Where => ({
 /**
  * Reading history needs the entity's view permission and a record the caller may view: the
  * live record through the store, or, once deleted, its last state rebuilt from its history.
+ * Answers that record (whose owner decides the fields an `owner` may see in its history).
  */
 export async function requireHistoryAccess(
   ctx: RuntimeContext,
   entity: EntityModel,
   id: string,
   caller: Caller,
-): Promise<void> {
+): Promise<Doc> {
   const viewable = await scopeFor(ctx, caller, entity, 'view');
   if (!OBJECT_ID.test(id)) throw notFound(entity.name);
-  if (await ctx.store.get(entity.plural, id, viewable)) return;
+  const found = await ctx.store.get(entity.plural, id, viewable);
+  if (found) return found;
   if (await ctx.store.get(entity.plural, id)) throw notFound(entity.name);
   const last = await lastKnownState(ctx, entity, id);
   if (!last || !matchesWhere(last, await settleThroughFor(ctx.store, viewable, last))) throw notFound(entity.name);
+  return last;
 }
 
 async function lastKnownState(ctx: RuntimeContext, entity: EntityModel, id: string): Promise<Doc | undefined> {

@@ -1,3 +1,4 @@
+import { type FieldView, fieldView, requireFieldEdits, seesField } from '../access/fieldAccess.js';
 import { findWritable } from '../access/requireAccess.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
@@ -26,20 +27,29 @@ const omitNull = (doc: Record<string, unknown>) =>
 /** Where a change came from is for administrators only. */
 const addressFor = (caller: Caller, doc: Doc) => (caller.isAdmin ? doc.changedFrom : undefined);
 
-function versionView(entity: EntityModel, v: Doc, caller: Caller) {
+function versionView(entity: EntityModel, v: Doc, caller: Caller, record: Doc) {
+  const view = fieldView(entity, caller);
   return omitNull({
     id: v.id,
     entityId: v.entityId,
     version: v.version,
-    snapshot: presentRecord(entity, v.snapshot as Doc),
+    snapshot: presentRecord(entity, v.snapshot as Doc, view, record),
     changedBy: v.changedBy,
     changedFrom: addressFor(caller, v),
     changeReason: v.changeReason,
     changeType: v.changeType,
-    changedFields: v.changedFields ?? [],
+    changedFields: seenNames(view, (v.changedFields as string[] | undefined) ?? [], record),
     createdAt: v.createdAt,
     updatedAt: v.updatedAt,
   });
+}
+
+/** A history path's top-level field (`title.de` is the title's German value). */
+const rootOf = (path: string) => path.split('.', 1)[0];
+
+/** The names of `names` (paths, as history records them) whose fields the caller sees on `record`. */
+function seenNames(view: FieldView | undefined, names: string[], record: Doc): string[] {
+  return view ? names.filter((name) => seesField(view, rootOf(name), record)) : names;
 }
 
 /** Encrypted fields stay encrypted in history: their values show as [ENCRYPTED]. */
@@ -48,13 +58,16 @@ function maskValue(entity: EntityModel, field: string, value: unknown): unknown 
   return encrypted && value !== null && value !== undefined ? ENCRYPTED_PLACEHOLDER : value;
 }
 
-function auditView(entity: EntityModel, a: Doc, caller: Caller) {
+function auditView(entity: EntityModel, a: Doc, caller: Caller, record: Doc) {
+  const view = fieldView(entity, caller);
   const changes = a.changes
     ? Object.fromEntries(
-        Object.entries(a.changes as Record<string, { old: unknown; new: unknown }>).map(([field, diff]) => [
-          field,
-          { old: maskValue(entity, field, diff.old), new: maskValue(entity, field, diff.new) },
-        ]),
+        Object.entries(a.changes as Record<string, { old: unknown; new: unknown }>)
+          .filter(([field]) => seesField(view, rootOf(field), record))
+          .map(([field, diff]) => [
+            field,
+            { old: maskValue(entity, field, diff.old), new: maskValue(entity, field, diff.new) },
+          ]),
       )
     : undefined;
   return omitNull({
@@ -63,7 +76,7 @@ function auditView(entity: EntityModel, a: Doc, caller: Caller) {
     changedBy: a.changedBy,
     changedFrom: addressFor(caller, a),
     changeType: a.changeType,
-    changedFields: a.changedFields ?? [],
+    changedFields: seenNames(view, (a.changedFields as string[] | undefined) ?? [], record),
     changes,
     changeReason: a.changeReason,
     createdAt: a.createdAt,
@@ -94,7 +107,7 @@ export function fieldChangeView(entity: EntityModel, c: Doc) {
 /** GET /{plural}/{id}/versions: newest first, `{ items, total, hasMore, nextCursor? }`. */
 export async function listVersions(ctx: RuntimeContext, plural: string, id: string, caller: Caller, page: HistoryPage) {
   const { model } = entityOf(ctx, plural);
-  await requireHistoryAccess(ctx, model, id, caller);
+  const record = await requireHistoryAccess(ctx, model, id, caller);
   const all = ofRecord(model, id);
   const where: Where =
     page.before !== undefined ? { and: [all, { field: 'version', op: 'lt', value: page.before }] } : all;
@@ -103,7 +116,7 @@ export async function listVersions(ctx: RuntimeContext, plural: string, id: stri
     sort: [{ field: 'version', direction: 'desc' }],
     limit: page.limit + 1,
   });
-  const items = found.slice(0, page.limit).map((v) => versionView(model, v, caller));
+  const items = found.slice(0, page.limit).map((v) => versionView(model, v, caller, record));
   const hasMore = found.length > page.limit;
   return {
     items,
@@ -125,8 +138,8 @@ async function findVersion(ctx: RuntimeContext, model: EntityModel, id: string, 
 /** GET /{plural}/{id}/versions/{version} */
 export async function getVersion(ctx: RuntimeContext, plural: string, id: string, version: number, caller: Caller) {
   const { model } = entityOf(ctx, plural);
-  await requireHistoryAccess(ctx, model, id, caller);
-  return versionView(model, await findVersion(ctx, model, id, version), caller);
+  const record = await requireHistoryAccess(ctx, model, id, caller);
+  return versionView(model, await findVersion(ctx, model, id, version), caller, record);
 }
 
 /** GET /{plural}/{id}/versions/compare?a=&b=: every field of either snapshot, with `changed` flags. */
@@ -139,10 +152,12 @@ export async function compareVersions(
   caller: Caller,
 ) {
   const { model } = entityOf(ctx, plural);
-  await requireHistoryAccess(ctx, model, id, caller);
+  const record = await requireHistoryAccess(ctx, model, id, caller);
+  const view = fieldView(model, caller);
   const [va, vb] = [await findVersion(ctx, model, id, a), await findVersion(ctx, model, id, b)];
-  const sa = byLocale(model, presentRecord(model, va.snapshot as Doc));
-  const sb = byLocale(model, presentRecord(model, vb.snapshot as Doc));
+  const shown = (v: Doc) => presentRecord(model, v.snapshot as Doc, view, record);
+  const sa = byLocale(model, shown(va));
+  const sb = byLocale(model, shown(vb));
   const localized = new Map(model.fields.filter((f) => f.localized).map((f) => [f.name, f.localized!.locales]));
   // A localized field compares per locale, as history records it.
   const fields = [...new Set([...Object.keys(sa), ...Object.keys(sb)])].flatMap((name) =>
@@ -211,6 +226,13 @@ export async function revertToVersion(
         f.localized ? everyLocale(f.localized.locales, snapshot[f.name]) : (snapshot[f.name] ?? null),
       ]),
   );
+  // Bringing back a value is setting it: a field the caller may not edit must not change.
+  const changed = Object.fromEntries(
+    Object.entries(restored).filter(
+      ([name, value]) => JSON.stringify(value) !== JSON.stringify(byLocale(model, current)[name] ?? null),
+    ),
+  );
+  requireFieldEdits(model, caller, changed, current);
   // A revert is an update: the references it brings back must be ones the caller may see now,
   // and the entity's rules and the content status moves hold, as for PATCH.
   const entity = await runWrite({
@@ -243,14 +265,14 @@ export async function revertToVersion(
     success: true,
     revertedTo: version,
     newVersion: latest.version as number,
-    entity: presentRecord(model, entity),
+    entity: presentRecord(model, entity, fieldView(model, caller)),
   };
 }
 
 /** GET /{plural}/{id}/audit: newest first, `{ items, total, hasMore, nextCursor? }`. */
 export async function listAudit(ctx: RuntimeContext, plural: string, id: string, caller: Caller, page: HistoryPage) {
   const { model } = entityOf(ctx, plural);
-  await requireHistoryAccess(ctx, model, id, caller);
+  const record = await requireHistoryAccess(ctx, model, id, caller);
   const all = ofRecord(model, id);
   const found = await ctx.store.find(AUDIT_LOGS, {
     where: all,
@@ -258,7 +280,7 @@ export async function listAudit(ctx: RuntimeContext, plural: string, id: string,
     limit: page.limit + 1,
     ...(page.before ? { after: String(page.before) } : {}),
   });
-  const items = found.slice(0, page.limit).map((a) => auditView(model, a, caller));
+  const items = found.slice(0, page.limit).map((a) => auditView(model, a, caller, record));
   const hasMore = found.length > page.limit;
   return {
     items,
@@ -277,7 +299,7 @@ export async function listFieldChanges(
   filter: { fieldName?: string; approvalStatus?: string },
 ) {
   const { model } = entityOf(ctx, plural);
-  await requireHistoryAccess(ctx, model, id, caller);
+  const record = await requireHistoryAccess(ctx, model, id, caller);
   const parts: Where[] = [ofRecord(model, id)];
   if (filter.fieldName) parts.push({ field: 'fieldName', op: 'eq', value: filter.fieldName });
   if (filter.approvalStatus) parts.push({ field: 'approvalStatus', op: 'eq', value: filter.approvalStatus });
@@ -286,7 +308,13 @@ export async function listFieldChanges(
     sort: [{ field: 'id', direction: 'desc' }],
     limit: 1000,
   });
-  return { items: found.map((c) => fieldChangeView(model, c)) };
+  // A field's changes are its values: none of a field the caller may not see on this record.
+  const view = fieldView(model, caller);
+  return {
+    items: found
+      .filter((c) => seesField(view, rootOf(String(c.fieldName)), record))
+      .map((c) => fieldChangeView(model, c)),
+  };
 }
 
 export const FIELD_CHANGE_STATUSES = ['pending', 'approved', 'rejected'] as const;

@@ -1,4 +1,6 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
+import { fieldView } from '../access/fieldAccess.js';
+import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { openSealedValue } from '../crypto/signedToken.js';
@@ -313,13 +315,16 @@ function parsedQuery(
   model: EntityModel,
   locale: RequestLocale | undefined,
   query: Record<string, unknown>,
+  caller: Caller,
 ): Record<string, unknown> {
   const entity = (name: string) => ctx.registry.entities.get(name)?.model;
+  // What the caller may not see on every record, they may not select or measure by either.
+  const unseen = fieldView(model, caller)?.unseen;
   if (parser === 'list') {
-    const list = parseListQuery(model, query, { openCursor: (cursor) => openCursor(ctx, cursor), entity });
+    const list = parseListQuery(model, query, { openCursor: (cursor) => openCursor(ctx, cursor), entity, unseen });
     return localizedList(ctx, model, list, locale) as unknown as Record<string, unknown>;
   }
-  if (parser === 'aggregate') return parseAggregateQuery(model, query) as unknown as Record<string, unknown>;
+  if (parser === 'aggregate') return parseAggregateQuery(model, query, unseen) as unknown as Record<string, unknown>;
   const unknown = Object.keys(query).filter((key) => key !== 'populate');
   const errors: Record<string, string> = Object.fromEntries(
     unknown.map((key) => [key, 'is not a known query parameter']),
@@ -354,7 +359,9 @@ function entityHandler(ctx: RuntimeContext, route: EntityRouteDeclaration): Requ
     const locale = route.localized ? localeOf(ctx, req, res, model) : undefined;
     // Express parses the query string on each read of req.query: not at all when there is none.
     const raw = (route.grammar || route.query) && req.url.includes('?') ? queryOf(req, locale) : empty;
-    const query = route.grammar ? parsedQuery(ctx, route.grammar.parser, model, locale, raw) : readQuery(route, raw);
+    const query = route.grammar
+      ? parsedQuery(ctx, route.grammar.parser, model, locale, raw, req.caller)
+      : readQuery(route, raw);
     const body = route.bodyCheckedBy === 'entity' ? req.body : readBody(route, req.body);
     await serve({ ctx, route, req, res, model, locale, query, body });
   };

@@ -77,6 +77,11 @@ export interface FieldModel extends ValueModel {
   trackChanges: boolean;
   /** Never in responses, never writable over HTTP (password and token hashes). */
   hidden: boolean;
+  /**
+   * Who may see and set the field (`access:` in the entity file); absent, everyone who may see
+   * and write the record.
+   */
+  access?: FieldAccess;
   /** Set by the server only. */
   readOnly: boolean;
   /** Comes from the base (id, ownerId, timestamps, tenantId); set by the server. */
@@ -91,6 +96,22 @@ export interface FieldModel extends ValueModel {
   /** One value per locale (`localized: true`); present only on such fields. */
   localized?: LocalizedField;
 }
+
+/**
+ * A field's `access:`: the roles that may view its value and those that may set it. `owner`
+ * stands for the record's owner; ADMIN always may, and so does a role holding the permission
+ * `<plural>.<field>:view` or `:edit`. Every role that may edit may view.
+ */
+export interface FieldAccess {
+  view: string[];
+  edit: string[];
+}
+
+/** The roles every app has, whatever its files say. */
+export const BUILTIN_ROLE_KEYS = ['ADMIN', 'USER', 'API', 'ANONYMOUS', 'MODERATOR'] as const;
+
+/** The word in a field's `access:` lists that stands for the record's owner. */
+export const OWNER_ROLE = 'owner';
 
 /** A localized field's locales: every available one, and those a required field must have. */
 export interface LocalizedField {

@@ -43,16 +43,18 @@ type Raw = Record<string, unknown>;
  * `sum=total,quantity`, `avg=`, `min=`, `max=`, `timeZone=Europe/Berlin`, `sort=-count,status`,
  * `limit`, `skip`, plus the list's filters, `q`, date range and `includeArchived`.
  */
-export function parseAggregateQuery(entity: EntityModel, raw: Raw): AggregateRequest {
+export function parseAggregateQuery(entity: EntityModel, raw: Raw, unseen?: ReadonlySet<string>): AggregateRequest {
   const errors = newDetails();
   const fail: Fail = (key, message) => {
     if (!(key in errors)) errors[key] = message;
     return undefined;
   };
   for (const key of Object.keys(raw)) {
-    if (!isAggregateParameter(key) && !entity.filters.includes(key)) fail(key, 'is not a known query parameter');
+    if (!isAggregateParameter(key) && (!entity.filters.includes(key) || unseen?.has(key)))
+      fail(key, 'is not a known query parameter');
   }
-  const visible = new Map(entity.fields.filter((f) => !f.hidden).map((f) => [f.name, f]));
+  // Fields the caller may not see on every record are unknown here: a group or a measure would tell their values.
+  const visible = new Map(entity.fields.filter((f) => !f.hidden && !unseen?.has(f.name)).map((f) => [f.name, f]));
   const { text, where, includeArchived } = parseConditions(entity, raw, visible, fail);
 
   const groupBy: GroupKey[] = [];

@@ -30,6 +30,11 @@ export interface ParseOptions {
   openCursor(cursor: string): CursorPosition | undefined;
   /** Referenced entities, to follow dotted populate paths. */
   entity(plural: string): EntityModel | undefined;
+  /**
+   * Fields the caller may not see on every record (fieldView's `unseen`): as unknown as a field
+   * that does not exist, to filter, sort, select or search by.
+   */
+  unseen?: ReadonlySet<string>;
 }
 
 /** The query string of GET /{plural}, strictly: anything unknown or malformed is a 400 naming the parameter. */
@@ -39,10 +44,12 @@ export function parseListQuery(entity: EntityModel, raw: Raw, options: ParseOpti
     if (!(key in errors)) errors[key] = message;
     return undefined;
   };
-  const fields = new Map(entity.fields.filter((f) => !f.hidden).map((f) => [f.name, f]));
+  const unseen = options.unseen;
+  const fields = new Map(entity.fields.filter((f) => !f.hidden && !unseen?.has(f.name)).map((f) => [f.name, f]));
 
   for (const key of Object.keys(raw)) {
-    if (!isListParameter(key) && !entity.filters.includes(key)) fail(key, 'is not a known query parameter');
+    if (!isListParameter(key) && (!entity.filters.includes(key) || unseen?.has(key)))
+      fail(key, 'is not a known query parameter');
   }
   const limit = integer(raw, 'limit', 1, MAX_PAGE_SIZE, fail) ?? DEFAULT_PAGE_SIZE;
   const page = integer(raw, 'page', 1, Number.MAX_SAFE_INTEGER, fail);
@@ -53,7 +60,7 @@ export function parseListQuery(entity: EntityModel, raw: Raw, options: ParseOpti
   );
   if (offsets.length > 1) fail(offsets[1] as string, `cannot be combined with ${offsets[0]}`);
 
-  const { sort, collation, idDirection } = parseSort(raw, fields, fail);
+  const { sort, collation, idDirection } = parseSort(raw, fields, fail, unseen);
   const cursorText = single(raw, 'cursor', fail);
   let position: CursorPosition | undefined;
   if (cursorText !== undefined) {
@@ -151,7 +158,7 @@ function direction(value: unknown, key: string, fail: Fail): 'asc' | 'desc' | un
 }
 
 /** A sort field the entity cannot order by falls back to id, keeping the requested direction. */
-function parseSort(raw: Raw, fields: Map<string, FieldModel>, fail: Fail) {
+function parseSort(raw: Raw, fields: Map<string, FieldModel>, fail: Fail, unseen?: ReadonlySet<string>) {
   const requested: { field: string; direction: 'asc' | 'desc' }[] = [];
   let collation: Collation | undefined;
   if (raw.sort !== undefined && (raw.sortBy !== undefined || raw.sortDir !== undefined))
@@ -188,6 +195,11 @@ function parseSort(raw: Raw, fields: Map<string, FieldModel>, fail: Fail) {
   const sort: SortKey[] = [];
   let idDirection: 'asc' | 'desc' = 'desc';
   for (const key of requested) {
+    // An order by a field the caller may not see would tell its values: refused, not ignored.
+    if (unseen?.has(key.field)) {
+      fail(raw.sort !== undefined ? 'sort' : 'sortBy', `unknown field "${key.field}"`);
+      break;
+    }
     const field = fields.get(key.field);
     const sortable = key.field !== 'id' && field && SORTABLE_TYPES.has(field.type);
     if (!sortable) {

@@ -1,3 +1,4 @@
+import { fieldView } from '../../access/fieldAccess.js';
 import { listConstraint } from '../../access/listConstraint.js';
 import { settleThroughFor } from '../../access/settleThrough.js';
 import type { Caller } from '../../context/caller.js';
@@ -139,7 +140,15 @@ export class SubscriptionView {
       wheres.push(cached.where ?? null);
     }
     const { entities, includeArchived, select } = this.subscription;
-    let key = JSON.stringify([entities.map((e) => e.plural), includeArchived, select ?? null, wheres]);
+    // Fields the caller may see are part of what the group sends; those seen on own records only
+    // differ from member to member, so such a view decides alone.
+    const views = entities.map((entity) => fieldView(entity, this.caller));
+    if (views.some((view) => view && view.ownerOnly.size > 0)) {
+      this.key = '';
+      return undefined;
+    }
+    const unseen = views.map((view) => (view ? [...view.hidden].sort() : null));
+    let key = JSON.stringify([entities.map((e) => e.plural), includeArchived, select ?? null, wheres, unseen]);
     const me = this.caller.user?.id;
     if (me && wheres.every((where) => namesOnlyByIdentity(where, me)))
       key = key.replaceAll(JSON.stringify(me), JSON.stringify(ME));
@@ -188,8 +197,10 @@ export class SubscriptionView {
 
   private present(entity: EntityModel, doc: Record<string, unknown>): Record<string, unknown> {
     const select = this.subscription.select;
-    if (!select) return shownOnce(entity, doc);
-    const shown = presentRecord(entity, doc as never) as Record<string, unknown>;
+    const view = fieldView(entity, this.caller);
+    if (!select && !view) return shownOnce(entity, doc);
+    const shown = presentRecord(entity, doc as never, view) as Record<string, unknown>;
+    if (!select) return shown;
     const out: Record<string, unknown> = { id: shown.id };
     for (const name of select) if (name in shown) out[name] = shown[name];
     return out;

@@ -1,0 +1,115 @@
+import type { Caller } from '../context/caller.js';
+import { ApiError } from '../errors/apiError.js';
+import { type EntityModel, type FieldModel, OWNER_ROLE } from '../model/types.js';
+import type { Doc } from '../store/types.js';
+
+/**
+ * What a caller may see of an entity whose fields have `access:` rules. Absent (undefined) where
+ * the caller sees every field: an entity without such fields, ADMIN, the system.
+ */
+export interface FieldView {
+  /** Fields the caller sees on no record. */
+  readonly hidden: ReadonlySet<string>;
+  /** Fields the caller sees only on records they own (`owner` in the field's `view`). */
+  readonly ownerOnly: ReadonlySet<string>;
+  /**
+   * Fields the caller may not see on every record: what lists may not filter, sort, group or
+   * measure by, nor page on (any of these would tell the values of records the caller may not
+   * see them on).
+   */
+  readonly unseen: ReadonlySet<string>;
+  /** The caller's user id, for `owner`. */
+  readonly userId?: string;
+}
+
+/** The fields under `access:` of each entity. */
+const restricted = new WeakMap<EntityModel, FieldModel[]>();
+
+function restrictedFields(entity: EntityModel): FieldModel[] {
+  let fields = restricted.get(entity);
+  if (!fields) {
+    fields = entity.fields.filter((field) => field.access !== undefined);
+    restricted.set(entity, fields);
+  }
+  return fields;
+}
+
+/** Whether any field of the entity is under `access:`. */
+export function hasFieldAccess(entity: EntityModel): boolean {
+  return restrictedFields(entity).length > 0;
+}
+
+/**
+ * Whether the caller's roles or permissions list them for `action` on the field (without `owner`,
+ * which depends on the record). A field permission is `<plural>.<field>:view` or `:edit`; edit
+ * implies view.
+ */
+function listed(caller: Caller, entity: EntityModel, field: FieldModel, action: 'view' | 'edit'): boolean {
+  const roles = action === 'view' ? field.access!.view : field.access!.edit;
+  if (caller.roles.some((role) => roles.includes(role))) return true;
+  const permission = `${entity.plural}.${field.name}:`;
+  if (caller.permissions.has(`${permission}edit`)) return true;
+  return action === 'view' && caller.permissions.has(`${permission}view`);
+}
+
+const views = new WeakMap<Caller, Map<EntityModel, FieldView | null>>();
+
+/** What `caller` may see of `entity`'s records; undefined where they see every field. */
+export function fieldView(entity: EntityModel, caller: Caller): FieldView | undefined {
+  const fields = restrictedFields(entity);
+  if (fields.length === 0 || caller.isAdmin) return undefined;
+  let byEntity = views.get(caller);
+  const known = byEntity?.get(entity);
+  if (known !== undefined) return known ?? undefined;
+  const hidden = new Set<string>();
+  const ownerOnly = new Set<string>();
+  for (const field of fields) {
+    if (listed(caller, entity, field, 'view')) continue;
+    if (caller.user && field.access!.view.includes(OWNER_ROLE)) ownerOnly.add(field.name);
+    else hidden.add(field.name);
+  }
+  const view: FieldView | null =
+    hidden.size + ownerOnly.size === 0
+      ? null
+      : { hidden, ownerOnly, unseen: new Set([...hidden, ...ownerOnly]), userId: caller.user?.id };
+  if (!byEntity) {
+    byEntity = new Map();
+    views.set(caller, byEntity);
+  }
+  byEntity.set(entity, view);
+  return view ?? undefined;
+}
+
+/** Whether the caller sees `field` on `doc` (a record of the entity). */
+export function seesField(view: FieldView | undefined, field: string, doc: Doc): boolean {
+  if (!view?.unseen.has(field)) return true;
+  return view.ownerOnly.has(field) && view.userId !== undefined && doc.ownerId === view.userId;
+}
+
+/**
+ * Refuses (403, naming the fields) values the caller may not set: fields under `access:` whose
+ * `edit` lists none of the caller's roles (nor `owner` for the record's owner: `owner` is the
+ * caller on a create, since the creator owns the new record). `existing` is the record an update
+ * changes.
+ */
+export function requireFieldEdits(
+  entity: EntityModel,
+  caller: Caller,
+  body: Record<string, unknown>,
+  existing?: Doc,
+): void {
+  const fields = restrictedFields(entity);
+  if (fields.length === 0 || caller.isAdmin) return;
+  const refused: Record<string, string> = {};
+  for (const field of fields) {
+    if (!(field.name in body) || listed(caller, entity, field, 'edit')) continue;
+    const owns =
+      field.access!.edit.includes(OWNER_ROLE) &&
+      caller.user !== undefined &&
+      (existing === undefined || existing.ownerId === caller.user.id);
+    if (!owns) refused[field.name] = 'you may not set this field';
+  }
+  const names = Object.keys(refused);
+  if (names.length > 0)
+    throw new ApiError('FORBIDDEN', `You may not set ${names.map((name) => `"${name}"`).join(', ')}`, refused);
+}

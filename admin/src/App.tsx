@@ -2,7 +2,7 @@ import { createContext, type JSX } from 'preact';
 import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { ApiFailure, api, onUnauthorized, setTenant } from './api.js';
-import type { EntityMeta, Me } from './model.js';
+import { asCallerMay, type EntityMeta, type Me } from './model.js';
 import type { Session } from './session.js';
 import { ApiKeys } from './views/ApiKeys.js';
 import { Approvals } from './views/Approvals.js';
@@ -38,7 +38,7 @@ export function App() {
       setTenant(kept);
       setTenantState(kept);
       const schema = await api<{ entities: EntityMeta[] }>('GET', '/schema/metadata');
-      setEntities(schema.entities);
+      setEntities(asCallerMay(schema.entities));
       setMe(current);
     } catch (error) {
       if (error instanceof ApiFailure && error.status === 401) setMe(null);

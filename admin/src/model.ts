@@ -17,6 +17,21 @@ export interface ListPage {
   nextCursor?: string;
 }
 
+/**
+ * The entities as the signed-in user may use them: a field under access rules they may see on no
+ * record is left out (no column, no form field, no filter), one they may set on no record is
+ * shown read-only. The server enforces the same rules; this only keeps the console from offering
+ * what it would refuse.
+ */
+export function asCallerMay(entities: EntityMeta[]): EntityMeta[] {
+  return entities.map((entity) => ({
+    ...entity,
+    fields: entity.fields
+      .filter((field) => field.access?.caller?.view !== 'none')
+      .map((field) => (field.access?.caller?.edit === 'none' ? { ...field, readOnly: true } : field)),
+  }));
+}
+
 /** The field a record is known by in lists, pickers and titles. */
 export function titleField(entity: EntityMeta): FieldMeta | undefined {
   const byName = ['title', 'name', 'displayName', 'label', 'email', 'key', 'sku'];

@@ -113,3 +113,22 @@ export function requireFieldEdits(
   if (names.length > 0)
     throw new ApiError('FORBIDDEN', `You may not set ${names.map((name) => `"${name}"`).join(', ')}`, refused);
 }
+
+/** How far a caller may see or set a field: on every record, on their own records only, or on none. */
+export type FieldReach = 'all' | 'own' | 'none';
+
+/** What the metadata tells a caller of a field under `access:`: the rule, and where it lets them. */
+export interface FieldAbilities {
+  view: FieldReach;
+  edit: FieldReach;
+}
+
+/** What `caller` may do with `field` (a field under `access:`) of `entity`'s records. */
+export function fieldAbilities(entity: EntityModel, caller: Caller, field: FieldModel): FieldAbilities {
+  const reach = (action: 'view' | 'edit'): FieldReach => {
+    if (caller.isAdmin || listed(caller, entity, field, action)) return 'all';
+    const roles = action === 'view' ? field.access!.view : field.access!.edit;
+    return caller.user && roles.includes(OWNER_ROLE) ? 'own' : 'none';
+  };
+  return { view: reach('view'), edit: reach('edit') };
+}

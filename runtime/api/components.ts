@@ -100,6 +100,11 @@ export interface FieldMetadata {
   operators?: string[];
   constraints?: Record<string, unknown>;
   localized?: { locales: string[]; defaultLocale: string; required: string[] };
+  access?: {
+    view: string[];
+    edit: string[];
+    caller?: { view: 'all' | 'own' | 'none'; edit: 'all' | 'own' | 'none' };
+  };
 }
 
 // Recursive (properties of properties): its type is the interface above, its schema refers to itself.
@@ -140,6 +145,24 @@ export const FieldMetadata = Type.Unsafe<FieldMetadata>(
           required: Type.Array(Type.String(), { description: 'The locales a required field must have a value in' }),
         },
         { description: 'Localized fields only: one value per locale' },
+      ),
+    ),
+    access: Type.Optional(
+      Type.Object(
+        {
+          view: Type.Array(Type.String(), { description: 'Roles that may see the value; `owner`: the record’s owner' }),
+          edit: Type.Array(Type.String(), { description: 'Roles that may set it' }),
+          caller: Type.Optional(
+            Type.Object(
+              { view: Enum(['all', 'own', 'none']), edit: Enum(['all', 'own', 'none']) },
+              {
+                description:
+                  'Where the caller asking may see and set it: on every record, on their own records only, or on none',
+              },
+            ),
+          ),
+        },
+        { description: 'Fields under access rules only: who may see and set them (ADMIN always may)' },
       ),
     ),
     constraints: Type.Optional(

@@ -1,9 +1,16 @@
+import { type FieldAbilities, fieldAbilities } from '../access/fieldAccess.js';
+import type { Caller } from '../context/caller.js';
 import { CONTENT_STATUS_MOVES } from '../model/contentStatus.js';
 import { operatorsFor } from '../model/filterOperators.js';
 import type { AppModel, EntityModel, FieldModel } from '../model/types.js';
 
-/** FieldMeta of DESIGN.md: what a client needs to render and validate a field. */
-export function fieldMetadata(field: FieldModel): Record<string, unknown> {
+/**
+ * FieldMeta of DESIGN.md: what a client needs to render and validate a field. A field under
+ * `access:` tells its rule and, for the caller asking (`abilities`), where they may see and set
+ * it; one they may not see on every record is not filterable for them.
+ */
+export function fieldMetadata(field: FieldModel, abilities?: FieldAbilities): Record<string, unknown> {
+  const filterable = field.filterable && (abilities === undefined || abilities.view === 'all');
   return {
     name: field.name,
     label: field.label,
@@ -16,17 +23,27 @@ export function fieldMetadata(field: FieldModel): Record<string, unknown> {
     items: field.items ? { type: field.items.type } : null,
     search: field.search,
     trackChanges: field.trackChanges,
-    filterable: field.filterable,
+    filterable,
     readOnly: field.readOnly || field.system,
     // A filter: the operators it takes as field[op]=value.
-    ...(field.filterable ? { operators: operatorsFor(field) } : {}),
+    ...(filterable ? { operators: operatorsFor(field) } : {}),
     // An object with declared properties: each as a field of its own, so a form can nest them.
     ...(field.type === 'object' && field.properties
-      ? { properties: field.properties.filter((p) => !p.hidden).map(fieldMetadata) }
+      ? { properties: field.properties.filter((p) => !p.hidden).map((property) => fieldMetadata(property)) }
       : {}),
     ...constraintsOf(field),
     ...(field.localized ? { localized: field.localized } : {}),
+    ...(field.access
+      ? { access: { view: field.access.view, edit: field.access.edit, ...(abilities ? { caller: abilities } : {}) } }
+      : {}),
   };
+}
+
+/** The shown fields of an entity as `caller` may use them. */
+function fieldsFor(entity: EntityModel, caller: Caller | undefined): Record<string, unknown>[] {
+  return visibleFields(entity).map((field) =>
+    fieldMetadata(field, field.access && caller ? fieldAbilities(entity, caller, field) : undefined),
+  );
 }
 
 const CONSTRAINT_KEYS = ['min', 'max', 'minLength', 'maxLength', 'pattern', 'format', 'minItems', 'maxItems'] as const;
@@ -90,14 +107,14 @@ function isContentField(entity: EntityModel, field: FieldModel): boolean {
 }
 
 /** GET /{plural}/metadata/fields */
-export function fieldsMetadata(entity: EntityModel) {
-  return { fields: visibleFields(entity).map(fieldMetadata) };
+export function fieldsMetadata(entity: EntityModel, caller?: Caller) {
+  return { fields: fieldsFor(entity, caller) };
 }
 
 /** GET /schema/metadata: every entity with its metadata and fields. */
-export function schemaMetadata(model: AppModel) {
+export function schemaMetadata(model: AppModel, caller?: Caller) {
   return {
-    entities: publicEntities(model).map((e) => ({ ...entityMetadata(e), fields: visibleFields(e).map(fieldMetadata) })),
+    entities: publicEntities(model).map((e) => ({ ...entityMetadata(e), fields: fieldsFor(e, caller) })),
   };
 }
 
@@ -117,6 +134,6 @@ export function findPublicEntity(model: AppModel, key: string): EntityModel | un
   return publicEntities(model).find((e) => e.plural === key || e.name === key);
 }
 
-export function entityWithFields(entity: EntityModel) {
-  return { ...entityMetadata(entity), fields: visibleFields(entity).map(fieldMetadata) };
+export function entityWithFields(entity: EntityModel, caller?: Caller) {
+  return { ...entityMetadata(entity), fields: fieldsFor(entity, caller) };
 }

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { fieldView } from '../access/fieldAccess.js';
+import { fieldAbilities, fieldView } from '../access/fieldAccess.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
@@ -258,11 +258,13 @@ const SERVE: Record<EntityRouteName, Serve> = {
     ),
   metadata: ({ ctx, route, res }) => send(res, 200, entityMetadata(entityOf(ctx, route.entity).model)),
   metadataType: ({ ctx, route, res }) => send(res, 200, typeMetadata(entityOf(ctx, route.entity).model)),
-  metadataFields: ({ ctx, route, res }) => send(res, 200, fieldsMetadata(entityOf(ctx, route.entity).model)),
+  metadataFields: ({ ctx, route, req, res }) =>
+    send(res, 200, fieldsMetadata(entityOf(ctx, route.entity).model, req.caller)),
   metadataField: ({ ctx, route, req, res }) => {
-    const field = entityOf(ctx, route.entity).model.fields.find((f) => f.name === req.params.name && !f.hidden);
+    const model = entityOf(ctx, route.entity).model;
+    const field = model.fields.find((f) => f.name === req.params.name && !f.hidden);
     if (!field) throw notFound(`Field ${req.params.name}`);
-    send(res, 200, fieldMetadata(field));
+    send(res, 200, fieldMetadata(field, field.access ? fieldAbilities(model, req.caller, field) : undefined));
   },
 };
 

@@ -10,11 +10,11 @@ export const SCHEMA_PATH = '/api/v1/schema';
 /** /schema/metadata, /schema/metadata/list, /schema/metadata/{entity} (plural or name). */
 export function schemaRoutes(model: AppModel): Router {
   return new DeclaredRouter(SCHEMA_PATH)
-    .json(metadata.schemaMetadata, () => ({ data: schemaMetadata(model) }))
+    .json(metadata.schemaMetadata, ({ caller }) => ({ data: schemaMetadata(model, caller) }))
     .json(metadata.schemaList, () => ({ data: schemaList(model) }))
-    .json(metadata.schemaEntity, ({ params }) => {
+    .json(metadata.schemaEntity, ({ params, caller }) => {
       const entity = findPublicEntity(model, params.entity);
       if (!entity) throw notFound(`Entity ${params.entity}`);
-      return { data: entityWithFields(entity) };
+      return { data: entityWithFields(entity, caller) };
     }).router;
 }

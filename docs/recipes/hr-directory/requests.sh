@@ -19,6 +19,15 @@ json -X PATCH "$BASE/api/v1/employees/$ME" -H "authorization: Bearer $HANA" \
 for WHO in HANA ALICE BOB; do
   curl -s "$BASE/api/v1/employees/$ME" -H "authorization: Bearer ${!WHO}" | jq -c '.data | del(.id, .ownerId, .createdAt, .updatedAt)'
 done
+# A batch is refused as a whole, naming the operation and the field.
+json -X POST "$BASE/api/v1/batch" -H "authorization: Bearer $ALICE" \
+  -d "{\"operations\":[{\"op\":\"update\",\"entity\":\"employees\",\"id\":\"$ME\",\"body\":{\"team\":\"app\",\"salary\":9999}}]}" \
+  | jq -c '.error | {code, details}'
+# The metadata tells each caller where they may see and set each field; the console follows it.
+for WHO in HANA BOB; do
+  curl -s "$BASE/api/v1/schema/metadata/employees" -H "authorization: Bearer ${!WHO}" \
+    | jq -c '[.data.fields[] | select(.access) | {name, caller: .access.caller, filterable}]'
+done
 # Bob may not filter, sort or measure by what he may not see: the same 400 as for an unknown field.
 curl -s "$BASE/api/v1/employees?salary%5Bgte%5D=5000" -H "authorization: Bearer $BOB" | jq -c .error.details
 curl -s "$BASE/api/v1/employees?sort=-salary" -H "authorization: Bearer $BOB" | jq -c .error.details

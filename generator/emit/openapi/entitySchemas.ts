@@ -11,10 +11,12 @@ import { ref } from './components.js';
 /** A record as the server answers it: every visible field, unset ones null, references possibly populated. */
 function recordSchema(entity: EntityModel, relatedEntities: ReadonlyMap<string, EntityModel>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
-  for (const field of entity.fields.filter((f) => !f.hidden))
+  for (const field of entity.fields.filter((f) => !f.hidden)) {
     properties[field.name] = field.localized
       ? localizedValue(field)
       : responseValue(field, !field.required || !field.system);
+    if (field.access) properties[field.name] = withAccess(properties[field.name], field);
+  }
   if (entity.fields.some((f) => f.localized))
     properties._locales = {
       type: 'object',
@@ -33,6 +35,17 @@ function recordSchema(entity: EntityModel, relatedEntities: ReadonlyMap<string, 
     };
   }
   return { type: 'object', description: entity.description ?? entity.label, properties, required: ['id'] };
+}
+
+/** A field under `access:`: absent from the answers of callers who may not see it, and who may. */
+function withAccess(schema: JsonSchema, field: FieldModel): JsonSchema {
+  const roles = (list: string[]) => (list.length > 0 ? list.join(', ') : 'no role');
+  const rule = `Under access rules (ADMIN always may; owner: the record's owner): present only for ${roles(field.access!.view)}, set only by ${roles(field.access!.edit)}.`;
+  return {
+    ...schema,
+    description: schema.description ? `${schema.description}. ${rule}` : rule,
+    'x-entigen-access': { view: field.access!.view, edit: field.access!.edit },
+  };
 }
 
 /** A body schema whose localized fields also take a plain value: the request's locale's (?locale, else the default). */

@@ -906,14 +906,17 @@ export interface Team {
   archivedAt: string | null;
   name: string;
   members: string[] | null;
+  budget: number | null;
 }
 export interface TeamCreate {
   name: string;
   members?: string[] | null;
+  budget?: number | null;
 }
 export interface TeamUpdate {
   name?: string;
   members?: string[] | null;
+  budget?: number | null;
 }
 
 // Things of every type (/things)

@@ -8,7 +8,7 @@ export interface TeamFilter {
   ownerId?: FilterValue<string>;
   members?: FilterValue<string>;
 }
-export type TeamSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name';
+export type TeamSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'budget';
 
 /** Typed access to teams: no access checks or request validation; hooks and history through a writer. */
 export class TeamRepository extends Repository<Team, TeamCreate, TeamUpdate, TeamFilter, TeamSortKey> {

@@ -18,6 +18,7 @@ export const teamsRoutes = defineEntityRoutes({
     ['GET', '/teams/:id', 'get'],
     ['PATCH', '/teams/:id', 'update'],
     ['DELETE', '/teams/:id', 'remove'],
+    ['PATCH', '/teams/:id/increment', 'increment'],
     ['POST', '/teams/:id/archive', 'archive'],
     ['POST', '/teams/:id/restore', 'restore'],
   ],

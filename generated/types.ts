@@ -916,6 +916,8 @@ export interface Product {
   stock: number | null;
   /** @format email */
   supplierEmail: string | null;
+  /** @minimum 0 */
+  cost: number | null;
   /** @maxItems 10 @items.maxLength 30 */
   tags: string[] | null;
   /** Orders: present with populate=orders (at most 100, newest first). */
@@ -932,6 +934,8 @@ export interface ProductCreate {
   stock?: number | null;
   /** @format email */
   supplierEmail?: string | null;
+  /** @minimum 0 */
+  cost?: number | null;
   /** @maxItems 10 @items.maxLength 30 */
   tags?: string[] | null;
 }
@@ -946,6 +950,8 @@ export interface ProductUpdate {
   stock?: number | null;
   /** @format email */
   supplierEmail?: string | null;
+  /** @minimum 0 */
+  cost?: number | null;
   /** @maxItems 10 @items.maxLength 30 */
   tags?: string[] | null;
 }

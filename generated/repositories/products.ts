@@ -11,9 +11,10 @@ export interface ProductFilter {
   price?: FilterValue<number>;
   stock?: FilterValue<number>;
   supplierEmail?: FilterValue<string>;
+  cost?: FilterValue<number>;
   tags?: FilterValue<string>;
 }
-export type ProductSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail';
+export type ProductSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail' | 'cost';
 
 /** Typed access to products: no access checks or request validation; hooks and history through a writer. */
 export class ProductRepository extends Repository<Product, ProductCreate, ProductUpdate, ProductFilter, ProductSortKey> {

@@ -25,6 +25,7 @@ describe('the permission grammar as the documentation gives it', () => {
       'entity:action:field:{{user.id}}',
       'entity:action:@field',
       'entity:customAction[...]',
+      'entity.field:view',
       'system:admin',
     ]);
     const parsed = forms.map(({ example }) => {
@@ -39,6 +40,7 @@ describe('the permission grammar as the documentation gives it', () => {
       { entity: 'tickets', action: 'view', condition: { field: 'assignee', value: '{{user.id}}' } },
       { entity: 'comments', action: 'view', through: 'ticket' },
       { entity: 'orders', action: 'approve', scope: 'own' },
+      { entity: 'employees', action: 'view', field: 'salary' },
       { entity: 'system', action: 'admin' },
     ]);
   });

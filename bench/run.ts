@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const benches = ['buildLarge.js', 'pipeline.js', 'crud/run.js', 'realtime.js', 'importRecords.js'];
+const benches = ['buildLarge.js', 'pipeline.js', 'crud/run.js', 'realtime.js', 'importRecords.js', 'fieldAccess.js'];
 for (const bench of benches) {
   const result = spawnSync(process.execPath, [fileURLToPath(new URL(`./${bench}`, import.meta.url))], {
     stdio: 'inherit',

@@ -52,7 +52,43 @@ function listed(caller: Caller, entity: EntityModel, field: FieldModel, action: 
   return action === 'view' && caller.permissions.has(`${permission}view`);
 }
 
+/** What a caller may see of an entity, apart from who they are: decided by roles and permissions. */
+type Shape = Pick<FieldView, 'hidden' | 'ownerOnly' | 'unseen'>;
+
+/**
+ * Shapes by the caller's permission set (shared by every caller of the same roles until a role
+ * changes), then by their roles and whether they are signed in: a request builds no set.
+ */
+const shapes = new WeakMap<ReadonlySet<string>, Map<string, Map<EntityModel, Shape | null>>>();
+/** The views of one caller (a request's), by entity. */
 const views = new WeakMap<Caller, Map<EntityModel, FieldView | null>>();
+
+function shapeOf(entity: EntityModel, caller: Caller, fields: FieldModel[]): Shape | null {
+  let byRoles = shapes.get(caller.permissions);
+  if (!byRoles) {
+    byRoles = new Map();
+    shapes.set(caller.permissions, byRoles);
+  }
+  const key = `${caller.user ? 'user' : 'anonymous'}\u0000${caller.roles.join('\u0000')}`;
+  let byEntity = byRoles.get(key);
+  if (!byEntity) {
+    byEntity = new Map();
+    byRoles.set(key, byEntity);
+  }
+  const known = byEntity.get(entity);
+  if (known !== undefined) return known;
+  const hidden = new Set<string>();
+  const ownerOnly = new Set<string>();
+  for (const field of fields) {
+    if (listed(caller, entity, field, 'view')) continue;
+    if (caller.user && field.access!.view.includes(OWNER_ROLE)) ownerOnly.add(field.name);
+    else hidden.add(field.name);
+  }
+  const shape =
+    hidden.size + ownerOnly.size === 0 ? null : { hidden, ownerOnly, unseen: new Set([...hidden, ...ownerOnly]) };
+  byEntity.set(entity, shape);
+  return shape;
+}
 
 /** What `caller` may see of `entity`'s records; undefined where they see every field. */
 export function fieldView(entity: EntityModel, caller: Caller): FieldView | undefined {
@@ -61,17 +97,8 @@ export function fieldView(entity: EntityModel, caller: Caller): FieldView | unde
   let byEntity = views.get(caller);
   const known = byEntity?.get(entity);
   if (known !== undefined) return known ?? undefined;
-  const hidden = new Set<string>();
-  const ownerOnly = new Set<string>();
-  for (const field of fields) {
-    if (listed(caller, entity, field, 'view')) continue;
-    if (caller.user && field.access!.view.includes(OWNER_ROLE)) ownerOnly.add(field.name);
-    else hidden.add(field.name);
-  }
-  const view: FieldView | null =
-    hidden.size + ownerOnly.size === 0
-      ? null
-      : { hidden, ownerOnly, unseen: new Set([...hidden, ...ownerOnly]), userId: caller.user?.id };
+  const shape = shapeOf(entity, caller, fields);
+  const view: FieldView | null = shape ? { ...shape, userId: caller.user?.id } : null;
   if (!byEntity) {
     byEntity = new Map();
     views.set(caller, byEntity);

@@ -1091,7 +1091,7 @@ export interface ProductFilters {
 }
 export type ProductField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail' | 'cost' | 'tags';
 export interface ProductAggregateFields { group: 'ownerId' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail' | 'cost'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'price' | 'stock' | 'cost' }
-export type ProductClient = Pick<EntityClient<Product, ProductCreate, ProductUpdate, ProductFilters, ProductField, 'price' | 'stock' | 'cost', ProductAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'> & ProductRelationClient;
+export type ProductClient = Pick<EntityClient<Product, ProductCreate, ProductUpdate, ProductFilters, ProductField, 'price' | 'stock' | 'cost', ProductAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore' | 'audit'> & ProductRelationClient;
 export type ProductBatch = Pick<BatchEntity<Product, ProductCreate, ProductUpdate, 'price' | 'stock' | 'cost', never>, 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'remove'>;
 /** The reverse relations of products: the related entity's list, narrowed to one record. */
 export interface ProductRelationClient {

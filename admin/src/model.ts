@@ -32,6 +32,22 @@ export function asCallerMay(entities: EntityMeta[]): EntityMeta[] {
   }));
 }
 
+/**
+ * The entity as the caller may see and set it on one record (none: a new record, which the caller
+ * will own). A field they see only on their own records (`owner` in its `view`) is left out of
+ * others' records, where the server sends no key; one they set only on their own is read-only there.
+ */
+export function onRecord(entity: EntityMeta, record: RecordDoc | undefined, userId: string | undefined): EntityMeta {
+  const own = record === undefined || (userId !== undefined && record.ownerId === userId);
+  if (own || !entity.fields.some((field) => field.access)) return entity;
+  return {
+    ...entity,
+    fields: entity.fields
+      .filter((field) => field.access?.caller?.view !== 'own' || field.name in record)
+      .map((field) => (field.access?.caller?.edit === 'own' ? { ...field, readOnly: true } : field)),
+  };
+}
+
 /** The field a record is known by in lists, pickers and titles. */
 export function titleField(entity: EntityMeta): FieldMeta | undefined {
   const byName = ['title', 'name', 'displayName', 'label', 'email', 'key', 'sku'];

@@ -21,6 +21,7 @@ export const productsRoutes = defineEntityRoutes({
     ['PATCH', '/products/:id/increment', 'increment'],
     ['POST', '/products/:id/archive', 'archive'],
     ['POST', '/products/:id/restore', 'restore'],
+    ['GET', '/products/:id/audit', 'audit'],
     ['GET', '/products/:id/orders', 'relation:orders'],
   ],
 });

@@ -124,21 +124,39 @@ export function requireFieldEdits(
   caller: Caller,
   body: Record<string, unknown>,
   existing?: Doc,
+  /** Where the values sit in the request (`items.3.`), for the error's details. */
+  at = '',
 ): void {
-  const fields = restrictedFields(entity);
-  if (fields.length === 0 || caller.isAdmin) return;
+  const locked = lockedFields(entity, caller, existing);
+  if (locked.size === 0) return;
   const refused: Record<string, string> = {};
+  for (const name of locked) if (name in body) refused[`${at}${name}`] = 'you may not set this field';
+  const names = Object.keys(refused);
+  if (names.length > 0)
+    throw new ApiError(
+      'FORBIDDEN',
+      `You may not set ${names.map((name) => `"${name.slice(at.length)}"`).join(', ')}`,
+      refused,
+    );
+}
+
+/**
+ * The fields under `access:` the caller may not set: on `existing` (an update), or on a new
+ * record (which the caller would own).
+ */
+export function lockedFields(entity: EntityModel, caller: Caller, existing?: Doc): ReadonlySet<string> {
+  const fields = restrictedFields(entity);
+  const locked = new Set<string>();
+  if (fields.length === 0 || caller.isAdmin) return locked;
   for (const field of fields) {
-    if (!(field.name in body) || listed(caller, entity, field, 'edit')) continue;
+    if (listed(caller, entity, field, 'edit')) continue;
     const owns =
       field.access!.edit.includes(OWNER_ROLE) &&
       caller.user !== undefined &&
       (existing === undefined || existing.ownerId === caller.user.id);
-    if (!owns) refused[field.name] = 'you may not set this field';
+    if (!owns) locked.add(field.name);
   }
-  const names = Object.keys(refused);
-  if (names.length > 0)
-    throw new ApiError('FORBIDDEN', `You may not set ${names.map((name) => `"${name}"`).join(', ')}`, refused);
+  return locked;
 }
 
 /** How far a caller may see or set a field: on every record, on their own records only, or on none. */

@@ -41,7 +41,8 @@ export async function bulkCreateOperation({
   for (const [i, item] of items.entries())
     Object.assign(details, validateBody(validators.bulkItem, item, `items.${i}`));
   if (Object.keys(details).length > 0) throw validationError(details);
-  for (const item of items) requireFieldEdits(model, caller, item as Record<string, unknown>);
+  for (const [i, item] of items.entries())
+    requireFieldEdits(model, caller, item as Record<string, unknown>, undefined, `items.${i}.`);
   if (model.ownership === 'owned' && !caller.user)
     throw new ApiError('UNAUTHORIZED', 'Sign in to create owned records');
   const tenantId = model.tenantScoped ? await tenantForCreate(ctx, caller) : undefined;

@@ -1,4 +1,4 @@
-import { type FieldView, fieldView, requireFieldEdits, seesField } from '../access/fieldAccess.js';
+import { type FieldView, fieldView, lockedFields, seesField } from '../access/fieldAccess.js';
 import { findWritable } from '../access/requireAccess.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
@@ -218,21 +218,17 @@ export async function revertToVersion(
   const { doc: current, where } = await findWritable(ctx, model, id, caller, 'edit');
   const target = await findVersion(ctx, model, id, version);
   const snapshot = byLocale(model, target.snapshot as Doc);
+  // A revert brings back what the caller may set: fields they may not stay as they are (neither
+  // set through the revert nor told whether they differ).
+  const locked = lockedFields(model, caller, current);
   const restored = Object.fromEntries(
     model.fields
-      .filter(revertible)
+      .filter((f) => revertible(f) && !locked.has(f.name))
       .map((f) => [
         f.name,
         f.localized ? everyLocale(f.localized.locales, snapshot[f.name]) : (snapshot[f.name] ?? null),
       ]),
   );
-  // Bringing back a value is setting it: a field the caller may not edit must not change.
-  const changed = Object.fromEntries(
-    Object.entries(restored).filter(
-      ([name, value]) => JSON.stringify(value) !== JSON.stringify(byLocale(model, current)[name] ?? null),
-    ),
-  );
-  requireFieldEdits(model, caller, changed, current);
   // A revert is an update: the references it brings back must be ones the caller may see now,
   // and the entity's rules and the content status moves hold, as for PATCH.
   const entity = await runWrite({

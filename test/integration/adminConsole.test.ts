@@ -691,6 +691,68 @@ describe('the admin console as a plain user', () => {
   });
 });
 
+describe('the admin console and a field under access rules', () => {
+  it('hides a field from those who may not see it, and offers it for editing only to those who may set it', async () => {
+    // Products' cost: FULFILMENT and the product's owner. Roles made here: one sees it, one sets it.
+    for (const [key, permissions] of [
+      ['COST_VIEWER', ['products:view', 'products:edit', 'products.cost:view']],
+      ['COST_EDITOR', ['products:view', 'products:edit', 'products.cost:edit']],
+    ] as const) {
+      const made = await server.call('POST', '/api/v1/roles', {
+        token: adminToken,
+        body: { key, label: key, permissions },
+      });
+      expect(made.status).toBe(201);
+    }
+    const made = await server.call('POST', '/api/v1/products', {
+      token: adminToken,
+      body: { name: 'Reading lamp', sku: 'READ-1', price: 45, stock: 3, cost: 17.5 },
+    });
+    const id = made.body.data.id;
+    const person = async (label: string, roles: string[]) => {
+      const who = { email: `${label}@example.test`, password: `${label} horse battery staple!` };
+      const created = await server.call('POST', '/api/v1/users', {
+        token: adminToken,
+        body: { ...who, displayName: label, roles },
+      });
+      expect(created.status).toBe(201);
+      return who;
+    };
+    const visit = async (who: { email: string; password: string }) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      const watch = new ConsoleWatch(page);
+      await page.goto(`${server.url}/admin`);
+      await signIn(page, who);
+      await page.goto(`${server.url}/admin/e/products`);
+      await page.waitForSelector('table tbody tr');
+      const columns = await page.locator('table thead th').allTextContents();
+      await page.goto(`${server.url}/admin/e/products/${id}`);
+      await page.waitForSelector('#record-title');
+      const labels = await page.locator('dt').allTextContents();
+      const text = (await page.textContent('body')) ?? '';
+      await page.goto(`${server.url}/admin/e/products/${id}/edit`);
+      await page.waitForSelector('#form-title');
+      const input = await page.locator('#field-cost').count();
+      expect(await watch.settled()).toEqual([]);
+      await context.close();
+      return { columns: columns.join(' '), labels, text, input };
+    };
+    const plain = await visit(await person('costblind', ['USER']));
+    expect(plain.columns).not.toContain('Cost');
+    expect(plain.labels).not.toContain('Cost');
+    expect(plain.text).not.toContain('17.5');
+    expect(plain.input).toBe(0);
+    const viewer = await visit(await person('costviewer', ['COST_VIEWER']));
+    expect(viewer.labels).toContain('Cost');
+    expect(viewer.text).toContain('17.5');
+    expect(viewer.input).toBe(0);
+    const editor = await visit(await person('costeditor', ['COST_EDITOR']));
+    expect(editor.labels).toContain('Cost');
+    expect(editor.input).toBe(1);
+  });
+});
+
 describe('the admin console for a member of two tenants', () => {
   it('switches tenants (x-tenant-id), creates in the picked one, keeps a key write-only, and shows the audit log', async () => {
     const member = { email: 'member@example.test', password: 'member horse battery staple!' };

@@ -35,6 +35,9 @@ describe('a field under access rules', () => {
     order = (
       await server.call('POST', '/api/v1/orders', { token: buyer.token, body: { product: product.id, quantity: 1 } })
     ).body.data;
+    // A change of the cost, so the audit log holds its old and new values.
+    await server.call('PATCH', `/api/v1/products/${product.id}`, { token: admin.token, body: { cost: COST + 1 } });
+    await server.call('PATCH', `/api/v1/products/${product.id}`, { token: admin.token, body: { cost: COST } });
   });
   afterAll(() => server.close());
 
@@ -73,9 +76,15 @@ describe('a field under access rules', () => {
       expect(answer.status, url).toBeLessThan(500);
       expect(JSON.stringify(answer.body), url).not.toContain(SECRET);
     }
+    expect(calls).toContain(`/api/v1/products/${product.id}/audit`);
     // The same calls do carry it for a caller it names: the check above would have seen it.
     const shown = await server.call('GET', `/api/v1/orders/${order.id}?populate=product`, { token: picker.token });
     expect(JSON.stringify(shown.body)).toContain(SECRET);
+    const audit = await server.call('GET', `/api/v1/products/${product.id}/audit`, { token: picker.token });
+    expect(JSON.stringify(audit.body)).toContain(SECRET);
+    const hidden = await server.call('GET', `/api/v1/products/${product.id}/audit`, { token: buyer.token });
+    expect(hidden.body.items.length).toBe(audit.body.items.length);
+    for (const entry of hidden.body.items) expect(entry.changedFields).not.toContain('cost');
   });
 
   it('is no oracle: filters, sorts and measures by it answer 400 as for an unknown field', async () => {
@@ -122,6 +131,12 @@ describe('a field under access rules', () => {
     });
     expect(allowed.status).toBe(200);
     expect('cost' in allowed.body.data).toBe(false);
+    const increment = await server.call('PATCH', `/api/v1/products/${product.id}/increment`, {
+      token: catalog.token,
+      body: { stock: 1, cost: 1 },
+    });
+    expect(increment.status).toBe(403);
+    expect(increment.body.error.details).toEqual({ cost: 'you may not set this field' });
     const costing = await server.user({ roles: ['COSTING'] });
     const set = await server.call('PATCH', `/api/v1/products/${product.id}`, {
       token: costing.token,
@@ -130,6 +145,33 @@ describe('a field under access rules', () => {
     expect(set.status).toBe(200);
     // Edit implies view.
     expect(set.body.data.cost).toBe(COST);
+  });
+
+  it("is seen through an API key by its user's roles, within the key's own permissions", async () => {
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const keyOf = async (token: string, permissions: string[]) => {
+      const made = await server.call('POST', '/api/v1/apikeys', {
+        token,
+        body: { name: 'agent', permissions, expiresAt },
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      return made.body.data.token as string;
+    };
+    const costOf = async (token: string) =>
+      (await server.call('GET', `/api/v1/products/${product.id}`, { token })).body.data as Record<string, unknown>;
+    // A role that lists the field: the key sees it with no field permission of its own.
+    const fulfilment = await server.user({ roles: ['USER', 'FULFILMENT'] });
+    expect((await costOf(await keyOf(fulfilment.token, ['products:view']))).cost).toBe(COST);
+    // A field permission: only a key that holds it sees the field.
+    const made = await server.call('POST', '/api/v1/roles', {
+      token: admin.token,
+      body: { key: 'COST_READER', label: 'Cost reader', permissions: ['products:view', 'products.cost:view'] },
+    });
+    expect(made.status).toBe(201);
+    const reader = await server.user({ roles: ['USER', 'COST_READER'] });
+    expect((await costOf(reader.token)).cost).toBe(COST);
+    expect('cost' in (await costOf(await keyOf(reader.token, ['products:view'])))).toBe(false);
+    expect((await costOf(await keyOf(reader.token, ['products:view', 'products.cost:view']))).cost).toBe(COST);
   });
 
   it('stays out of realtime events for a subscriber without access', async () => {

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ApiFailure, api } from '../api.js';
 import { type Draft, FieldInput, fromDraft, toDraft } from '../fields/FieldInput.js';
-import { type EntityMeta, editableFields, type FieldMeta, type RecordDoc, recordTitle } from '../model.js';
+import { type EntityMeta, editableFields, type FieldMeta, onRecord, type RecordDoc, recordTitle } from '../model.js';
 import { can } from '../permissions.js';
 import type { Session } from '../session.js';
 import { NotAllowed, Problem } from './Problem.js';
@@ -57,13 +57,14 @@ function initialDraft(entity: EntityMeta, record: RecordDoc | undefined): Draft 
   return draft;
 }
 
-function FormOf({ session, entity, id }: { session: Session; entity: EntityMeta; id?: string }) {
+function FormOf({ session, entity: declared, id }: { session: Session; entity: EntityMeta; id?: string }) {
   const { route } = useLocation();
   const [record, setRecord] = useState<RecordDoc | undefined>(undefined);
-  const [draft, setDraft] = useState<Draft | undefined>(id ? undefined : initialDraft(entity, undefined));
+  const [draft, setDraft] = useState<Draft | undefined>(id ? undefined : initialDraft(declared, undefined));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [failure, setFailure] = useState<unknown>(undefined);
   const [busy, setBusy] = useState(false);
+  const entity = onRecord(declared, record, session.me.user.id);
   const inputs = formInputs(entity);
 
   useEffect(() => {
@@ -73,7 +74,7 @@ function FormOf({ session, entity, id }: { session: Session; entity: EntityMeta;
     api<RecordDoc>('GET', `/${entity.plural}/${encodeURIComponent(id)}${locales}`)
       .then((loaded) => {
         setRecord(loaded);
-        setDraft(initialDraft(entity, loaded));
+        setDraft(initialDraft(onRecord(declared, loaded, session.me.user.id), loaded));
       })
       .catch(setFailure);
   }, [entity.plural, id]);

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api } from '../api.js';
 import { formatValue } from '../fields/formatValue.js';
-import { type EntityMeta, type RecordDoc, recordTitle } from '../model.js';
+import { type EntityMeta, onRecord, type RecordDoc, recordTitle } from '../model.js';
 import { can, isAdmin } from '../permissions.js';
 import type { Session } from '../session.js';
 import { JobMetrics } from './JobMetrics.js';
@@ -136,7 +136,7 @@ function ViewOf({ session, entity, id }: { session: Session; entity: EntityMeta;
           </figure>
         )}
       <dl class="record">
-        {entity.fields.map((field) => (
+        {onRecord(entity, record, session.me.user.id).fields.map((field) => (
           <div key={field.name}>
             <dt>{field.label}</dt>
             <dd>

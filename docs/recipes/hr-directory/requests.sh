@@ -23,6 +23,9 @@ done
 json -X POST "$BASE/api/v1/batch" -H "authorization: Bearer $ALICE" \
   -d "{\"operations\":[{\"op\":\"update\",\"entity\":\"employees\",\"id\":\"$ME\",\"body\":{\"team\":\"app\",\"salary\":9999}}]}" \
   | jq -c '.error | {code, details}'
+# So is a bulk create, naming the item.
+json -X POST "$BASE/api/v1/employees/bulk" -H "authorization: Bearer $BOB" \
+  -d '{"items":[{"name":"Bob","team":"ops"},{"name":"Bo","salary":1}]}' | jq -c '.error | {code, details}'
 # The metadata tells each caller where they may see and set each field; the console follows it.
 for WHO in HANA BOB; do
   curl -s "$BASE/api/v1/schema/metadata/employees" -H "authorization: Bearer ${!WHO}" \
@@ -35,6 +38,13 @@ curl -s "$BASE/api/v1/employees/aggregate?groupBy=team&sum=salary" -H "authoriza
 curl -s "$BASE/api/v1/employees?salary%5Bgte%5D=5000" -H "authorization: Bearer $HANA" | jq -c '.data.totalCount'
 # Nor read it in the record's history.
 curl -s "$BASE/api/v1/employees/$ME/versions" -H "authorization: Bearer $BOB" | jq -c '[.items[] | {changeType, changedFields, snapshot: (.snapshot | has("salary"))}]'
+for WHO in HANA BOB; do
+  curl -s "$BASE/api/v1/employees/$ME/versions/compare?a=1&b=2" -H "authorization: Bearer ${!WHO}" \
+    | jq -c '[.changes[] | select(.changed) | .field]'
+done
+# Alice may edit her record, not her salary: her revert brings back what she may set, and keeps the rest.
+json -X PATCH "$BASE/api/v1/employees/$ME" -H "authorization: Bearer $ALICE" -d '{"team":"apps"}' >/dev/null
+json -X POST "$BASE/api/v1/employees/$ME/revert/1" -H "authorization: Bearer $ALICE" | jq -c '.entity | {team, salary}'
 for WHO in ALICE BOB; do
   curl -s "$BASE/api/v1/employees/$ME/field-changes" -H "authorization: Bearer ${!WHO}" | jq -c '[.items[] | {fieldName, newValue}]'
 done

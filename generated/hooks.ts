@@ -26,7 +26,7 @@ export interface HookTypes {
   orders: EntityHooks<Order, OrderCreate & Partial<Pick<Order, 'total'>>, OrderUpdate & Partial<Pick<Order, 'total'>>, Repositories> & { endpoints: OrderEndpoints };
   organizations: EntityHooks<Organization, OrganizationCreate, OrganizationUpdate, Repositories>;
   outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, OutgoingMailUpdate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, Repositories>;
-  products: EntityHooks<Product, ProductCreate, ProductUpdate, Repositories>;
+  products: EntityHooks<Product, ProductCreate, ProductUpdate, Repositories> & { endpoints: ProductEndpoints };
   projects: EntityHooks<Project, ProjectCreate, ProjectUpdate, Repositories>;
   rules: EntityHooks<Rule, RuleCreate, RuleUpdate, Repositories>;
   scheduledJobs: EntityHooks<ScheduledJob, ScheduledJobCreate & Partial<Pick<ScheduledJob, 'origin'>>, ScheduledJobUpdate & Partial<Pick<ScheduledJob, 'origin'>>, Repositories>;
@@ -41,6 +41,12 @@ export interface OrderEndpoints {
   approve(args: { id: string; record: Order; body: { note: string }; caller: Caller; now: Date; repositories: Repositories; present: PresentRecord }): Order | undefined | Promise<Order | undefined>;
   /** GET /api/v1/orders/summary; needs orders:report */
   summary(args: { body: undefined; caller: Caller; now: Date; repositories: Repositories; present: PresentRecord }): unknown | Promise<unknown>;
+}
+
+/** Handlers of the custom endpoints of products, as its entity file declares them. */
+export interface ProductEndpoints {
+  /** GET /api/v1/products/low-stock; needs products:view */
+  lowStock(args: { body: undefined; caller: Caller; now: Date; repositories: Repositories; present: PresentRecord }): unknown | Promise<unknown>;
 }
 
 /** A hook module's default export: `export default defineHooks('orders', { beforeCreate() { ... } })`. */

@@ -7,6 +7,7 @@ export const productsRoutes = defineEntityRoutes({
   plural: 'products',
   validators,
   routes: [
+    ['GET', '/products/low-stock', 'endpoint:lowStock'],
     ['GET', '/products/metadata', 'metadata'],
     ['GET', '/products/metadata/type', 'metadataType'],
     ['GET', '/products/metadata/fields', 'metadataFields'],

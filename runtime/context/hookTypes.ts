@@ -100,15 +100,20 @@ export interface EndpointArgs<
   now: Date;
   /** Typed repositories writing in the endpoint's transaction (their entity's hooks run). */
   repositories: TRepositories;
-  /** A record as GET shows it (see PresentRecord); a `response: json` answer is shown so anyway. */
+  /**
+   * A record as GET shows it to the caller (see PresentRecord). A `response: json` answer is
+   * masked anyway, more strictly: fields under `access:` the caller may not see on every record
+   * go from every object the handler did not show with `present`.
+   */
   present: PresentRecord;
 }
 
 /**
- * Shows a stored record as GET does: hidden fields left out, encrypted values as `[ENCRYPTED]`.
- * `plural` names its entity (the endpoint's own by default).
+ * Shows a stored record as GET does to the caller: hidden fields and fields the caller may not
+ * see left out, encrypted values as `[ENCRYPTED]`. `plural` names its entity (the endpoint's own
+ * by default).
  */
-export type PresentRecord = <T extends Record<string, unknown>>(record: T, plural?: string) => Partial<T>;
+export type PresentRecord = <T extends object>(record: T, plural?: string) => Partial<T>;
 
 /** A custom endpoint's handler: its answer is `{ data }` (a record for `response: record`). */
 // biome-ignore lint/suspicious/noExplicitAny: handlers are typed per endpoint in generated/hooks.ts.

@@ -35,7 +35,8 @@ export function readsBody(endpoint: EndpointModel): boolean {
  * caller's visibility (404 when hidden, 403 when visible but outside the action's scope), the
  * body checked by its generated validator, then the handler of the entity's hook module in one
  * transaction. `record` answers are shown as GET shows records, and so is every object of a `json`
- * answer (presentJson.ts: no hidden field, encrypted values masked).
+ * answer (presentJson.ts: no hidden field, encrypted values masked), except the records the handler
+already showed with `present`.
  */
 export async function endpointOperation({ ctx, plural, name, id, body, caller }: EndpointInput): Promise<unknown> {
   const { model, validators } = entityOf(ctx, plural);
@@ -48,6 +49,7 @@ export async function endpointOperation({ ctx, plural, name, id, body, caller }:
   const input = readsBody(endpoint) ? requireValid(validators[endpointValidatorName(name)], body ?? {}) : undefined;
   if (!handler) throw new Error(`endpoint ${plural}.${name} has no handler in the hook module`);
   const now = ctx.now();
+  const presented = new WeakSet<object>();
   const result = await ctx.store.transaction(async (store) => {
     const scope = { ctx: { ...ctx, store }, caller, now, depth: 1, path: [plural] };
     const current = record ? ((await store.get(plural, record.id)) ?? record) : undefined;
@@ -59,7 +61,10 @@ export async function endpointOperation({ ctx, plural, name, id, body, caller }:
       repositories: ctx.repositoriesFor?.(scope),
       present: (shown: Doc | null | undefined, of: string = plural) => {
         const entity = entityOf(ctx, of).model;
-        return shown ? presentRecord(entity, shown, fieldView(entity, caller)) : shown;
+        if (!shown) return shown;
+        const record = presentRecord(entity, shown, fieldView(entity, caller));
+        presented.add(record);
+        return record;
       },
     });
   });
@@ -69,7 +74,7 @@ export async function endpointOperation({ ctx, plural, name, id, body, caller }:
     const app = ctx.registry.model;
     const names = MASKED.get(app) ?? maskedNames(app);
     MASKED.set(app, names);
-    return presentJson(result ?? null, withUnseen(names, app, caller));
+    return presentJson(result ?? null, withUnseen(names, app, caller), presented);
   }
   const doc = (result as Doc | undefined) ?? (record ? await ctx.store.get(plural, record.id) : undefined);
   if (!doc) throw record ? notFound(model.name) : new ApiError('INTERNAL_ERROR');

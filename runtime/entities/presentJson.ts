@@ -27,10 +27,17 @@ export function maskedNames(model: AppModel): MaskedNames {
  * of its own, so every object in it is shown as presentRecord shows a record: no field named as
  * any entity's hidden field, and values of encrypted fields masked. A copy; the input is not changed.
  */
-export function presentJson(value: unknown, names: MaskedNames, depth = 0): unknown {
+export function presentJson(
+  value: unknown,
+  names: MaskedNames,
+  /** Objects already shown as records (by the handler's `present`): they go out as they are. */
+  presented?: WeakSet<object>,
+  depth = 0,
+): unknown {
   if (value === null || typeof value !== 'object') return value;
+  if (presented?.has(value)) return value;
   if (depth >= MAX_DEPTH) return null;
-  if (Array.isArray(value)) return value.map((item) => presentJson(item, names, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => presentJson(item, names, presented, depth + 1));
   if (value instanceof Date) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
@@ -38,7 +45,7 @@ export function presentJson(value: unknown, names: MaskedNames, depth = 0): unkn
     out[key] =
       names.encrypted.has(key) && item !== null && item !== undefined
         ? ENCRYPTED_PLACEHOLDER
-        : presentJson(item, names, depth + 1);
+        : presentJson(item, names, presented, depth + 1);
   }
   return out;
 }

@@ -71,6 +71,8 @@ describe('a field under access rules', () => {
     }
     calls.push(`/api/v1/search?q=lamp`);
     expect(calls.length).toBeGreaterThan(40);
+    // A custom endpoint's answer too (products' lowStock returns records as its handler read them).
+    expect(calls).toContain('/api/v1/products/low-stock');
     for (const url of calls) {
       const answer = await server.call('GET', url, { token: buyer.token });
       expect(answer.status, url).toBeLessThan(500);
@@ -80,6 +82,8 @@ describe('a field under access rules', () => {
     // The same calls do carry it for a caller it names: the check above would have seen it.
     const shown = await server.call('GET', `/api/v1/orders/${order.id}?populate=product`, { token: picker.token });
     expect(JSON.stringify(shown.body)).toContain(SECRET);
+    const lowStock = await server.call('GET', '/api/v1/products/low-stock', { token: picker.token });
+    expect(JSON.stringify(lowStock.body)).toContain(SECRET);
     const audit = await server.call('GET', `/api/v1/products/${product.id}/audit`, { token: picker.token });
     expect(JSON.stringify(audit.body)).toContain(SECRET);
     const hidden = await server.call('GET', `/api/v1/products/${product.id}/audit`, { token: buyer.token });
@@ -192,5 +196,53 @@ describe('a field under access rules', () => {
       stream.close();
       watcher.close();
     }
+  });
+
+  it("shows an owner's field on their own records only, in answers and in realtime events", async () => {
+    const made = await server.call('POST', '/api/v1/roles', {
+      token: admin.token,
+      body: { key: 'MAKER', label: 'Maker', permissions: ['products:view', 'products:create', 'products:edit'] },
+    });
+    expect(made.status).toBe(201);
+    const maker = await server.user({ roles: ['MAKER'] });
+    // The creator owns the new record, so `owner` in the field's edit lets them set it.
+    const own = await server.call('POST', '/api/v1/products', {
+      token: maker.token,
+      body: { name: 'Reading lamp', sku: 'LAMP-2', price: 40, cost: 777.5 },
+    });
+    expect(own.status).toBe(201);
+    expect(own.body.data.cost).toBe(777.5);
+    const listed = await server.call('GET', '/api/v1/products?limit=100', { token: maker.token });
+    const byId = new Map(listed.body.data.items.map((item: { id: string }) => [item.id, item]));
+    expect((byId.get(own.body.data.id) as { cost?: number }).cost).toBe(777.5);
+    expect('cost' in (byId.get(product.id) as object)).toBe(false);
+    // Not theirs on every record: no filter by it, and no setting it on another's record.
+    const filtered = await server.call('GET', '/api/v1/products?cost%5Bgt%5D=700', { token: maker.token });
+    expect(filtered.status).toBe(400);
+    const other = await server.call('PATCH', `/api/v1/products/${product.id}`, {
+      token: maker.token,
+      body: { cost: 1 },
+    });
+    expect(other.status).toBe(403);
+    expect(other.body.error.details).toEqual({ cost: 'you may not set this field' });
+
+    const stream = await openSse(`${server.url}/api/v1/realtime?entities=products`, { token: maker.token });
+    try {
+      await server.call('PATCH', `/api/v1/products/${product.id}`, { token: admin.token, body: { stock: 7 } });
+      await server.call('PATCH', `/api/v1/products/${own.body.data.id}`, { token: admin.token, body: { stock: 3 } });
+      const theirs = await stream.next((e) => e.event === 'products.updated' && e.data.id === product.id);
+      expect(theirs.data.stock).toBe(7);
+      expect('cost' in theirs.data).toBe(false);
+      const mine = await stream.next((e) => e.event === 'products.updated' && e.data.id === own.body.data.id);
+      expect(mine.data.cost).toBe(777.5);
+    } finally {
+      stream.close();
+    }
+    // A custom endpoint's records, shown by its handler with `present`, follow the same rule.
+    const low = await server.call('GET', '/api/v1/products/low-stock', { token: maker.token });
+    const lowById = new Map(low.body.data.map((item: { id: string }) => [item.id, item]));
+    expect((lowById.get(own.body.data.id) as { cost?: number }).cost).toBe(777.5);
+    expect(lowById.get(product.id)).toBeDefined();
+    expect('cost' in (lowById.get(product.id) as object)).toBe(false);
   });
 });

@@ -2,23 +2,30 @@
 // when a line marked @ts-expect-error type-checks, i.e. when a mistake below is no longer caught.
 import { defineHooks, reject } from '../../generated/hooks.js';
 
+/** products declares the endpoint lowStock: its handler is required beside any hook. */
+const endpoints = { lowStock: () => [] };
+
 defineHooks('products', {
+  endpoints,
   // @ts-expect-error a beforeCreate must return the create type (or nothing), not a number
   beforeCreate: () => 42,
 });
 
 defineHooks('products', {
+  endpoints,
   // TypeScript does not check returned object literals for unknown fields; the runtime refuses them (500).
   // @ts-expect-error a required field of the create type is missing from the returned data
   beforeCreate: ({ data }) => ({ name: data.name, price: data.price }),
 });
 
 defineHooks('products', {
+  endpoints,
   // @ts-expect-error stock is a number
   beforeUpdate: ({ data }) => ({ ...data, stock: 'many' }),
 });
 
 defineHooks('products', {
+  endpoints,
   beforeUpdate({ existing }) {
     // @ts-expect-error existing is the record type: no such field
     existing.colour;
@@ -26,6 +33,7 @@ defineHooks('products', {
 });
 
 defineHooks('products', {
+  endpoints,
   // @ts-expect-error unknown hook name
   afterCreate: () => undefined,
 });
@@ -34,6 +42,7 @@ defineHooks('products', {
 defineHooks('prodcts', {});
 
 defineHooks('products', {
+  endpoints,
   async afterCommit({ event, record, previous }) {
     // @ts-expect-error event names are a closed set
     if (event === 'inserted') return;
@@ -43,6 +52,7 @@ defineHooks('products', {
 });
 
 defineHooks('products', {
+  endpoints,
   beforeDelete({ existing }) {
     // @ts-expect-error reject takes a client error code only
     reject('INTERNAL_ERROR', `no ${existing.id}`);
@@ -50,7 +60,7 @@ defineHooks('products', {
 });
 
 // @ts-expect-error an entity without endpoints takes no endpoint handlers
-defineHooks('products', { endpoints: {} });
+defineHooks('articles', { endpoints: {} });
 
 // @ts-expect-error orders declares endpoints approve and summary: their handlers are required
 defineHooks('orders', { beforeCreate: ({ data }) => data });

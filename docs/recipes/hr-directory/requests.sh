@@ -15,6 +15,11 @@ json -X POST "$BASE/api/v1/employees" -H "authorization: Bearer $ALICE" -d '{"na
 # HR sets the salary and a note.
 json -X PATCH "$BASE/api/v1/employees/$ME" -H "authorization: Bearer $HANA" \
   -d '{"salary":5200,"performanceNotes":"Leads the redesign"}' | jq -c '.data | {salary, performanceNotes}'
+# Another record with the same tax number: 409 naming the field, the value nowhere in the answer.
+json -X PATCH "$BASE/api/v1/employees/$ME" -H "authorization: Bearer $HANA" -d '{"taxNumber":"TX-4471"}' >/dev/null
+BOBS=$(json -X POST "$BASE/api/v1/employees" -H "authorization: Bearer $BOB" -d '{"name":"Bob"}' | jq -r .data.id)
+json -X PATCH "$BASE/api/v1/employees/$BOBS" -H "authorization: Bearer $HANA" -d '{"taxNumber":"TX-4471"}' \
+  | jq -c '{code: .error.code, details: .error.details, value: (tostring | contains("4471"))}'
 # Each sees what they may: HR everything, Alice her salary, Bob neither (the keys are absent).
 for WHO in HANA ALICE BOB; do
   curl -s "$BASE/api/v1/employees/$ME" -H "authorization: Bearer ${!WHO}" | jq -c '.data | del(.id, .ownerId, .createdAt, .updatedAt)'

@@ -7,7 +7,8 @@
 import { pino } from 'pino';
 import { defineHooks } from '../../generated/hooks.js';
 import { registry, repositories } from '../../generated/index.js';
-import hooks from '../../hooks/orders.js';
+import orderHooks from '../../hooks/orders.js';
+import productHooks from '../../hooks/products.js';
 import { startServer } from '../../runtime/server/startServer.js';
 import { GENEROUS_LIMITS } from './testServer.js';
 
@@ -15,7 +16,8 @@ const afterCommitUrl = process.env.AFTER_COMMIT_URL;
 const leaseMs = Number(process.env.CHILD_LEASE_MS ?? 1000);
 const afterCommit = afterCommitUrl
   ? [
-      hooks,
+      orderHooks,
+      productHooks,
       defineHooks('articles', {
         async afterCommit({ seq, id }) {
           const res = await fetch(afterCommitUrl, {

@@ -41,7 +41,12 @@ const roles = new RoleTable(registry.model, store);
 const common = { store, secret, cookieName: 'entigen_uid', sessionTtlMs: 7 * 86_400_000 };
 
 const limit = rateLimit({
-  tiers: { auth: { limit: 1e9, window: 60 }, api: { limit: 1e9, window: 60 }, public: { limit: 1e9, window: 60 } },
+  tiers: {
+    auth: { limit: 1e9, window: 60 },
+    api: { limit: 1e9, window: 60 },
+    public: { limit: 1e9, window: 60 },
+    mcp: { limit: 1e9, window: 60 },
+  },
   store: memoryLimiterStore(),
   clock,
   identify: identifyCaller({ ...common, clock }),

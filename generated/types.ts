@@ -17,16 +17,19 @@ export interface ApiKey {
   expiresAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  mcp: boolean | null;
 }
 export interface ApiKeyCreate {
   name: string;
   permissions: string[];
   expiresAt: string;
+  mcp?: boolean | null;
 }
 export interface ApiKeyUpdate {
   name?: string;
   permissions?: string[];
   expiresAt?: string;
+  mcp?: boolean | null;
 }
 
 // Articles (/articles)

@@ -52,6 +52,7 @@ export const ApiKeyInfo = Type.Object({
   lastEight: Type.String(),
   createdAt: Type.Optional(Type.String()),
   lastUsedAt: Type.Optional(Nullable(Type.String())),
+  mcp: Type.Optional(Type.Boolean({ description: 'false: the key cannot use the MCP server' })),
 });
 
 export const CreatedApiKey = Type.Object({
@@ -61,6 +62,7 @@ export const CreatedApiKey = Type.Object({
   lastEight: Type.String(),
   expiresAt: Type.String(),
   permissions: Type.Optional(Type.Array(Type.String())),
+  mcp: Type.Optional(Type.Boolean()),
 });
 
 const users = { tag: 'users' } as const;
@@ -228,7 +230,12 @@ export const createApiKey = route({
   operationId: 'apikeys_create',
   access: { permission: API_KEYS_CREATE },
   summary: 'Create an API key with a subset of your permissions; the token is shown only here',
-  body: Body({ name: NonBlank(200), permissions: Strings(500, 300), expiresAt: Text(64) }),
+  body: Body({
+    name: NonBlank(200),
+    permissions: Strings(500, 300),
+    expiresAt: Text(64),
+    mcp: Type.Optional(Type.Boolean({ description: 'false keeps the key off the MCP server (default true)' })),
+  }),
   status: 201,
   response: Data(CreatedApiKey),
   errors: [...ADMIN, ...INPUT, 'UNPROCESSABLE_ENTITY'],

@@ -17,6 +17,8 @@ export interface ApiKeyInput {
   name: string;
   permissions: string[];
   expiresAt: string;
+  /** false keeps the key off the MCP server (default true). */
+  mcp?: boolean;
 }
 
 /** The one answer that shows the token; it is never shown again. */
@@ -27,6 +29,7 @@ export interface MintedApiKey {
   lastEight: string;
   expiresAt: string;
   permissions: string[];
+  mcp: boolean;
 }
 
 function keyView(key: Doc) {
@@ -38,6 +41,7 @@ function keyView(key: Doc) {
     lastEight: key.lastEight as string,
     createdAt: key.createdAt as string,
     lastUsedAt: (key.lastUsedAt as string | undefined) ?? null,
+    mcp: key.mcp !== false,
   };
 }
 
@@ -87,6 +91,7 @@ export async function createApiKey(auth: AuthContext, caller: Caller, input: Api
     lastEight: maskToken(token),
     permissions,
     expiresAt: new Date(expires).toISOString(),
+    mcp: input.mcp !== false,
     lastUsedAt: null,
     revokedAt: null,
     archivedAt: null,
@@ -100,6 +105,7 @@ export async function createApiKey(auth: AuthContext, caller: Caller, input: Api
     lastEight: key.lastEight as string,
     expiresAt: key.expiresAt as string,
     permissions,
+    mcp: key.mcp !== false,
   };
 }
 

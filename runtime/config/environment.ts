@@ -221,6 +221,12 @@ export const SERVER_VARIABLES: readonly EnvironmentVariable[] = [
     configKey: 'rateLimit.public',
   },
   {
+    name: 'RATE_LIMIT_MCP',
+    group: 'limits',
+    description: 'The MCP tier (requests to /mcp, per credential) as `limit/windowSeconds`.',
+    configKey: 'rateLimit.mcp',
+  },
+  {
     name: 'REDIS_URL',
     group: 'cluster',
     description: 'Redis, for rate-limit windows and notices shared between instances.',

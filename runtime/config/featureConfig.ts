@@ -5,6 +5,20 @@ import { booleanFromEnv, parseDuration } from './configValues.js';
 // The sections of entigen.config.yaml that configure features: media uploads, backups, mail,
 // realtime and webhooks.
 
+/** `mcp:`, the MCP server for AI agents at /mcp. */
+export interface McpConfig {
+  enabled: boolean;
+  /** Only the tools that read (list, get, search, aggregate, GET endpoints); the default. */
+  readOnly: boolean;
+  /** Delete tools too (when not read-only); off by default. */
+  allowDelete: boolean;
+  /**
+   * Browser origins (`scheme://host[:port]`) whose pages may call /mcp, besides server.publicUrl's;
+   * a request with any other Origin is refused (DNS rebinding). Requests without Origin pass.
+   */
+  allowedOrigins: string[];
+}
+
 export interface BackupsConfig {
   /** A five-field cron expression (in UTC) or an interval such as 6h. */
   schedule: string;

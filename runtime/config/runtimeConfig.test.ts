@@ -13,7 +13,9 @@ describe('runtime config', () => {
       auth: { limit: 20, window: 60 },
       api: { limit: 100, window: 60 },
       public: { limit: 60, window: 60 },
+      mcp: { limit: 60, window: 60 },
     });
+    expect(config.mcp).toEqual({ enabled: false, readOnly: true, allowDelete: false, allowedOrigins: [] });
     expect(config.sessionTtlMs).toBe(7 * 86_400_000);
     expect(config.server.port).toBe(3000);
   });

@@ -7,6 +7,7 @@ import {
   type BackupsConfig,
   backupsConfig,
   type MailConfig,
+  type McpConfig,
   mailConfig,
   type RealtimeConfig,
   type UploadsConfig,
@@ -38,6 +39,7 @@ export { parseDuration } from './configValues.js';
 export type {
   BackupsConfig,
   MailConfig,
+  McpConfig,
   RealtimeConfig,
   S3Settings,
   UploadsConfig,
@@ -45,6 +47,9 @@ export type {
 } from './featureConfig.js';
 export type { LdapServerConfig, OAuth2ProviderConfig, OidcProviderConfig } from './identityConfig.js';
 export { type SecureCookies, trustProxy } from './serverConfig.js';
+
+/** The MCP tier's default: 60 requests a minute per credential. */
+export const MCP_TIER = { limit: 60, window: 60 };
 
 /** Settings read at start from entigen.config.yaml; environment variables override them. */
 export interface RuntimeConfig {
@@ -65,7 +70,12 @@ export interface RuntimeConfig {
   passwordless: { link: boolean; code: boolean };
   /** Two-factor authentication (TOTP): the issuer authenticator apps show, roles that must enroll. */
   mfa: { issuer?: string; requiredFor: string[] };
-  rateLimit: Record<'auth' | 'api' | 'public', { limit: number; window: number }>;
+  /** Requests per window, per tier; `mcp` falls back to MCP_TIER where a caller of the runtime leaves it out. */
+  rateLimit: Record<'auth' | 'api' | 'public', { limit: number; window: number }> & {
+    mcp?: { limit: number; window: number };
+  };
+  /** The MCP server for AI agents (POST/GET/DELETE /mcp); off unless enabled. */
+  mcp: McpConfig;
   server: {
     port: number;
     host: string;
@@ -162,6 +172,13 @@ const SECTIONS: Sections = {
     api: tierFromEnv(env.RATE_LIMIT_API, 'RATE_LIMIT_API') ?? raw.rateLimit?.api ?? { limit: 100, window: 60 },
     public: tierFromEnv(env.RATE_LIMIT_PUBLIC, 'RATE_LIMIT_PUBLIC') ??
       raw.rateLimit?.public ?? { limit: 60, window: 60 },
+    mcp: tierFromEnv(env.RATE_LIMIT_MCP, 'RATE_LIMIT_MCP') ?? raw.rateLimit?.mcp ?? MCP_TIER,
+  }),
+  mcp: (raw) => ({
+    enabled: raw.mcp?.enabled ?? false,
+    readOnly: raw.mcp?.readOnly ?? true,
+    allowDelete: raw.mcp?.allowDelete ?? false,
+    allowedOrigins: raw.mcp?.allowedOrigins ?? [],
   }),
   jobs: (raw) => ({ handlers: raw.jobs?.handlers, maxSeriesPerJob: raw.jobs?.maxSeriesPerJob ?? 100 }),
   uploads: (raw, env) => uploadsConfig(raw.uploads, env),

@@ -17,7 +17,10 @@ export interface Caller {
   permissions: ReadonlySet<string>;
   isAdmin: boolean;
   /** How the caller proved who they are. */
-  credential?: { kind: 'session'; token: string; issuedAt: number } | { kind: 'apiKey'; id: string; expiresAt: string };
+  credential?:
+    | { kind: 'session'; token: string; issuedAt: number }
+    /** `mcp: false`: a key kept off the MCP server. */
+    | { kind: 'apiKey'; id: string; expiresAt: string; mcp?: false };
   /** The tenant picked with the x-tenant-id header, if any (checked against membership on use). */
   requestedTenantId?: string;
   /** The client's address (the socket's, or X-Forwarded-For's from trusted proxies); none outside a request. */

@@ -4,8 +4,8 @@ import { listConstraint } from '../access/listConstraint.js';
 import type { Caller } from '../context/caller.js';
 import { entityOf } from '../context/entityOf.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
-import { sealValue } from '../crypto/signedToken.js';
-import type { ListQuery } from '../query/listQuery.js';
+import { openSealedValue, sealValue } from '../crypto/signedToken.js';
+import type { CursorPosition, ListQuery } from '../query/listQuery.js';
 import { seeingTrash } from '../store/trashStore.js';
 import type { Doc, FindQuery } from '../store/types.js';
 import { populateRecords } from './populate.js';
@@ -63,4 +63,11 @@ export async function listOperation({ ctx, plural, query, caller }: ListInput): 
     totalPages: Math.ceil(totalCount / query.limit),
     ...(more ? { nextCursor: sealValue(ctx.secrets.signing, { a: items.at(-1)!.id, d: query.idDirection }) } : {}),
   };
+}
+
+/** A list's cursor (nextCursor) opened: where the next page starts; undefined when it is not one of ours. */
+export function openListCursor(ctx: RuntimeContext, cursor: string): CursorPosition | undefined {
+  const value = openSealedValue(ctx.secrets.signing, cursor) as { a?: unknown; d?: unknown } | undefined;
+  if (!value || typeof value.a !== 'string' || (value.d !== 'asc' && value.d !== 'desc')) return undefined;
+  return { after: value.a, direction: value.d };
 }

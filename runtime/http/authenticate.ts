@@ -83,7 +83,12 @@ export function authenticate(options: AuthenticateOptions) {
       ...ownerCaller,
       permissions,
       isAdmin: permissions.has(SYSTEM_ADMIN),
-      credential: { kind: 'apiKey', id: key.id, expiresAt: key.expiresAt as string },
+      credential: {
+        kind: 'apiKey',
+        id: key.id,
+        expiresAt: key.expiresAt as string,
+        ...(key.mcp === false ? { mcp: false as const } : {}),
+      },
     };
   }
 

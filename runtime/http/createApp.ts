@@ -8,6 +8,7 @@ import { OAuth2Clients } from '../auth/oauth2.js';
 import { OidcClients } from '../auth/oidc.js';
 import type { SetupState } from '../auth/setup.js';
 import type { BusState } from '../cluster/busWatch.js';
+import { MCP_TIER } from '../config/runtimeConfig.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { eventStatistics } from '../events/eventStats.js';
 import type { RealtimeHub } from '../events/realtime/realtimeHub.js';
@@ -36,6 +37,7 @@ import { errorHandler, notFoundHandler } from './errorHandler.js';
 import { idempotency } from './idempotency.js';
 import { IMPORT_PATH, importRoutes } from './importRoutes.js';
 import { jsonBody } from './jsonBody.js';
+import { mcpChallenge } from './mcpRoutes.js';
 import { methodNotAllowed, RouteTable } from './methodNotAllowed.js';
 import { mfaRoutes } from './mfaRoutes.js';
 import { type NodeListener, nodeListener } from './nodeAdapter.js';
@@ -121,7 +123,7 @@ export function createApp({
     corsPolicy(config.cors),
     refuseWhileDraining(drain),
     rateLimit({
-      tiers: config.rateLimit,
+      tiers: { ...config.rateLimit, mcp: config.rateLimit.mcp ?? MCP_TIER },
       store: limiter,
       clock,
       identify: identifyCaller({ ...identity, authTier: authTierOutsidePrefix(declared) }),
@@ -208,6 +210,7 @@ export function createApp({
   const site = docsSiteRoutes();
   routes.addRouter(DOCS_SITE_PATH, site);
   app.use(DOCS_SITE_PATH, site);
+  app.use(mcpChallenge(ctx.registry.model.app.name));
   app.use(body);
   const mounts = new MountTable(API_PREFIX);
   const mount = (prefix: string, router: Router) => {
@@ -225,7 +228,14 @@ export function createApp({
   mount(IMPORT_PATH, importRoutes(ctx));
   mount(BATCH_PATH, batchRoutes(ctx));
   // The features' routers (runtime/server/features.ts), ahead of the entities: some share an entity's prefix.
-  for (const [prefix, router] of featureRouters) mount(prefix, router);
+  // A feature outside the API (the MCP server at /mcp) is mounted on its own path.
+  for (const [prefix, router] of featureRouters) {
+    if (prefix.startsWith(`${API_PREFIX}/`)) mount(prefix, router);
+    else {
+      routes.addRouter('', router);
+      app.use(router);
+    }
+  }
   const byPlural = new Map(ctx.registry.model.entities.map((e) => [e.plural, e]));
   for (const entity of ctx.registry.entities.values()) {
     const declared = entityDeclarationsOf(entity.model, byPlural);

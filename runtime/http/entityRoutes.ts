@@ -11,7 +11,7 @@ import { createOperation } from '../entities/create.js';
 import { endpointOperation } from '../entities/endpoint.js';
 import { getOperation } from '../entities/get.js';
 import { incrementOperation } from '../entities/increment.js';
-import { listOperation } from '../entities/list.js';
+import { listOperation, openListCursor } from '../entities/list.js';
 import {
   localizeListQuery,
   localizeRecord,
@@ -37,7 +37,7 @@ import {
 } from '../history/historyOperations.js';
 import { acceptedLocale } from '../model/locales.js';
 import type { EntityModel } from '../model/types.js';
-import type { CursorPosition, ListQuery } from '../query/listQuery.js';
+import type { ListQuery } from '../query/listQuery.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/listQuery.js';
 import { parseAggregateQuery } from '../query/parseAggregateQuery.js';
 import { parseListQuery } from '../query/parseListQuery.js';
@@ -323,7 +323,7 @@ function parsedQuery(
   // What the caller may not see on every record, they may not select or measure by either.
   const unseen = fieldView(model, caller)?.unseen;
   if (parser === 'list') {
-    const list = parseListQuery(model, query, { openCursor: (cursor) => openCursor(ctx, cursor), entity, unseen });
+    const list = parseListQuery(model, query, { openCursor: (cursor) => openListCursor(ctx, cursor), entity, unseen });
     return localizedList(ctx, model, list, locale) as unknown as Record<string, unknown>;
   }
   if (parser === 'aggregate') return parseAggregateQuery(model, query, unseen) as unknown as Record<string, unknown>;
@@ -433,10 +433,4 @@ export function pageOf(
   if (typeof opened?.h !== cursorKind)
     throw validationError({ cursor: 'is not a valid cursor' }, 'Invalid query parameters');
   return { limit, before: opened!.h as number | string };
-}
-
-function openCursor(ctx: RuntimeContext, cursor: string): CursorPosition | undefined {
-  const value = openSealedValue(ctx.secrets.signing, cursor) as { a?: unknown; d?: unknown } | undefined;
-  if (!value || typeof value.a !== 'string' || (value.d !== 'asc' && value.d !== 'desc')) return undefined;
-  return { after: value.a, direction: value.d };
 }

@@ -51,6 +51,8 @@ describe('the features', () => {
     expect(on(bare)).not.toContain('trash');
     expect(on(example)).toEqual(expect.arrayContaining(['approvals', 'search', 'trash', 'jobs', 'webhooks']));
     expect(on(bare)).not.toContain('backups');
+    expect(on(example)).not.toContain('mcp');
+    expect(on(bare, { ...config(), mcp: { enabled: true } } as RuntimeConfig)).toContain('mcp');
     expect(on(bare, config({ schedule: '1d', scheduleType: 'interval', keep: 3, to: 'b/', logical: false }))).toContain(
       'backups',
     );

@@ -12,11 +12,13 @@ import { tenantMembershipRules } from '../features/tenancy/tenantMembershipRules
 import { API_PREFIX } from '../http/createApp.js';
 import { FIELD_CHANGES_PATH, fieldChangeRoutes } from '../http/fieldChangeRoutes.js';
 import { JOBS_PATH, jobRoutes } from '../http/jobRoutes.js';
+import { MCP_PATH, mcpRoutes } from '../http/mcpRoutes.js';
 import { MEDIA_PATH, mediaRoutes } from '../http/mediaRoutes.js';
 import { SEARCH_PATH, searchRoutes } from '../http/searchRoutes.js';
 import { webhookDeliveryRoutes, webhookRoutes } from '../http/webhookRoutes.js';
 import { jobRules } from '../jobs/jobRules.js';
 import { trashPurgeJob, trashPurgeSchedule } from '../jobs/trashPurge.js';
+import { McpHub } from '../mcp/mcpHub.js';
 import { MEDIA_VARIABLES } from '../media/mediaEnvironment.js';
 import { mediaRules } from '../media/mediaRules.js';
 import {
@@ -183,6 +185,16 @@ const backups: Feature = {
   },
 };
 
+/** The MCP server for AI agents (`mcp: { enabled: true }`): tools from the entities, under the caller's rules. */
+const mcp: Feature<McpHub> = {
+  name: 'mcp',
+  enabled: (_model, config) => config?.mcp?.enabled === true,
+  config: 'mcp',
+  work: ({ config }) =>
+    new McpHub(config.mcp, new Set(config.server.publicUrl ? [new URL(config.server.publicUrl).origin] : [])),
+  routers: ({ ctx }, hub) => (hub ? [[MCP_PATH, mcpRoutes(ctx, hub)]] : []),
+};
+
 /** Every built-in feature, in the order their routers mount and their work starts. */
 export const FEATURES: readonly Feature[] = [
   approvals,
@@ -196,6 +208,7 @@ export const FEATURES: readonly Feature[] = [
   locales,
   trash,
   backups,
+  mcp,
 ];
 
 /** The features this app has (a command without the server's config: those the model turns on). */

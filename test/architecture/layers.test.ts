@@ -29,7 +29,7 @@ const RUNTIME_LAYERS = [
   ['access/', 'health/', 'media/'],
   ['api/', 'write/'],
   ['entities/', 'mail/', 'migrations/'],
-  ['auth/', 'events/', 'features/', 'history/', 'jobs/', 'transfer/'],
+  ['auth/', 'events/', 'features/', 'history/', 'jobs/', 'mcp/', 'transfer/'],
   ['backup/', 'http/'],
   ['server/'],
   ['index.ts'],

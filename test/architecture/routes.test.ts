@@ -36,6 +36,11 @@ describe('route declarations', () => {
         // says) or read by readBody.
         if (/\bbody: req\.body\b|readBody\(req\.body\b|bodyCheckedBy === 'entity' \? req\.body : readBody\(/.test(line))
           continue;
+        // Handed to the MCP SDK's transport, which checks each message against the JSON-RPC
+        // schemas (each tool's arguments are then checked against its input schema); a message is
+        // looked at for its method alone before.
+        if (file === 'runtime/http/mcpRoutes.ts' && /handleRequest\(req, res,|isInitialize\(req\.body\)/.test(line))
+          continue;
         unchecked.push(`${file}:${index + 1}: ${line.trim()}`);
       }
     }

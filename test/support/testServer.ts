@@ -43,6 +43,7 @@ export const GENEROUS_LIMITS = {
   auth: { limit: 1_000_000, window: 60 },
   api: { limit: 1_000_000, window: 60 },
   public: { limit: 1_000_000, window: 60 },
+  mcp: { limit: 1_000_000, window: 60 },
 };
 
 export async function startTestServer(

@@ -5,7 +5,7 @@ import { API_KEYS } from '../../model/collections.js';
 import type { Store } from '../../store/types.js';
 import { cookieValue } from '../authenticate.js';
 import { addressKey } from './addressKey.js';
-import type { Tier } from './rateLimit.js';
+import { MCP_PATH, type Tier } from './rateLimit.js';
 
 export interface IdentifyOptions {
   store: Store;
@@ -45,15 +45,17 @@ export function identifyCaller(options: IdentifyOptions) {
   return async function identify(req: Request): Promise<{ tier: Tier; key: string }> {
     const address = `ip:${addressKey(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;
     if (req.path.startsWith('/api/v1/auth/') || options.authTier?.(req.path)) return { tier: 'auth', key: address };
+    // The MCP server counts in a tier of its own: an agent's burst does not eat its person's API quota.
+    const mcp = req.path === MCP_PATH;
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     const token = bearer ?? cookieValue(req.headers.cookie, options.cookieName);
     if (token?.startsWith(API_KEY_PREFIX)) {
       const id = await apiKeyId(token);
-      if (id) return { tier: 'api', key: `key:${id}` };
+      if (id) return { tier: mcp ? 'mcp' : 'api', key: `key:${id}` };
     } else if (token) {
       const claims = verifySession(options.secret, token, options.clock(), options.sessionTtlMs);
-      if (claims) return { tier: 'api', key: `user:${claims.userId}` };
+      if (claims) return { tier: mcp ? 'mcp' : 'api', key: `user:${claims.userId}` };
     }
-    return { tier: 'public', key: address };
+    return { tier: mcp ? 'mcp' : 'public', key: address };
   };
 }

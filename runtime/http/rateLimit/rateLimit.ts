@@ -4,7 +4,10 @@ import { ApiError } from '../../errors/apiError.js';
 import { type LimiterStore, memoryLimiterStore } from './limiterStore.js';
 import { decide } from './slidingWindow.js';
 
-export type Tier = 'auth' | 'api' | 'public';
+export type Tier = 'auth' | 'api' | 'public' | 'mcp';
+
+/** Where the MCP server answers (its requests count in tier mcp). */
+export const MCP_PATH = '/mcp';
 export interface TierLimit {
   limit: number;
   /** Seconds. */

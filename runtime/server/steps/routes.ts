@@ -12,7 +12,7 @@ import type { Services } from './services.js';
 import type { Upkeep } from './upkeep.js';
 
 /** Where entigen answers; a host app's other paths are its own. */
-const ENTIGEN_PATHS = /^\/(api\/(v1|docs|health|metrics)(\/|$)|setup(\/|$))/;
+const ENTIGEN_PATHS = /^\/(api\/(v1|docs|health|metrics)(\/|$)|setup(\/|$)|mcp$)/;
 
 export interface Routes {
   app: Express;

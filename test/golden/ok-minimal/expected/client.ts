@@ -533,7 +533,7 @@ export class ApiKeysClient {
   constructor(private readonly transport: Transport) {}
 
   /** The token is in this answer only. */
-  create(body: { name: string; permissions: string[]; expiresAt: string }): Promise<CreatedApiKey> {
+  create(body: { name: string; permissions: string[]; expiresAt: string; /** false keeps the key off the MCP server (default true) */ mcp?: boolean }): Promise<CreatedApiKey> {
     return this.transport.data<CreatedApiKey>('POST', '/api/v1/apikeys', { body });
   }
 
@@ -822,13 +822,13 @@ export class EntityClient<Record_, Create, Update, Filters, Field extends string
 
 // ---- The shapes the routes answer, from their declarations.
 
-export type ApiKeyInfo = { id: string; name: string; permissions: string[]; expiresAt: string; lastEight: string; createdAt?: string; lastUsedAt?: string | null };
+export type ApiKeyInfo = { id: string; name: string; permissions: string[]; expiresAt: string; lastEight: string; createdAt?: string; lastUsedAt?: string | null; /** false: the key cannot use the MCP server */ mcp?: boolean };
 
 export type AuditLog = { id: string; entityId: string; changedBy: string; /** The client's address the change came from; administrators only */ changedFrom?: string; changeType: "create" | "update" | "delete" | "archive" | "restore" | "revert" | "trash" | "untrash"; changedFields?: string[] | null; changes?: Record<string, { old?: unknown; new?: unknown }> | null; changeReason?: string | null; createdAt: string; updatedAt: string };
 
 export type AvailablePermission = { key: string; entity: string; action: string; scope?: string; label?: string; description?: string };
 
-export type CreatedApiKey = { id: string; name: string; token: string; lastEight: string; expiresAt: string; permissions?: string[] };
+export type CreatedApiKey = { id: string; name: string; token: string; lastEight: string; expiresAt: string; permissions?: string[]; mcp?: boolean };
 
 export type FieldChange = { id: string; entityId: string; fieldName: string; oldValue?: unknown; newValue?: unknown; changedBy: string; changeReason?: string | null; approvedBy?: string | null; approvalStatus?: "pending" | "approved" | "rejected" | null; metadata?: Record<string, unknown> | null; createdAt: string; updatedAt: string };
 

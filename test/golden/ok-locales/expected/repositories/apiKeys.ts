@@ -8,7 +8,7 @@ export interface ApiKeyFilter {
   ownerId?: FilterValue<string>;
   expiresAt?: FilterValue<string>;
 }
-export type ApiKeySortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'lastEight' | 'expiresAt' | 'lastUsedAt' | 'revokedAt';
+export type ApiKeySortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'lastEight' | 'expiresAt' | 'lastUsedAt' | 'revokedAt' | 'mcp';
 
 /** Typed access to apiKeys: no access checks or request validation; hooks and history through a writer. */
 export class ApiKeyRepository extends Repository<ApiKey, ApiKeyCreate, ApiKeyUpdate, ApiKeyFilter, ApiKeySortKey> {

@@ -26,6 +26,8 @@ const SQLITE_ONLY = [
   // Takes its own SQLite file and PostgreSQL schema and runs the CLI: once is enough.
   'backup',
   'transfer',
+  // The MCP conformance suite runs against the server once; mcp.test.ts covers the stores.
+  'mcpConformance',
 ].map((name) => `test/integration/${name}.test.ts`);
 
 /** Test files that serve no HTTP: the run on the node:http adapter (HTTP_ADAPTER=node) leaves them out. */

@@ -377,7 +377,7 @@ function aggregateInput(entity: EntityModel): JsonSchema {
           description: `Fields to take the ${op} of, per group`,
         },
       ];
-    }).filter(([, schema]) => ((schema as JsonSchema).items as JsonSchema).enum !== undefined),
+    }).filter(([, schema]) => (((schema as JsonSchema).items as JsonSchema).enum as string[]).length > 0),
   );
   return {
     type: 'object',

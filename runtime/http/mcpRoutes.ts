@@ -1,10 +1,8 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { tokenHash } from '../auth/apiKeyToken.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError } from '../errors/apiError.js';
 import type { McpHub } from '../mcp/mcpHub.js';
-import { mcpServer } from '../mcp/mcpServer.js';
 import { MCP_SESSION_TTL_MS, openSession, sessionOpenedAt } from '../mcp/mcpSession.js';
 import { REVOKED_SESSIONS } from '../model/collections.js';
 import { UniqueConflict } from '../store/types.js';
@@ -18,6 +16,15 @@ export { MCP_PATH };
 const SESSION_HEADER = 'mcp-session-id';
 /** The package's version, as the server names itself to clients. */
 const VERSION = '0.1.0';
+
+/** The MCP SDK and the server made with it, loaded by the first request: a server with /mcp off never holds them. */
+let sdk:
+  | Promise<[typeof import('../mcp/mcpServer.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]>
+  | undefined;
+const loadSdk = () => {
+  sdk ??= Promise.all([import('../mcp/mcpServer.js'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
+  return sdk;
+};
 
 /**
  * A JSON-RPC error of the transport, as MCP clients expect it (the session's problems: a missing
@@ -82,6 +89,7 @@ export function mcpRoutes(ctx: RuntimeContext, hub: McpHub): Router {
       }
     }
 
+    const [{ mcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
     const server = mcpServer({
       ctx,
       caller,

@@ -51,6 +51,24 @@ describe('layers', () => {
     expect(loading).toEqual([]);
   });
 
+  it('load the MCP SDK only when the MCP server answers its first request', () => {
+    // A server with /mcp off (the default) holds neither the SDK nor what it brings (zod, hono).
+    const eager = /^\s*import\s+(?!type\s)[^;]*?from\s+['"]@modelcontextprotocol\/[^'"]+['"]/m;
+    const loading = sourceFiles(repoRoot, ['runtime', 'bin']).filter((file) =>
+      eager.test(readFileSync(join(repoRoot, file), 'utf8')),
+    );
+    expect(loading).toEqual(['runtime/mcp/mcpServer.ts']);
+    // And nothing imports that file but by import(), when the first request comes.
+    const importsServer = /^\s*import\s+(?!type\s)[^;]*?from\s+['"][^'"]*\/mcpServer\.js['"]/m;
+    const importers = sourceFiles(repoRoot, ['runtime', 'bin']).filter((file) =>
+      importsServer.test(readFileSync(join(repoRoot, file), 'utf8')),
+    );
+    expect(importers).toEqual([]);
+    expect(readFileSync(join(repoRoot, 'runtime/http/mcpRoutes.ts'), 'utf8')).toContain(
+      "import('../mcp/mcpServer.js')",
+    );
+  });
+
   it('have no import cycle among runtime, generator and bin', () => {
     expect(importCycles(graph)).toEqual([]);
   });

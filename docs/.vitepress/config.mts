@@ -48,6 +48,7 @@ export default defineConfig({
           { text: 'Backups', link: '/guide/backups' },
           { text: 'Export and import', link: '/guide/import-export' },
           { text: 'Embedding and HTTP adapters', link: '/guide/embedding' },
+          { text: 'AI agents (MCP)', link: '/guide/ai-agents' },
         ],
       },
       {

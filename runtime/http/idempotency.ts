@@ -4,14 +4,14 @@ import type { Logger } from 'pino';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { IDEMPOTENCY_RECORDS } from '../model/collections.js';
+import { canonicalJson, IDEMPOTENCY_TTL_MS, MAX_IDEMPOTENCY_KEY_LENGTH } from '../model/idempotency.js';
 import { type Doc, type Store, UniqueConflict } from '../store/types.js';
 import { newId } from '../write/prepareWrite.js';
 import { canonicalPath } from './canonicalPath.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotency-replayed';
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+export { canonicalJson, IDEMPOTENCY_TTL_MS, MAX_IDEMPOTENCY_KEY_LENGTH };
 
 export interface IdempotencyOptions {
   store: Store;
@@ -36,18 +36,6 @@ export function callerScope(req: Request): string {
   if (caller?.credential?.kind === 'apiKey') return `key:${caller.credential.id}`;
   if (caller?.user) return `user:${caller.user.id}`;
   return `ip:${req.ip}`;
-}
-
-/** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /**

@@ -14,7 +14,8 @@ import { validationDetails } from '../model/validationDetails.js';
 import type { ListQuery } from '../query/listQuery.js';
 import { parseAggregateQuery } from '../query/parseAggregateQuery.js';
 import { parseListQuery } from '../query/parseListQuery.js';
-import { MCP_DEFAULT_PAGE, MCP_MAX_GROUPS, type McpTool } from './mcpTools.js';
+import { IDEMPOTENCY_KEY, MCP_DEFAULT_PAGE, MCP_MAX_GROUPS, type McpTool } from './mcpTools.js';
+import { onceFor } from './toolIdempotency.js';
 
 const Ajv = AjvModule.default;
 /** The tools' input schemas, compiled on first use. */
@@ -40,6 +41,18 @@ export async function callTool(
   caller: Caller,
 ): Promise<Record<string, unknown>> {
   const input = checked(tool, args ?? {});
+  if (tool.reads) return read(ctx, tool, input, caller);
+  // A write's idempotencyKey is the tool's, not the record's (unless a field of that name takes its place).
+  const keyed =
+    IDEMPOTENCY_KEY in input && (tool.kind !== 'create' || !tool.entity.fields.some((f) => f.name === IDEMPOTENCY_KEY));
+  const { [IDEMPOTENCY_KEY]: key, ...rest } = input;
+  const body = keyed ? rest : input;
+  return onceFor(ctx, caller, tool.name, keyed ? (key as string) : undefined, body, () =>
+    write(ctx, tool, body, caller),
+  );
+}
+
+async function read(ctx: RuntimeContext, tool: McpTool, input: Args, caller: Caller): Promise<Record<string, unknown>> {
   const plural = tool.entity.plural;
   switch (tool.kind) {
     case 'list':
@@ -59,40 +72,43 @@ export async function callTool(
       const query = parseAggregateQuery(tool.entity, raw, fieldView(tool.entity, caller)?.unseen);
       return { ...(await aggregateOperation({ ctx, plural, query, caller })) };
     }
-    case 'create':
-      return createOperation({ ctx, plural, body: input, caller, changeReason: changeReasonOf(caller) });
-    case 'update':
-      return updateOperation({
-        ctx,
-        plural,
-        id: input.id as string,
-        body: input.changes,
-        caller,
-        changeReason: changeReasonOf(caller),
-      });
-    case 'delete':
-      return {
-        ...(await removeOperation({
-          ctx,
-          plural,
-          id: input.id as string,
-          caller,
-          changeReason: changeReasonOf(caller),
-        })),
-      };
-    case 'endpoint': {
-      const endpoint = tool.endpoint!;
-      const answer = await endpointOperation({
-        ctx,
-        plural,
-        name: endpoint.name,
-        id: input.id as string | undefined,
-        body: input.body ?? (endpoint.body ? {} : undefined),
-        caller,
-      });
-      return endpoint.response === 'record' ? (answer as Record<string, unknown>) : { result: answer ?? null };
-    }
+    default:
+      return endpoint(ctx, tool, input, caller);
   }
+}
+
+async function write(
+  ctx: RuntimeContext,
+  tool: McpTool,
+  input: Args,
+  caller: Caller,
+): Promise<Record<string, unknown>> {
+  const plural = tool.entity.plural;
+  const changeReason = changeReasonOf(caller);
+  switch (tool.kind) {
+    case 'create':
+      return createOperation({ ctx, plural, body: input, caller, changeReason });
+    case 'update':
+      return updateOperation({ ctx, plural, id: input.id as string, body: input.changes, caller, changeReason });
+    case 'delete':
+      return { ...(await removeOperation({ ctx, plural, id: input.id as string, caller, changeReason })) };
+    default:
+      return endpoint(ctx, tool, input, caller);
+  }
+}
+
+/** A custom endpoint: a `record` answer as the record, a `json` one under `result`. */
+async function endpoint(ctx: RuntimeContext, tool: McpTool, input: Args, caller: Caller) {
+  const declared = tool.endpoint!;
+  const answer = await endpointOperation({
+    ctx,
+    plural: tool.entity.plural,
+    name: declared.name,
+    id: input.id as string | undefined,
+    body: input.body ?? (declared.body ? {} : undefined),
+    caller,
+  });
+  return declared.response === 'record' ? (answer as Record<string, unknown>) : { result: answer ?? null };
 }
 
 function checked(tool: McpTool, args: unknown): Args {

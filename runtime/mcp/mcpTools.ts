@@ -2,6 +2,7 @@ import type { Registry } from '../context/defineRegistry.js';
 import { ACCUMULATORS, groupableFields, MAX_GROUP_KEYS, measurableFields } from '../model/aggregateFields.js';
 import { writableFields } from '../model/entityRoutes.js';
 import { MAX_FILTER_VALUES, OPERATOR_MEANINGS, operatorsFor } from '../model/filterOperators.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../model/idempotency.js';
 import type { EndpointModel, EntityModel, FieldModel, ValueModel } from '../model/types.js';
 import { type JsonSchema, objectSchema } from '../model/valueSchema.js';
 import { MAX_QUERY_TEXT } from '../query/listQuery.js';
@@ -106,7 +107,7 @@ function entityTools(entity: EntityModel, routes: ReadonlySet<string>): McpTool[
         'create',
         `Create a ${entity.name}`,
         `Creates a ${entity.name} with the given fields; answers the record as stored.${about}`,
-        bodySchema(entity, 'create'),
+        withKey(bodySchema(entity, 'create')),
         record,
         { reads: false, idempotent: false },
       ),
@@ -119,12 +120,12 @@ function entityTools(entity: EntityModel, routes: ReadonlySet<string>): McpTool[
         'edit',
         `Update a ${entity.name}`,
         `Changes the given fields of one ${entity.name} (others stay as they are); answers the record after the change.`,
-        {
+        withKey({
           type: 'object',
           additionalProperties: false,
           required: ['id', 'changes'],
           properties: { id: ID, changes: bodySchema(entity, 'update') },
-        },
+        }),
         record,
         { reads: false, idempotent: true },
       ),
@@ -139,7 +140,7 @@ function entityTools(entity: EntityModel, routes: ReadonlySet<string>): McpTool[
         entity.trash
           ? `Moves one ${entity.name} to the trash, from where an administrator may restore it.`
           : `Deletes one ${entity.name} for good.`,
-        idInput(),
+        withKey(idInput()),
         {
           type: 'object',
           required: ['id', 'deleted'],
@@ -159,7 +160,7 @@ function entityTools(entity: EntityModel, routes: ReadonlySet<string>): McpTool[
         `${entity.label}: ${endpoint.name}`,
         endpoint.description ??
           `The ${endpoint.name} endpoint of ${entity.label} (${endpoint.method} ${endpoint.path}).`,
-        endpointInput(endpoint),
+        reads ? endpointInput(endpoint) : withKey(endpointInput(endpoint)),
         endpoint.response === 'record'
           ? record
           : { type: 'object', required: ['result'], properties: { result: { description: "The endpoint's answer" } } },
@@ -204,6 +205,22 @@ function tool(
 /** `<plural>_<what>`, within MCP's name alphabet and 64 characters. */
 function toolName(entity: EntityModel, what: string): string {
   return `${entity.plural}_${what}`.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64);
+}
+
+/** A write tool's optional key: the same call repeated with it runs once (as Idempotency-Key over HTTP). */
+export const IDEMPOTENCY_KEY = 'idempotencyKey';
+const KEY_SCHEMA: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: MAX_IDEMPOTENCY_KEY_LENGTH,
+  description: 'Any unique text: a repeat of this call with the same key runs once and answers the same (24 hours)',
+};
+
+/** A write tool's input with the optional idempotencyKey (not where a field of that name takes its place). */
+function withKey(schema: JsonSchema): JsonSchema {
+  const properties = schema.properties as Record<string, JsonSchema>;
+  if (IDEMPOTENCY_KEY in properties) return schema;
+  return { ...schema, properties: { ...properties, [IDEMPOTENCY_KEY]: KEY_SCHEMA } };
 }
 
 const ID: JsonSchema = { type: 'string', minLength: 1, maxLength: 100, description: "The record's id" };

@@ -268,6 +268,15 @@ describe('the MCP server', () => {
     const created = await call(agent, 'products_create', { name: 'Stool', sku: 'STOOL-1', price: 25, stock: 3 });
     expect(created.isError).toBeFalsy();
     const id = created.structuredContent!.id as string;
+    // With an idempotencyKey, a repeated call runs once and answers the same; other arguments are refused.
+    const once = { name: 'Bench', sku: 'BENCH-1', price: 40, idempotencyKey: 'bench-once' };
+    const first = await call(agent, 'products_create', once);
+    const repeat = await call(agent, 'products_create', once);
+    expect(repeat.structuredContent).toEqual(first.structuredContent);
+    const benches = await server.call('GET', '/api/v1/products?sku=BENCH-1', { token: admin.token });
+    expect(benches.body.data.totalCount).toBe(1);
+    const changed = await call(agent, 'products_create', { ...once, price: 41 });
+    expect(changed.content[0].text).toMatch(/^UNPROCESSABLE_ENTITY/);
     const updated = await call(agent, 'products_update', { id, changes: { price: 27 } });
     expect(updated.structuredContent!.price).toBe(27);
     const audit = await server.call('GET', `/api/v1/products/${id}/audit`, { token: admin.token });

@@ -84,6 +84,7 @@ export function mcpRoutes(ctx: RuntimeContext, hub: McpHub): Router {
       session = given;
       if (req.method === 'DELETE') {
         await end(given, caller.user.id, opened);
+        await hub.endSession(given);
         res.status(200).end();
         return;
       }
@@ -105,8 +106,8 @@ export function mcpRoutes(ctx: RuntimeContext, hub: McpHub): Router {
       await transport.close().catch(() => undefined);
       await server.close().catch(() => undefined);
     };
+    const releaseStream = req.method === 'GET' ? hub.admitStream(sessionHolder(caller), session, { close }) : undefined;
     const release = hub.hold({ close });
-    const releaseStream = req.method === 'GET' ? hub.admitStream(sessionHolder(caller)) : undefined;
     res.on('close', () => {
       release();
       releaseStream?.();

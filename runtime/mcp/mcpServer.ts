@@ -58,9 +58,10 @@ export function mcpServer(options: McpServerOptions): Server {
       instructions: INSTRUCTIONS,
     },
   );
+  const may = permissionCheck(ctx, caller);
   let visible: Promise<McpTool[]> | undefined;
   const tools = () => {
-    visible ??= toolsFor(ctx, caller, options.config);
+    visible ??= toolsFor(may, ctx, options.config);
     return visible;
   };
 
@@ -76,8 +77,10 @@ export function mcpServer(options: McpServerOptions): Server {
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = (await tools()).find((t) => t.name === request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    // Only this tool's permission is asked: a call does not work out the whole list.
+    const tool = offered(ctx, options.config).find((t) => t.name === request.params.name);
+    if (!tool || !(await may(tool.entity, tool.action)))
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
       const answer = bounded(await callTool(ctx, tool, request.params.arguments, caller)) as Record<string, unknown>;
       return { content: [{ type: 'text', text: fencedText(tool.name, answer) }], structuredContent: answer };
@@ -150,13 +153,15 @@ export function mcpServer(options: McpServerOptions): Server {
   return server;
 }
 
+type PermissionCheck = (entity: EntityModel, action: string) => Promise<boolean>;
+
 /**
- * The tools the caller may use: the config's switches, then the caller's permission for each
- * tool's action on its entity (roles, grants, tenancy: what its HTTP route would allow at all).
+ * Whether the caller may take `action` on any record of the entity: what its HTTP route would
+ * allow at all (roles, grants, tenancy), asked once per entity and action in a request.
  */
-async function toolsFor(ctx: RuntimeContext, caller: Caller, config: McpConfig): Promise<McpTool[]> {
+function permissionCheck(ctx: RuntimeContext, caller: Caller): PermissionCheck {
   const allowed = new Map<string, Promise<boolean>>();
-  const may = (entity: EntityModel, action: string) => {
+  return (entity, action) => {
     const key = `${entity.plural}\u0000${action}`;
     let answer = allowed.get(key);
     if (!answer) {
@@ -168,11 +173,20 @@ async function toolsFor(ctx: RuntimeContext, caller: Caller, config: McpConfig):
     }
     return answer;
   };
-  const offered = mcpTools(ctx.registry).filter(
+}
+
+/** The tools the config offers: those that read, the writes unless read-only, deletes only when allowed. */
+function offered(ctx: RuntimeContext, config: McpConfig): McpTool[] {
+  return mcpTools(ctx.registry).filter(
     (tool) => (tool.reads || !config.readOnly) && (tool.kind !== 'delete' || config.allowDelete),
   );
-  const decided = await Promise.all(offered.map((tool) => may(tool.entity, tool.action)));
-  return offered.filter((_, i) => decided[i]);
+}
+
+/** The tools the caller may use: those offered whose action the caller may take on the entity. */
+async function toolsFor(may: PermissionCheck, ctx: RuntimeContext, config: McpConfig): Promise<McpTool[]> {
+  const tools = offered(ctx, config);
+  const decided = await Promise.all(tools.map((tool) => may(tool.entity, tool.action)));
+  return tools.filter((_, i) => decided[i]);
 }
 
 /** Entities the caller may read (has a list or get tool for). */

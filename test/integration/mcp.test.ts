@@ -153,9 +153,53 @@ describe('the MCP server', () => {
     const own = await connect(server, buyer.token);
     const id = own.transport.sessionId!;
     await own.transport.terminateSession();
+    await own.client.close();
     const after = await post(server, ping, { authorization: `Bearer ${buyer.token}`, 'mcp-session-id': id });
     expect(after.status).toBe(404);
     expect((await json(after)).error.code).toBe(-32001);
+  });
+
+  it('opens the stream for server-to-client messages on GET, a few per credential', async () => {
+    const reader = await server.user({ roles: ['USER'] });
+    const fresh = await post(server, initialize, { authorization: `Bearer ${reader.token}` });
+    const session = fresh.headers.get('mcp-session-id')!;
+    const controllers: AbortController[] = [];
+    const open = async () => {
+      const controller = new AbortController();
+      controllers.push(controller);
+      return fetch(`${server.url}/mcp`, {
+        headers: {
+          authorization: `Bearer ${reader.token}`,
+          accept: 'text/event-stream',
+          'mcp-session-id': session,
+          'mcp-protocol-version': PROTOCOL,
+        },
+        signal: controller.signal,
+      });
+    };
+    try {
+      const streams = await Promise.all([open(), open(), open(), open()]);
+      for (const stream of streams) {
+        expect(stream.status).toBe(200);
+        expect(stream.headers.get('content-type')).toContain('text/event-stream');
+      }
+      const fifth = await open();
+      expect(fifth.status).toBe(429);
+      expect((await json(fifth)).error.code).toBe('RATE_LIMITED');
+      // Ending the session ends its streams.
+      const ended = await fetch(`${server.url}/mcp`, {
+        method: 'DELETE',
+        headers: {
+          authorization: `Bearer ${reader.token}`,
+          'mcp-session-id': session,
+          'mcp-protocol-version': PROTOCOL,
+        },
+      });
+      expect(ended.status).toBe(200);
+      for (const stream of streams) await expect(stream.text()).resolves.toBeDefined();
+    } finally {
+      for (const controller of controllers) controller.abort();
+    }
   });
 
   it('lists to each caller only the tools its permissions allow, annotated', async () => {

@@ -11,7 +11,7 @@ import {
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { fieldAbilities } from '../access/fieldAccess.js';
+import { fieldAbilities, fieldView } from '../access/fieldAccess.js';
 import { scopeFor } from '../access/requireAccess.js';
 import type { McpConfig } from '../config/runtimeConfig.js';
 import type { Caller } from '../context/caller.js';
@@ -197,8 +197,12 @@ function viewable(tools: McpTool[]): EntityModel[] {
   return [...entities.values()];
 }
 
-/** A write tool's input without the fields the caller may set on no record (a value for one is refused anyway). */
+/**
+ * A tool's input as the caller sees it: a list's filter without the fields the caller may not
+ * see on every record, a write without those it may set on no record (either is refused anyway).
+ */
 function inputFor(tool: McpTool, caller: Caller): JsonSchema {
+  if (tool.kind === 'list' || tool.kind === 'search' || tool.kind === 'aggregate') return filterFor(tool, caller);
   if (tool.kind !== 'create' && tool.kind !== 'update') return tool.inputSchema;
   const locked = tool.entity.fields.filter(
     (field) => field.access && fieldAbilities(tool.entity, caller, field).edit === 'none',
@@ -213,4 +217,14 @@ function inputFor(tool: McpTool, caller: Caller): JsonSchema {
   if (tool.kind === 'create') return without(tool.inputSchema);
   const properties = tool.inputSchema.properties as Record<string, JsonSchema>;
   return { ...tool.inputSchema, properties: { ...properties, changes: without(properties.changes) } };
+}
+
+function filterFor(tool: McpTool, caller: Caller): JsonSchema {
+  const unseen = fieldView(tool.entity, caller)?.unseen;
+  const properties = tool.inputSchema.properties as Record<string, JsonSchema>;
+  const filter = properties.filter;
+  if (!unseen || !filter) return tool.inputSchema;
+  const fields = { ...(filter.properties as Record<string, JsonSchema>) };
+  for (const name of unseen) delete fields[name];
+  return { ...tool.inputSchema, properties: { ...properties, filter: { ...filter, properties: fields } } };
 }

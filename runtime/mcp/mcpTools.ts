@@ -303,7 +303,8 @@ function filterInput(entity: EntityModel): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const name of entity.filters) {
     const field = entity.fields.find((f) => f.name === name);
-    if (!field || field.hidden || field.access) continue;
+    // Fields under `access:` too: tools/list leaves out those the caller may not see (mcpServer.ts).
+    if (!field || field.hidden) continue;
     const scalar = filterValue(field);
     const operators: Record<string, JsonSchema> = {};
     for (const op of operatorsFor(field)) {

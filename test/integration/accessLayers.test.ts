@@ -174,6 +174,7 @@ describe('API keys', () => {
         lastEight,
         createdAt: expect.any(String),
         lastUsedAt: null,
+        mcp: true,
       },
     ]);
     expect(JSON.stringify(listed.body)).not.toContain(token);

@@ -222,9 +222,23 @@ describe('the MCP server', () => {
     expect(create.inputSchema.required).toEqual(['name', 'sku', 'price']);
     expect((create.inputSchema.properties as Record<string, { maxLength?: number }>).sku.maxLength).toBe(40);
 
-    // A buyer views products and places orders: no product writes, no approvals, no cost to set.
+    // The cost is filterable by those who may see it on every record, and only by them.
+    const filterOf = (tools: { name: string; inputSchema: { properties?: Record<string, unknown> } }[]) =>
+      Object.keys(
+        (
+          tools.find((tool) => tool.name === 'products_list')!.inputSchema.properties!.filter as {
+            properties: object;
+          }
+        ).properties,
+      );
+    expect(filterOf(tools)).toContain('cost');
+
+    // A buyer views products and places orders: no approvals, no cost to filter by.
     const buyerAgent = await connect(server, buyer.token);
-    const seen = (await buyerAgent.client.listTools()).tools.map((tool) => tool.name);
+    const buyerTools = (await buyerAgent.client.listTools()).tools;
+    expect(filterOf(buyerTools)).not.toContain('cost');
+    expect(filterOf(buyerTools)).toContain('price');
+    const seen = buyerTools.map((tool) => tool.name);
     expect(seen).toContain('products_list');
     expect(seen).toContain('orders_create');
     // What HTTP lets the buyer do, the tools let it do; nothing more.

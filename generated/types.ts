@@ -194,6 +194,7 @@ export interface ChangeEvent {
   after: unknown;
   userId: string | null;
   at: string;
+  trace: string | null;
 }
 export interface ChangeEventCreate {
   seq: number;
@@ -204,6 +205,7 @@ export interface ChangeEventCreate {
   after?: unknown;
   userId?: string | null;
   at: string;
+  trace?: string | null;
 }
 export interface ChangeEventUpdate {
   seq?: number;
@@ -214,6 +216,7 @@ export interface ChangeEventUpdate {
   after?: unknown;
   userId?: string | null;
   at?: string;
+  trace?: string | null;
 }
 
 // Comments (/comments)

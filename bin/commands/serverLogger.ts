@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino, destination as pinoDestination } from 'pino';
+import { logMixin } from '../../runtime/telemetry/tracing.js';
 
 /**
  * Log lines waiting for a stdout that does not take them (a log shipper that stalled) are kept up
@@ -36,10 +37,11 @@ export function serverLogger(env: NodeJS.ProcessEnv = process.env, tty = Boolean
     // EPIPE is handled by pino (logging stops); an EAGAIN given up at exit is not worth a crash.
     stream.on('error', () => undefined);
     destination = stream as typeof destination;
-    return pino({ level }, stream);
+    return pino({ level, mixin: logMixin }, stream);
   }
   return pino({
     level,
+    mixin: logMixin,
     transport: {
       target: 'pino-pretty',
       options: { colorize: tty, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' },

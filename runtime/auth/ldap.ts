@@ -2,6 +2,7 @@ import type { LdapServerConfig } from '../config/runtimeConfig.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { SETTINGS } from '../model/collections.js';
 import type { Store } from '../store/types.js';
+import { inSpan, SpanKind } from '../telemetry/tracing.js';
 
 export interface LdapSettings {
   url: string;
@@ -94,7 +95,30 @@ export interface LdapIdentity {
 }
 
 /** Finds the user's entry, then binds as it with the password; undefined when the credentials are wrong. */
-export async function ldapAuthenticate(
+export function ldapAuthenticate(
+  settings: LdapSettings,
+  username: string,
+  password: string,
+): Promise<LdapIdentity | undefined> {
+  return inSpan(
+    'ldap authenticate',
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { 'server.address': hostOf(settings.url), 'entigen.ldap.base_dn': settings.baseDN },
+    },
+    () => authenticate(settings, username, password),
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function authenticate(
   settings: LdapSettings,
   username: string,
   password: string,

@@ -2,6 +2,7 @@ import type * as OpenId from 'openid-client';
 import type { OidcProviderConfig } from '../config/runtimeConfig.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
+import { inSpan, SpanKind, type SpanOptions } from '../telemetry/tracing.js';
 import type { AuthContext } from './authContext.js';
 
 /** A sign-in must come back from the provider within this time. */
@@ -63,12 +64,14 @@ export class OidcClients {
       found = openid()
         .then((client) => {
           const execute = [...(insecure ? [client.allowInsecureRequests] : []), client.enableNonRepudiationChecks];
-          return client.discovery(
-            new URL(provider.issuer),
-            provider.clientId,
-            provider.clientSecret,
-            provider.clientSecret ? client.ClientSecretBasic(provider.clientSecret) : client.None(),
-            { execute, timeout: PROVIDER_TIMEOUT_S },
+          return inSpan(`oidc discovery ${provider.name}`, providerSpan(provider), () =>
+            client.discovery(
+              new URL(provider.issuer),
+              provider.clientId,
+              provider.clientSecret,
+              provider.clientSecret ? client.ClientSecretBasic(provider.clientSecret) : client.None(),
+              { execute, timeout: PROVIDER_TIMEOUT_S },
+            ),
           );
         })
         .then((configuration) => {
@@ -188,12 +191,14 @@ export async function finishOidcSignIn(
   const current = new URL(`${callbackUrl(auth, provider)}?${query}`);
   let tokens: Awaited<ReturnType<typeof OpenId.authorizationCodeGrant>>;
   try {
-    tokens = await client.authorizationCodeGrant(configuration, current, {
-      pkceCodeVerifier: flow.verifier,
-      expectedState: flow.state,
-      expectedNonce: flow.nonce ?? client.randomNonce(),
-      idTokenExpected: true,
-    });
+    tokens = await inSpan(`oidc token ${provider.name}`, providerSpan(provider), () =>
+      client.authorizationCodeGrant(configuration, current, {
+        pkceCodeVerifier: flow.verifier,
+        expectedState: flow.state,
+        expectedNonce: flow.nonce ?? client.randomNonce(),
+        idTokenExpected: true,
+      }),
+    );
   } catch (error) {
     throw refusal(provider, error, client);
   }
@@ -202,7 +207,9 @@ export async function finishOidcSignIn(
   let profile: Record<string, unknown> = claims;
   if (typeof claims.email !== 'string') {
     try {
-      profile = await client.fetchUserInfo(configuration, tokens.access_token, claims.sub);
+      profile = await inSpan(`oidc userinfo ${provider.name}`, providerSpan(provider), () =>
+        client.fetchUserInfo(configuration, tokens.access_token, claims.sub),
+      );
     } catch (error) {
       throw refusal(provider, error, client);
     }
@@ -253,4 +260,12 @@ function refusal(provider: OidcProviderConfig, error: unknown, client: typeof Op
       error,
     );
   return new ApiError('SERVICE_UNAVAILABLE', `${provider.label} cannot be reached; try again`, undefined, error);
+}
+
+/** A span of a call to an OpenID provider: its host, never a token or a code. */
+function providerSpan(provider: OidcProviderConfig): SpanOptions {
+  return {
+    kind: SpanKind.CLIENT,
+    attributes: { 'server.address': new URL(provider.issuer).hostname, 'entigen.oidc.provider': provider.name },
+  };
 }

@@ -264,6 +264,50 @@ export const SERVER_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'Set: a failing CLI command also prints the stack trace.',
   },
   {
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    group: 'operations',
+    description:
+      "Turns OpenTelemetry traces on: the OTLP/HTTP collector's base address (`/v1/traces` is added), such as `http://collector:4318`. `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT` and `OTEL_BSP_*` apply as the OpenTelemetry specification says.",
+    configKey: 'telemetry.endpoint',
+  },
+  {
+    name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    group: 'operations',
+    description: 'Turns traces on too: the full address spans are posted to (used as it is).',
+  },
+  {
+    name: 'OTEL_EXPORTER_OTLP_PROTOCOL',
+    group: 'operations',
+    description:
+      '`http/protobuf` or `http/json` (`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` wins over it); gRPC is refused at start.',
+    default: 'http/protobuf',
+    configKey: 'telemetry.protocol',
+  },
+  {
+    name: 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL',
+    group: 'operations',
+    description: 'The same as `OTEL_EXPORTER_OTLP_PROTOCOL`, for traces alone; wins over it.',
+  },
+  {
+    name: 'OTEL_SERVICE_NAME',
+    group: 'operations',
+    description: 'The `service.name` of the spans (`OTEL_RESOURCE_ATTRIBUTES` adds more, `key=value,...`).',
+    default: "the app's name",
+  },
+  {
+    name: 'OTEL_TRACES_SAMPLER',
+    group: 'operations',
+    description:
+      'Which traces are kept: `parentbased_always_on`, `parentbased_traceidratio` with `OTEL_TRACES_SAMPLER_ARG` (a ratio from 0 to 1), `always_on`, `always_off`, `traceidratio`, `parentbased_always_off`.',
+    default: 'parentbased_always_on',
+    configKey: 'telemetry.sampleRatio',
+  },
+  {
+    name: 'OTEL_SDK_DISABLED',
+    group: 'operations',
+    description: '`true`: no traces, whatever else is set; the SDK is not loaded.',
+  },
+  {
     name: 'ENTIGEN_LOADER',
     group: 'operations',
     description:

@@ -101,6 +101,8 @@ export interface RuntimeConfig {
   cors: CorsConfig;
   /** GET /api/metrics also answers this scrape token (besides administrators). */
   metrics: { token?: string };
+  /** OpenTelemetry traces over OTLP/HTTP; the OTEL_* environment variables override it. */
+  telemetry: { endpoint?: string; protocol?: string; sampleRatio?: number };
   /**
    * afterCommit delivery: attempts before a delivery is failed, the first retry delay (doubling),
    * a hook's time limit, and how long an instance holds the log's cursor without renewing it.
@@ -185,6 +187,11 @@ const SECTIONS: Sections = {
   backups: (raw) => backupsConfig(raw.backups),
   cors: (raw, env) => corsConfig(raw.cors, env),
   metrics: (raw, env) => ({ token: metricsToken(env.METRICS_TOKEN ?? raw.metrics?.token) }),
+  telemetry: (raw) => ({
+    ...(raw.telemetry?.endpoint ? { endpoint: raw.telemetry.endpoint } : {}),
+    ...(raw.telemetry?.protocol ? { protocol: raw.telemetry.protocol } : {}),
+    ...(raw.telemetry?.sampleRatio !== undefined ? { sampleRatio: raw.telemetry.sampleRatio } : {}),
+  }),
   hooks: (raw) => ({
     attempts: raw.hooks?.attempts ?? 5,
     backoffMs: parseDuration(raw.hooks?.backoff ?? '10s'),

@@ -7,6 +7,7 @@ import { ApiError, notFound } from '../errors/apiError.js';
 import { endpointValidatorName } from '../model/entityRoutes.js';
 import type { AppModel, EndpointModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
+import { inSpan, tracingOn } from '../telemetry/tracing.js';
 import { requireValid } from '../write/createRecord.js';
 import { type MaskedNames, maskedNames, presentJson } from './presentJson.js';
 import { presentRecord } from './presentRecord.js';
@@ -53,20 +54,28 @@ export async function endpointOperation({ ctx, plural, name, id, body, caller }:
   const result = await ctx.store.transaction(async (store) => {
     const scope = { ctx: { ...ctx, store }, caller, now, depth: 1, path: [plural] };
     const current = record ? ((await store.get(plural, record.id)) ?? record) : undefined;
-    return handler({
-      ...(current ? { id: current.id, record: current } : {}),
-      body: input,
-      caller,
-      now,
-      repositories: ctx.repositoriesFor?.(scope),
-      present: (shown: Doc | null | undefined, of: string = plural) => {
-        const entity = entityOf(ctx, of).model;
-        if (!shown) return shown;
-        const record = presentRecord(entity, shown, fieldView(entity, caller));
-        presented.add(record);
-        return record;
-      },
-    });
+    const run = () =>
+      handler({
+        ...(current ? { id: current.id, record: current } : {}),
+        body: input,
+        caller,
+        now,
+        repositories: ctx.repositoriesFor?.(scope),
+        present: (shown: Doc | null | undefined, of: string = plural) => {
+          const entity = entityOf(ctx, of).model;
+          if (!shown) return shown;
+          const record = presentRecord(entity, shown, fieldView(entity, caller));
+          presented.add(record);
+          return record;
+        },
+      });
+    return tracingOn()
+      ? inSpan(
+          `endpoint ${plural}.${name}`,
+          { attributes: { 'entigen.entity': plural, 'entigen.endpoint': name } },
+          run,
+        )
+      : run();
   });
   ctx.notifyCommitted?.();
   if (endpoint.response === 'json') {

@@ -4,6 +4,7 @@ import type { EntityHooks } from '../context/hookTypes.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { EVENT_CURSORS, HOOK_DELIVERIES } from '../model/collections.js';
 import { LeaseLost, RowLease } from '../store/rowLease.js';
+import { continueTrace, SpanKind } from '../telemetry/tracing.js';
 import { type ChangeEvent, eventAt, eventsAfter, lastEventSeq } from '../write/eventLog.js';
 import { newId } from '../write/prepareWrite.js';
 
@@ -316,25 +317,20 @@ export class HookDispatcher {
   ): Promise<string | undefined> {
     let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        hook({
-          event: event.event,
-          seq: event.seq,
-          entity: event.entity,
-          id: event.entityId,
-          record: event.after ?? null,
-          previous: event.before ?? null,
-          caller: (await this.options.callerOf?.(event.userId ?? undefined)) ?? NOBODY,
-          at: event.at,
-          repositories: this.options.repositories?.(),
-        }),
-        new Promise((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`timed out after ${this.options.timeoutMs} ms`)),
-            this.options.timeoutMs,
-          );
-        }),
-      ]);
+      await continueTrace(
+        event.trace,
+        `afterCommit ${event.entity}`,
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            'entigen.hook': 'afterCommit',
+            'entigen.entity': event.entity,
+            'entigen.event': event.event,
+            'entigen.event.seq': event.seq,
+          },
+        },
+        () => this.race(hook, event, (handle) => (timer = handle)),
+      );
       return undefined;
     } catch (error) {
       this.ctx.logger.warn({ err: error, entity: event.entity, seq: event.seq }, 'afterCommit hook failed');
@@ -342,5 +338,31 @@ export class HookDispatcher {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The hook against its time limit; `started` gets the timer. */
+  private async race(
+    hook: NonNullable<EntityHooks['afterCommit']>,
+    event: ChangeEvent,
+    started: (timer: NodeJS.Timeout) => void,
+  ): Promise<void> {
+    await Promise.race([
+      hook({
+        event: event.event,
+        seq: event.seq,
+        entity: event.entity,
+        id: event.entityId,
+        record: event.after ?? null,
+        previous: event.before ?? null,
+        caller: (await this.options.callerOf?.(event.userId ?? undefined)) ?? NOBODY,
+        at: event.at,
+        repositories: this.options.repositories?.(),
+      }),
+      new Promise((_, reject) => {
+        started(
+          setTimeout(() => reject(new Error(`timed out after ${this.options.timeoutMs} ms`)), this.options.timeoutMs),
+        );
+      }),
+    ]);
   }
 }

@@ -17,6 +17,7 @@ import type { Metrics } from '../health/metrics.js';
 import { metricsRoute } from '../health/metricsRoute.js';
 import type { OperatorMetrics } from '../health/operatorMetrics.js';
 import { MEDIA_ASSETS } from '../model/collections.js';
+import { tracingOn } from '../telemetry/tracing.js';
 import { ADMIN_PATH, adminRoutes } from './adminRoutes.js';
 import { API_KEYS_PATH, apiKeyRoutes } from './apiKeyRoutes.js';
 import { authenticate } from './authenticate.js';
@@ -55,6 +56,7 @@ import { ROLES_PATH, roleRoutes } from './roleRoutes.js';
 import { SCHEMA_PATH, schemaRoutes } from './schemaRoutes.js';
 import { securityHeaders } from './securityHeaders.js';
 import { setupGate, setupRoutes } from './setupRoutes.js';
+import { traceRequests } from './traceRequests.js';
 import { USERS_PATH, userRoutes } from './userRoutes.js';
 
 export interface AppOptions {
@@ -251,7 +253,9 @@ export function createApp({
   app.use(methodNotAllowed(routes));
   app.use(notFoundHandler);
   app.use(errors);
-  const listener = config.server.adapter === 'node' ? nodeListener(app, stages) : (app as unknown as NodeListener);
+  const served = config.server.adapter === 'node' ? nodeListener(app, stages) : (app as unknown as NodeListener);
+  // With traces on, a server span around each request (in front of either adapter).
+  const listener = tracingOn() ? traceRequests(served, (method, path) => routes.routeOf(method, path)) : served;
   return { app, routes, listener };
 }
 

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, ERROR_CODES, type ErrorCode } from '../errors/apiError.js';
 import { QueryTooLarge, StoreUnavailable } from '../store/types.js';
+import { recordRequestError, requestTraceFields } from './traceRequests.js';
 
 /** Client errors raised inside Express or its parsers carry a 4xx status; they keep it, in our envelope. */
 function fromClientError(error: unknown): ApiError | undefined {
@@ -22,19 +23,32 @@ export function errorHandler(logger: Logger) {
     if (error instanceof ApiError) {
       apiError = error;
       if (error.cause !== undefined)
-        logger.warn({ correlationId: req.correlationId, err: error.cause, code: error.code }, error.message);
+        logger.warn(
+          { ...requestTraceFields(req), correlationId: req.correlationId, err: error.cause, code: error.code },
+          error.message,
+        );
     } else if (clientError) apiError = clientError;
     else if (error instanceof QueryTooLarge) apiError = new ApiError('UNPROCESSABLE_ENTITY', error.message);
     else if (error instanceof StoreUnavailable) {
-      logger.error({ correlationId: req.correlationId, err: error }, 'database unavailable');
+      logger.error(
+        { ...requestTraceFields(req), correlationId: req.correlationId, err: error },
+        'database unavailable',
+      );
       apiError = new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable; try again shortly');
     } else {
       logger.error(
-        { correlationId: req.correlationId, err: error, method: req.method, path: req.path },
+        {
+          ...requestTraceFields(req),
+          correlationId: req.correlationId,
+          err: error,
+          method: req.method,
+          path: req.path,
+        },
         'unhandled error',
       );
       apiError = new ApiError('INTERNAL_ERROR');
     }
+    recordRequestError(req, error, apiError.status);
     if (res.headersSent) return void res.end();
     if (apiError.retryAfterSeconds !== undefined) res.setHeader('retry-after', String(apiError.retryAfterSeconds));
     res.status(apiError.status).json(apiError.toBody());

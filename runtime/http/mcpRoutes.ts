@@ -5,6 +5,7 @@ import { ApiError } from '../errors/apiError.js';
 import type { McpHub } from '../mcp/mcpHub.js';
 import { MCP_SESSION_TTL_MS, openSession, sessionOpenedAt } from '../mcp/mcpSession.js';
 import { REVOKED_SESSIONS } from '../model/collections.js';
+import { packageVersion } from '../model/packageRoot.js';
 import { UniqueConflict } from '../store/types.js';
 import { newId } from '../write/prepareWrite.js';
 import { exactRouter } from './exactRouter.js';
@@ -14,9 +15,6 @@ import './requestTypes.js';
 export { MCP_PATH };
 
 const SESSION_HEADER = 'mcp-session-id';
-/** The package's version, as the server names itself to clients. */
-const VERSION = '0.1.0';
-
 /** The MCP SDK and the server made with it, loaded by the first request: a server with /mcp off never holds them. */
 let sdk:
   | Promise<[typeof import('../mcp/mcpServer.js'), typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')]>
@@ -96,7 +94,7 @@ export function mcpRoutes(ctx: RuntimeContext, hub: McpHub): Router {
       caller,
       config: hub.config,
       name: ctx.registry.model.app.name,
-      version: VERSION,
+      version: packageVersion(),
       logger: ctx.logger,
       correlationId: req.correlationId,
     });

@@ -2,6 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Metrics } from '../health/metrics.js';
 import type { OperatorMetrics } from '../health/operatorMetrics.js';
+import { routeLabel } from './routeLabel.js';
+import { requestTraceFields } from './traceRequests.js';
 
 /** One JSON log line per request, with the correlation id, and the endpoint statistics for health. */
 export function requestLog(
@@ -18,16 +20,12 @@ export function requestLog(
       const ms = performance.now() - started;
       const endpoint = req.route ? `${req.method} ${req.baseUrl}${req.route.path}` : `${req.method} (unmatched)`;
       metrics.recordRequest(endpoint, res.statusCode, ms);
-      if (operator) {
-        // An error raised inside a mounted router is answered after it restored baseUrl: the mount point was kept in res.locals.
-        const route = req.route
-          ? `${res.locals.mountPath ?? req.baseUrl}${req.route.path === '/' ? '' : req.route.path}` || '/'
-          : (routeOf?.(req.method, path) ?? '(unmatched)');
-        operator.request(req.method, route, res.statusCode, ms / 1000);
-      }
+      if (operator)
+        operator.request(req.method, routeLabel(req, res, routeOf) ?? '(unmatched)', res.statusCode, ms / 1000);
       if (logger.isLevelEnabled('info')) {
         logger.info(
           {
+            ...requestTraceFields(req),
             correlationId: req.correlationId,
             // The socket's address, or X-Forwarded-For's as far as server.trustProxy believes it.
             clientAddress: req.ip,

@@ -6,6 +6,7 @@ import { DEFAULT_JOB_TIMEOUT_MS, JOB_EXECUTIONS, SCHEDULED_JOBS } from '../model
 import { nextRunAfter, type ScheduleType } from '../model/schedule.js';
 import { RowLease } from '../store/rowLease.js';
 import type { Doc } from '../store/types.js';
+import { failSpanWith, inSpan, linkToActive, type Span } from '../telemetry/tracing.js';
 import { newId } from '../write/prepareWrite.js';
 import { metricPoints, storeSnapshots } from './snapshots.js';
 
@@ -157,9 +158,21 @@ export class Scheduler {
       };
     });
     aborted.catch(() => undefined);
-    const done = this.execute(job, execution, controller.signal, aborted, abort, startedAt).finally(() =>
-      this.running.delete(execution.id),
-    );
+    // A run is a trace of its own; a manual one links to the administrator's request that started it.
+    const done = inSpan(
+      `job ${job.name}`,
+      {
+        root: true,
+        links: triggeredBy === 'manual' ? linkToActive() : undefined,
+        attributes: {
+          'entigen.job.name': job.name as string,
+          'entigen.job.handler': job.handler as string,
+          'entigen.job.execution_id': execution.id,
+          'entigen.job.trigger': triggeredBy,
+        },
+      },
+      (span) => this.execute(job, execution, controller.signal, aborted, abort, startedAt, span),
+    ).finally(() => this.running.delete(execution.id));
     this.running.set(execution.id, { done, abort });
     return execution;
   }
@@ -171,6 +184,7 @@ export class Scheduler {
     aborted: Promise<never>,
     abort: (reason: string) => void,
     startedAt: Date,
+    span?: Span,
   ): Promise<void> {
     const { ctx } = this.options;
     const timeoutMs = Number(job.timeout ?? DEFAULT_JOB_TIMEOUT_MS);
@@ -199,6 +213,7 @@ export class Scheduler {
     } finally {
       clearTimeout(timer);
     }
+    if (span && error !== null) failSpanWith(span, error);
     await this.finish(job, execution, startedAt, status, output, error);
     // Only registered handler names become labels: a job naming anything else counts as unknown.
     this.options.onRunFinished?.(

@@ -4,6 +4,7 @@ import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { OUTGOING_MAILS } from '../model/collections.js';
 import type { Doc } from '../store/types.js';
+import { activeTraceparent, continueTrace, detached, SpanKind } from '../telemetry/tracing.js';
 import { newId } from '../write/prepareWrite.js';
 
 /** A mail as the runtime asks for it to be sent. */
@@ -76,6 +77,7 @@ export class MailOutbox {
       lastError: null,
       sentAt: null,
       sealedBody: this.cipher.encrypt(JSON.stringify({ text: mail.text, html: mail.html ?? null })),
+      trace: activeTraceparent() ?? null,
       createdAt: now,
       updatedAt: now,
     });
@@ -95,7 +97,8 @@ export class MailOutbox {
       this.again = true;
       return;
     }
-    this.running = this.pass()
+    // The pass sends whatever is due, for every request: it runs outside the trace of the one that woke it.
+    this.running = detached(() => this.pass())
       .catch((error) => this.logger.error({ err: error }, 'mail outbox pass failed'))
       .finally(() => {
         this.running = undefined;
@@ -173,12 +176,25 @@ export class MailOutbox {
     try {
       if (typeof mail.sealedBody !== 'string') throw new Error('the mail has no body (it was sent before)');
       const body = JSON.parse(this.cipher.decrypt(mail.sealedBody)) as { text: string; html: string | null };
-      await this.transport.send(this.config.from, {
-        to: mail.to as string,
-        subject: mail.subject as string,
-        text: body.text,
-        ...(body.html ? { html: body.html } : {}),
-      });
+      // A span in the trace of the request that queued the mail (never the address or the text).
+      await continueTrace(
+        mail.trace as string | null | undefined,
+        'mail send',
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'entigen.mail.template': (mail.template as string | null) ?? 'none',
+            'entigen.mail.attempt': attempts,
+          },
+        },
+        () =>
+          this.transport.send(this.config.from, {
+            to: mail.to as string,
+            subject: mail.subject as string,
+            text: body.text,
+            ...(body.html ? { html: body.html } : {}),
+          }),
+      );
       this.sent++;
       const at = this.ctx.now().toISOString();
       await this.ctx.store.update(OUTGOING_MAILS, mail.id, {

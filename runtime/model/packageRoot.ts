@@ -12,3 +12,11 @@ function findPackageRoot(start: string): string {
     if (dirname(dir) === dir) throw new Error(`entigen: cannot find the package root above ${start}`);
   }
 }
+
+let version: string | undefined;
+
+/** The entigen package's version, from its package.json (read once). */
+export function packageVersion(): string {
+  version ??= (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+  return version;
+}

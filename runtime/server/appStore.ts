@@ -3,6 +3,8 @@ import { MeasuredStore } from '../store/measuredStore.js';
 import type { MongoStore } from '../store/mongo/mongoStore.js';
 import { openStore } from '../store/openStore.js';
 import { type AppStoreOptions, remembers, type StoreStack, storeKindOf } from '../store/storeStack.js';
+import { TracedStore } from '../store/tracedStore.js';
+import { tracingOn } from '../telemetry/tracing.js';
 import { featureStore } from './features.js';
 
 /**
@@ -22,7 +24,9 @@ export async function openAppStore(options: AppStoreOptions): Promise<StoreStack
       : false;
   const cached = remembers(options.env, kind, options.server, changeStreams);
   const countCache = cached ? new CountCache() : undefined;
-  const counted = countCache ? new CountCachingStore(opened, countCache) : opened;
+  // With traces on, a span around each call that reaches the database (not those the cache answers).
+  const traced = tracingOn() ? new TracedStore(opened) : opened;
+  const counted = countCache ? new CountCachingStore(traced, countCache) : traced;
   const measured = options.observe ? new MeasuredStore(counted, options.observe) : counted;
   const store = featureStore(measured, options.model);
   return { opened, store, countCache, ...(changeStreams ? { changeStreams } : {}) };

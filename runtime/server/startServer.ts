@@ -14,9 +14,10 @@ import { expressMessageClasses } from '../http/expressMessages.js';
 import type { RouteTable } from '../http/methodNotAllowed.js';
 import type { NodeListener } from '../http/nodeAdapter.js';
 import type { Scheduler } from '../jobs/scheduler.js';
+import type { Tracing } from '../telemetry/startTracing.js';
 import { HOOKS_FEATURE, WEBHOOKS_FEATURE } from './features.js';
 import type { StartOptions } from './options.js';
-import { base } from './steps/base.js';
+import { base, withTracing } from './steps/base.js';
 import { withCluster } from './steps/cluster.js';
 import { withEventConsumers } from './steps/events.js';
 import { withRoutes } from './steps/routes.js';
@@ -96,6 +97,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       docs: `${url}/api/docs`,
       store: ctx.store.kind,
       redis: entigen.redis,
+      ...(entigen.tracing ? { traces: `${entigen.tracing.protocol} to ${entigen.tracing.endpoint}` } : {}),
       handlers: Object.keys(options.handlers ?? {}),
     },
     `entigen listening on ${url}: ${next}`,
@@ -122,6 +124,8 @@ interface EntigenInternals extends Entigen {
   listener: NodeListener;
   drain: DrainState;
   redis: boolean;
+  /** OpenTelemetry's SDK, when traces are on. */
+  tracing?: Tracing;
   /** Stops the scheduler, the dispatcher and the sweeper (close does this first, then closes the store). */
   stopWork(): Promise<void>;
 }
@@ -137,7 +141,7 @@ export function createEntigen(options: Omit<StartOptions, 'port' | 'host'>): Pro
  * scheduler and sweeps, the routes and their adapters, and the way down.
  */
 async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promise<EntigenInternals> {
-  const settings = base(options);
+  const settings = await withTracing(base(options));
   const stores = await withStore(settings);
   const services = await withServices(settings, stores);
   const cluster = await withCluster(settings, stores);
@@ -159,6 +163,7 @@ async function buildEntigen(options: Omit<StartOptions, 'port' | 'host'>): Promi
     scheduler: upkeep.scheduler,
     pruneLog: upkeep.pruneLog,
     redis: Boolean(cluster.redis),
+    tracing: settings.tracing,
   };
 }
 

@@ -4,6 +4,7 @@ import { CHANGE_EVENTS, HOOK_DELIVERIES, SEQUENCES, WEBHOOK_DELIVERIES, WEBHOOKS
 import type { EntityModel } from '../model/types.js';
 import { fieldPicker, type Picker } from '../store/common/compiledLiteral.js';
 import { type Condition, type Doc, type NumberingCounter, type Store, UniqueConflict } from '../store/types.js';
+import { activeTraceparent } from '../telemetry/tracing.js';
 import { newId } from './prepareWrite.js';
 
 /** The counter row of the event log (a fixed id: every instance finds the same row). */
@@ -31,6 +32,8 @@ export interface ChangeEvent {
   after: Doc | null;
   userId: string | null;
   at: string;
+  /** The write's W3C traceparent, when traces were on (deliveries continue its trace). */
+  trace?: string | null;
 }
 
 /**
@@ -78,6 +81,7 @@ export async function appendEvents(
 ): Promise<void> {
   if (changes.length === 0 || !isLogged(entity)) return;
   const stamp = at.toISOString();
+  const trace = activeTraceparent() ?? null;
   const rows: Doc[] = changes.map((change) => ({
     id: newId(),
     seq: null,
@@ -88,6 +92,7 @@ export async function appendEvents(
     after: change.after ? visible(entity, change.after) : null,
     userId: caller.user?.id ?? null,
     at: stamp,
+    trace,
   }));
   if (await tx.insertNumbered?.(CHANGE_EVENTS, rows, EVENT_COUNTER)) return;
   const counter = await tx.increment(SEQUENCES, EVENT_SEQUENCE_ID, { value: changes.length });

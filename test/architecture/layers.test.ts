@@ -22,7 +22,7 @@ const GENERATOR_MAY_IMPORT = [
  * only folders of the layers below its own, never one beside it or above.
  */
 const RUNTIME_LAYERS = [
-  ['errors/', 'model/'],
+  ['errors/', 'model/', 'telemetry/'],
   ['config/', 'crypto/', 'store/'],
   ['cluster/', 'files/', 'query/', 'repository.ts'],
   ['context/'],

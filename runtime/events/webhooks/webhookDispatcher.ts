@@ -5,6 +5,7 @@ import { presentRecord } from '../../entities/presentRecord.js';
 import { EVENT_CURSORS, WEBHOOK_DELIVERIES, WEBHOOKS } from '../../model/collections.js';
 import { LeaseLost, RowLease } from '../../store/rowLease.js';
 import { type Doc, UniqueConflict } from '../../store/types.js';
+import { continueTrace, failSpanWith, injectTraceHeaders, SpanKind } from '../../telemetry/tracing.js';
 import { type ChangeEvent, eventAt, lastEventSeq } from '../../write/eventLog.js';
 import { newId } from '../../write/prepareWrite.js';
 import type { LogFeed } from '../logFeed.js';
@@ -379,10 +380,34 @@ export class WebhookDispatcher {
       return { ok: false, latencyMs: 0, error: 'the signing secret cannot be read; rotate it' };
     }
     const headers = signatureHeaders(secret, `msg_${event.id}`, this.ctx.now(), body);
-    return postWebhook(webhook.url as string, headers, body, {
-      timeoutMs: this.config.timeoutMs,
-      allowPrivate: this.config.allowPrivateTargets,
-    });
+    const target = webhookTarget(webhook.url as string);
+    // A span in the trace of the write, whose traceparent the receiver gets too.
+    return continueTrace(
+      event.trace,
+      `webhook ${event.entity}.${event.event}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'http.request.method': 'POST',
+          ...target,
+          'entigen.webhook.id': webhook.id,
+          'entigen.event': `${event.entity}.${event.event}`,
+          'entigen.event.seq': event.seq,
+        },
+      },
+      async (span) => {
+        injectTraceHeaders(headers);
+        const outcome = await postWebhook(webhook.url as string, headers, body, {
+          timeoutMs: this.config.timeoutMs,
+          allowPrivate: this.config.allowPrivateTargets,
+        });
+        if (span) {
+          if (outcome.status !== undefined) span.setAttribute('http.response.status_code', outcome.status);
+          if (!outcome.ok) failSpanWith(span, outcome.error ?? 'not delivered');
+        }
+        return outcome;
+      },
+    );
   }
 
   /** `{ id, type, occurredAt, data }`: the record as an administrator's GET shows it, `{ id }` for deletes. */
@@ -393,5 +418,16 @@ export class WebhookDispatcher {
         ? { id: event.entityId }
         : (presentRecord(model, event.after) as Record<string, unknown>);
     return { id: `msg_${event.id}`, type: `${event.entity}.${event.event}`, occurredAt: event.at, data };
+  }
+}
+
+/** The receiver's host and port for a span (never its path or query, which may hold a token). */
+function webhookTarget(url: string): Record<string, string | number> {
+  try {
+    const parsed = new URL(url);
+    const port = Number(parsed.port) || (parsed.protocol === 'https:' ? 443 : 80);
+    return { 'server.address': parsed.hostname, 'server.port': port };
+  } catch {
+    return {};
   }
 }

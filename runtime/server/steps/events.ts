@@ -6,6 +6,7 @@ import { RealtimeHub } from '../../events/realtime/realtimeHub.js';
 import { API_KEYS, REVOKED_SESSIONS, ROLES, USERS } from '../../model/collections.js';
 import { CHANGED_TOPIC } from '../../store/postgres/changeNotices.js';
 import type { Store } from '../../store/types.js';
+import { detached } from '../../telemetry/tracing.js';
 import { FeatureWorks, featuresOf } from '../features.js';
 import type { Base } from './base.js';
 import type { Cluster } from './cluster.js';
@@ -55,10 +56,12 @@ export async function withEventConsumers(
     callerOf: (userId) => callerOfChange(store, auth.roles, userId),
     systemRepositories,
   });
-  ctx.notifyCommitted = (entity) => {
-    works.notify(entity);
-    feed.notify();
-  };
+  // The readers a commit wakes serve every commit after it: they run outside the committing request's trace.
+  ctx.notifyCommitted = (entity) =>
+    detached(() => {
+      works.notify(entity);
+      feed.notify();
+    });
   ctx.notifyCredentialsChanged = () => {
     realtime.recheckAll();
     bus?.publish('credentials');

@@ -15,7 +15,7 @@ export interface Shutdown {
 
 /** The way down, the reverse of the way up: streams end first, then the work, then the connections. */
 export function withShutdown(
-  { config }: Base,
+  { config, tracing }: Base,
   { store }: Stores,
   { redis, bus }: Cluster,
   { feed, realtime, works, streamCheck }: EventConsumers,
@@ -48,6 +48,8 @@ export function withShutdown(
         await store.close();
         await ctx.media?.storage.close();
         await redis?.quit().catch(() => undefined);
+        // Last: the spans of the way down go out with the rest.
+        await tracing?.shutdown().catch(() => undefined);
       })();
       return closing;
     },

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { activeContext, type Context, inSpan, linksTo, SpanKind } from '../../telemetry/tracing.js';
 import { ident } from '../sql/ident.js';
 import type { Statement } from '../sql/statements.js';
 import { StoreUnavailable } from '../types.js';
@@ -95,6 +96,8 @@ interface Waiting {
   /** The statements' length as text, about. */
   size: number;
   settle: (error?: unknown) => void;
+  /** The trace of the transaction (with tracing on). */
+  trace?: Context;
 }
 
 /**
@@ -127,6 +130,7 @@ export class CommitGroup {
         statements,
         size,
         settle: (error) => (error === undefined ? resolve() : reject(error)),
+        trace: activeContext(),
       });
       this.next();
     });
@@ -140,10 +144,33 @@ export class CommitGroup {
     while (count < this.waiting.length && count < MAX_GROUP && size < MAX_GROUP_TEXT)
       size += this.waiting[count++].size;
     this.busy = true;
-    void this.run(this.waiting.splice(0, count)).finally(() => {
+    void this.traced(this.waiting.splice(0, count)).finally(() => {
       this.busy = false;
       this.next();
     });
+  }
+
+  /**
+   * The group's commit: with tracing on, a span in the trace of its first transaction, linked to
+   * the others', with how many transactions it carried.
+   */
+  private traced(group: Waiting[]): Promise<void> {
+    const [first, ...others] = group;
+    if (!first.trace) return this.run(group);
+    return inSpan(
+      'COMMIT',
+      {
+        kind: SpanKind.CLIENT,
+        parent: first.trace,
+        attributes: {
+          'db.system.name': 'postgresql',
+          'db.operation.name': 'COMMIT',
+          'entigen.group_commit.transactions': group.length,
+        },
+        links: linksTo(others.map(({ trace }) => trace)),
+      },
+      () => this.run(group),
+    );
   }
 
   private async run(group: Waiting[]): Promise<void> {

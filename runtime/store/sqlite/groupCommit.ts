@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { activeContext, type Context, inSpan, linksTo, SpanKind, withContext } from '../../telemetry/tracing.js';
 import type { GroupDeferred } from './textQueue.js';
 import type { WalCheckpointer } from './walCheckpointer.js';
 
@@ -12,6 +13,8 @@ export const MAX_KEPT_WRITES = 4096;
 
 interface Member {
   run(): Promise<unknown>;
+  /** The trace the transaction belongs to (with tracing on): its work runs in it, not in the group's first. */
+  trace?: Context;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -64,8 +67,14 @@ export class GroupCommit {
   ) {}
 
   run<T>(fn: () => Promise<T>): Promise<T> {
+    const trace = activeContext();
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ run: fn, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({
+        run: trace ? () => withContext(trace, fn) : fn,
+        trace,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
       if (!this.running) void this.drain();
     });
   }
@@ -100,6 +109,29 @@ export class GroupCommit {
       this.statements.set(sql, statement);
     }
     statement.run();
+  }
+
+  /**
+   * The group's COMMIT (its fsync): with tracing on, a span in the trace of the group's first
+   * transaction, linked to the others', with how many transactions it carried.
+   */
+  private commit(members: Member[]): void {
+    const [first, ...others] = members;
+    if (!first?.trace) return this.exec('COMMIT');
+    inSpan(
+      'COMMIT',
+      {
+        kind: SpanKind.CLIENT,
+        parent: first.trace,
+        attributes: {
+          'db.system.name': 'sqlite',
+          'db.operation.name': 'COMMIT',
+          'entigen.group_commit.transactions': members.length,
+        },
+        links: linksTo(others.map(({ trace }) => trace)),
+      },
+      () => this.exec('COMMIT'),
+    );
   }
 
   private async group(): Promise<void> {
@@ -178,7 +210,7 @@ export class GroupCommit {
       this.exec('RELEASE entigen_group');
       try {
         for (const work of this.deferred) work.flush();
-        this.exec('COMMIT');
+        this.commit(done.map(({ member }) => member));
       } catch (error) {
         if (db.inTransaction) this.exec('ROLLBACK');
         for (const { member } of done) member.reject(error);

@@ -107,6 +107,7 @@ export interface ChangeEvent {
   after: unknown;
   userId: string | null;
   at: string;
+  trace: string | null;
 }
 export interface ChangeEventCreate {
   seq: number;
@@ -117,6 +118,7 @@ export interface ChangeEventCreate {
   after?: unknown;
   userId?: string | null;
   at: string;
+  trace?: string | null;
 }
 export interface ChangeEventUpdate {
   seq?: number;
@@ -127,6 +129,7 @@ export interface ChangeEventUpdate {
   after?: unknown;
   userId?: string | null;
   at?: string;
+  trace?: string | null;
 }
 
 // Content blocks (/contentBlocks)

@@ -82,6 +82,7 @@ export interface ChangeEvent {
   after: unknown;
   userId: string | null;
   at: string;
+  trace: string | null;
 }
 export interface ChangeEventCreate {
   seq: number;
@@ -92,6 +93,7 @@ export interface ChangeEventCreate {
   after?: unknown;
   userId?: string | null;
   at: string;
+  trace?: string | null;
 }
 export interface ChangeEventUpdate {
   seq?: number;
@@ -102,6 +104,7 @@ export interface ChangeEventUpdate {
   after?: unknown;
   userId?: string | null;
   at?: string;
+  trace?: string | null;
 }
 
 // Email tokens (/emailTokens)

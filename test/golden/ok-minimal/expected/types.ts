@@ -78,6 +78,7 @@ export interface ChangeEvent {
   after: unknown;
   userId: string | null;
   at: string;
+  trace: string | null;
 }
 export interface ChangeEventCreate {
   seq: number;
@@ -88,6 +89,7 @@ export interface ChangeEventCreate {
   after?: unknown;
   userId?: string | null;
   at: string;
+  trace?: string | null;
 }
 export interface ChangeEventUpdate {
   seq?: number;
@@ -98,6 +100,7 @@ export interface ChangeEventUpdate {
   after?: unknown;
   userId?: string | null;
   at?: string;
+  trace?: string | null;
 }
 
 // Email tokens (/emailTokens)

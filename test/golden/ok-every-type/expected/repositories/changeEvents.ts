@@ -7,7 +7,7 @@ export interface ChangeEventFilter {
   id?: FilterValue<string>;
   seq?: FilterValue<number>;
 }
-export type ChangeEventSortKey = 'id' | 'createdAt' | 'updatedAt' | 'seq' | 'event' | 'entity' | 'entityId' | 'userId' | 'at';
+export type ChangeEventSortKey = 'id' | 'createdAt' | 'updatedAt' | 'seq' | 'event' | 'entity' | 'entityId' | 'userId' | 'at' | 'trace';
 
 /** Typed access to changeEvents: no access checks or request validation; hooks and history through a writer. */
 export class ChangeEventRepository extends Repository<ChangeEvent, ChangeEventCreate, ChangeEventUpdate, ChangeEventFilter, ChangeEventSortKey> {

@@ -1,0 +1,81 @@
+import type { IncomingMessage } from 'node:http';
+import type { Request, Response } from 'express';
+import {
+  contextFrom,
+  failSpan,
+  failSpanWith,
+  type Span,
+  SpanKind,
+  startSpan,
+  traceFields,
+  withContext,
+} from '../telemetry/tracing.js';
+import type { NodeListener } from './nodeAdapter.js';
+import { routeLabel } from './routeLabel.js';
+
+/** The server span of each request in flight (the request log and the error handler name it). */
+const spans = new WeakMap<IncomingMessage, Span>();
+
+/** `trace_id` and `span_id` of a request's server span, for its log lines; undefined without tracing. */
+export function requestTraceFields(req: IncomingMessage): { trace_id: string; span_id: string } | undefined {
+  const span = spans.get(req);
+  return span ? traceFields(span) : undefined;
+}
+
+/**
+ * An error a request ends with, on its server span: the exception, with its message only for a
+ * client's error (whose status stays unset, as the HTTP conventions say; a 5xx is an error).
+ */
+export function recordRequestError(req: IncomingMessage, error: unknown, status: number): void {
+  const span = spans.get(req);
+  if (!span) return;
+  if (status >= 500) failSpan(span, error);
+  else
+    span.addEvent('exception', {
+      'exception.type': (error as Error)?.name ?? 'Error',
+      'exception.message': error instanceof Error ? error.message : String(error),
+    });
+}
+
+/**
+ * The server's listener with a server span around each request, continuing the caller's trace
+ * when it sent a W3C `traceparent`. The span is named `METHOD route` once the route is known
+ * (`GET /api/v1/tickets/{id}`), with the HTTP semantic conventions' attributes and the signed-in
+ * user's id; never the query string, a header's value, a token or a field's value.
+ */
+export function traceRequests(
+  listener: NodeListener,
+  routeOf: (method: string, path: string) => string | undefined,
+): NodeListener {
+  return function tracedListener(req, res): void {
+    const request = req as Request;
+    const response = res as Response;
+    const method = request.method ?? 'GET';
+    const url = request.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const started = startSpan(method, {
+      kind: SpanKind.SERVER,
+      parent: contextFrom(request.headers),
+      attributes: { 'http.request.method': method, 'url.path': path, 'url.scheme': 'http' },
+    });
+    if (!started) return listener(request, response);
+    const { span } = started;
+    spans.set(request, span);
+    response.once('close', () => {
+      const route = routeLabel(request, response, routeOf);
+      if (route) {
+        const template = route.replace(/:(\w+)/g, '{$1}');
+        span.updateName(`${method} ${template}`);
+        span.setAttribute('http.route', template);
+      }
+      span.setAttribute('http.response.status_code', response.statusCode);
+      const user = request.caller?.user?.id;
+      if (user) span.setAttribute('enduser.id', user);
+      if (response.statusCode >= 500) failSpanWith(span, `answered ${response.statusCode}`);
+      if (!response.writableFinished) span.setAttribute('entigen.aborted', true);
+      span.end();
+    });
+    withContext(started.context, () => listener(request, response));
+  };
+}

@@ -1,0 +1,105 @@
+import { hostname } from 'node:os';
+import { disableTracing, enableTracing } from './tracing.js';
+
+/** `telemetry:` in entigen.config.yaml; the OpenTelemetry environment variables override it. */
+export interface TracingSettings {
+  /** The collector's base address (`/v1/traces` is added), as OTEL_EXPORTER_OTLP_ENDPOINT. */
+  endpoint?: string;
+  protocol?: string;
+  /** The share of new traces sampled (0 to 1), parent-based; OTEL_TRACES_SAMPLER overrides it. */
+  sampleRatio?: number;
+}
+
+export const TRACE_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+
+/** A running tracer provider: flushed and shut down with the server. */
+export interface Tracing {
+  protocol: string;
+  /** Where spans go, as configured (an environment variable's name or the config's address). */
+  endpoint: string;
+  /** Exports what is buffered now. */
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** Whether the settings and environment ask for traces (an exporter endpoint and no OTEL_SDK_DISABLED). */
+export function tracingWanted(settings: TracingSettings | undefined, env: NodeJS.ProcessEnv): boolean {
+  if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return false;
+  return Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || settings?.endpoint);
+}
+
+/** The exporter protocol the settings name; throws for any other (gRPC is not built in). */
+export function traceProtocol(settings: TracingSettings | undefined, env: NodeJS.ProcessEnv): string {
+  const [source, value] = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    ? ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL]
+    : env.OTEL_EXPORTER_OTLP_PROTOCOL
+      ? ['OTEL_EXPORTER_OTLP_PROTOCOL', env.OTEL_EXPORTER_OTLP_PROTOCOL]
+      : ['telemetry.protocol', settings?.protocol ?? 'http/protobuf'];
+  const protocol = value.trim();
+  if (!(TRACE_PROTOCOLS as readonly string[]).includes(protocol))
+    throw new Error(
+      `${source} is "${protocol}": entigen exports traces over OTLP/HTTP, ${TRACE_PROTOCOLS.join(' or ')} (point it at the collector's HTTP port, 4318)`,
+    );
+  return protocol;
+}
+
+/**
+ * Starts OpenTelemetry's Node SDK when the settings or the environment name an exporter, as the
+ * OpenTelemetry specification spells it: OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _PROTOCOL,
+ * _HEADERS, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER(_ARG),
+ * OTEL_BSP_* and OTEL_SDK_DISABLED. Undefined (and nothing of the SDK loaded) otherwise.
+ */
+export async function startTracing(
+  settings: TracingSettings | undefined,
+  env: NodeJS.ProcessEnv,
+  service: { name: string; version: string },
+): Promise<Tracing | undefined> {
+  if (!tracingWanted(settings, env)) return undefined;
+  const protocol = traceProtocol(settings, env);
+  const fromEnv = Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const url = fromEnv ? undefined : `${settings!.endpoint!.replace(/\/+$/, '')}/v1/traces`;
+  const [{ NodeTracerProvider }, sdk, resources, exporterModule] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    protocol === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http')
+      : import('@opentelemetry/exporter-trace-otlp-proto'),
+  ]);
+  const exporter = new exporterModule.OTLPTraceExporter(url ? { url } : {});
+  // The app's name unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise (envDetector).
+  const resource = resources
+    .defaultResource()
+    .merge(
+      resources.resourceFromAttributes({
+        'service.name': env.OTEL_SERVICE_NAME || service.name,
+        'service.version': service.version,
+        'service.instance.id': `${hostname()}:${process.pid}`,
+      }),
+    )
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const ratio = settings?.sampleRatio;
+  const sampler =
+    env.OTEL_TRACES_SAMPLER || ratio === undefined
+      ? undefined
+      : new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) });
+  const provider = new NodeTracerProvider({
+    resource,
+    spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
+    ...(sampler ? { sampler } : {}),
+  });
+  // The AsyncLocalStorage context manager and the W3C trace-context propagator, as globals.
+  provider.register();
+  enableTracing('entigen', service.version);
+  return {
+    protocol,
+    endpoint:
+      url ??
+      (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT'),
+    flush: () => provider.forceFlush(),
+    async shutdown() {
+      disableTracing();
+      await provider.shutdown();
+    },
+  };
+}

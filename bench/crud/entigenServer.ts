@@ -44,6 +44,8 @@ const running = await startServer({
     ...(process.env.HTTP_ADAPTER ? { HTTP_ADAPTER: process.env.HTTP_ADAPTER } : {}),
     // ENTIGEN_COUNT_CACHE=off: every totalCount from the store (what a first, uncached list costs).
     ...(process.env.ENTIGEN_COUNT_CACHE ? { ENTIGEN_COUNT_CACHE: process.env.ENTIGEN_COUNT_CACHE } : {}),
+    // Traces: the OpenTelemetry variables as given (bench/traceSink.ts receives what they export).
+    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('OTEL_'))),
     // The realtime benchmark runs two instances that share Redis.
     ...(process.env.REDIS_URL
       ? { REDIS_URL: process.env.REDIS_URL, ENTIGEN_REDIS_PREFIX: process.env.ENTIGEN_REDIS_PREFIX ?? 'bench' }

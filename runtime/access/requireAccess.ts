@@ -7,7 +7,7 @@ import { matchesWhere } from '../store/common/matchesWhere.js';
 import { hasThrough } from '../store/common/throughIds.js';
 import { NOT_TRASHED } from '../store/trashStore.js';
 import type { Doc, Store, Where } from '../store/types.js';
-import { inSpan, tracingOn } from '../telemetry/tracing.js';
+import { inSpan, inTrace } from '../telemetry/tracing.js';
 import { accessFor, andWhere } from './accessFor.js';
 import { grantedIds } from './grants.js';
 import { MAX_THROUGH_DEPTH } from './permissionCondition.js';
@@ -28,13 +28,20 @@ export function scopeFor(
   action: Action | string,
   depth = 0,
 ): Promise<Where | undefined> {
-  if (!tracingOn()) return resolveScope(ctx, caller, entity, action, depth);
-  // A span of its own: a rule through a reference, grants and tenants may each read the store.
+  // A span of its own where the rule reaches through a reference, and for the referenced entity's
+  // scope resolved beneath it; a plain rule is a few comparisons, not worth a span.
+  if (!inTrace() || (depth === 0 && !reachesThrough(caller, entity, action)))
+    return resolveScope(ctx, caller, entity, action, depth);
   return inSpan(
     `access ${action} ${entity.plural}`,
     { attributes: { 'entigen.entity': entity.plural, 'entigen.action': action, 'entigen.access.depth': depth } },
     () => resolveScope(ctx, caller, entity, action, depth),
   );
+}
+
+function reachesThrough(caller: Caller, entity: EntityModel, action: Action | string): boolean {
+  const access = accessFor(caller, entity, action);
+  return access.allowed && access.where !== undefined && hasThrough(access.where);
 }
 
 async function resolveScope(

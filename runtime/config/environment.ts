@@ -298,9 +298,16 @@ export const SERVER_VARIABLES: readonly EnvironmentVariable[] = [
     name: 'OTEL_TRACES_SAMPLER',
     group: 'operations',
     description:
-      'Which traces are kept: `parentbased_always_on`, `parentbased_traceidratio` with `OTEL_TRACES_SAMPLER_ARG` (a ratio from 0 to 1), `always_on`, `always_off`, `traceidratio`, `parentbased_always_off`.',
+      'Which traces are kept: `parentbased_always_on`, `parentbased_traceidratio` with `OTEL_TRACES_SAMPLER_ARG` (a ratio from 0 to 1), `always_on`, `always_off`, `traceidratio`, `parentbased_always_off`; another value stops the start. It wins over `telemetry.sampleRatio`.',
     default: 'parentbased_always_on',
     configKey: 'telemetry.sampleRatio',
+  },
+  {
+    name: 'OTEL_TRACES_SAMPLER_ARG',
+    group: 'operations',
+    description:
+      'The ratio of the `traceidratio` samplers, from 0 to 1 (`0.1`: a tenth of new traces); anything else stops the start.',
+    default: '1',
   },
   {
     name: 'OTEL_SDK_DISABLED',

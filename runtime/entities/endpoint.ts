@@ -7,7 +7,7 @@ import { ApiError, notFound } from '../errors/apiError.js';
 import { endpointValidatorName } from '../model/entityRoutes.js';
 import type { AppModel, EndpointModel } from '../model/types.js';
 import type { Doc } from '../store/types.js';
-import { inSpan, tracingOn } from '../telemetry/tracing.js';
+import { inSpan, inTrace } from '../telemetry/tracing.js';
 import { requireValid } from '../write/createRecord.js';
 import { type MaskedNames, maskedNames, presentJson } from './presentJson.js';
 import { presentRecord } from './presentRecord.js';
@@ -69,7 +69,7 @@ export async function endpointOperation({ ctx, plural, name, id, body, caller }:
           return record;
         },
       });
-    return tracingOn()
+    return inTrace()
       ? inSpan(
           `endpoint ${plural}.${name}`,
           { attributes: { 'entigen.entity': plural, 'entigen.endpoint': name } },

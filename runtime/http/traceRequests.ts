@@ -61,11 +61,13 @@ export function traceRequests(
     });
     if (!started) return listener(request, response);
     const { span } = started;
+    // A request the sampler left out runs as it would without traces: nothing beneath it makes a span.
+    if (!span.isRecording()) return listener(request, response);
     spans.set(request, span);
     response.once('close', () => {
       const route = routeLabel(request, response, routeOf);
       if (route) {
-        const template = route.replace(/:(\w+)/g, '{$1}');
+        const template = templateOf(route);
         span.updateName(`${method} ${template}`);
         span.setAttribute('http.route', template);
       }
@@ -78,4 +80,17 @@ export function traceRequests(
     });
     withContext(started.context, () => listener(request, response));
   };
+}
+
+/** Route labels as OpenTelemetry spells them (`:id` as `{id}`), made once per route. */
+const templates = new Map<string, string>();
+
+function templateOf(route: string): string {
+  let template = templates.get(route);
+  if (template === undefined) {
+    template = route.replace(/:(\w+)/g, '{$1}');
+    // Unmatched paths are labelled by the route table, so the labels are as many as the routes.
+    if (templates.size < 10_000) templates.set(route, template);
+  }
+  return template;
 }

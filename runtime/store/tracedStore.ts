@@ -1,4 +1,4 @@
-import { type Attributes, inSpan, SpanKind } from '../telemetry/tracing.js';
+import { type Attributes, inSpan, inTrace, SpanKind } from '../telemetry/tracing.js';
 import { type StoreCall, StoreWrapper } from './storeWrapper.js';
 import type { Store } from './types.js';
 
@@ -49,12 +49,9 @@ export class TracedStore extends StoreWrapper {
   }
 
   protected override around<T>(call: StoreCall, collection: string | undefined, run: () => Promise<T>): Promise<T> {
+    if (!inTrace()) return run();
     const operation = this.operations[call];
-    const attributes: Attributes = {
-      'db.system.name': this.system,
-      'db.operation.name': operation,
-      'entigen.store.call': call,
-    };
+    const attributes: Attributes = { 'db.system.name': this.system, 'db.operation.name': operation };
     if (collection !== undefined) attributes['db.collection.name'] = collection;
     const name = collection === undefined ? operation : `${operation} ${collection}`;
     return inSpan(name, { kind: call === 'transaction' ? SpanKind.INTERNAL : SpanKind.CLIENT, attributes }, run);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { traceProtocol, tracingWanted } from './startTracing.js';
+import { checkSampler, traceProtocol, tracingWanted } from './startTracing.js';
 import { activeTraceparent, inSpan, tracingOn } from './tracing.js';
 
 describe('tracing settings', () => {
@@ -27,6 +27,20 @@ describe('tracing settings', () => {
     expect(() => traceProtocol(undefined, { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc' })).toThrow(
       'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL is "grpc": entigen exports traces over OTLP/HTTP, http/protobuf or http/json',
     );
+  });
+
+  it('refuse a sampler or a ratio the SDK would silently replace', () => {
+    expect(() => checkSampler({})).not.toThrow();
+    expect(() =>
+      checkSampler({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' }),
+    ).not.toThrow();
+    expect(() => checkSampler({ OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(
+      'OTEL_TRACES_SAMPLER is "sometimes": use one of',
+    );
+    expect(() => checkSampler({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '10%' })).toThrow(
+      'OTEL_TRACES_SAMPLER_ARG is "10%": a ratio from 0 to 1',
+    );
+    expect(() => checkSampler({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow();
   });
 
   it('leave the code as it is when off: no span, no traceparent, the function called with none', async () => {

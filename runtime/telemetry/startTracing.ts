@@ -43,6 +43,31 @@ export function traceProtocol(settings: TracingSettings | undefined, env: NodeJS
   return protocol;
 }
 
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+];
+
+/**
+ * Refuses a sampler the SDK would replace by its default without a word: an unknown
+ * OTEL_TRACES_SAMPLER, or a ratio outside 0 to 1 in OTEL_TRACES_SAMPLER_ARG.
+ */
+export function checkSampler(env: NodeJS.ProcessEnv): void {
+  const sampler = env.OTEL_TRACES_SAMPLER?.trim();
+  if (!sampler) return;
+  if (!SAMPLERS.includes(sampler))
+    throw new Error(`OTEL_TRACES_SAMPLER is "${sampler}": use one of ${SAMPLERS.join(', ')}`);
+  const arg = env.OTEL_TRACES_SAMPLER_ARG?.trim();
+  if (!sampler.endsWith('traceidratio') || !arg) return;
+  const ratio = Number(arg);
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
+    throw new Error(`OTEL_TRACES_SAMPLER_ARG is "${arg}": a ratio from 0 to 1, such as 0.1`);
+}
+
 /**
  * Starts OpenTelemetry's Node SDK when the settings or the environment name an exporter, as the
  * OpenTelemetry specification spells it: OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, _PROTOCOL,
@@ -56,16 +81,19 @@ export async function startTracing(
 ): Promise<Tracing | undefined> {
   if (!tracingWanted(settings, env)) return undefined;
   const protocol = traceProtocol(settings, env);
+  checkSampler(env);
   const fromEnv = Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
   const url = fromEnv ? undefined : `${settings!.endpoint!.replace(/\/+$/, '')}/v1/traces`;
-  const [{ NodeTracerProvider }, sdk, resources, exporterModule] = await Promise.all([
-    import('@opentelemetry/sdk-trace-node'),
-    import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/resources'),
-    protocol === 'http/json'
-      ? import('@opentelemetry/exporter-trace-otlp-http')
-      : import('@opentelemetry/exporter-trace-otlp-proto'),
-  ]);
+  const [{ NodeTracerProvider }, { AsyncLocalStorageContextManager }, sdk, resources, exporterModule] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace-node'),
+      import('@opentelemetry/context-async-hooks'),
+      import('@opentelemetry/sdk-trace-base'),
+      import('@opentelemetry/resources'),
+      protocol === 'http/json'
+        ? import('@opentelemetry/exporter-trace-otlp-http')
+        : import('@opentelemetry/exporter-trace-otlp-proto'),
+    ]);
   const exporter = new exporterModule.OTLPTraceExporter(url ? { url } : {});
   // The app's name unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise (envDetector).
   const resource = resources
@@ -89,8 +117,9 @@ export async function startTracing(
     ...(sampler ? { sampler } : {}),
   });
   // The AsyncLocalStorage context manager and the W3C trace-context propagator, as globals.
-  provider.register();
-  enableTracing('entigen', service.version);
+  const contextManager = new AsyncLocalStorageContextManager();
+  provider.register({ contextManager });
+  enableTracing('entigen', service.version, contextManager);
   return {
     protocol,
     endpoint:

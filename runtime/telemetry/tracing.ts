@@ -1,7 +1,7 @@
 import {
   type Attributes,
   type Context,
-  context,
+  type ContextManager,
   type Link,
   propagation,
   ROOT_CONTEXT,
@@ -22,20 +22,32 @@ export { SpanKind };
  * helper here is a plain call of its function, so a server without tracing pays one boolean test.
  */
 let tracer: Tracer | undefined;
+/** The context manager the SDK registered, held directly: the API's global look-up costs a request each time. */
+let manager: ContextManager | undefined;
 
 /** Whether spans are being made (an exporter was configured at start). */
 export function tracingOn(): boolean {
   return tracer !== undefined;
 }
 
-/** Called once the SDK is registered as the global tracer provider. */
-export function enableTracing(name: string, version: string): void {
+/**
+ * Whether the code runs inside a sampled trace: only then does a span helper make a span. A
+ * request the sampler leaves out runs outside any context, so it pays this test and nothing else.
+ */
+export function inTrace(): boolean {
+  return manager !== undefined && trace.getSpan(manager.active()) !== undefined;
+}
+
+/** Called once the SDK is registered as the global tracer provider, with its context manager. */
+export function enableTracing(name: string, version: string, contextManager: ContextManager): void {
   tracer = trace.getTracer(name, version);
+  manager = contextManager;
 }
 
 /** For tests and a server's way down: spans are made no more. */
 export function disableTracing(): void {
   tracer = undefined;
+  manager = undefined;
 }
 
 export interface SpanOptions {
@@ -54,8 +66,8 @@ export interface SpanOptions {
  * Without tracing, `fn` runs as it is, given no span.
  */
 export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span) => T): T {
-  if (tracer === undefined) return fn(undefined);
-  const parent = options.root ? ROOT_CONTEXT : (options.parent ?? context.active());
+  if (tracer === undefined || manager === undefined) return fn(undefined);
+  const parent = options.root ? ROOT_CONTEXT : (options.parent ?? manager.active());
   // Work outside every trace (a poll, a lease's renewal) makes no span: it would be a trace of one.
   if (!options.root && trace.getSpan(parent) === undefined) return fn(undefined);
   const span = tracer.startSpan(
@@ -68,10 +80,12 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span) 
     },
     parent,
   );
+  // A span the sampler left out is not made active: what runs beneath it makes none either.
+  if (!span.isRecording()) return fn(undefined);
   const active = trace.setSpan(parent, span);
   let result: T;
   try {
-    result = context.with(active, fn, undefined, span);
+    result = manager.with(active, fn, undefined, span);
   } catch (error) {
     failSpan(span, error);
     span.end();
@@ -96,8 +110,8 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span) 
 
 /** Starts a span the caller ends (a request's, which ends with its answer). */
 export function startSpan(name: string, options: SpanOptions): { span: Span; context: Context } | undefined {
-  if (tracer === undefined) return undefined;
-  const parent = options.parent ?? context.active();
+  if (tracer === undefined || manager === undefined) return undefined;
+  const parent = options.parent ?? manager.active();
   const span = tracer.startSpan(
     name,
     { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
@@ -126,13 +140,13 @@ export function continueTrace<T>(
 
 /** Runs `fn` with `ctx` active (what a span's children and log lines see). */
 export function withContext<T>(ctx: Context, fn: () => T): T {
-  return context.with(ctx, fn);
+  return manager === undefined ? fn() : manager.with(ctx, fn);
 }
 
 /** The context active now, to run later work in (a queued transaction); undefined outside a trace. */
 export function activeContext(): Context | undefined {
-  if (tracer === undefined) return undefined;
-  const active = context.active();
+  if (manager === undefined) return undefined;
+  const active = manager.active();
   return trace.getSpan(active) === undefined ? undefined : active;
 }
 
@@ -141,7 +155,7 @@ export function activeContext(): Context | undefined {
  * outbox) serves every request after it too, so it belongs to none of them.
  */
 export function detached<T>(fn: () => T): T {
-  return tracer === undefined ? fn() : context.with(ROOT_CONTEXT, fn);
+  return inTrace() ? manager!.with(ROOT_CONTEXT, fn) : fn();
 }
 
 /** Links to the spans the contexts hold (a group commit's other transactions). */
@@ -156,7 +170,7 @@ export function linksTo(contexts: readonly (Context | undefined)[]): Link[] {
 
 /** The span active now, if any. */
 export function activeSpan(): Span | undefined {
-  return tracer === undefined ? undefined : trace.getActiveSpan();
+  return manager === undefined ? undefined : trace.getSpan(manager.active());
 }
 
 /** The active span's context as a link (a manual job run links to the request that started it). */
@@ -190,11 +204,10 @@ export function failSpanWith(span: Span, message: string): void {
 
 /** The W3C traceparent of the active span, to keep with work done later; undefined without one. */
 export function activeTraceparent(): string | undefined {
-  if (tracer === undefined) return undefined;
-  const span = trace.getActiveSpan();
-  if (!span) return undefined;
+  const active = activeContext();
+  if (active === undefined) return undefined;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  propagation.inject(active, carrier);
   return carrier.traceparent;
 }
 
@@ -205,13 +218,14 @@ export function contextFrom(carrier: Record<string, string | string[] | undefine
 
 /** Adds the active span's `traceparent` (and `tracestate`) to outgoing headers. */
 export function injectTraceHeaders(headers: Record<string, string>): void {
-  if (tracer !== undefined) propagation.inject(context.active(), headers);
+  const active = activeContext();
+  if (active !== undefined) propagation.inject(active, headers);
 }
 
 /** `trace_id` and `span_id` of the active span for a log line, or of `span` when given. */
 export function traceFields(span?: Span): { trace_id: string; span_id: string } | undefined {
-  if (tracer === undefined) return undefined;
-  const current = span ?? trace.getActiveSpan();
+  if (manager === undefined) return undefined;
+  const current = span ?? trace.getSpan(manager.active());
   if (!current) return undefined;
   const { traceId, spanId } = current.spanContext();
   return { trace_id: traceId, span_id: spanId };

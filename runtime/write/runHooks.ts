@@ -6,7 +6,7 @@ import { serverSetFields, writableFields } from '../model/entityRoutes.js';
 import type { EntityModel } from '../model/types.js';
 import { validationDetails } from '../model/validationDetails.js';
 import type { Doc } from '../store/types.js';
-import { inSpan, tracingOn } from '../telemetry/tracing.js';
+import { inSpan, inTrace } from '../telemetry/tracing.js';
 
 /** How deep writes through hook repositories may nest (a hook's write running another entity's hooks). */
 export const MAX_HOOK_DEPTH = 8;
@@ -106,7 +106,7 @@ function hookArgs<T extends object>(scope: WriteScope, plural: string, extra: T)
 
 async function call<T>(plural: string, hook: HookName, run: () => T | Promise<T>): Promise<T> {
   try {
-    if (!tracingOn()) return await run();
+    if (!inTrace()) return await run();
     return await inSpan(
       `hook ${hook} ${plural}`,
       { attributes: { 'entigen.hook': hook, 'entigen.entity': plural } },

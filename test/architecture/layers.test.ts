@@ -69,6 +69,21 @@ describe('layers', () => {
     );
   });
 
+  it('load the OpenTelemetry SDK only at a start with traces on, and nothing but its API elsewhere', () => {
+    // Every span is made through the API (runtime/telemetry/tracing.ts); the SDK and the exporters
+    // are imported by startTracing.ts alone, by import(), once an exporter endpoint is configured.
+    const sdk = /^\s*import\s+(?!type\s)[^;]*?from\s+['"]@opentelemetry\/(?!api['"])[^'"]+['"]/m;
+    const files = sourceFiles(repoRoot, ['runtime', 'bin']).filter((file) => !file.endsWith('.test.ts'));
+    expect(files.filter((file) => sdk.test(readFileSync(join(repoRoot, file), 'utf8')))).toEqual([]);
+    const api = /from\s+['"]@opentelemetry\/api['"]/;
+    expect(files.filter((file) => api.test(readFileSync(join(repoRoot, file), 'utf8')))).toEqual([
+      'runtime/telemetry/tracing.ts',
+    ]);
+    const starter = readFileSync(join(repoRoot, 'runtime/telemetry/startTracing.ts'), 'utf8');
+    expect(starter).toContain("import('@opentelemetry/sdk-trace-node')");
+    expect(starter).toContain("import('@opentelemetry/exporter-trace-otlp-proto')");
+  });
+
   it('have no import cycle among runtime, generator and bin', () => {
     expect(importCycles(graph)).toEqual([]);
   });

@@ -267,6 +267,17 @@ describe('traces of a served app, exported over OTLP/HTTP', () => {
     expect(root.events.map((e) => e.name)).toContain('exception');
   });
 
+  it("runs a custom endpoint's handler in a span of its own, beneath the request", async () => {
+    const res = await call(server, 'GET', '/api/v1/products/low-stock', admin);
+    expect(res.status).toBe(200);
+    const root = await receiver.waitFor((s) => s.name === 'GET /api/v1/products/low-stock');
+    const handler = await receiver.waitFor(
+      (s) => s.name === 'endpoint products.lowStock' && s.traceId === root.traceId,
+    );
+    expect(handler.attributes).toMatchObject({ 'entigen.entity': 'products', 'entigen.endpoint': 'lowStock' });
+    expect(ancestry(receiver.trace(root.traceId), handler).at(-1)).toBe('GET /api/v1/products/low-stock');
+  });
+
   it('sends a queued mail in the trace of the request that queued it', async () => {
     const asked = await call(server, 'POST', '/api/v1/auth/forgot-password', undefined, {
       email: 'admin@example.test',

@@ -44,6 +44,7 @@ export default defineConfig({
           { text: 'Identity', link: '/guide/identity' },
           { text: 'The admin console', link: '/guide/admin-console' },
           { text: 'Many instances', link: '/guide/many-instances' },
+          { text: 'Traces (OpenTelemetry)', link: '/guide/tracing' },
           { text: 'Deployment', link: '/guide/deployment' },
           { text: 'Backups', link: '/guide/backups' },
           { text: 'Export and import', link: '/guide/import-export' },

@@ -5,8 +5,8 @@ import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { IDEMPOTENCY_RECORDS } from '../model/collections.js';
 import { canonicalJson, IDEMPOTENCY_TTL_MS, MAX_IDEMPOTENCY_KEY_LENGTH } from '../model/idempotency.js';
-import { type Doc, type Store, UniqueConflict } from '../store/types.js';
-import { newId } from '../write/prepareWrite.js';
+import type { Doc, Store } from '../store/types.js';
+import { claimIdempotencyKey } from '../write/idempotencyRecord.js';
 import { canonicalPath } from './canonicalPath.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -85,22 +85,8 @@ export function idempotency(options: IdempotencyOptions) {
     const requestHash = sha256(canonicalJson(req.body ?? null));
     const found = await existing(scopeKey);
     if (found) return answerFrom(found, requestHash, res);
-    const now = options.clock();
-    const id = newId();
-    try {
-      await store.insert(IDEMPOTENCY_RECORDS, {
-        id,
-        scopeKey,
-        requestHash,
-        state: 'inFlight',
-        responseStatus: null,
-        responseBody: null,
-        expiresAt: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(),
-        createdAt: new Date(now).toISOString(),
-        updatedAt: new Date(now).toISOString(),
-      });
-    } catch (error) {
-      if (!(error instanceof UniqueConflict)) throw error;
+    const id = await claimIdempotencyKey(store, scopeKey, requestHash, options.clock());
+    if (id === undefined) {
       const winner = await existing(scopeKey);
       if (!winner) throw new ApiError('CONFLICT', 'A request with this Idempotency-Key is still being processed');
       return answerFrom(winner, requestHash, res);

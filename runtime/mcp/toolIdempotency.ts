@@ -3,9 +3,8 @@ import type { Caller } from '../context/caller.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError } from '../errors/apiError.js';
 import { IDEMPOTENCY_RECORDS } from '../model/collections.js';
-import { canonicalJson, IDEMPOTENCY_TTL_MS } from '../model/idempotency.js';
-import { UniqueConflict } from '../store/types.js';
-import { newId } from '../write/prepareWrite.js';
+import { canonicalJson } from '../model/idempotency.js';
+import { claimIdempotencyKey } from '../write/idempotencyRecord.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -28,23 +27,8 @@ export async function onceFor(
   const scopeKey = sha256(`${scope}\nMCP\n${tool}\n${key}`);
   const requestHash = sha256(canonicalJson(args));
   const now = ctx.now().getTime();
-  const id = newId();
-  try {
-    await ctx.store.insert(IDEMPOTENCY_RECORDS, {
-      id,
-      scopeKey,
-      requestHash,
-      state: 'inFlight',
-      responseStatus: null,
-      responseBody: null,
-      expiresAt: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(),
-      createdAt: new Date(now).toISOString(),
-      updatedAt: new Date(now).toISOString(),
-    });
-  } catch (error) {
-    if (!(error instanceof UniqueConflict)) throw error;
-    return kept(ctx, scopeKey, requestHash, now);
-  }
+  const id = await claimIdempotencyKey(ctx.store, scopeKey, requestHash, now);
+  if (id === undefined) return kept(ctx, scopeKey, requestHash, now);
   try {
     const answer = await run();
     await ctx.store.update(IDEMPOTENCY_RECORDS, id, {

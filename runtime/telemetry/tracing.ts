@@ -131,11 +131,9 @@ export function continueTrace<T>(
   fn: (span?: Span) => T,
 ): T {
   if (tracer === undefined) return fn(undefined);
-  return inSpan(
-    name,
-    traceparent ? { ...options, parent: contextFrom({ traceparent }) } : { ...options, root: true },
-    fn,
-  );
+  // A traceparent that does not parse (a row written by hand) starts a trace of its own.
+  const parent = traceparent ? contextFrom({ traceparent }) : undefined;
+  return inSpan(name, parent && trace.getSpanContext(parent) ? { ...options, parent } : { ...options, root: true }, fn);
 }
 
 /** Runs `fn` with `ctx` active (what a span's children and log lines see). */

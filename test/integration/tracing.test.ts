@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, servableApp } from '../support/cli.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlpReceiver.js';
+import { startSlapd } from '../support/slapd.js';
 import { adminToken, type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 import { testDatabaseUrl } from '../support/testServer.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
@@ -289,6 +290,32 @@ describe('traces of a served app, exported over OTLP/HTTP', () => {
     expect(mail.attributes['entigen.mail.attempt']).toBe(1);
     expect(JSON.stringify(mail)).not.toContain('admin@example.test');
   });
+
+  it('shows an LDAP sign-in as a client span of the login, with no password anywhere', async () => {
+    const slapd = await startSlapd();
+    try {
+      const ldap = await serve(app, receiver, { OTEL_SERVICE_NAME: 'ldap-desk', LDAP_ALLOWED_REQUEST_URLS: slapd.url });
+      const login = await call(ldap, 'POST', '/api/v1/auth/login', undefined, {
+        authType: 'ldap',
+        email: 'alice',
+        password: 'alice-secret',
+        ldapConfig: { url: slapd.url, baseDN: slapd.baseDN, userFilter: '(uid={username})' },
+      });
+      expect(login.status).toBe(200);
+      const root = await receiver.waitFor(
+        (s) => s.resource['service.name'] === 'ldap-desk' && s.name === 'POST /api/v1/auth/login',
+      );
+      const bind = await receiver.waitFor((s) => s.name === 'ldap authenticate' && s.traceId === root.traceId);
+      expect(bind.kind).toBe(CLIENT);
+      expect(bind.attributes).toMatchObject({ 'server.address': '127.0.0.1', 'entigen.ldap.base_dn': slapd.baseDN });
+      expect(ancestry(receiver.trace(root.traceId), bind).at(-1)).toBe('POST /api/v1/auth/login');
+      const everything = JSON.stringify(receiver.trace(root.traceId));
+      expect(everything).not.toContain('alice-secret');
+      expect(everything).not.toContain(login.body.token);
+    } finally {
+      slapd.stop();
+    }
+  }, 120_000);
 
   it('writes trace_id and span_id on every request line', async () => {
     await call(server, 'GET', '/api/v1/faqs?limit=1', admin);

@@ -112,7 +112,7 @@ export const SERVER_VARIABLES: readonly EnvironmentVariable[] = [
     name: 'NODE_ENV',
     group: 'server',
     description:
-      '`production` refuses to start without `SESSION_SECRET` and `APP_ENCRYPTION_KEY`, and makes logs JSON; otherwise development secrets are generated into `data/secrets.json`.',
+      '`production` refuses to start without `SESSION_SECRET` and `APP_ENCRYPTION_KEY` or without `DATABASE_URL`, and makes logs JSON; otherwise development secrets are generated into `data/secrets.json`.',
   },
   {
     name: 'SESSION_SECRET',

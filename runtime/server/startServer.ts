@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import type { Express, RequestHandler } from 'express';
 import type { AuthContext } from '../auth/authContext.js';
 import { hasAdmin } from '../auth/setup.js';
-import type { RuntimeConfig } from '../config/runtimeConfig.js';
+import { loadRuntimeConfig, type RuntimeConfig } from '../config/runtimeConfig.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { HookDispatcher } from '../events/hookDispatcher.js';
 import type { LogFeed } from '../events/logFeed.js';
@@ -66,11 +67,14 @@ export interface RunningServer extends Entigen {
 
 /** Opens the store, prepares its schema, and listens. */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
+  // A port that is taken is said before anything is opened or written.
+  const wanted = options.config ?? { server: loadRuntimeConfig(options.root, options.env ?? process.env).server };
+  const port = options.port ?? options.overrides?.server?.port ?? wanted.server.port;
+  const host = options.host ?? options.overrides?.server?.host ?? wanted.server.host;
+  await ensurePortFree(port, host);
   const entigen = await buildEntigen(options);
   const { config, ctx } = entigen;
   const logger = ctx.logger;
-  const port = options.port ?? config.server.port;
-  const host = options.host ?? config.server.host;
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
@@ -81,18 +85,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     });
   } catch (error) {
     await entigen.close();
-    throw error;
+    throw portProblem(error, port, host) ?? error;
   }
   server.on('clientError', answerClientError);
   const address = server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${boundPort}`;
+  const listening = typeof address === 'object' && address ? `${address.address}:${address.port}` : `${host}:${port}`;
   entigen.auth.listeningUrl = url;
   const pending = !(await hasAdmin(ctx.store));
   const next = pending ? `open ${url}/setup to create the administrator` : `API reference at ${url}/api/docs`;
   logger.info(
     {
       url,
+      listening,
       ...(pending ? { setup: `${url}/setup` } : {}),
       docs: `${url}/api/docs`,
       store: ctx.store.kind,
@@ -100,7 +106,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       ...(entigen.tracing ? { traces: `${entigen.tracing.protocol} to ${entigen.tracing.endpoint}` } : {}),
       handlers: Object.keys(options.handlers ?? {}),
     },
-    `entigen listening on ${url}: ${next}`,
+    `entigen listening on ${listening} (${url}): ${next}`,
   );
   let closing: Promise<void> | undefined;
   return {
@@ -179,4 +185,36 @@ async function drainConnections(server: Server, graceMs: number): Promise<void> 
     });
     server.closeIdleConnections();
   });
+}
+
+/**
+ * Refuses a port another process holds (or one this user may not take) with what to do about it,
+ * by taking it for a moment: the server then opens the store, and a taken port would have
+ * failed only after the schema and the first administrator were written.
+ */
+async function ensurePortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once('error', (error) => reject(portProblem(error, port, host) ?? error));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+/** A listen error a user can act on, in words; undefined for any other error. */
+function portProblem(error: unknown, port: number, host: string): Error | undefined {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EADDRINUSE')
+    return new Error(
+      `port ${port} on ${host} is already in use: is another instance running? Stop it, or choose another port with PORT or --port`,
+    );
+  if (code === 'EACCES')
+    return new Error(
+      `port ${port} on ${host} needs privileges this user does not have: choose a port above 1023 with PORT or --port (a proxy in front can answer on 80 and 443)`,
+    );
+  if (code === 'EADDRNOTAVAIL')
+    return new Error(
+      `${host} is not an address of this machine: set HOST or --host to one of its addresses, or 0.0.0.0`,
+    );
+  return undefined;
 }

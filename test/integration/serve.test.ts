@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,8 +12,8 @@ afterEach(() => {
 });
 
 /** Starts `entigen serve` on a free port and resolves with its base URL once it listens. */
-function serve(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+function serve(env: Record<string, string>, port = 0): Promise<string> {
+  const child = spawn(process.execPath, [cliPath, 'serve', '--port', String(port), '--host', '127.0.0.1'], {
     cwd: repoRoot,
     env: {
       ...process.env,
@@ -59,6 +60,70 @@ describe('entigen serve', () => {
   it('refuses an unsupported DATABASE_URL with a clear message', async () => {
     await expect(serve({ DATABASE_URL: 'oracle://x' })).rejects.toThrow(
       /DATABASE_URL scheme "oracle:" is not supported/,
+    );
+  });
+
+  it('says where it listens, as bound, on the start line', async () => {
+    let output = '';
+    const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        SESSION_SECRET: 'serve-test',
+        LOG_LEVEL: 'info',
+        LOG_FORMAT: 'json',
+        DATABASE_URL: 'sqlite::memory:',
+      },
+    });
+    children.push(child);
+    const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(output)), 20_000);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk;
+        const found = output.split('\n').find((l) => l.includes('"listening"'));
+        if (found) {
+          clearTimeout(timer);
+          resolve(JSON.parse(found));
+        }
+      });
+    });
+    const port = new URL(line.url as string).port;
+    expect(line.listening).toBe(`127.0.0.1:${port}`);
+    expect(line.msg).toMatch(
+      new RegExp(`^entigen listening on 127\\.0\\.0\\.1:${port} \\(http://127\\.0\\.0\\.1:${port}\\): `),
+    );
+  });
+
+  it('refuses a port that is taken before it opens or writes the database, and says what to do', async () => {
+    const holder = createNetServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as { port: number };
+    const file = join(mkdtempSync(join(tmpdir(), 'entigen-serve-port-')), 'app.db');
+    try {
+      await expect(serve({ DATABASE_URL: `sqlite:${file}` }, port)).rejects.toThrow(
+        new RegExp(
+          `port ${port} on 127\\.0\\.0\\.1 is already in use: is another instance running\\? Stop it, or choose another port with PORT or --port`,
+        ),
+      );
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
+
+  it('refuses to start in production without DATABASE_URL, naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'entigen-serve-prod-'));
+    const env = { ...process.env, NODE_ENV: 'production', SESSION_SECRET: 's', APP_ENCRYPTION_KEY: 'k' };
+    delete env.DATABASE_URL;
+    const child = spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      env: { ...env, ENTIGEN_MODULE_CACHE: join(dir, 'cache') },
+      timeout: 30_000,
+    });
+    expect(child.status).not.toBe(0);
+    expect(child.stderr).toContain(
+      'DATABASE_URL must be set in production: postgres://..., mongodb://... or sqlite:/a/path/app.db',
     );
   });
 

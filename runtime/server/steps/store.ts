@@ -14,6 +14,11 @@ export type Stores = StoreStack;
  * migrations checked and the config's job schedules reconciled. Closed again if any of that fails.
  */
 export async function withStore({ options, config, env, logger, operator, now }: Base): Promise<Stores> {
+  // In production the data's place is chosen, never the project folder's default file.
+  if (env.NODE_ENV === 'production' && !env.DATABASE_URL && !options.store)
+    throw new Error(
+      'DATABASE_URL must be set in production: postgres://..., mongodb://... or sqlite:/a/path/app.db (without it the data would go to data/entigen.db in the project folder)',
+    );
   const stack = await openAppStore({
     databaseUrl: env.DATABASE_URL,
     root: options.root,

@@ -19,14 +19,29 @@ export const SETUP_TEST_MAIL_PATH = pages.setupTestMail.path;
 export const HOME_PATH = pages.home.path;
 const EXEMPT = new Set([SETUP_PATH, SETUP_TEST_MAIL_PATH, '/api/health']);
 
-/** While no admin exists: GET/HEAD go 302 to /setup, other methods 503; /setup and health stay open. */
+/** What a caller of the API hears before setup: where to create the administrator, and how without a browser. */
+export const SETUP_PENDING =
+  'Setup is not done: create the administrator at /setup, or start the server with ENTIGEN_ADMIN_EMAIL and ENTIGEN_ADMIN_PASSWORD set';
+
+/**
+ * While no admin exists: a page a browser asks for goes 302 to /setup; the API (`/api/*` but the
+ * reference page) answers 503 in the error envelope, saying what to do, unless a browser
+ * navigates to it (Accept prefers HTML); /setup and health stay open.
+ */
 export function setupGate(state: SetupState) {
   return async function setupGate(req: Request, res: Response, next: NextFunction): Promise<void> {
     // Once done, answered without awaiting (no turn of the event loop per request).
     if (state.known || EXEMPT.has(req.path) || (await state.isDone())) return next();
-    if (req.method === 'GET' || req.method === 'HEAD') return void res.redirect(302, SETUP_PATH);
-    next(new ApiError('SERVICE_UNAVAILABLE', 'Setup is not done: create the administrator at /setup'));
+    const page = req.method === 'GET' || req.method === 'HEAD';
+    if (page && (!isApi(req.path) || req.accepts(['json', 'html']) === 'html'))
+      return void res.redirect(302, SETUP_PATH);
+    next(new ApiError('SERVICE_UNAVAILABLE', SETUP_PENDING, { setup: SETUP_PATH }));
   };
+}
+
+/** The API's paths, but the reference page (a page for browsers). */
+function isApi(path: string): boolean {
+  return path.startsWith('/api/') && !path.startsWith('/api/docs');
 }
 
 /** GET /setup: the form; POST /setup: form or JSON; 404 once an admin exists. GET /: the page a finished setup lands on. */

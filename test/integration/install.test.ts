@@ -96,8 +96,11 @@ describe('entigen init', () => {
     });
     await serveUntilHealthy(start, async (url) => {
       const first = await fetch(`${url}/api/v1/notes`, { redirect: 'manual' });
-      expect(first.status).toBe(302);
-      expect(first.headers.get('location')).toBe('/setup');
+      expect(first.status).toBe(503);
+      expect(((await first.json()) as { error: { message: string } }).error.message).toContain('/setup');
+      const browser = await fetch(`${url}/`, { redirect: 'manual' });
+      expect(browser.status).toBe(302);
+      expect(browser.headers.get('location')).toBe('/setup');
       const setup = await fetch(`${url}/setup`);
       expect(setup.status).toBe(200);
       expect(await setup.text()).toContain('<form');

@@ -113,7 +113,12 @@ describe('entigen serve', () => {
 
   it('refuses to start in production without DATABASE_URL, naming it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'entigen-serve-prod-'));
-    const env = { ...process.env, NODE_ENV: 'production', SESSION_SECRET: 's', APP_ENCRYPTION_KEY: 'k' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NODE_ENV: 'production',
+      SESSION_SECRET: 's',
+      APP_ENCRYPTION_KEY: 'k',
+    };
     delete env.DATABASE_URL;
     const child = spawnSync(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
       cwd: repoRoot,

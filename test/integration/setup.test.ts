@@ -14,11 +14,27 @@ afterEach(async () => {
 });
 
 describe('first-run setup', () => {
-  it('redirects GET to /setup and refuses other methods with 503 until an admin exists', async () => {
+  it('sends browsers to /setup and answers the API 503, saying what to do, until an admin exists', async () => {
     server = await startTestServer({}, { withAdmin: false });
+    // An API client hears why, in the envelope, with both ways to create the administrator.
     const get = await server.call('GET', '/api/v1/articles');
-    expect(get.status).toBe(302);
-    expect(get.headers.get('location')).toBe('/setup');
+    expect(get.status).toBe(503);
+    expect(get.body.error).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      message:
+        'Setup is not done: create the administrator at /setup, or start the server with ENTIGEN_ADMIN_EMAIL and ENTIGEN_ADMIN_PASSWORD set',
+      details: { setup: '/setup' },
+    });
+    // A browser's page (and a browser sent to an API address) goes to the form.
+    for (const [path, accept] of [
+      ['/', '*/*'],
+      ['/admin', 'text/html,application/xhtml+xml,*/*;q=0.8'],
+      ['/api/docs', '*/*'],
+      ['/api/v1/articles', 'text/html,application/xhtml+xml,*/*;q=0.8'],
+    ]) {
+      const page = await fetch(`${server.url}${path}`, { headers: { accept }, redirect: 'manual' });
+      expect([path, page.status, page.headers.get('location')]).toEqual([path, 302, '/setup']);
+    }
     const post = await server.call('POST', '/api/v1/auth/register', {
       body: { email: 'a@example.test', password: PASSWORD, displayName: 'A' },
     });
@@ -85,7 +101,7 @@ describe('first-run setup', () => {
     const dir = mkdtempSync(join(tmpdir(), 'entigen-setup-'));
     const db = join(dir, 'setup.db');
     server = await startTestServer({ DATABASE_URL: `sqlite:${db}` }, { withAdmin: false });
-    expect((await server.call('GET', '/api/v1/articles')).status).toBe(302);
+    expect((await server.call('GET', '/api/v1/articles')).status).toBe(503);
     const env = { ...process.env, DATABASE_URL: `sqlite:${db}`, SESSION_SECRET: 'x' };
     const run = (args: string[]) =>
       spawnSync(process.execPath, [cliPath, 'setup', ...args], { cwd: repoRoot, env, encoding: 'utf8' });

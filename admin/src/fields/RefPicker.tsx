@@ -102,7 +102,9 @@ export function RefPicker({ id, label, value, target, required, invalid, describ
         placeholder={`Search ${target.label.toLowerCase()}`}
         value={text}
         autocomplete="off"
-        onFocus={() => void search(value ? '' : text)}
+        // The input's own text, not this render's: a fill focuses and types at once, and a search
+        // for the text before it would answer last.
+        onFocus={(e) => void search(value ? '' : e.currentTarget.value)}
         onInput={(e) => {
           setText(e.currentTarget.value);
           if (!e.currentTarget.value) onChange('');

@@ -63,7 +63,7 @@ describe('entigen serve', () => {
     );
   });
 
-  it('says where it listens, as bound, on the start line', async () => {
+  it('says where it listens, as bound, on the start line, after one short line of indexes', async () => {
     let output = '';
     const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--host', '127.0.0.1'], {
       cwd: repoRoot,
@@ -87,6 +87,14 @@ describe('entigen serve', () => {
         }
       });
     });
+    // The first start's indexes are one short line; their names wait for LOG_LEVEL=debug.
+    const sync = output
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l))
+      .find((l) => String(l.msg).startsWith('schema sync: added'));
+    expect(sync.msg).toMatch(/^schema sync: added \d+ index\(es\) \(LOG_LEVEL=debug names them\)$/);
+    expect(sync.indexes).toBeUndefined();
     const port = new URL(line.url as string).port;
     expect(line.listening).toBe(`127.0.0.1:${port}`);
     expect(line.msg).toMatch(

@@ -30,14 +30,18 @@ export async function withStore({ options, config, env, logger, operator, now }:
   });
   const { opened, store, countCache } = stack;
   const schema = await store.init(options.registry.model);
-  // Index changes are worth a line: building one on a large table takes a while.
-  if (schema.added.length > 0)
-    logger.info({ indexes: schema.added }, `schema sync: added ${schema.added.length} index(es)`);
-  if (schema.dropped.length > 0)
+  // Index changes are worth a short line (building one on a large table takes a while); their
+  // names, some two hundred on a first start, are for LOG_LEVEL=debug.
+  if (schema.added.length > 0) {
+    logger.info(`schema sync: added ${schema.added.length} index(es) (LOG_LEVEL=debug names them)`);
+    logger.debug({ indexes: schema.added }, 'schema sync: indexes added');
+  }
+  if (schema.dropped.length > 0) {
     logger.info(
-      { indexes: schema.dropped },
-      `schema sync: dropped ${schema.dropped.length} index(es) no longer planned`,
+      `schema sync: dropped ${schema.dropped.length} index(es) no longer planned (LOG_LEVEL=debug names them)`,
     );
+    logger.debug({ indexes: schema.dropped }, 'schema sync: indexes dropped');
+  }
   try {
     await checkMigrations(store, options.root, options.registry.model, now);
     // The features' own jobs (backups.schedule, the trash's purge) are file jobs too, run by the

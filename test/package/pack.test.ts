@@ -55,7 +55,11 @@ describe('npm pack', () => {
     });
     await serveUntilHealthy(serve, async (url) => {
       expect((await fetch(`${url}/api/health`)).status).toBe(200);
-      expect((await fetch(`${url}/api/v1/notes`, { redirect: 'manual' })).headers.get('location')).toBe('/setup');
+      // Before setup the API says what to do; a browser's page goes to the form.
+      const api = await fetch(`${url}/api/v1/notes`, { redirect: 'manual' });
+      expect(api.status).toBe(503);
+      expect(((await api.json()) as { error: { message: string } }).error.message).toContain('/setup');
+      expect((await fetch(`${url}/`, { redirect: 'manual' })).headers.get('location')).toBe('/setup');
       await expectConsoleServed(url);
     });
     // The project's modules were compiled once into the cache, not loaded through a TypeScript loader.

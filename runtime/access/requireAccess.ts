@@ -1,13 +1,15 @@
 import { type Caller, isAnonymous } from '../context/caller.js';
+import { contextInTrace } from '../context/carryTrace.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import type { Action, EntityModel } from '../model/types.js';
 import { matchesWhere } from '../store/common/matchesWhere.js';
 import { hasThrough } from '../store/common/throughIds.js';
+import { traceOf } from '../store/tracedStore.js';
 import { NOT_TRASHED } from '../store/trashStore.js';
 import type { Doc, Store, Where } from '../store/types.js';
-import { inSpan, inTrace } from '../telemetry/tracing.js';
+import { inSpan } from '../telemetry/tracing.js';
 import { accessFor, andWhere } from './accessFor.js';
 import { grantedIds } from './grants.js';
 import { MAX_THROUGH_DEPTH } from './permissionCondition.js';
@@ -30,12 +32,16 @@ export function scopeFor(
 ): Promise<Where | undefined> {
   // A span of its own where the rule reaches through a reference, and for the referenced entity's
   // scope resolved beneath it; a plain rule is a few comparisons, not worth a span.
-  if (!inTrace() || (depth === 0 && !reachesThrough(caller, entity, action)))
+  const parent = traceOf(ctx.store);
+  if (parent === undefined || (depth === 0 && !reachesThrough(caller, entity, action)))
     return resolveScope(ctx, caller, entity, action, depth);
   return inSpan(
     `access ${action} ${entity.plural}`,
-    { attributes: { 'entigen.entity': entity.plural, 'entigen.action': action, 'entigen.access.depth': depth } },
-    () => resolveScope(ctx, caller, entity, action, depth),
+    {
+      attributes: { 'entigen.entity': entity.plural, 'entigen.action': action, 'entigen.access.depth': depth },
+      parent,
+    },
+    (_span, trace) => resolveScope(contextInTrace(ctx, trace), caller, entity, action, depth),
   );
 }
 

@@ -1,5 +1,7 @@
 import type { MailTemplate } from '../mail/mailTemplates.js';
+import { traceOf } from '../store/tracedStore.js';
 import type { Store, Where } from '../store/types.js';
+import { traceparentOf } from '../telemetry/tracing.js';
 import type { AuthContext } from './authContext.js';
 
 /** A link in a mail: `<mail.linkBase><path>?token=...` (the front end's page posts the token). */
@@ -15,7 +17,8 @@ export async function sendAccountMail(
   values: Record<string, string>,
 ): Promise<void> {
   const rendered = auth.templates.render(template, { appName: auth.ctx.registry.model.app.name, ...values });
-  await auth.mailer.send({ to, ...rendered, template });
+  const traceparent = traceparentOf(traceOf(auth.ctx.store));
+  await auth.mailer.send({ to, ...rendered, template, ...(traceparent ? { traceparent } : {}) });
 }
 
 /** Marks the unused single-use tokens of a user (reset or address tokens) used now. */

@@ -2,7 +2,7 @@ import type { LdapServerConfig } from '../config/runtimeConfig.js';
 import { ApiError, validationError } from '../errors/apiError.js';
 import { SETTINGS } from '../model/collections.js';
 import type { Store } from '../store/types.js';
-import { inSpan, SpanKind } from '../telemetry/tracing.js';
+import { type Context, inSpan, SpanKind } from '../telemetry/tracing.js';
 
 export interface LdapSettings {
   url: string;
@@ -99,12 +99,15 @@ export function ldapAuthenticate(
   settings: LdapSettings,
   username: string,
   password: string,
+  /** The sign-in's span, when it is traced. */
+  trace?: Context,
 ): Promise<LdapIdentity | undefined> {
   return inSpan(
     'ldap authenticate',
     {
       kind: SpanKind.CLIENT,
       attributes: { 'server.address': hostOf(settings.url), 'entigen.ldap.base_dn': settings.baseDN },
+      parent: trace,
     },
     () => authenticate(settings, username, password),
   );

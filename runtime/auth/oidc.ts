@@ -2,7 +2,8 @@ import type * as OpenId from 'openid-client';
 import type { OidcProviderConfig } from '../config/runtimeConfig.js';
 import { FieldCipher } from '../crypto/fieldCipher.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
-import { inSpan, SpanKind, type SpanOptions } from '../telemetry/tracing.js';
+import { traceOf } from '../store/tracedStore.js';
+import { type Context, inSpan, SpanKind, type SpanOptions } from '../telemetry/tracing.js';
 import type { AuthContext } from './authContext.js';
 
 /** A sign-in must come back from the provider within this time. */
@@ -55,7 +56,8 @@ export class OidcClients {
     return provider;
   }
 
-  configuration(provider: OidcProviderConfig): Promise<OpenId.Configuration> {
+  /** The provider's configuration, discovered once (in the trace of the sign-in that needed it first). */
+  configuration(provider: OidcProviderConfig, trace?: Context): Promise<OpenId.Configuration> {
     let found = this.configurations.get(provider.name);
     if (!found) {
       const insecure = new URL(provider.issuer).protocol === 'http:';
@@ -64,7 +66,7 @@ export class OidcClients {
       found = openid()
         .then((client) => {
           const execute = [...(insecure ? [client.allowInsecureRequests] : []), client.enableNonRepudiationChecks];
-          return inSpan(`oidc discovery ${provider.name}`, providerSpan(provider), () =>
+          return inSpan(`oidc discovery ${provider.name}`, providerSpan(provider, trace), () =>
             client.discovery(
               new URL(provider.issuer),
               provider.clientId,
@@ -121,7 +123,7 @@ export async function startOidcSignIn(
   returnTo: string,
 ): Promise<{ url: string; flow: string }> {
   const provider = clients.provider(name);
-  const configuration = await clients.configuration(provider);
+  const configuration = await clients.configuration(provider, traceOf(auth.ctx.store));
   const client = await openid();
   const nonce = client.randomNonce();
   const flow: Flow = {
@@ -186,12 +188,13 @@ export async function finishOidcSignIn(
 ): Promise<{ identity: OidcIdentity; returnTo: string }> {
   const provider = clients.provider(name);
   const flow = checkedFlow(auth, provider, query, sealedFlow);
-  const configuration = await clients.configuration(provider);
+  const trace = traceOf(auth.ctx.store);
+  const configuration = await clients.configuration(provider, trace);
   const client = await openid();
   const current = new URL(`${callbackUrl(auth, provider)}?${query}`);
   let tokens: Awaited<ReturnType<typeof OpenId.authorizationCodeGrant>>;
   try {
-    tokens = await inSpan(`oidc token ${provider.name}`, providerSpan(provider), () =>
+    tokens = await inSpan(`oidc token ${provider.name}`, providerSpan(provider, trace), () =>
       client.authorizationCodeGrant(configuration, current, {
         pkceCodeVerifier: flow.verifier,
         expectedState: flow.state,
@@ -207,7 +210,7 @@ export async function finishOidcSignIn(
   let profile: Record<string, unknown> = claims;
   if (typeof claims.email !== 'string') {
     try {
-      profile = await inSpan(`oidc userinfo ${provider.name}`, providerSpan(provider), () =>
+      profile = await inSpan(`oidc userinfo ${provider.name}`, providerSpan(provider, trace), () =>
         client.fetchUserInfo(configuration, tokens.access_token, claims.sub),
       );
     } catch (error) {
@@ -263,9 +266,10 @@ function refusal(provider: OidcProviderConfig, error: unknown, client: typeof Op
 }
 
 /** A span of a call to an OpenID provider: its host, never a token or a code. */
-function providerSpan(provider: OidcProviderConfig): SpanOptions {
+function providerSpan(provider: OidcProviderConfig, parent: Context | undefined): SpanOptions {
   return {
     kind: SpanKind.CLIENT,
+    parent,
     attributes: { 'server.address': new URL(provider.issuer).hostname, 'entigen.oidc.provider': provider.name },
   };
 }

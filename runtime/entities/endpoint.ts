@@ -1,13 +1,15 @@
 import { fieldView } from '../access/fieldAccess.js';
 import { findWritable, scopeFor } from '../access/requireAccess.js';
 import type { Caller } from '../context/caller.js';
+import { contextInTrace } from '../context/carryTrace.js';
 import { entityOf } from '../context/entityOf.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { ApiError, notFound } from '../errors/apiError.js';
 import { endpointValidatorName } from '../model/entityRoutes.js';
 import type { AppModel, EndpointModel } from '../model/types.js';
+import { traceOf } from '../store/tracedStore.js';
 import type { Doc } from '../store/types.js';
-import { inSpan, inTrace } from '../telemetry/tracing.js';
+import { type Context, inSpan, type Span } from '../telemetry/tracing.js';
 import { requireValid } from '../write/createRecord.js';
 import { type MaskedNames, maskedNames, presentJson } from './presentJson.js';
 import { presentRecord } from './presentRecord.js';
@@ -52,15 +54,21 @@ export async function endpointOperation({ ctx, plural, name, id, body, caller }:
   const now = ctx.now();
   const presented = new WeakSet<object>();
   const result = await ctx.store.transaction(async (store) => {
-    const scope = { ctx: { ...ctx, store }, caller, now, depth: 1, path: [plural] };
     const current = record ? ((await store.get(plural, record.id)) ?? record) : undefined;
-    const run = () =>
+    // The handler's repositories write in the transaction, beneath the handler's span when traced.
+    const run = (_span?: Span, trace?: Context) =>
       handler({
         ...(current ? { id: current.id, record: current } : {}),
         body: input,
         caller,
         now,
-        repositories: ctx.repositoriesFor?.(scope),
+        repositories: ctx.repositoriesFor?.({
+          ctx: contextInTrace({ ...ctx, store }, trace),
+          caller,
+          now,
+          depth: 1,
+          path: [plural],
+        }),
         present: (shown: Doc | null | undefined, of: string = plural) => {
           const entity = entityOf(ctx, of).model;
           if (!shown) return shown;
@@ -69,10 +77,11 @@ export async function endpointOperation({ ctx, plural, name, id, body, caller }:
           return record;
         },
       });
-    return inTrace()
+    const parent = traceOf(store);
+    return parent
       ? inSpan(
           `endpoint ${plural}.${name}`,
-          { attributes: { 'entigen.entity': plural, 'entigen.endpoint': name } },
+          { attributes: { 'entigen.entity': plural, 'entigen.endpoint': name }, parent },
           run,
         )
       : run();

@@ -4,7 +4,7 @@ import type { EntityHooks } from '../context/hookTypes.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { EVENT_CURSORS, HOOK_DELIVERIES } from '../model/collections.js';
 import { LeaseLost, RowLease } from '../store/rowLease.js';
-import { continueTrace, SpanKind } from '../telemetry/tracing.js';
+import { type Context, continueTrace, SpanKind } from '../telemetry/tracing.js';
 import { type ChangeEvent, eventAt, eventsAfter, lastEventSeq } from '../write/eventLog.js';
 import { newId } from '../write/prepareWrite.js';
 
@@ -20,7 +20,7 @@ export interface DispatcherOptions {
   /** How long an instance holds the cursor without renewing it. */
   leaseMs?: number;
   /** Repositories for afterCommit hooks (each write its own transaction, hooks included). */
-  repositories?: () => unknown;
+  repositories?: (trace?: Context) => unknown;
   /** Who made a change, as a Caller as they are now (the event keeps only the user's id). */
   callerOf?: (userId: string | undefined) => Promise<Caller>;
 }
@@ -329,7 +329,7 @@ export class HookDispatcher {
             'entigen.event.seq': event.seq,
           },
         },
-        () => this.race(hook, event, (handle) => (timer = handle)),
+        (_span, trace) => this.race(hook, event, (handle) => (timer = handle), trace),
       );
       return undefined;
     } catch (error) {
@@ -345,6 +345,7 @@ export class HookDispatcher {
     hook: NonNullable<EntityHooks['afterCommit']>,
     event: ChangeEvent,
     started: (timer: NodeJS.Timeout) => void,
+    trace?: Context,
   ): Promise<void> {
     await Promise.race([
       hook({
@@ -356,7 +357,7 @@ export class HookDispatcher {
         previous: event.before ?? null,
         caller: (await this.options.callerOf?.(event.userId ?? undefined)) ?? NOBODY,
         at: event.at,
-        repositories: this.options.repositories?.(),
+        repositories: this.options.repositories?.(trace),
       }),
       new Promise((_, reject) => {
         started(

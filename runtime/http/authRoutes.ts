@@ -24,6 +24,7 @@ import type { Doc } from '../store/types.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { markSecretAnswer } from './idempotency.js';
 import { answerSignIn } from './mfaRoutes.js';
+import { requestAuth, requestTrace } from './traceRequests.js';
 
 /**
  * /api/v1/auth: register, login (password and LDAP), logout, change-password, me, test-ldap,
@@ -43,12 +44,12 @@ export function authRoutes(auth: AuthContext): Router {
   router.raw(api.register, async ({ body, req, res }) => {
     // Verification on: the same answer whether or not the address has an account, and no session.
     if (auth.config.emailVerification !== 'off') {
-      res.status(201).json({ user: await registerQuietly(auth, body) });
+      res.status(201).json({ user: await registerQuietly(requestAuth(auth, req), body) });
       return;
     }
     // Nobody proved the address yet: until someone does, the account is never linked to an
     // identity and `{{user.email}}` rules match nothing for it.
-    const user = await createUser(auth, { ...body, emailVerified: false });
+    const user = await createUser(requestAuth(auth, req), { ...body, emailVerified: false });
     await signIn(req, res, user, 201);
   });
 
@@ -59,14 +60,14 @@ export function authRoutes(auth: AuthContext): Router {
 
   router.json(api.resendVerification, ({ body, req }) => {
     // Like forgot-password: answered before any lookup, the same for every address.
-    resendVerification(auth, body.email).catch((error) =>
+    resendVerification(requestAuth(auth, req), body.email).catch((error) =>
       auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'verification mail request failed'),
     );
     return { success: true, message: 'If the address waits for confirmation, a new link is on its way' };
   });
 
-  router.json(api.changeEmail, async ({ caller, body }) => {
-    await requestEmailChange(auth, caller, body.newEmail, body.currentPassword);
+  router.json(api.changeEmail, async ({ caller, body, req }) => {
+    await requestEmailChange(requestAuth(auth, req), caller, body.newEmail, body.currentPassword);
     return { success: true, message: 'A link that makes the change is on its way to the new address' };
   });
 
@@ -74,13 +75,13 @@ export function authRoutes(auth: AuthContext): Router {
     const { email, password } = body;
     if ((body.authType ?? 'password') === 'password') {
       if (body.ldapConfig !== undefined) throw validationError({ ldapConfig: 'is only for authType ldap' });
-      return firstFactorPassed(req, res, await loginWithPassword(auth, email, password));
+      return firstFactorPassed(req, res, await loginWithPassword(requestAuth(auth, req), email, password));
     }
     const settings = await ldapSettings(auth.ctx.store, auth.env, auth.config.ldap, body.ldapConfig);
     if (!settings) throw new ApiError('UNPROCESSABLE_ENTITY', 'LDAP is not configured');
-    const identity = await metrics.track('ldap', () => ldapAuthenticate(settings, email, password));
+    const identity = await metrics.track('ldap', () => ldapAuthenticate(settings, email, password, requestTrace(req)));
     if (!identity) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
-    const user = await ldapAccount(auth, identity, email);
+    const user = await ldapAccount(requestAuth(auth, req), identity, email);
     if (user.disabled === true) throw new ApiError('UNAUTHORIZED', 'Invalid email or password');
     await firstFactorPassed(req, res, user);
   });
@@ -128,7 +129,7 @@ export function authRoutes(auth: AuthContext): Router {
 
   router.json(api.forgotPassword, ({ body, req }) => {
     // The answer goes out before any lookup, so its timing says nothing about whether the account exists.
-    requestPasswordReset(auth, body.email).catch((error) =>
+    requestPasswordReset(requestAuth(auth, req), body.email).catch((error) =>
       auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'password reset request failed'),
     );
     return { success: true, message: 'If the account exists, a reset token is on its way' };
@@ -137,7 +138,7 @@ export function authRoutes(auth: AuthContext): Router {
   router.json(api.passwordless, ({ body, req }) => {
     passwordlessModes(auth);
     // As for forgot-password: answered before any lookup, the same for every address.
-    requestPasswordlessSignIn(auth, body.email).catch((error) =>
+    requestPasswordlessSignIn(requestAuth(auth, req), body.email).catch((error) =>
       auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'passwordless sign-in request failed'),
     );
     return { success: true, message: 'If the account exists, a way to sign in is on its way' };

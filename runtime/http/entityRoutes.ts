@@ -45,6 +45,7 @@ import { parsePopulate } from '../query/parsePopulate.js';
 import type { Doc } from '../store/types.js';
 import { readBody, readQuery } from './declaredRouter.js';
 import { exactRouter } from './exactRouter.js';
+import { requestContext } from './traceRequests.js';
 import './requestTypes.js';
 import { API_PREFIX, type EntityRouteDeclaration } from '../api/entityRoutes.js';
 import { expressPath } from '../api/route.js';
@@ -365,7 +366,7 @@ function entityHandler(ctx: RuntimeContext, route: EntityRouteDeclaration): Requ
       ? parsedQuery(ctx, route.grammar.parser, model, locale, raw, req.caller)
       : readQuery(route, raw);
     const body = route.bodyCheckedBy === 'entity' ? req.body : readBody(route, req.body);
-    await serve({ ctx, route, req, res, model, locale, query, body });
+    await serve({ ctx: requestContext(ctx, req), route, req, res, model, locale, query, body });
   };
 }
 

@@ -11,6 +11,7 @@ import { importRecords } from '../transfer/importRecords.js';
 import { readSource } from '../transfer/readSource.js';
 import { formatOf } from '../transfer/recordFormat.js';
 import { DeclaredRouter } from './declaredRouter.js';
+import { requestContext } from './traceRequests.js';
 
 export const IMPORT_PATH = '/api/v1/import';
 /** The largest file the console may import; larger ones go through `entigen import`. */
@@ -72,7 +73,7 @@ export function importRoutes(ctx: RuntimeContext): Router {
         throw validationError({ format: 'must be jsonl or csv (the file name does not say)' });
       }
       const outcome = await importRecords({
-        ctx: { ...ctx, hooks: new Map() },
+        ctx: { ...requestContext(ctx, req), hooks: new Map() },
         entity: entity.model,
         validate: entity.validators.create,
         read: readSource(path, format, entity.model),

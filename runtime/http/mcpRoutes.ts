@@ -11,6 +11,7 @@ import { newId } from '../write/prepareWrite.js';
 import { exactRouter } from './exactRouter.js';
 import { MCP_PATH } from './rateLimit/rateLimit.js';
 import './requestTypes.js';
+import { requestContext } from './traceRequests.js';
 
 export { MCP_PATH };
 
@@ -90,7 +91,7 @@ export function mcpRoutes(ctx: RuntimeContext, hub: McpHub): Router {
 
     const [{ mcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
     const server = mcpServer({
-      ctx,
+      ctx: requestContext(ctx, req),
       caller,
       config: hub.config,
       name: ctx.registry.model.app.name,

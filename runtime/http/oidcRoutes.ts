@@ -11,6 +11,7 @@ import { ApiError } from '../errors/apiError.js';
 import { escapeHtml } from '../model/escapeHtml.js';
 import { cookieValue } from './authenticate.js';
 import { DeclaredRouter } from './declaredRouter.js';
+import { requestAuth } from './traceRequests.js';
 
 /** Where the second-factor form of an OpenID sign-in posts (form-encoded, read by this router itself). */
 export const OIDC_MFA_FORM_PATH = api.oidcMfa.path;
@@ -56,7 +57,7 @@ export function oidcRoutes(auth: AuthContext, clients: OidcClients, oauth2: OAut
     const plain = oauth2.find(params.provider);
     const { url, flow } = plain
       ? startOAuth2SignIn(auth, plain, returnTo)
-      : await startOidcSignIn(auth, clients, params.provider, returnTo);
+      : await startOidcSignIn(requestAuth(auth, req), clients, params.provider, returnTo);
     setFlow(req, res, flow);
     res.redirect(302, url);
   });
@@ -68,8 +69,8 @@ export function oidcRoutes(auth: AuthContext, clients: OidcClients, oauth2: OAut
     const plain = oauth2.find(params.provider);
     const { identity, returnTo } = plain
       ? await finishOAuth2SignIn(auth, plain, query, sealed)
-      : await finishOidcSignIn(auth, clients, params.provider, query, sealed);
-    const user = await oidcAccount(auth, identity);
+      : await finishOidcSignIn(requestAuth(auth, req), clients, params.provider, query, sealed);
+    const user = await oidcAccount(requestAuth(auth, req), identity);
     if (user.mfaEnabledAt) {
       const { mfaToken } = issueMfaChallenge(auth, user);
       setFlow(req, res, pending.encrypt(JSON.stringify({ mfaToken, returnTo })));

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type Caller, SYSTEM_CALLER } from '../context/caller.js';
+import { contextInTrace } from '../context/carryTrace.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { DEFAULT_JOB_TIMEOUT_MS, JOB_EXECUTIONS, SCHEDULED_JOBS } from '../model/collections.js';
 import { nextRunAfter, type ScheduleType } from '../model/schedule.js';
 import { RowLease } from '../store/rowLease.js';
-import type { Doc } from '../store/types.js';
-import { failSpanWith, inSpan, linkToActive, type Span } from '../telemetry/tracing.js';
+import type { Doc, Store } from '../store/types.js';
+import { type Context, failSpanWith, inSpan, linkTo, type Span } from '../telemetry/tracing.js';
 import { newId } from '../write/prepareWrite.js';
 import { metricPoints, storeSnapshots } from './snapshots.js';
 
@@ -26,7 +27,8 @@ export type JobHandler = (ctx: JobContext) => Promise<unknown>;
 export interface SchedulerOptions {
   ctx: RuntimeContext;
   handlers: Record<string, JobHandler>;
-  repositories?: unknown;
+  /** The typed repositories of a run, whose calls belong to `trace` when it is traced. */
+  repositories?: (trace?: Context) => unknown;
   maxSeriesPerJob: number;
   /** How often due jobs are looked for. */
   tickMs?: number;
@@ -89,8 +91,8 @@ export class Scheduler {
   }
 
   /** POST /scheduledJobs/{id}/run: starts a run now and returns its execution. */
-  async runNow(job: Doc, userId: string): Promise<Doc> {
-    return this.launch(job, 'manual', userId);
+  async runNow(job: Doc, userId: string, requestTrace?: Context): Promise<Doc> {
+    return this.launch(job, 'manual', userId, requestTrace);
   }
 
   /** Stops looking for work; lets running jobs finish until the grace period, then cancels them. */
@@ -132,7 +134,12 @@ export class Scheduler {
     );
   }
 
-  private async launch(job: Doc, triggeredBy: 'scheduler' | 'manual', userId?: string): Promise<Doc> {
+  private async launch(
+    job: Doc,
+    triggeredBy: 'scheduler' | 'manual',
+    userId?: string,
+    requestTrace?: Context,
+  ): Promise<Doc> {
     const { store } = this.options.ctx;
     const startedAt = this.options.ctx.now();
     const stamp = startedAt.toISOString();
@@ -163,7 +170,7 @@ export class Scheduler {
       `job ${job.name}`,
       {
         root: true,
-        links: triggeredBy === 'manual' ? linkToActive() : undefined,
+        links: linkTo(requestTrace),
         attributes: {
           'entigen.job.name': job.name as string,
           'entigen.job.handler': job.handler as string,
@@ -171,7 +178,7 @@ export class Scheduler {
           'entigen.job.trigger': triggeredBy,
         },
       },
-      (span) => this.execute(job, execution, controller.signal, aborted, abort, startedAt, span),
+      (span, trace) => this.execute(job, execution, controller.signal, aborted, abort, startedAt, span, trace),
     ).finally(() => this.running.delete(execution.id));
     this.running.set(execution.id, { done, abort });
     return execution;
@@ -185,8 +192,9 @@ export class Scheduler {
     abort: (reason: string) => void,
     startedAt: Date,
     span?: Span,
+    trace?: Context,
   ): Promise<void> {
-    const { ctx } = this.options;
+    const ctx = contextInTrace(this.options.ctx, trace);
     const timeoutMs = Number(job.timeout ?? DEFAULT_JOB_TIMEOUT_MS);
     const timer = setTimeout(() => abort(`Timed out after ${timeoutMs} ms`), timeoutMs);
     const logger = ctx.logger.child({ job: job.name, executionId: execution.id });
@@ -200,7 +208,14 @@ export class Scheduler {
           `No handler named "${job.handler}" is registered (jobs.handlers exports: ${Object.keys(this.options.handlers).join(', ') || 'none'})`,
         );
       const result = await Promise.race([
-        handler({ job, execution, caller: SYSTEM_CALLER, signal, logger, repositories: this.options.repositories }),
+        handler({
+          job,
+          execution,
+          caller: SYSTEM_CALLER,
+          signal,
+          logger,
+          repositories: this.options.repositories?.(trace),
+        }),
         aborted,
       ]);
       output = result === undefined ? null : typeof result === 'string' ? result : JSON.stringify(result);
@@ -214,7 +229,7 @@ export class Scheduler {
       clearTimeout(timer);
     }
     if (span && error !== null) failSpanWith(span, error);
-    await this.finish(job, execution, startedAt, status, output, error);
+    await this.finish(ctx.store, job, execution, startedAt, status, output, error);
     // Only registered handler names become labels: a job naming anything else counts as unknown.
     this.options.onRunFinished?.(
       (job.handler as string) in this.options.handlers ? (job.handler as string) : 'unknown',
@@ -223,6 +238,7 @@ export class Scheduler {
   }
 
   private async finish(
+    store: Store,
     job: Doc,
     execution: Doc,
     startedAt: Date,
@@ -230,8 +246,7 @@ export class Scheduler {
     output: string | null,
     error: string | null,
   ) {
-    const { store, now } = this.options.ctx;
-    const ended = now();
+    const ended = this.options.ctx.now();
     const duration = ended.getTime() - startedAt.getTime();
     // A run already marked failed (its lease ran out while this instance stalled) stays so.
     await store.update(

@@ -4,7 +4,7 @@ import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { FieldCipher } from '../crypto/fieldCipher.js';
 import { OUTGOING_MAILS } from '../model/collections.js';
 import type { Doc } from '../store/types.js';
-import { activeTraceparent, continueTrace, detached, SpanKind } from '../telemetry/tracing.js';
+import { continueTrace, detached, SpanKind } from '../telemetry/tracing.js';
 import { newId } from '../write/prepareWrite.js';
 
 /** A mail as the runtime asks for it to be sent. */
@@ -15,6 +15,8 @@ export interface OutgoingMail {
   html?: string;
   /** The template it came from, for the administrators' view. */
   template?: string;
+  /** The W3C traceparent of the request that asked for it, when traces are on: sending continues that trace. */
+  traceparent?: string;
 }
 
 /** What delivers one mail to its server; throws when the server refuses or cannot be reached. */
@@ -77,7 +79,7 @@ export class MailOutbox {
       lastError: null,
       sentAt: null,
       sealedBody: this.cipher.encrypt(JSON.stringify({ text: mail.text, html: mail.html ?? null })),
-      trace: activeTraceparent() ?? null,
+      trace: mail.traceparent ?? null,
       createdAt: now,
       updatedAt: now,
     });

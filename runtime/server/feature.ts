@@ -9,6 +9,7 @@ import type { LogFeed } from '../events/logFeed.js';
 import type { JobHandler, Scheduler } from '../jobs/scheduler.js';
 import type { AppModel, JobScheduleModel } from '../model/types.js';
 import type { Store } from '../store/types.js';
+import type { Context } from '../telemetry/tracing.js';
 
 /** What a feature's routers are made with. */
 export interface FeatureDeps {
@@ -25,7 +26,7 @@ export interface WorkDeps {
   /** The author of a logged change as a Caller, as they are now. */
   callerOf(userId: string | undefined): Promise<Caller>;
   /** Typed repositories that act as the system (each write its own transaction). */
-  systemRepositories(): unknown;
+  systemRepositories(trace?: Context): unknown;
 }
 
 /**

@@ -1,6 +1,8 @@
+import { activeContext } from '../telemetry/tracing.js';
 import { foldInserted } from './common/foldAggregate.js';
 import { hasThrough, throughCollections, withKnownIds } from './common/throughIds.js';
 import { type StoreCall, StoreWrapper } from './storeWrapper.js';
+import { TraceCarrier } from './tracedStore.js';
 import type { AggregateQuery, AggregateResult, CountQuery, Doc, FindQuery, FindResult, Store, Where } from './types.js';
 
 /** A transaction's writes by collection: the records it inserted, or undefined once it did more than insert. */
@@ -394,23 +396,33 @@ export class CountCachingStore extends StoreWrapper {
    */
   override async find(collection: string, query: FindQuery): Promise<FindResult> {
     if (this.touched) return this.inner.find(collection, query);
+    const inner = this.innerNow();
     if (
       !query.remember ||
       query.limit === undefined ||
       query.limit > MAX_PAGE_LENGTH ||
       (query.select && !query.select.includes('id'))
     )
-      return this.readPage(collection, query);
+      return this.readPage(inner, collection, query);
     const collections = hasThrough(query.where) ? [collection, ...throughCollections(query.where)] : [collection];
     return this.cache.rememberPage(
       `page\u0000${collection}\u0000${JSON.stringify(query)}`,
       collections,
-      () => this.readPage(collection, query),
-      (ids) => this.rereadPage(collection, ids, query.select),
+      () => this.readPage(inner, collection, query),
+      (ids) => this.rereadPage(inner, collection, ids, query.select),
     );
   }
 
-  private async readPage(collection: string, query: FindQuery): Promise<FindResult> {
+  /**
+   * The inner store for calls that may come after an await: carrying the span active now, so a
+   * traced request's reads stay its children (nothing is active after an await).
+   */
+  private innerNow(): Store {
+    const active = activeContext();
+    return active === undefined ? this.inner : new TraceCarrier(this.inner, active);
+  }
+
+  private async readPage(inner: Store, collection: string, query: FindQuery): Promise<FindResult> {
     // A sorted page may be read another way when the store knows how many records match (the count
     // a list asks for beside it, when it is remembered); only a page of a sort costs the look-up.
     const matching =
@@ -418,13 +430,18 @@ export class CountCachingStore extends StoreWrapper {
         ? this.cache.peek(`${collection}\u0000${JSON.stringify({ where: query.where, text: query.text })}`, collection)
         : undefined;
     const hinted = matching === undefined ? query : Object.assign({}, query, { matching });
-    if (!hasThrough(query.where)) return this.inner.find(collection, hinted);
-    return this.inner.find(collection, Object.assign({}, hinted, { where: await this.knownIds(query.where) }));
+    if (!hasThrough(query.where)) return inner.find(collection, hinted);
+    return inner.find(collection, Object.assign({}, hinted, { where: await this.knownIds(inner, query.where) }));
   }
 
   /** The records of `ids` in that order, those still there. */
-  private async rereadPage(collection: string, ids: readonly string[], select?: string[]): Promise<FindResult> {
-    const docs = await this.inner.find(collection, {
+  private async rereadPage(
+    inner: Store,
+    collection: string,
+    ids: readonly string[],
+    select?: string[],
+  ): Promise<FindResult> {
+    const docs = await inner.find(collection, {
       where: { field: 'id', op: 'in', value: [...ids] },
       select,
       limit: ids.length,
@@ -444,8 +461,9 @@ export class CountCachingStore extends StoreWrapper {
     // A count through a reference depends on the referenced collections too: kept until any changes.
     if (hasThrough(query.where)) {
       const collections = [collection, ...throughCollections(query.where)];
+      const inner = this.innerNow();
       return this.cache.remember(key, collections, async () =>
-        this.inner.count(collection, Object.assign({}, query, { where: await this.knownIds(query.where) })),
+        inner.count(collection, Object.assign({}, query, { where: await this.knownIds(inner, query.where) })),
       );
     }
     this.cache.sync();
@@ -464,14 +482,16 @@ export class CountCachingStore extends StoreWrapper {
     if (!hasThrough(query.where))
       return this.cache.rememberAggregate(key, [collection], () => this.inner.aggregate(collection, query), query);
     const collections = [collection, ...throughCollections(query.where)];
+    const inner = this.innerNow();
     return this.cache.rememberAggregate(key, collections, async () =>
-      this.inner.aggregate(collection, Object.assign({}, query, { where: await this.knownIds(query.where) })),
+      inner.aggregate(collection, Object.assign({}, query, { where: await this.knownIds(inner, query.where) })),
     );
   }
 
   override async get(collection: string, id: string, where?: Where): Promise<Doc | null> {
     if (this.touched || !hasThrough(where)) return this.inner.get(collection, id, where);
-    return this.inner.get(collection, id, await this.knownIds(where));
+    const inner = this.innerNow();
+    return inner.get(collection, id, await this.knownIds(inner, where));
   }
 
   /**
@@ -479,14 +499,14 @@ export class CountCachingStore extends StoreWrapper {
    * is written: a list under such a rule then costs what a list by ids costs. Inside a
    * transaction, and for more ids than MAX_IDS_PER_LIST, the store's subquery answers.
    */
-  private knownIds(where: Where | undefined): Promise<Where | undefined> {
+  private knownIds(inner: Store, where: Where | undefined): Promise<Where | undefined> {
     if (this.touched || !hasThrough(where)) return Promise.resolve(where);
     return withKnownIds(where, (through, settledInner) => {
       const key = `ids\u0000${through.collection}\u0000${JSON.stringify(through.where ?? null)}`;
       const collections = [through.collection, ...throughCollections(through.where)];
       return this.cache.rememberIds(key, collections, async (limit) =>
         (
-          await this.inner.find(through.collection, {
+          await inner.find(through.collection, {
             where: settledInner,
             select: ['id'],
             limit,

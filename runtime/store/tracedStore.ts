@@ -1,4 +1,4 @@
-import { type Attributes, inSpan, inTrace, SpanKind } from '../telemetry/tracing.js';
+import { type Attributes, activeContext, type Context, inSpan, SpanKind, withContext } from '../telemetry/tracing.js';
 import { type StoreCall, StoreWrapper } from './storeWrapper.js';
 import type { Store } from './types.js';
 
@@ -37,27 +37,81 @@ const MONGO_OPERATION: Record<StoreCall, string> = {
  * The adapter with a client span around each call, named `<operation> <collection>` after the
  * database semantic conventions (system, operation, collection; never a value). A transaction is
  * a span of its own, its statements beneath it. Only in the stack while tracing is on.
+ *
+ * A call's parent is the span active as it comes down the stack (a `TraceCarrier` above makes it
+ * so); a transaction's store holds the transaction's span for the statements that come after an
+ * await, when nothing is active any more.
  */
 export class TracedStore extends StoreWrapper {
   private readonly system: string;
   private readonly operations: Record<StoreCall, string>;
 
-  constructor(inner: Store) {
+  constructor(
+    inner: Store,
+    /** The transaction's span, for a transaction's store. */
+    readonly trace?: Context,
+  ) {
     super(inner);
     this.system = SYSTEM[inner.kind];
     this.operations = inner.kind === 'mongo' ? MONGO_OPERATION : SQL_OPERATION;
   }
 
   protected override around<T>(call: StoreCall, collection: string | undefined, run: () => Promise<T>): Promise<T> {
-    if (!inTrace()) return run();
+    const parent = activeContext() ?? this.trace;
+    if (parent === undefined) return run();
     const operation = this.operations[call];
     const attributes: Attributes = { 'db.system.name': this.system, 'db.operation.name': operation };
     if (collection !== undefined) attributes['db.collection.name'] = collection;
     const name = collection === undefined ? operation : `${operation} ${collection}`;
-    return inSpan(name, { kind: call === 'transaction' ? SpanKind.INTERNAL : SpanKind.CLIENT, attributes }, run);
+    return inSpan(name, { kind: SpanKind.CLIENT, attributes, parent }, run);
+  }
+
+  override transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    const parent = activeContext() ?? this.trace;
+    if (parent === undefined) return this.inner.transaction((tx) => fn(tx === this.inner ? this : new TracedStore(tx)));
+    return inSpan('transaction', { attributes: { 'db.system.name': this.system }, parent }, (_span, context) =>
+      this.inner.transaction((tx) => fn(tx === this.inner ? this : new TracedStore(tx, context))),
+    );
   }
 
   protected wrapTransaction(tx: Store): Store {
     return new TracedStore(tx);
   }
+}
+
+/**
+ * The shared store as one request (a hook, an endpoint, a job run) uses it: every call comes down
+ * the stack with `trace` active, so the spans the database calls make are its children. Built
+ * only for a sampled trace; a transaction's store carries its own span from there.
+ */
+export class TraceCarrier extends StoreWrapper {
+  constructor(
+    inner: Store,
+    readonly trace: Context,
+  ) {
+    super(inner);
+  }
+
+  protected override around<T>(_call: StoreCall, _collection: string | undefined, run: () => Promise<T>): Promise<T> {
+    return withContext(this.trace, run);
+  }
+
+  protected wrapTransaction(tx: Store): Store {
+    return tx;
+  }
+}
+
+/** The span a store's calls belong to: a carrier's, or a traced transaction's; undefined outside a sampled trace. */
+export function traceOf(store: Store): Context | undefined {
+  for (let current: Store = store; current instanceof StoreWrapper; current = current.inner) {
+    if (current instanceof TraceCarrier) return current.trace;
+    if (current instanceof TracedStore) return current.trace;
+  }
+  return undefined;
+}
+
+/** `store` carrying `trace` instead of what it carried (unchanged outside a sampled trace). */
+export function carryTrace(store: Store, trace: Context | undefined): Store {
+  if (trace === undefined) return store;
+  return new TraceCarrier(store instanceof TraceCarrier ? store.inner : store, trace);
 }

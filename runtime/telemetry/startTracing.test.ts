@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkSampler, traceProtocol, tracingWanted } from './startTracing.js';
-import { activeTraceparent, inSpan, tracingOn } from './tracing.js';
+import { activeContext, inSpan, tracingOn } from './tracing.js';
 
 describe('tracing settings', () => {
   it('are on with an exporter endpoint from the environment or the config, and off with OTEL_SDK_DISABLED', () => {
@@ -52,6 +52,6 @@ describe('tracing settings', () => {
         throw new Error('passes through');
       }),
     ).toThrow('passes through');
-    expect(activeTraceparent()).toBeUndefined();
+    expect(activeContext()).toBeUndefined();
   });
 });

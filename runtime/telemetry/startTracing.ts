@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { disableTracing, enableTracing } from './tracing.js';
+import { disableTracing, enableTracing, SyncContextManager } from './tracing.js';
 
 /** `telemetry:` in entigen.config.yaml; the OpenTelemetry environment variables override it. */
 export interface TracingSettings {
@@ -84,16 +84,14 @@ export async function startTracing(
   checkSampler(env);
   const fromEnv = Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
   const url = fromEnv ? undefined : `${settings!.endpoint!.replace(/\/+$/, '')}/v1/traces`;
-  const [{ NodeTracerProvider }, { AsyncLocalStorageContextManager }, sdk, resources, exporterModule] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace-node'),
-      import('@opentelemetry/context-async-hooks'),
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/resources'),
-      protocol === 'http/json'
-        ? import('@opentelemetry/exporter-trace-otlp-http')
-        : import('@opentelemetry/exporter-trace-otlp-proto'),
-    ]);
+  const [{ NodeTracerProvider }, sdk, resources, exporterModule] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    protocol === 'http/json'
+      ? import('@opentelemetry/exporter-trace-otlp-http')
+      : import('@opentelemetry/exporter-trace-otlp-proto'),
+  ]);
   const exporter = new exporterModule.OTLPTraceExporter(url ? { url } : {});
   // The app's name unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise (envDetector).
   const resource = resources
@@ -116,8 +114,8 @@ export async function startTracing(
     spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
     ...(sampler ? { sampler } : {}),
   });
-  // The AsyncLocalStorage context manager and the W3C trace-context propagator, as globals.
-  const contextManager = new AsyncLocalStorageContextManager();
+  // The W3C trace-context propagator and a context manager without async_hooks, as globals.
+  const contextManager = new SyncContextManager();
   provider.register({ contextManager });
   enableTracing('entigen', service.version, contextManager);
   return {

@@ -10,6 +10,7 @@ import {
   SpanKind,
   SpanStatusCode,
   type Tracer,
+  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 
@@ -20,27 +21,80 @@ export { SpanKind };
  * OpenTelemetry traces, as the code that makes spans sees them: the API alone (the SDK is loaded
  * by startTracing.ts, and only when an exporter is configured). Until `enableTracing` runs every
  * helper here is a plain call of its function, so a server without tracing pays one boolean test.
+ *
+ * A trace is carried explicitly, not by AsyncLocalStorage: on Node 20 that turns on a hook for
+ * every promise of the process once a context is entered, some 15 to 30 µs a request whether it
+ * is sampled or not. The active context below lasts for the synchronous run of a function; what
+ * runs after an await finds its span through the store it was handed (store/tracedStore.ts).
  */
 let tracer: Tracer | undefined;
 /** The context manager the SDK registered, held directly: the API's global look-up costs a request each time. */
 let manager: ContextManager | undefined;
+
+/**
+ * A context active while a function runs synchronously (and while a bound function does): a
+ * stack, with nothing of async_hooks. Enough for a span's own statements before its first await;
+ * the rest is carried by hand.
+ */
+export class SyncContextManager implements ContextManager {
+  private current: Context = ROOT_CONTEXT;
+
+  active(): Context {
+    return this.current;
+  }
+
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    const previous = this.current;
+    this.current = context;
+    try {
+      return fn.call(thisArg, ...args);
+    } finally {
+      this.current = previous;
+    }
+  }
+
+  bind<T>(context: Context, target: T): T {
+    if (typeof target !== 'function') return target;
+    const fn = target as unknown as (...args: unknown[]) => unknown;
+    const manager = this;
+    return function bound(this: unknown, ...args: unknown[]) {
+      return manager.with(context, () => fn.apply(this, args));
+    } as unknown as T;
+  }
+
+  enable(): this {
+    return this;
+  }
+
+  disable(): this {
+    this.current = ROOT_CONTEXT;
+    return this;
+  }
+}
 
 /** Whether spans are being made (an exporter was configured at start). */
 export function tracingOn(): boolean {
   return tracer !== undefined;
 }
 
-/**
- * Whether the code runs inside a sampled trace: only then does a span helper make a span. A
- * request the sampler leaves out runs outside any context, so it pays this test and nothing else.
- */
-export function inTrace(): boolean {
-  return manager !== undefined && trace.getSpan(manager.active()) !== undefined;
+/** Whether `context` belongs to a sampled trace: only then does work beneath it make spans. */
+export function inTrace(context: Context | undefined): context is Context {
+  return context !== undefined && trace.getSpan(context) !== undefined;
 }
 
-/** Called once the SDK is registered as the global tracer provider, with its context manager. */
-export function enableTracing(name: string, version: string, contextManager: ContextManager): void {
-  tracer = trace.getTracer(name, version);
+/** Called once the SDK is registered as the global tracer provider (or with a provider of its own), with its context manager. */
+export function enableTracing(
+  name: string,
+  version: string,
+  contextManager: ContextManager,
+  provider?: TracerProvider,
+): void {
+  tracer = provider ? provider.getTracer(name, version) : trace.getTracer(name, version);
   manager = contextManager;
 }
 
@@ -65,7 +119,7 @@ export interface SpanOptions {
  * sets the span's status and records the exception (its message alone for a client's error).
  * Without tracing, `fn` runs as it is, given no span.
  */
-export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span) => T): T {
+export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, context?: Context) => T): T {
   if (tracer === undefined || manager === undefined) return fn(undefined);
   const parent = options.root ? ROOT_CONTEXT : (options.parent ?? manager.active());
   // Work outside every trace (a poll, a lease's renewal) makes no span: it would be a trace of one.
@@ -85,7 +139,7 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span) 
   const active = trace.setSpan(parent, span);
   let result: T;
   try {
-    result = manager.with(active, fn, undefined, span);
+    result = manager.with(active, fn, undefined, span, active);
   } catch (error) {
     failSpan(span, error);
     span.end();
@@ -128,7 +182,7 @@ export function continueTrace<T>(
   traceparent: string | null | undefined,
   name: string,
   options: SpanOptions,
-  fn: (span?: Span) => T,
+  fn: (span?: Span, context?: Context) => T,
 ): T {
   if (tracer === undefined) return fn(undefined);
   // A traceparent that does not parse (a row written by hand) starts a trace of its own.
@@ -141,7 +195,10 @@ export function withContext<T>(ctx: Context, fn: () => T): T {
   return manager === undefined ? fn() : manager.with(ctx, fn);
 }
 
-/** The context active now, to run later work in (a queued transaction); undefined outside a trace. */
+/**
+ * The context active now (in the synchronous run of a span's function), to run later work in (a
+ * queued transaction); undefined outside a trace.
+ */
 export function activeContext(): Context | undefined {
   if (manager === undefined) return undefined;
   const active = manager.active();
@@ -153,7 +210,7 @@ export function activeContext(): Context | undefined {
  * outbox) serves every request after it too, so it belongs to none of them.
  */
 export function detached<T>(fn: () => T): T {
-  return inTrace() ? manager!.with(ROOT_CONTEXT, fn) : fn();
+  return manager !== undefined && manager.active() !== ROOT_CONTEXT ? manager.with(ROOT_CONTEXT, fn) : fn();
 }
 
 /** Links to the spans the contexts hold (a group commit's other transactions). */
@@ -166,15 +223,10 @@ export function linksTo(contexts: readonly (Context | undefined)[]): Link[] {
   return links;
 }
 
-/** The span active now, if any. */
-export function activeSpan(): Span | undefined {
-  return manager === undefined ? undefined : trace.getSpan(manager.active());
-}
-
-/** The active span's context as a link (a manual job run links to the request that started it). */
-export function linkToActive(): Link[] | undefined {
-  const span = activeSpan();
-  return span ? [{ context: span.spanContext() }] : undefined;
+/** A link to the span `context` holds (a manual job run links to the request that started it). */
+export function linkTo(context: Context | undefined): Link[] | undefined {
+  const span = context && trace.getSpanContext(context);
+  return span ? [{ context: span }] : undefined;
 }
 
 /**
@@ -200,12 +252,11 @@ export function failSpanWith(span: Span, message: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message });
 }
 
-/** The W3C traceparent of the active span, to keep with work done later; undefined without one. */
-export function activeTraceparent(): string | undefined {
-  const active = activeContext();
-  if (active === undefined) return undefined;
+/** The W3C traceparent of the span `context` holds, to keep with work done later; undefined without one. */
+export function traceparentOf(context: Context | undefined): string | undefined {
+  if (!inTrace(context)) return undefined;
   const carrier: Record<string, string> = {};
-  propagation.inject(active, carrier);
+  propagation.inject(context, carrier);
   return carrier.traceparent;
 }
 
@@ -214,10 +265,9 @@ export function contextFrom(carrier: Record<string, string | string[] | undefine
   return propagation.extract(ROOT_CONTEXT, carrier);
 }
 
-/** Adds the active span's `traceparent` (and `tracestate`) to outgoing headers. */
-export function injectTraceHeaders(headers: Record<string, string>): void {
-  const active = activeContext();
-  if (active !== undefined) propagation.inject(active, headers);
+/** Adds the `traceparent` (and `tracestate`) of the span `context` holds to outgoing headers. */
+export function injectTraceHeaders(headers: Record<string, string>, context: Context | undefined): void {
+  if (inTrace(context)) propagation.inject(context, headers);
 }
 
 /** `trace_id` and `span_id` of the active span for a log line, or of `span` when given. */

@@ -3,8 +3,9 @@ import type { ChangeEventName } from '../context/hookTypes.js';
 import { CHANGE_EVENTS, HOOK_DELIVERIES, SEQUENCES, WEBHOOK_DELIVERIES, WEBHOOKS } from '../model/collections.js';
 import type { EntityModel } from '../model/types.js';
 import { fieldPicker, type Picker } from '../store/common/compiledLiteral.js';
+import { traceOf } from '../store/tracedStore.js';
 import { type Condition, type Doc, type NumberingCounter, type Store, UniqueConflict } from '../store/types.js';
-import { activeTraceparent } from '../telemetry/tracing.js';
+import { traceparentOf } from '../telemetry/tracing.js';
 import { newId } from './prepareWrite.js';
 
 /** The counter row of the event log (a fixed id: every instance finds the same row). */
@@ -81,7 +82,7 @@ export async function appendEvents(
 ): Promise<void> {
   if (changes.length === 0 || !isLogged(entity)) return;
   const stamp = at.toISOString();
-  const trace = activeTraceparent() ?? null;
+  const trace = traceparentOf(traceOf(tx)) ?? null;
   const rows: Doc[] = changes.map((change) => ({
     id: newId(),
     seq: null,

@@ -5,8 +5,9 @@ import { ApiError } from '../errors/apiError.js';
 import { serverSetFields, writableFields } from '../model/entityRoutes.js';
 import type { EntityModel } from '../model/types.js';
 import { validationDetails } from '../model/validationDetails.js';
+import { traceOf } from '../store/tracedStore.js';
 import type { Doc } from '../store/types.js';
-import { inSpan, inTrace } from '../telemetry/tracing.js';
+import { inSpan } from '../telemetry/tracing.js';
 
 /** How deep writes through hook repositories may nest (a hook's write running another entity's hooks). */
 export const MAX_HOOK_DEPTH = 8;
@@ -47,7 +48,7 @@ export async function runBeforeCreate(
   const hook = hooksOf(scope, plural)?.beforeCreate;
   if (!hook) return values;
   const { writable, rest } = splitWritable(scope, plural, values);
-  const result = await call(plural, 'beforeCreate', () => hook(hookArgs(scope, plural, { data: writable })));
+  const result = await call(scope, plural, 'beforeCreate', () => hook(hookArgs(scope, plural, { data: writable })));
   if (result === undefined) return values;
   checkResult(scope, plural, 'beforeCreate', result, 'create');
   // The hook's values last: it may set read-only fields (the schema refuses system ones).
@@ -65,7 +66,7 @@ export async function runBeforeUpdate(
   const hook = hooksOf(scope, plural)?.beforeUpdate;
   if (!hook) return patch;
   const { writable, rest } = splitWritable(scope, plural, patch);
-  const result = await call(plural, 'beforeUpdate', () =>
+  const result = await call(scope, plural, 'beforeUpdate', () =>
     hook(hookArgs(scope, plural, { id, data: writable, existing: existing as never })),
   );
   if (result === undefined) return patch;
@@ -76,7 +77,7 @@ export async function runBeforeUpdate(
 export async function runBeforeDelete(scope: WriteScope, plural: string, id: string, existing: Doc): Promise<void> {
   const hook = hooksOf(scope, plural)?.beforeDelete;
   if (!hook) return;
-  await call(plural, 'beforeDelete', () => hook(hookArgs(scope, plural, { id, existing: existing as never })));
+  await call(scope, plural, 'beforeDelete', () => hook(hookArgs(scope, plural, { id, existing: existing as never })));
 }
 
 /** Whether an entity has any before-hook (the operations then always write in a transaction). */
@@ -104,12 +105,13 @@ function hookArgs<T extends object>(scope: WriteScope, plural: string, extra: T)
   return Object.assign(args, extra);
 }
 
-async function call<T>(plural: string, hook: HookName, run: () => T | Promise<T>): Promise<T> {
+async function call<T>(scope: WriteScope, plural: string, hook: HookName, run: () => T | Promise<T>): Promise<T> {
   try {
-    if (!inTrace()) return await run();
+    const parent = traceOf(scope.ctx.store);
+    if (parent === undefined) return await run();
     return await inSpan(
       `hook ${hook} ${plural}`,
-      { attributes: { 'entigen.hook': hook, 'entigen.entity': plural } },
+      { attributes: { 'entigen.hook': hook, 'entigen.entity': plural }, parent },
       async () => run(),
     );
   } catch (error) {

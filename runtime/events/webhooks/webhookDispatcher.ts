@@ -395,8 +395,8 @@ export class WebhookDispatcher {
           'entigen.event.seq': event.seq,
         },
       },
-      async (span) => {
-        injectTraceHeaders(headers);
+      async (span, trace) => {
+        injectTraceHeaders(headers, trace);
         const outcome = await postWebhook(webhook.url as string, headers, body, {
           timeoutMs: this.config.timeoutMs,
           allowPrivate: this.config.allowPrivateTargets,

@@ -3,6 +3,7 @@ import type { AuthContext } from '../../auth/authContext.js';
 import { sessionCookie } from '../../auth/sessionCookie.js';
 import { createFirstAdmin, hasAdmin } from '../../auth/setup.js';
 import { SYSTEM_CALLER } from '../../context/caller.js';
+import { contextInTrace } from '../../context/carryTrace.js';
 import { hookTable } from '../../context/defineRegistry.js';
 import type { RuntimeContext } from '../../context/runtimeContext.js';
 import { FieldCipher } from '../../crypto/fieldCipher.js';
@@ -13,6 +14,7 @@ import { logTransport, smtpTransport } from '../../mail/mailTransports.js';
 import { sendTestMail } from '../../mail/testMail.js';
 import { withMediaCleanup } from '../../media/mediaCleanup.js';
 import { MEDIA_ASSETS } from '../../model/collections.js';
+import type { Context } from '../../telemetry/tracing.js';
 import { ensureEventSequence } from '../../write/eventLog.js';
 import { repositoryWriter } from '../../write/writePipeline.js';
 import { featureRules } from '../features.js';
@@ -24,7 +26,7 @@ export interface Services {
   auth: AuthContext;
   outbox: MailOutbox;
   /** The typed repositories of jobs and afterCommit hooks: they act as the system. */
-  systemRepositories(): unknown;
+  systemRepositories(trace?: Context): unknown;
 }
 
 /** The context every operation takes: the registry, the store, the secrets, the composed feature rules, the hooks. */
@@ -99,11 +101,14 @@ export async function withServices(base: Base, stores: Stores): Promise<Services
   };
   await bootstrapAdmin(auth, env);
   await ensureEventSequence(stores.store);
-  const systemRepositories = () =>
-    options.repositories?.(
-      stores.store,
-      repositoryWriter(() => ({ ctx, caller: SYSTEM_CALLER, now: ctx.now(), depth: 0, path: [] })),
+  // A job run's or an afterCommit delivery's: their calls belong to its span when it is traced.
+  const systemRepositories = (trace?: Context) => {
+    const traced = contextInTrace(ctx, trace);
+    return options.repositories?.(
+      traced.store,
+      repositoryWriter(() => ({ ctx: traced, caller: SYSTEM_CALLER, now: ctx.now(), depth: 0, path: [] })),
     );
+  };
   return { ctx, auth, outbox, systemRepositories };
 }
 

@@ -32,7 +32,7 @@ export function withUpkeep(
         ]),
       ),
     },
-    repositories: systemRepositories(),
+    repositories: systemRepositories,
     maxSeriesPerJob: config.jobs.maxSeriesPerJob,
     onRunFinished: (handler, status) => operator.jobRun(handler, status),
   });

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { physicalModel } from '../../model/locales.js';
 import type { AppModel } from '../../model/types.js';
+import { activeContext } from '../../telemetry/tracing.js';
 import { searchText, searchVocabulary } from '../common/searchText.js';
 import { type TableLayout, tableLayout } from '../common/tableLayout.js';
 import { ident } from '../sql/ident.js';
@@ -365,9 +366,11 @@ export class PgStore extends SqlStore {
    */
   private async withTransaction<T>(fn: (client: Queryable) => Promise<T>): Promise<T> {
     if (this.client) return fn(this.client);
+    // The transaction's span, active as it starts: its commit may go out with others' later.
+    const trace = activeContext();
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();
-      const tx = new DeferringConnection(client, this.shared.commits);
+      const tx = new DeferringConnection(client, this.shared.commits, trace);
       try {
         const result = await fn(tx);
         await tx.commit();

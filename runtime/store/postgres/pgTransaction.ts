@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { activeContext, type Context, inSpan, linksTo, SpanKind } from '../../telemetry/tracing.js';
+import { type Context, inSpan, linksTo, SpanKind } from '../../telemetry/tracing.js';
 import { ident } from '../sql/ident.js';
 import type { Statement } from '../sql/statements.js';
 import { StoreUnavailable } from '../types.js';
@@ -28,6 +28,8 @@ export class DeferringConnection implements Queryable {
   constructor(
     private readonly client: pg.PoolClient,
     private readonly group: CommitGroup,
+    /** The transaction's span, when it is traced. */
+    private readonly trace?: Context,
   ) {}
 
   /**
@@ -63,7 +65,7 @@ export class DeferringConnection implements Queryable {
     if (!this.begun) {
       const inserts = this.pending.slice(1);
       this.pending = [];
-      if (inserts.length > 0) await this.group.commit(this.client, inserts);
+      if (inserts.length > 0) await this.group.commit(this.client, inserts, this.trace);
       return;
     }
     const held = this.take();
@@ -121,7 +123,7 @@ export class CommitGroup {
   private busy = false;
 
   /** Commits `statements` as one transaction, with others of the moment when it can. */
-  commit(client: pg.PoolClient, statements: readonly Held[]): Promise<void> {
+  commit(client: pg.PoolClient, statements: readonly Held[], trace?: Context): Promise<void> {
     let size = 0;
     for (const held of statements) size += typeof held === 'string' ? held.length : held.row.length;
     return new Promise((resolve, reject) => {
@@ -130,7 +132,7 @@ export class CommitGroup {
         statements,
         size,
         settle: (error) => (error === undefined ? resolve() : reject(error)),
-        trace: activeContext(),
+        trace,
       });
       this.next();
     });

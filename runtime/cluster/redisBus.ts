@@ -21,6 +21,10 @@ export class RedisBus extends PulsedBus {
   private started = false;
   private closed = false;
   private resumed = false;
+  /** Whether the publishing connection was ready once: before that, notices wait without a word. */
+  private everReady: boolean;
+  /** Whether this outage was told already (once per outage, by its message: a stack says nothing here). */
+  private told = false;
 
   private constructor(
     private readonly redis: Redis,
@@ -30,6 +34,7 @@ export class RedisBus extends PulsedBus {
     maxStalenessMs: number,
   ) {
     super('redis', maxStalenessMs);
+    this.everReady = redis.status === 'ready';
   }
 
   static async connect(redis: Redis, prefix: string, logger: Logger, maxStalenessMs: number): Promise<RedisBus> {
@@ -39,8 +44,8 @@ export class RedisBus extends PulsedBus {
       autoResubscribe: false,
       lazyConnect: true,
     });
-    subscriber.on('error', (error) => logger.warn({ err: error }, 'redis subscriber error'));
     const bus = new RedisBus(redis, subscriber, prefix, logger, maxStalenessMs);
+    subscriber.on('error', (error: Error) => bus.outage('redis subscriber error', error));
     subscriber.on('message', (channel: string, text: string) => bus.deliver(channel, text));
     subscriber.on('ready', () => void bus.subscribeAll());
     subscriber.on('close', () => bus.watch.lost());
@@ -57,16 +62,15 @@ export class RedisBus extends PulsedBus {
   async start(): Promise<void> {
     this.started = true;
     this.startPulse();
-    await this.subscriber
-      .connect()
-      .catch((error) => this.logger.warn({ err: error }, 'redis subscriber cannot connect'));
+    await this.subscriber.connect().catch((error: Error) => this.outage('redis subscriber cannot connect', error));
   }
 
   publish(topic: string, message = ''): void {
     const text = `${this.instance} ${message}`;
-    this.redis.publish(`${this.prefix}:${topic}`, text).catch((error) => {
+    this.redis.publish(`${this.prefix}:${topic}`, text).catch((error: Error) => {
       if (topic === PULSE_TOPIC || this.closed) return;
-      this.logger.warn({ err: error, topic }, 'cannot publish a notice to redis; it is sent when redis answers');
+      // Before the first connection a notice simply waits for it.
+      if (this.everReady) this.outage('cannot publish a notice to redis; it is sent when redis answers', error);
       this.keepUnsent(topic, text);
     });
   }
@@ -84,7 +88,16 @@ export class RedisBus extends PulsedBus {
     if (this.unsent.size > MAX_UNSENT) this.unsent.delete(this.unsent.values().next().value!);
   }
 
+  /** Tells an outage once, by its message, until Redis answers again. */
+  private outage(message: string, error: Error): void {
+    if (this.told || this.closed) return;
+    this.told = true;
+    this.logger.warn({ error: error?.message ?? String(error) }, message);
+  }
+
   private flushUnsent(): void {
+    this.everReady = true;
+    this.told = false;
     const entries = [...this.unsent];
     this.unsent.clear();
     for (const entry of entries) {
@@ -98,6 +111,7 @@ export class RedisBus extends PulsedBus {
   /** Subscribes every topic on a fresh connection; the first time it completes after a loss, caches start over. */
   private async subscribeAll(): Promise<void> {
     if (!this.started) return;
+    this.told = false;
     for (const topic of [...this.handlers.keys()]) {
       if (this.subscriber.status !== 'ready') return;
       await this.subscribe(topic);
@@ -108,7 +122,7 @@ export class RedisBus extends PulsedBus {
     try {
       await this.subscriber.subscribe(`${this.prefix}:${topic}`);
     } catch (error) {
-      this.logger.warn({ err: error, topic }, 'cannot subscribe to a redis channel; retrying');
+      this.logger.warn({ error: (error as Error)?.message, topic }, 'cannot subscribe to a redis channel; retrying');
       // A refused SUBSCRIBE leaves the bus untrusted; a fresh connection tries again.
       if (!this.closed) this.subscriber.disconnect(true);
       return;

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cliPath, repoRoot } from '../support/cli.js';
+import { startPrivateRedis } from '../support/privateRedis.js';
 import { ADMIN_ENV, adminToken, type SpawnedServer, spawnServer } from '../support/spawnServer.js';
 
 const running: SpawnedServer[] = [];
@@ -36,6 +37,47 @@ describe('server processes', () => {
     expect(statuses.filter((s, i) => s === 429 && i % 2 === 0).length).toBeGreaterThan(0);
     expect(statuses.filter((s, i) => s === 429 && i % 2 === 1).length).toBeGreaterThan(0);
   });
+
+  it('starts quietly on SQLite with Redis, and tells a Redis outage once, by its message', async () => {
+    const redis = await startPrivateRedis();
+    try {
+      const server = await start({ REDIS_URL: redis.url, DATABASE_URL: `sqlite:${tempDb()}` });
+      const token = await adminToken(server.url);
+      // A write publishes a notice to the other instances.
+      const made = await fetch(`${server.url}/api/v1/articles`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ title: 'Quiet', body: 'a start without warnings' }),
+      });
+      expect(made.status).toBe(201);
+      await new Promise((r) => setTimeout(r, 300));
+      const lines = () =>
+        server
+          .output()
+          .split('\n')
+          .filter((line) => line.startsWith('{'))
+          .map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(lines().filter((line) => line.level >= 40)).toEqual([]);
+      expect(server.output()).not.toContain('"stack"');
+
+      // Redis goes away: each connection says so once while ioredis retries, with no stack.
+      await redis.stop();
+      for (let i = 0; i < 5; i++) {
+        await fetch(`${server.url}/api/v1/articles`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ title: `During ${i}`, body: 'written while Redis is down' }),
+        });
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      const told = lines().filter((line) => line.level >= 40);
+      expect(told.length).toBeGreaterThan(0);
+      expect(told.length).toBeLessThanOrEqual(3);
+      expect(server.output()).not.toContain('"stack"');
+    } finally {
+      await redis.stop();
+    }
+  }, 60_000);
 
   it('finishes a slow request in flight on SIGTERM, refuses new ones, and exits 0', async () => {
     const server = await start({ DATABASE_URL: `sqlite:${tempDb()}` });

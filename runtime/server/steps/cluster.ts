@@ -33,7 +33,16 @@ export async function withCluster(
         lazyConnect: false,
       })
     : undefined;
-  redis?.on('error', (error) => logger.warn({ err: error }, 'redis error'));
+  // An outage is told once, by its message (ioredis retries and reports each attempt), until Redis answers again.
+  let told = false;
+  redis?.on('ready', () => {
+    told = false;
+  });
+  redis?.on('error', (error: Error) => {
+    if (told) return;
+    told = true;
+    logger.warn({ error: error.message }, 'redis error: retrying');
+  });
   // ENTIGEN_REDIS_PREFIX separates apps (or test runs) that share one Redis.
   const prefix = env.ENTIGEN_REDIS_PREFIX ?? 'entigen';
   const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${prefix}:rl`)) : memoryLimiterStore();

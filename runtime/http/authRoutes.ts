@@ -24,7 +24,7 @@ import type { Doc } from '../store/types.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { markSecretAnswer } from './idempotency.js';
 import { answerSignIn } from './mfaRoutes.js';
-import { requestAuth, requestTrace } from './traceRequests.js';
+import { requestAuth, requestTrace, requestTraceFields } from './requestTrace.js';
 
 /**
  * /api/v1/auth: register, login (password and LDAP), logout, change-password, me, test-ldap,
@@ -61,7 +61,10 @@ export function authRoutes(auth: AuthContext): Router {
   router.json(api.resendVerification, ({ body, req }) => {
     // Like forgot-password: answered before any lookup, the same for every address.
     resendVerification(requestAuth(auth, req), body.email).catch((error) =>
-      auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'verification mail request failed'),
+      auth.ctx.logger.error(
+        { ...requestTraceFields(req), err: error, correlationId: req.correlationId },
+        'verification mail request failed',
+      ),
     );
     return { success: true, message: 'If the address waits for confirmation, a new link is on its way' };
   });
@@ -130,7 +133,10 @@ export function authRoutes(auth: AuthContext): Router {
   router.json(api.forgotPassword, ({ body, req }) => {
     // The answer goes out before any lookup, so its timing says nothing about whether the account exists.
     requestPasswordReset(requestAuth(auth, req), body.email).catch((error) =>
-      auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'password reset request failed'),
+      auth.ctx.logger.error(
+        { ...requestTraceFields(req), err: error, correlationId: req.correlationId },
+        'password reset request failed',
+      ),
     );
     return { success: true, message: 'If the account exists, a reset token is on its way' };
   });
@@ -139,7 +145,10 @@ export function authRoutes(auth: AuthContext): Router {
     passwordlessModes(auth);
     // As for forgot-password: answered before any lookup, the same for every address.
     requestPasswordlessSignIn(requestAuth(auth, req), body.email).catch((error) =>
-      auth.ctx.logger.error({ err: error, correlationId: req.correlationId }, 'passwordless sign-in request failed'),
+      auth.ctx.logger.error(
+        { ...requestTraceFields(req), err: error, correlationId: req.correlationId },
+        'passwordless sign-in request failed',
+      ),
     );
     return { success: true, message: 'If the account exists, a way to sign in is on its way' };
   });

@@ -4,7 +4,7 @@ import type { RuntimeContext } from '../context/runtimeContext.js';
 import { batchOperation } from '../entities/batch.js';
 import { DeclaredRouter } from './declaredRouter.js';
 import { changeReason } from './entityRoutes.js';
-import { requestContext } from './traceRequests.js';
+import { requestContext } from './requestTrace.js';
 
 export const BATCH_PATH = features.batch.path;
 

@@ -45,7 +45,7 @@ import { parsePopulate } from '../query/parsePopulate.js';
 import type { Doc } from '../store/types.js';
 import { readBody, readQuery } from './declaredRouter.js';
 import { exactRouter } from './exactRouter.js';
-import { requestContext } from './traceRequests.js';
+import { requestContext } from './requestTrace.js';
 import './requestTypes.js';
 import { API_PREFIX, type EntityRouteDeclaration } from '../api/entityRoutes.js';
 import { expressPath } from '../api/route.js';

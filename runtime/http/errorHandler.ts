@@ -2,7 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, ERROR_CODES, type ErrorCode } from '../errors/apiError.js';
 import { QueryTooLarge, StoreUnavailable } from '../store/types.js';
-import { recordRequestError, requestTraceFields } from './traceRequests.js';
+import { requestTraceFields } from './requestTrace.js';
+import { recordRequestError } from './traceRequests.js';
 
 /** Client errors raised inside Express or its parsers carry a 4xx status; they keep it, in our envelope. */
 function fromClientError(error: unknown): ApiError | undefined {

@@ -8,6 +8,7 @@ import { canonicalJson, IDEMPOTENCY_TTL_MS, MAX_IDEMPOTENCY_KEY_LENGTH } from '.
 import type { Doc, Store } from '../store/types.js';
 import { claimIdempotencyKey } from '../write/idempotencyRecord.js';
 import { canonicalPath } from './canonicalPath.js';
+import { requestTraceFields } from './requestTrace.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'idempotency-replayed';
@@ -114,7 +115,7 @@ export function idempotency(options: IdempotencyOptions) {
         () => send(body),
         (error) => {
           options.logger.error(
-            { err: error, correlationId: req.correlationId },
+            { ...requestTraceFields(req), err: error, correlationId: req.correlationId },
             'could not store the idempotent answer',
           );
           send(body);

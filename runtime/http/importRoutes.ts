@@ -11,7 +11,7 @@ import { importRecords } from '../transfer/importRecords.js';
 import { readSource } from '../transfer/readSource.js';
 import { formatOf } from '../transfer/recordFormat.js';
 import { DeclaredRouter } from './declaredRouter.js';
-import { requestContext } from './traceRequests.js';
+import { requestContext } from './requestTrace.js';
 
 export const IMPORT_PATH = '/api/v1/import';
 /** The largest file the console may import; larger ones go through `entigen import`. */

@@ -5,7 +5,7 @@ import { notFound } from '../errors/apiError.js';
 import type { Scheduler } from '../jobs/scheduler.js';
 import { SCHEDULED_JOBS } from '../model/collections.js';
 import { DeclaredRouter } from './declaredRouter.js';
-import { requestTrace } from './traceRequests.js';
+import { requestTrace } from './requestTrace.js';
 
 export const JOBS_PATH = `/api/v1/${SCHEDULED_JOBS}`;
 

@@ -11,7 +11,7 @@ import { newId } from '../write/prepareWrite.js';
 import { exactRouter } from './exactRouter.js';
 import { MCP_PATH } from './rateLimit/rateLimit.js';
 import './requestTypes.js';
-import { requestContext } from './traceRequests.js';
+import { requestContext, requestTraceFields } from './requestTrace.js';
 
 export { MCP_PATH };
 
@@ -90,13 +90,15 @@ export function mcpRoutes(ctx: RuntimeContext, hub: McpHub): Router {
     }
 
     const [{ mcpServer }, { StreamableHTTPServerTransport }] = await loadSdk();
+    const traced = requestTraceFields(req);
     const server = mcpServer({
       ctx: requestContext(ctx, req),
       caller,
       config: hub.config,
       name: ctx.registry.model.app.name,
       version: packageVersion(),
-      logger: ctx.logger,
+      // Its error lines name the request's span, as the error handler's do.
+      logger: traced ? ctx.logger.child(traced) : ctx.logger,
       correlationId: req.correlationId,
     });
     // Stateless on the SDK's side: the session is ours (signed), so any instance answers it.

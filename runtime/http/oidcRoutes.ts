@@ -11,7 +11,7 @@ import { ApiError } from '../errors/apiError.js';
 import { escapeHtml } from '../model/escapeHtml.js';
 import { cookieValue } from './authenticate.js';
 import { DeclaredRouter } from './declaredRouter.js';
-import { requestAuth } from './traceRequests.js';
+import { requestAuth } from './requestTrace.js';
 
 /** Where the second-factor form of an OpenID sign-in posts (form-encoded, read by this router itself). */
 export const OIDC_MFA_FORM_PATH = api.oidcMfa.path;

@@ -2,8 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Metrics } from '../health/metrics.js';
 import type { OperatorMetrics } from '../health/operatorMetrics.js';
+import { requestTraceFields } from './requestTrace.js';
 import { routeLabel } from './routeLabel.js';
-import { requestTraceFields } from './traceRequests.js';
 
 /** One JSON log line per request, with the correlation id, and the endpoint statistics for health. */
 export function requestLog(

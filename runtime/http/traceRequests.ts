@@ -1,58 +1,23 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
-import type { AuthContext } from '../auth/authContext.js';
-import { contextInTrace } from '../context/carryTrace.js';
-import type { RuntimeContext } from '../context/runtimeContext.js';
 import {
-  type Context,
   contextFrom,
   failSpan,
   failSpanWith,
-  type Span,
   SpanKind,
   startSpan,
-  traceFields,
   withContext,
 } from '../telemetry/tracing.js';
 import type { NodeListener } from './nodeAdapter.js';
+import { requestSpan, traceRequest } from './requestTrace.js';
 import { routeLabel } from './routeLabel.js';
-
-/** The server span of each sampled request in flight, and its context (the request log, the error handler and the handlers use them). */
-const spans = new WeakMap<IncomingMessage, Span>();
-const contexts = new WeakMap<IncomingMessage, Context>();
-
-/** The server span's context of a sampled request, for what the request starts (a job run links to it). */
-export function requestTrace(req: IncomingMessage): Context | undefined {
-  return contexts.get(req);
-}
-
-/**
- * The runtime context a request's handler works with: in a sampled trace, one whose store
- * carries the request's server span, so its database calls, access rules and hooks are the
- * span's children; otherwise `ctx` itself.
- */
-export function requestContext(ctx: RuntimeContext, req: IncomingMessage): RuntimeContext {
-  return contextInTrace(ctx, contexts.get(req));
-}
-
-/** The identity endpoints' context for one request, as requestContext. */
-export function requestAuth(auth: AuthContext, req: IncomingMessage): AuthContext {
-  const trace = contexts.get(req);
-  return trace === undefined ? auth : { ...auth, ctx: contextInTrace(auth.ctx, trace) };
-}
-
-/** `trace_id` and `span_id` of a request's server span, for its log lines; undefined without tracing. */
-export function requestTraceFields(req: IncomingMessage): { trace_id: string; span_id: string } | undefined {
-  const span = spans.get(req);
-  return span ? traceFields(span) : undefined;
-}
 
 /**
  * An error a request ends with, on its server span: the exception, with its message only for a
  * client's error (whose status stays unset, as the HTTP conventions say; a 5xx is an error).
  */
 export function recordRequestError(req: IncomingMessage, error: unknown, status: number): void {
-  const span = spans.get(req);
+  const span = requestSpan(req);
   if (!span) return;
   if (status >= 500) failSpan(span, error);
   else
@@ -88,8 +53,7 @@ export function traceRequests(
     const { span } = started;
     // A request the sampler left out runs as it would without traces: nothing beneath it makes a span.
     if (!span.isRecording()) return listener(request, response);
-    spans.set(request, span);
-    contexts.set(request, started.context);
+    traceRequest(request, span, started.context);
     response.once('close', () => {
       const route = routeLabel(request, response, routeOf);
       if (route) {

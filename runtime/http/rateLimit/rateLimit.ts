@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { ApiError } from '../../errors/apiError.js';
+import { requestTraceFields } from '../requestTrace.js';
 import { type LimiterStore, memoryLimiterStore } from './limiterStore.js';
 import { decide } from './slidingWindow.js';
 
@@ -55,7 +56,12 @@ export function rateLimit(options: RateLimitOptions) {
       if (now - warned > windowMs) {
         warned = now;
         options.logger.warn(
-          { err: error, correlationId: req.correlationId },
+          // Its message alone: an outage's stack says nothing about the outage.
+          {
+            ...requestTraceFields(req),
+            error: (error as Error)?.message ?? String(error),
+            correlationId: req.correlationId,
+          },
           'rate limit store unavailable; counting in this instance until it answers',
         );
       }

@@ -28,12 +28,15 @@ const SQLITE_ONLY = [
   'transfer',
   // The MCP conformance suite runs against the server once; mcp.test.ts covers the stores.
   'mcpConformance',
+  // npm test's own script, stopped: it starts a vitest of its own.
+  'testScript',
 ].map((name) => `test/integration/${name}.test.ts`);
 
 /** Test files that serve no HTTP: the run on the node:http adapter (HTTP_ADAPTER=node) leaves them out. */
 const NO_HTTP = [
   'test/integration/cli.test.ts',
   'test/integration/repository.test.ts',
+  'test/integration/testScript.test.ts',
   'test/conformance/**',
   'test/golden/**',
 ];

@@ -1045,8 +1045,8 @@ export interface OrderFilters {
   quantity?: NonNullable<Order['quantity']> | Pick<FilterOperators<NonNullable<Order['quantity']>>, 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in' | 'nin' | 'exists'>;
   status?: NonNullable<Order['status']> | Pick<FilterOperators<NonNullable<Order['status']>>, 'eq' | 'ne' | 'in' | 'nin' | 'exists'>;
 }
-export type OrderField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note' | 'total';
-export interface OrderAggregateFields { group: 'ownerId' | 'product' | 'quantity' | 'status'; date: 'createdAt' | 'updatedAt' | 'archivedAt'; number: 'quantity' | 'total' }
+export type OrderField = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note' | 'total' | 'approvedAt';
+export interface OrderAggregateFields { group: 'ownerId' | 'product' | 'quantity' | 'status'; date: 'createdAt' | 'updatedAt' | 'archivedAt' | 'approvedAt'; number: 'quantity' | 'total' }
 export type OrderClient = Pick<EntityClient<Order, OrderCreate, OrderUpdate, OrderFilters, OrderField, 'quantity', OrderAggregateFields>, 'aggregate' | 'list' | 'create' | 'bulk' | 'get' | 'update' | 'remove' | 'increment' | 'archive' | 'restore'> & OrderEndpointClient;
 export type OrderBatch = Pick<BatchEntity<Order, OrderCreate, OrderUpdate, 'quantity', 'approve' | 'summary'>, 'create' | 'update' | 'increment' | 'archive' | 'restore' | 'remove' | 'endpoint'>;
 /** The custom endpoints of orders. */

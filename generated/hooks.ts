@@ -23,7 +23,7 @@ export interface HookTypes {
   jobSnapshots: EntityHooks<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, Repositories>;
   mediaAssets: EntityHooks<MediaAsset, MediaAssetCreate & Partial<Pick<MediaAsset, 'size' | 'sha256' | 'url'>>, MediaAssetUpdate & Partial<Pick<MediaAsset, 'size' | 'sha256' | 'url'>>, Repositories>;
   notes: EntityHooks<Note, NoteCreate, NoteUpdate, Repositories>;
-  orders: EntityHooks<Order, OrderCreate & Partial<Pick<Order, 'total'>>, OrderUpdate & Partial<Pick<Order, 'total'>>, Repositories> & { endpoints: OrderEndpoints };
+  orders: EntityHooks<Order, OrderCreate & Partial<Pick<Order, 'total' | 'approvedAt'>>, OrderUpdate & Partial<Pick<Order, 'total' | 'approvedAt'>>, Repositories> & { endpoints: OrderEndpoints };
   organizations: EntityHooks<Organization, OrganizationCreate, OrganizationUpdate, Repositories>;
   outgoingMails: EntityHooks<OutgoingMail, OutgoingMailCreate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, OutgoingMailUpdate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, Repositories>;
   products: EntityHooks<Product, ProductCreate, ProductUpdate, Repositories> & { endpoints: ProductEndpoints };

@@ -815,6 +815,7 @@ export interface Order {
   note: string | null;
   /** @minimum 0 */
   total: number | null;
+  approvedAt: string | null;
 }
 export interface OrderCreate {
   product: string;

@@ -17,7 +17,14 @@ export default defineHooks('orders', {
     return { ...data, total: product.price * data.quantity };
   },
 
-  async beforeUpdate({ data, existing, repositories }) {
+  async beforeUpdate({ data, existing, repositories, origin }) {
+    // Approving goes through POST /orders/{id}/approve, whose handler writes with the origin
+    // `endpoint:approve`: a PATCH (or a batch's or an agent's update) cannot approve.
+    if (data.status === 'approved' && existing.status !== 'approved' && origin !== 'endpoint:approve') {
+      reject('FORBIDDEN', 'An order is approved with POST /api/v1/orders/{id}/approve', {
+        status: 'is set to approved by the approve endpoint',
+      });
+    }
     if (data.quantity !== undefined && data.quantity !== existing.quantity) {
       reject('UNPROCESSABLE_ENTITY', 'The quantity of an order cannot change; cancel it and order again', {
         quantity: 'cannot change',
@@ -37,13 +44,15 @@ export default defineHooks('orders', {
   },
 
   endpoints: {
-    async approve({ record, body, repositories }) {
+    async approve({ record, body, repositories, now }) {
       if (record.status !== 'placed') {
         reject('UNPROCESSABLE_ENTITY', `Only a placed order can be approved; this one is ${record.status}`, {
           status: 'must be placed',
         });
       }
-      return (await repositories.orders.update(record.id, { status: 'approved', note: body.note })) ?? undefined;
+      // approvedAt is read-only: clients cannot send it, server code sets it (checked against its type).
+      const approved = { status: 'approved' as const, note: body.note, approvedAt: now.toISOString() };
+      return (await repositories.orders.update(record.id, approved)) ?? undefined;
     },
     async summary({ repositories }) {
       const statuses = ['placed', 'approved', 'cancelled'] as const;

@@ -19,6 +19,7 @@ export type {
   HookResult,
   PresentRecord,
   WriteOperation,
+  WriteOrigin,
 } from './context/hookTypes.js';
 export { type RejectCode, reject } from './context/reject.js';
 export type { RuntimeContext } from './context/runtimeContext.js';

@@ -44,6 +44,7 @@ async function applyPending(options: MigrateOptions): Promise<void> {
           ctx: { ...ctx, store: tx },
           caller: SYSTEM_CALLER,
           now: new Date(),
+          origin: 'script',
           depth: 0,
           path: [],
         }),

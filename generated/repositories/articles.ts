@@ -15,7 +15,7 @@ export interface ArticleFilter {
 }
 export type ArticleSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'status' | 'publishedAt' | 'featuredImage' | 'body' | 'views' | 'rating' | 'kind' | 'level' | 'author' | 'source' | 'price' | 'sku' | 'featured' | 'reviewedAt';
 
-/** Typed access to articles: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to articles: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class ArticleRepository extends Repository<Article, ArticleCreate, ArticleUpdate, ArticleFilter, ArticleSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'articles', { owned: true, arrayFields: ['tags', 'related'] }, writer);

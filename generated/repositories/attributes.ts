@@ -11,7 +11,7 @@ export interface AttributeFilter {
 }
 export type AttributeSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'key' | 'label' | 'dataType' | 'appliesTo';
 
-/** Typed access to attributes: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to attributes: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class AttributeRepository extends Repository<Attribute, AttributeCreate, AttributeUpdate, AttributeFilter, AttributeSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'attributes', { owned: true, arrayFields: ['options'] }, writer);

@@ -11,7 +11,7 @@ export interface CommentFilter {
 }
 export type CommentSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'article' | 'body' | 'author' | 'approved';
 
-/** Typed access to comments: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to comments: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class CommentRepository extends Repository<Comment, CommentCreate, CommentUpdate, CommentFilter, CommentSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'comments', { owned: true, arrayFields: [] }, writer);

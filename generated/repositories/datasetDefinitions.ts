@@ -10,7 +10,7 @@ export interface DatasetDefinitionFilter {
 }
 export type DatasetDefinitionSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'key' | 'description';
 
-/** Typed access to datasetDefinitions: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to datasetDefinitions: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class DatasetDefinitionRepository extends Repository<DatasetDefinition, DatasetDefinitionCreate, DatasetDefinitionUpdate, DatasetDefinitionFilter, DatasetDefinitionSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'datasetDefinitions', { owned: true, arrayFields: [] }, writer);

@@ -10,7 +10,7 @@ export interface DatasetRowFilter {
 }
 export type DatasetRowSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'datasetId';
 
-/** Typed access to datasetRows: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to datasetRows: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class DatasetRowRepository extends Repository<DatasetRow, DatasetRowCreate, DatasetRowUpdate, DatasetRowFilter, DatasetRowSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'datasetRows', { owned: true, arrayFields: [] }, writer);

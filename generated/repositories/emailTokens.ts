@@ -9,7 +9,7 @@ export interface EmailTokenFilter {
 }
 export type EmailTokenSortKey = 'id' | 'createdAt' | 'updatedAt' | 'userId' | 'purpose' | 'expiresAt' | 'usedAt';
 
-/** Typed access to emailTokens: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to emailTokens: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class EmailTokenRepository extends Repository<EmailToken, EmailTokenCreate, EmailTokenUpdate, EmailTokenFilter, EmailTokenSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'emailTokens', { owned: false, arrayFields: [] }, writer);

@@ -8,7 +8,7 @@ export interface EntityVersionFilter {
 }
 export type EntityVersionSortKey = 'id' | 'createdAt' | 'updatedAt' | 'entity' | 'entityId' | 'version' | 'changedBy' | 'changedFrom' | 'changeReason' | 'changeType';
 
-/** Typed access to entityVersions: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to entityVersions: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class EntityVersionRepository extends Repository<EntityVersion, EntityVersionCreate, EntityVersionUpdate, EntityVersionFilter, EntityVersionSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'entityVersions', { owned: false, arrayFields: ['changedFields'] }, writer);

@@ -8,7 +8,7 @@ export interface EventCursorFilter {
 }
 export type EventCursorSortKey = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'position' | 'leaseOwner' | 'leaseUntil';
 
-/** Typed access to eventCursors: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to eventCursors: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class EventCursorRepository extends Repository<EventCursor, EventCursorCreate, EventCursorUpdate, EventCursorFilter, EventCursorSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'eventCursors', { owned: false, arrayFields: [] }, writer);

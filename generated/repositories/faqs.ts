@@ -13,7 +13,7 @@ export interface FaqFilter {
 }
 export type FaqSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'question' | 'answer' | 'slug' | 'topic' | 'position';
 
-/** Typed access to faqs: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to faqs: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class FaqRepository extends Repository<Faq, FaqCreate, FaqUpdate, FaqFilter, FaqSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'faqs', { owned: true, arrayFields: [] }, writer);

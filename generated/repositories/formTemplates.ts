@@ -10,7 +10,7 @@ export interface FormTemplateFilter {
 }
 export type FormTemplateSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'description' | 'submitLabel' | 'active';
 
-/** Typed access to formTemplates: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to formTemplates: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class FormTemplateRepository extends Repository<FormTemplate, FormTemplateCreate, FormTemplateUpdate, FormTemplateFilter, FormTemplateSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'formTemplates', { owned: true, arrayFields: ['formFields'] }, writer);

@@ -12,7 +12,7 @@ export interface GrantFilter {
 }
 export type GrantSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'entity' | 'entityId' | 'grantedTo' | 'expiresAt';
 
-/** Typed access to grants: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to grants: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class GrantRepository extends Repository<Grant, GrantCreate, GrantUpdate, GrantFilter, GrantSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'grants', { owned: true, arrayFields: ['permissions'] }, writer);

@@ -9,7 +9,7 @@ export interface IdempotencyRecordFilter {
 }
 export type IdempotencyRecordSortKey = 'id' | 'createdAt' | 'updatedAt' | 'scopeKey' | 'requestHash' | 'state' | 'responseStatus' | 'sealedBody' | 'expiresAt';
 
-/** Typed access to idempotencyRecords: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to idempotencyRecords: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class IdempotencyRecordRepository extends Repository<IdempotencyRecord, IdempotencyRecordCreate, IdempotencyRecordUpdate, IdempotencyRecordFilter, IdempotencyRecordSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'idempotencyRecords', { owned: false, arrayFields: [] }, writer);

@@ -10,10 +10,10 @@ export interface OrderFilter {
   quantity?: FilterValue<number>;
   status?: FilterValue<OrderStatus>;
 }
-export type OrderSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note' | 'total';
+export type OrderSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'product' | 'quantity' | 'status' | 'note' | 'total' | 'approvedAt';
 
-/** Typed access to orders: no access checks or request validation; hooks and history through a writer. */
-export class OrderRepository extends Repository<Order, OrderCreate, OrderUpdate, OrderFilter, OrderSortKey> {
+/** Typed access to orders: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
+export class OrderRepository extends Repository<Order, OrderCreate & Partial<Pick<Order, 'total' | 'approvedAt'>>, OrderUpdate & Partial<Pick<Order, 'total' | 'approvedAt'>>, OrderFilter, OrderSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'orders', { owned: true, arrayFields: [] }, writer);
   }

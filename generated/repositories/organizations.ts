@@ -11,7 +11,7 @@ export interface OrganizationFilter {
 }
 export type OrganizationSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'slug' | 'plan';
 
-/** Typed access to organizations: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to organizations: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class OrganizationRepository extends Repository<Organization, OrganizationCreate, OrganizationUpdate, OrganizationFilter, OrganizationSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'organizations', { owned: true, arrayFields: ['members'] }, writer);

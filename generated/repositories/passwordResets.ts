@@ -9,7 +9,7 @@ export interface PasswordResetFilter {
 }
 export type PasswordResetSortKey = 'id' | 'createdAt' | 'updatedAt' | 'userId' | 'expiresAt' | 'usedAt';
 
-/** Typed access to passwordResets: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to passwordResets: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class PasswordResetRepository extends Repository<PasswordReset, PasswordResetCreate, PasswordResetUpdate, PasswordResetFilter, PasswordResetSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'passwordResets', { owned: false, arrayFields: [] }, writer);

@@ -16,7 +16,7 @@ export interface ProductFilter {
 }
 export type ProductSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'sku' | 'price' | 'stock' | 'supplierEmail' | 'cost';
 
-/** Typed access to products: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to products: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class ProductRepository extends Repository<Product, ProductCreate, ProductUpdate, ProductFilter, ProductSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'products', { owned: true, arrayFields: ['tags'] }, writer);

@@ -15,7 +15,7 @@ export interface ProjectFilter {
 }
 export type ProjectSortKey = 'id' | 'ownerId' | 'tenantId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'code' | 'description' | 'budget' | 'hours' | 'active' | 'phase' | 'dueAt' | 'homepage' | 'lead';
 
-/** Typed access to projects: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to projects: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class ProjectRepository extends Repository<Project, ProjectCreate, ProjectUpdate, ProjectFilter, ProjectSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'projects', { owned: true, arrayFields: ['labels'] }, writer);

@@ -11,7 +11,7 @@ export interface RuleFilter {
 }
 export type RuleSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'description' | 'appliesTo' | 'priority' | 'enabled';
 
-/** Typed access to rules: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to rules: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class RuleRepository extends Repository<Rule, RuleCreate, RuleUpdate, RuleFilter, RuleSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'rules', { owned: true, arrayFields: ['actions'] }, writer);

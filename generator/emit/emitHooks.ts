@@ -1,14 +1,7 @@
-import { serverSetFields } from '../../runtime/model/entityRoutes.js';
-import type { AppModel, EntityModel } from '../../runtime/model/types.js';
+import type { AppModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
-import { tsType } from './emitTypes.js';
+import { serverSetType, tsType } from './emitTypes.js';
 import { newWriter } from './header.js';
-
-/** ` & Partial<Pick<Record, 'a' | 'b'>>`: the read-only fields a before-hook may set, or nothing. */
-function serverSetType(entity: EntityModel, record: string): string {
-  const names = serverSetFields(entity).map((f) => `'${f.name}'`);
-  return names.length > 0 ? ` & Partial<Pick<${record}, ${names.join(' | ')}>>` : '';
-}
 
 /**
  * generated/hooks.ts: `defineHooks(plural, hooks)`, typed per entity from its record, create and

@@ -1,5 +1,6 @@
 import type { AppModel, FieldModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
+import { serverSetType } from './emitTypes.js';
 import { newWriter, quote } from './header.js';
 
 const SORTABLE = new Set(['string', 'url', 'enum', 'int', 'float', 'boolean', 'isoDate', 'objectId']);
@@ -32,11 +33,11 @@ export function emitRepositories(model: AppModel): Map<string, string> {
     writer.writeLine(`export type ${entity.name}SortKey = ${sortable.map(quote).join(' | ')};`);
     writer.blankLine();
     writer.writeLine(
-      `/** Typed access to ${entity.plural}: no access checks or request validation; hooks and history through a writer. */`,
+      `/** Typed access to ${entity.plural}: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */`,
     );
     writer
       .write(
-        `export class ${entity.name}Repository extends Repository<${names.record}, ${names.create}, ${names.update}, ${entity.name}Filter, ${entity.name}SortKey>`,
+        `export class ${entity.name}Repository extends Repository<${names.record}, ${names.create}${serverSetType(entity, names.record)}, ${names.update}${serverSetType(entity, names.record)}, ${entity.name}Filter, ${entity.name}SortKey>`,
       )
       .block(() => {
         writer.write('constructor(store: Store, writer?: RepositoryWriter)').block(() => {

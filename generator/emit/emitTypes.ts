@@ -1,5 +1,5 @@
-import { writableFields } from '../../runtime/model/entityRoutes.js';
-import type { AppModel, FieldModel, ValueModel } from '../../runtime/model/types.js';
+import { serverSetFields, writableFields } from '../../runtime/model/entityRoutes.js';
+import type { AppModel, EntityModel, FieldModel, ValueModel } from '../../runtime/model/types.js';
 import { typeNamesOf } from '../model/typeNames.js';
 import { newWriter, quote } from './header.js';
 
@@ -100,6 +100,15 @@ function constraintTags(field: FieldModel): string {
     .filter(([, value]) => value !== undefined)
     .map(([tag, value]) => `@${tag} ${String(value).replace(/\*\//g, '*\\/')}`)
     .join(' ');
+}
+
+/**
+ * ` & Partial<Pick<Record, 'a' | 'b'>>`: the read-only fields server code may set (a before-hook's
+ * answer, a repository's write), or nothing.
+ */
+export function serverSetType(entity: EntityModel, record: string): string {
+  const names = serverSetFields(entity).map((f) => `'${f.name}'`);
+  return names.length > 0 ? ` & Partial<Pick<${record}, ${names.join(' | ')}>>` : '';
 }
 
 export function tsType(value: ValueModel, enumName?: string): string {

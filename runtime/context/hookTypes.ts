@@ -12,6 +12,22 @@ export type WriteOperation =
   | 'trash'
   | 'untrash';
 
+/**
+ * Where a write came from, as its hooks are told: a client's request (`http`), a batch, an
+ * import, an AI agent's tool (`mcp`), a custom endpoint's handler (`endpoint:escalate`), a job
+ * (`job:<handler>`), an afterCommit hook (`afterCommit:<plural>`), a migration script (`script`).
+ * Writes through a hook's repositories keep the origin of the write that ran the hook.
+ */
+export type WriteOrigin =
+  | 'http'
+  | 'batch'
+  | 'import'
+  | 'mcp'
+  | 'script'
+  | `endpoint:${string}`
+  | `job:${string}`
+  | `afterCommit:${string}`;
+
 /** What the event log records of a committed write, as `<plural>.<event>`. */
 export const CHANGE_EVENTS = [
   'created',
@@ -34,6 +50,8 @@ export interface HookContext<TRepositories> {
   /** The request's clock (the same instant as the record's timestamps). */
   now: Date;
   operation: WriteOperation;
+  /** Where the write came from: a guard can let an endpoint's write through and stop a client's. */
+  origin: WriteOrigin;
 }
 
 /** One committed change, as afterCommit receives it from the event log. */

@@ -5,7 +5,7 @@ import type { MediaFiles } from '../files/mediaFiles.js';
 import type { Doc, Store } from '../store/types.js';
 import type { Caller } from './caller.js';
 import type { Registry } from './defineRegistry.js';
-import type { HookTable } from './hookTypes.js';
+import type { HookTable, WriteOrigin } from './hookTypes.js';
 
 /**
  * What an entity adds to its writes: checks and values after validation and before the store,
@@ -27,6 +27,8 @@ export type EntityRulesTable = ReadonlyMap<string, EntityRules>;
 /** Where repositories handed to a hook write: the transaction (ctx.store), who asked, how deep. */
 export interface RepositoryScope {
   ctx: RuntimeContext;
+  /** Where the write came from (hooks are told). */
+  origin: WriteOrigin;
   caller: Caller;
   now: Date;
   depth: number;
@@ -55,4 +57,6 @@ export interface RuntimeContext {
   media?: MediaFiles;
   /** Injected so tests can move time. */
   now(): Date;
+  /** Where the writes made with this context come from: `http` unless a batch, an import or MCP says so. */
+  origin?: WriteOrigin;
 }

@@ -50,7 +50,12 @@ export async function batchOperation(
   try {
     await ctx.store.transaction(async (store) => {
       // Each operation's writes join this transaction; their listeners hear of them after it commits.
-      const inner: RuntimeContext = { ...ctx, store, notifyCommitted: (entity) => void committed.add(entity) };
+      const inner: RuntimeContext = {
+        ...ctx,
+        store,
+        origin: 'batch',
+        notifyCommitted: (entity) => void committed.add(entity),
+      };
       for (const [index, operation] of operations.entries()) {
         current = index;
         results.push(await run(inner, caller, resolveReferences(operation, results), changeReason));

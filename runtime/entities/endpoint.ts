@@ -66,6 +66,7 @@ export async function endpointOperation({ ctx, plural, name, id, body, caller }:
           ctx: contextInTrace({ ...ctx, store }, trace),
           caller,
           now,
+          origin: `endpoint:${name}`,
           depth: 1,
           path: [plural],
         }),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../context/caller.js';
-import type { EntityHooks } from '../context/hookTypes.js';
+import type { EntityHooks, WriteOrigin } from '../context/hookTypes.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { EVENT_CURSORS, HOOK_DELIVERIES } from '../model/collections.js';
 import { LeaseLost, RowLease } from '../store/rowLease.js';
@@ -20,7 +20,7 @@ export interface DispatcherOptions {
   /** How long an instance holds the cursor without renewing it. */
   leaseMs?: number;
   /** Repositories for afterCommit hooks (each write its own transaction, hooks included). */
-  repositories?: (trace?: Context) => unknown;
+  repositories?: (origin: WriteOrigin, trace?: Context) => unknown;
   /** Who made a change, as a Caller as they are now (the event keeps only the user's id). */
   callerOf?: (userId: string | undefined) => Promise<Caller>;
 }
@@ -357,7 +357,7 @@ export class HookDispatcher {
         previous: event.before ?? null,
         caller: (await this.options.callerOf?.(event.userId ?? undefined)) ?? NOBODY,
         at: event.at,
-        repositories: this.options.repositories?.(trace),
+        repositories: this.options.repositories?.(`afterCommit:${event.entity}`, trace),
       }),
       new Promise((_, reject) => {
         started(

@@ -73,7 +73,7 @@ export function importRoutes(ctx: RuntimeContext): Router {
         throw validationError({ format: 'must be jsonl or csv (the file name does not say)' });
       }
       const outcome = await importRecords({
-        ctx: { ...requestContext(ctx, req), hooks: new Map() },
+        ctx: { ...requestContext(ctx, req), hooks: new Map(), origin: 'import' },
         entity: entity.model,
         validate: entity.validators.create,
         read: readSource(path, format, entity.model),

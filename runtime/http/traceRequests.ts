@@ -1,13 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
-import {
-  contextFrom,
-  failSpan,
-  failSpanWith,
-  SpanKind,
-  startSpan,
-  withContext,
-} from '../telemetry/tracing.js';
+import { contextFrom, failSpan, failSpanWith, SpanKind, startSpan, withContext } from '../telemetry/tracing.js';
 import type { NodeListener } from './nodeAdapter.js';
 import { requestSpan, traceRequest } from './requestTrace.js';
 import { routeLabel } from './routeLabel.js';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type Caller, SYSTEM_CALLER } from '../context/caller.js';
 import { contextInTrace } from '../context/carryTrace.js';
+import type { WriteOrigin } from '../context/hookTypes.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { DEFAULT_JOB_TIMEOUT_MS, JOB_EXECUTIONS, SCHEDULED_JOBS } from '../model/collections.js';
 import { nextRunAfter, type ScheduleType } from '../model/schedule.js';
@@ -28,7 +29,7 @@ export interface SchedulerOptions {
   ctx: RuntimeContext;
   handlers: Record<string, JobHandler>;
   /** The typed repositories of a run, whose calls belong to `trace` when it is traced. */
-  repositories?: (trace?: Context) => unknown;
+  repositories?: (origin: WriteOrigin, trace?: Context) => unknown;
   maxSeriesPerJob: number;
   /** How often due jobs are looked for. */
   tickMs?: number;
@@ -214,7 +215,7 @@ export class Scheduler {
           caller: SYSTEM_CALLER,
           signal,
           logger,
-          repositories: this.options.repositories?.(trace),
+          repositories: this.options.repositories?.(`job:${job.handler}`, trace),
         }),
         aborted,
       ]);

@@ -50,7 +50,9 @@ const INSTRUCTIONS =
  * prompt that introduces the app. Made per request: what a caller sees follows their roles now.
  */
 export function mcpServer(options: McpServerOptions): Server {
-  const { ctx, caller } = options;
+  // Writes an agent's tools make tell their hooks so (origin `mcp`).
+  const ctx: RuntimeContext = { ...options.ctx, origin: 'mcp' };
+  const { caller } = options;
   const server = new Server(
     { name: options.name, version: options.version, title: options.name },
     {

@@ -4,6 +4,7 @@ import type { EnvironmentVariable } from '../config/environment.js';
 import type { RuntimeConfig } from '../config/runtimeConfig.js';
 import type { Caller } from '../context/caller.js';
 import type { EntityRules } from '../context/entityRules.js';
+import type { WriteOrigin } from '../context/hookTypes.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import type { LogFeed } from '../events/logFeed.js';
 import type { JobHandler, Scheduler } from '../jobs/scheduler.js';
@@ -26,7 +27,7 @@ export interface WorkDeps {
   /** The author of a logged change as a Caller, as they are now. */
   callerOf(userId: string | undefined): Promise<Caller>;
   /** Typed repositories that act as the system (each write its own transaction). */
-  systemRepositories(trace?: Context): unknown;
+  systemRepositories(origin: WriteOrigin, trace?: Context): unknown;
 }
 
 /**

@@ -22,7 +22,7 @@ export interface WriteScope extends RepositoryScope {
 
 /** The scope of an operation's own write, in the transaction `store`. */
 export function writeScope(ctx: RuntimeContext, caller: Caller, now: Date, operation: WriteOperation): WriteScope {
-  return { ctx, caller, now, operation, depth: 0, path: [] };
+  return { ctx, caller, now, operation, origin: ctx.origin ?? 'http', depth: 0, path: [] };
 }
 
 /**
@@ -97,6 +97,7 @@ function hookArgs<T extends object>(scope: WriteScope, plural: string, extra: T)
     caller: scope.caller,
     now: scope.now,
     operation: scope.operation,
+    origin: scope.origin,
     get repositories() {
       repositories ??= scope.ctx.repositoriesFor?.({ ...scope, depth: scope.depth + 1, path: [...scope.path, plural] });
       return repositories;
@@ -164,6 +165,29 @@ function checkResult(
   if (Object.keys(details).length === 0) return;
   const problems = Object.entries(details).map(([field, message]) => `${field} ${message}`);
   throw new HookFailed(plural, hook, `returned data the ${as} schema refuses: ${problems.join('; ')}`);
+}
+
+/**
+ * The read-only fields server code sets through a repository (an endpoint's total, a job's SLA
+ * deadline): each must be valid for its type and constraints, else the write is refused (the
+ * code's fault: a 500 in a request, a failed run in a job) and nothing is stored.
+ */
+export function checkServerSet(
+  ctx: RuntimeContext,
+  plural: string,
+  values: Record<string, unknown>,
+  as: 'create' | 'update',
+): void {
+  const { validators, model } = ctx.registry.entities.get(plural)!;
+  const names = serverSetNames(model);
+  if (names.size === 0) return;
+  const set: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) if (names.has(key)) set[key] = value;
+  if (Object.keys(set).length === 0 || validators.serverSet(set)) return;
+  const problems = Object.entries(validationDetails(validators.serverSet.errors ?? [])).map(
+    ([field, message]) => `${field} ${message}`,
+  );
+  throw new Error(`repositories.${plural}.${as} refused a read-only value: ${problems.join('; ')}`);
 }
 
 /** The read-only field names of each entity model, computed once. */

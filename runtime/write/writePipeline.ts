@@ -10,6 +10,7 @@ import { appendEvents, isLogged } from './eventLog.js';
 import { type Change, eventOf, hasHistory, recordChange } from './recordChange.js';
 import { applyReferentialActions } from './referentialActions.js';
 import {
+  checkServerSet,
   HookFailed,
   MAX_HOOK_DEPTH,
   runBeforeCreate,
@@ -184,12 +185,14 @@ export function repositoryWriter(scopeOf: () => RepositoryScope): RepositoryWrit
   return {
     create: (plural, data, system) =>
       write(plural, 'create', async (step) => {
+        checkServerSet(step.scope.ctx, plural, data, 'create');
         const values = await step.beforeCreate(data);
         const after = await step.store.insert(plural, { ...values, ...system } as Doc);
         return { result: after, changes: [{ changeType: 'create', after }] };
       }),
     update: (plural, id, data, system) =>
       write(plural, 'update', async (step) => {
+        checkServerSet(step.scope.ctx, plural, data, 'update');
         const before = await step.store.get(plural, id);
         if (!before) return { result: null, changes: [] };
         const patch = await step.beforeUpdate(id, data, before);

@@ -31,11 +31,30 @@ describe('custom endpoints', () => {
     const approved = await approve(admin.token, placed.id, { note: 'looks right' });
     expect(approved.status).toBe(200);
     expect(approved.body.data).toMatchObject({ id: placed.id, status: 'approved', note: 'looks right' });
+    // The handler set a read-only field through its repository.
+    expect(Date.parse(approved.body.data.approvedAt)).toBeGreaterThan(Date.now() - 60_000);
     expect(approved.headers.get('x-correlation-id')).toBeTruthy();
     // The handler's reject: an approved order cannot be approved again.
     const again = await approve(admin.token, placed.id, { note: 'twice' });
     expect(again.status).toBe(422);
     expect(again.body.error.details).toEqual({ status: 'must be placed' });
+  });
+
+  it("approves only through the endpoint: the order's hook stops a PATCH by the write's origin", async () => {
+    const placed = await order(admin.token);
+    const patched = await server.call('PATCH', `/api/v1/orders/${placed.id}`, {
+      token: admin.token,
+      body: { status: 'approved', note: 'sneaky' },
+    });
+    expect(patched.status).toBe(403);
+    expect(patched.body.error.details).toEqual({ status: 'is set to approved by the approve endpoint' });
+    // Nor may a client send the read-only approvedAt.
+    const stamped = await server.call('PATCH', `/api/v1/orders/${placed.id}`, {
+      token: admin.token,
+      body: { approvedAt: new Date().toISOString() },
+    });
+    expect(stamped.status).toBe(400);
+    expect((await approve(admin.token, placed.id, { note: 'proper' })).status).toBe(200);
   });
 
   it('validates the body with the generated validator, every field at once', async () => {

@@ -5,6 +5,7 @@ import { createFirstAdmin, hasAdmin } from '../../auth/setup.js';
 import { SYSTEM_CALLER } from '../../context/caller.js';
 import { contextInTrace } from '../../context/carryTrace.js';
 import { hookTable } from '../../context/defineRegistry.js';
+import type { WriteOrigin } from '../../context/hookTypes.js';
 import type { RuntimeContext } from '../../context/runtimeContext.js';
 import { FieldCipher } from '../../crypto/fieldCipher.js';
 import { mediaFiles } from '../../files/mediaFiles.js';
@@ -26,7 +27,7 @@ export interface Services {
   auth: AuthContext;
   outbox: MailOutbox;
   /** The typed repositories of jobs and afterCommit hooks: they act as the system. */
-  systemRepositories(trace?: Context): unknown;
+  systemRepositories(origin: WriteOrigin, trace?: Context): unknown;
 }
 
 /** The context every operation takes: the registry, the store, the secrets, the composed feature rules, the hooks. */
@@ -102,11 +103,11 @@ export async function withServices(base: Base, stores: Stores): Promise<Services
   await bootstrapAdmin(auth, env);
   await ensureEventSequence(stores.store);
   // A job run's or an afterCommit delivery's: their calls belong to its span when it is traced.
-  const systemRepositories = (trace?: Context) => {
+  const systemRepositories = (origin: WriteOrigin, trace?: Context) => {
     const traced = contextInTrace(ctx, trace);
     return options.repositories?.(
       traced.store,
-      repositoryWriter(() => ({ ctx: traced, caller: SYSTEM_CALLER, now: ctx.now(), depth: 0, path: [] })),
+      repositoryWriter(() => ({ ctx: traced, caller: SYSTEM_CALLER, now: ctx.now(), origin, depth: 0, path: [] })),
     );
   };
   return { ctx, auth, outbox, systemRepositories };

@@ -11,7 +11,7 @@ export interface AuditLogFilter {
 }
 export type AuditLogSortKey = 'id' | 'createdAt' | 'updatedAt' | 'entity' | 'entityId' | 'changedBy' | 'changedFrom' | 'changeType' | 'changeReason';
 
-/** Typed access to auditLogs: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to auditLogs: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class AuditLogRepository extends Repository<AuditLog, AuditLogCreate, AuditLogUpdate, AuditLogFilter, AuditLogSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'auditLogs', { owned: false, arrayFields: ['changedFields'] }, writer);

@@ -13,7 +13,7 @@ export interface ContentBlockFilter {
 }
 export type ContentBlockSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'status' | 'publishedAt' | 'featuredImage' | 'key' | 'blockType' | 'body' | 'locale' | 'position';
 
-/** Typed access to contentBlocks: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to contentBlocks: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class ContentBlockRepository extends Repository<ContentBlock, ContentBlockCreate, ContentBlockUpdate, ContentBlockFilter, ContentBlockSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'contentBlocks', { owned: true, arrayFields: ['tags'] }, writer);

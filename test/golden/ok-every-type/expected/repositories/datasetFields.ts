@@ -11,7 +11,7 @@ export interface DatasetFieldFilter {
 }
 export type DatasetFieldSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'datasetId' | 'name' | 'dataType' | 'required' | 'position';
 
-/** Typed access to datasetFields: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to datasetFields: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class DatasetFieldRepository extends Repository<DatasetField, DatasetFieldCreate, DatasetFieldUpdate, DatasetFieldFilter, DatasetFieldSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'datasetFields', { owned: true, arrayFields: [] }, writer);

@@ -11,7 +11,7 @@ export interface JobExecutionFilter {
 }
 export type JobExecutionSortKey = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'jobName' | 'handler' | 'status' | 'startedAt' | 'completedAt' | 'duration' | 'output' | 'error' | 'triggeredBy' | 'triggeredByUserId';
 
-/** Typed access to jobExecutions: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to jobExecutions: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class JobExecutionRepository extends Repository<JobExecution, JobExecutionCreate, JobExecutionUpdate, JobExecutionFilter, JobExecutionSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'jobExecutions', { owned: false, arrayFields: [] }, writer);

@@ -10,8 +10,8 @@ export interface MediaAssetFilter {
 }
 export type MediaAssetSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'filename' | 'mimeType' | 'size' | 'sha256' | 'url' | 'altText' | 'width' | 'height';
 
-/** Typed access to mediaAssets: no access checks or request validation; hooks and history through a writer. */
-export class MediaAssetRepository extends Repository<MediaAsset, MediaAssetCreate, MediaAssetUpdate, MediaAssetFilter, MediaAssetSortKey> {
+/** Typed access to mediaAssets: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
+export class MediaAssetRepository extends Repository<MediaAsset, MediaAssetCreate & Partial<Pick<MediaAsset, 'size' | 'sha256' | 'url'>>, MediaAssetUpdate & Partial<Pick<MediaAsset, 'size' | 'sha256' | 'url'>>, MediaAssetFilter, MediaAssetSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'mediaAssets', { owned: true, arrayFields: [] }, writer);
   }

@@ -10,7 +10,7 @@ export interface RoleFilter {
 }
 export type RoleSortKey = 'id' | 'createdAt' | 'updatedAt' | 'key' | 'label' | 'description' | 'isSystem';
 
-/** Typed access to roles: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to roles: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class RoleRepository extends Repository<Role, RoleCreate, RoleUpdate, RoleFilter, RoleSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'roles', { owned: false, arrayFields: ['permissions'] }, writer);

@@ -11,7 +11,7 @@ export interface SearchFeedbackFilter {
 }
 export type SearchFeedbackSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'query' | 'resultEntity' | 'resultId' | 'helpful' | 'rating' | 'comment';
 
-/** Typed access to searchFeedback: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to searchFeedback: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class SearchFeedbackRepository extends Repository<SearchFeedback, SearchFeedbackCreate, SearchFeedbackUpdate, SearchFeedbackFilter, SearchFeedbackSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'searchFeedback', { owned: true, arrayFields: [] }, writer);

@@ -9,7 +9,7 @@ export interface SettingFilter {
 }
 export type SettingSortKey = 'id' | 'createdAt' | 'updatedAt' | 'key';
 
-/** Typed access to settings: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to settings: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class SettingRepository extends Repository<Setting, SettingCreate, SettingUpdate, SettingFilter, SettingSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'settings', { owned: false, arrayFields: [] }, writer);

@@ -9,7 +9,7 @@ export interface SignInCodeFilter {
 }
 export type SignInCodeSortKey = 'id' | 'createdAt' | 'updatedAt' | 'userId' | 'attempts' | 'expiresAt' | 'usedAt';
 
-/** Typed access to signInCodes: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to signInCodes: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class SignInCodeRepository extends Repository<SignInCode, SignInCodeCreate, SignInCodeUpdate, SignInCodeFilter, SignInCodeSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'signInCodes', { owned: false, arrayFields: [] }, writer);

@@ -10,7 +10,7 @@ export interface TeamFilter {
 }
 export type TeamSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'budget';
 
-/** Typed access to teams: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to teams: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class TeamRepository extends Repository<Team, TeamCreate, TeamUpdate, TeamFilter, TeamSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'teams', { owned: true, arrayFields: ['members'] }, writer);

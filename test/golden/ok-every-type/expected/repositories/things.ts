@@ -19,8 +19,8 @@ export interface ThingFilter {
 }
 export type ThingSortKey = 'id' | 'ownerId' | 'tenantId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'slug' | 'summary' | 'status' | 'publishedAt' | 'featuredImage' | 'text' | 'count' | 'ratio' | 'flag' | 'plain' | 'labelled' | 'team' | 'when' | 'home' | 'code' | 'contact' | 'computed';
 
-/** Typed access to things: no access checks or request validation; hooks and history through a writer. */
-export class ThingRepository extends Repository<Thing, ThingCreate, ThingUpdate, ThingFilter, ThingSortKey> {
+/** Typed access to things: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
+export class ThingRepository extends Repository<Thing, ThingCreate & Partial<Pick<Thing, 'computed'>>, ThingUpdate & Partial<Pick<Thing, 'computed'>>, ThingFilter, ThingSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'things', { owned: true, arrayFields: ['tags', 'list', 'keywords'] }, writer);
   }

@@ -12,8 +12,8 @@ export interface UserFilter {
 }
 export type UserSortKey = 'id' | 'createdAt' | 'updatedAt' | 'email' | 'displayName' | 'authSource' | 'lastLoginAt' | 'disabled' | 'emailVerified' | 'mfaEnabledAt';
 
-/** Typed access to users: no access checks or request validation; hooks and history through a writer. */
-export class UserRepository extends Repository<User, UserCreate, UserUpdate, UserFilter, UserSortKey> {
+/** Typed access to users: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
+export class UserRepository extends Repository<User, UserCreate & Partial<Pick<User, 'authSource' | 'lastLoginAt' | 'emailVerified' | 'mfaEnabledAt'>>, UserUpdate & Partial<Pick<User, 'authSource' | 'lastLoginAt' | 'emailVerified' | 'mfaEnabledAt'>>, UserFilter, UserSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'users', { owned: false, arrayFields: ['roles', 'oidcSubjects', 'mfaRecoveryCodes'] }, writer);
   }

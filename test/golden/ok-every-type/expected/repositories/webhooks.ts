@@ -9,8 +9,8 @@ export interface WebhookFilter {
 }
 export type WebhookSortKey = 'id' | 'createdAt' | 'updatedAt' | 'url' | 'description' | 'enabled' | 'startAfter';
 
-/** Typed access to webhooks: no access checks or request validation; hooks and history through a writer. */
-export class WebhookRepository extends Repository<Webhook, WebhookCreate, WebhookUpdate, WebhookFilter, WebhookSortKey> {
+/** Typed access to webhooks: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
+export class WebhookRepository extends Repository<Webhook, WebhookCreate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, WebhookUpdate & Partial<Pick<Webhook, 'secret' | 'startAfter'>>, WebhookFilter, WebhookSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'webhooks', { owned: false, arrayFields: ['events', 'entities'] }, writer);
   }

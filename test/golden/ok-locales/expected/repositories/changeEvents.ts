@@ -9,7 +9,7 @@ export interface ChangeEventFilter {
 }
 export type ChangeEventSortKey = 'id' | 'createdAt' | 'updatedAt' | 'seq' | 'event' | 'entity' | 'entityId' | 'userId' | 'at' | 'trace';
 
-/** Typed access to changeEvents: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to changeEvents: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class ChangeEventRepository extends Repository<ChangeEvent, ChangeEventCreate, ChangeEventUpdate, ChangeEventFilter, ChangeEventSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'changeEvents', { owned: false, arrayFields: [] }, writer);

@@ -12,7 +12,7 @@ export interface FieldChangeFilter {
 }
 export type FieldChangeSortKey = 'id' | 'createdAt' | 'updatedAt' | 'entity' | 'entityId' | 'fieldName' | 'changedBy' | 'changeReason' | 'approvedBy' | 'approvalStatus';
 
-/** Typed access to fieldChanges: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to fieldChanges: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class FieldChangeRepository extends Repository<FieldChange, FieldChangeCreate, FieldChangeUpdate, FieldChangeFilter, FieldChangeSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'fieldChanges', { owned: false, arrayFields: [] }, writer);

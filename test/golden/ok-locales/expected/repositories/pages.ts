@@ -11,7 +11,7 @@ export interface PageFilter {
 }
 export type PageSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'title' | 'summary' | 'rank' | 'published';
 
-/** Typed access to pages: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to pages: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class PageRepository extends Repository<Page, PageCreate, PageUpdate, PageFilter, PageSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'pages', { owned: true, arrayFields: [] }, writer);

@@ -13,8 +13,8 @@ export interface ScheduledJobFilter {
 }
 export type ScheduledJobSortKey = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'description' | 'handler' | 'scheduleType' | 'timezone' | 'enabled' | 'timeout' | 'lastRunAt' | 'nextRunAt' | 'lastStatus' | 'failureCount' | 'lastError' | 'origin';
 
-/** Typed access to scheduledJobs: no access checks or request validation; hooks and history through a writer. */
-export class ScheduledJobRepository extends Repository<ScheduledJob, ScheduledJobCreate, ScheduledJobUpdate, ScheduledJobFilter, ScheduledJobSortKey> {
+/** Typed access to scheduledJobs: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
+export class ScheduledJobRepository extends Repository<ScheduledJob, ScheduledJobCreate & Partial<Pick<ScheduledJob, 'origin'>>, ScheduledJobUpdate & Partial<Pick<ScheduledJob, 'origin'>>, ScheduledJobFilter, ScheduledJobSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'scheduledJobs', { owned: false, arrayFields: ['schedules'] }, writer);
   }

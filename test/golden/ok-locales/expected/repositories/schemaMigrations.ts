@@ -9,7 +9,7 @@ export interface SchemaMigrationFilter {
 }
 export type SchemaMigrationSortKey = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'appliedAt' | 'steps';
 
-/** Typed access to schemaMigrations: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to schemaMigrations: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class SchemaMigrationRepository extends Repository<SchemaMigration, SchemaMigrationCreate, SchemaMigrationUpdate, SchemaMigrationFilter, SchemaMigrationSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'schemaMigrations', { owned: false, arrayFields: [] }, writer);

@@ -8,7 +8,7 @@ export interface SequenceFilter {
 }
 export type SequenceSortKey = 'id' | 'createdAt' | 'updatedAt' | 'name' | 'value';
 
-/** Typed access to sequences: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to sequences: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class SequenceRepository extends Repository<Sequence, SequenceCreate, SequenceUpdate, SequenceFilter, SequenceSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'sequences', { owned: false, arrayFields: [] }, writer);

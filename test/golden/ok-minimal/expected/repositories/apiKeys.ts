@@ -10,8 +10,8 @@ export interface ApiKeyFilter {
 }
 export type ApiKeySortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'name' | 'lastEight' | 'expiresAt' | 'lastUsedAt' | 'revokedAt' | 'mcp';
 
-/** Typed access to apiKeys: no access checks or request validation; hooks and history through a writer. */
-export class ApiKeyRepository extends Repository<ApiKey, ApiKeyCreate, ApiKeyUpdate, ApiKeyFilter, ApiKeySortKey> {
+/** Typed access to apiKeys: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
+export class ApiKeyRepository extends Repository<ApiKey, ApiKeyCreate & Partial<Pick<ApiKey, 'lastEight' | 'lastUsedAt' | 'revokedAt'>>, ApiKeyUpdate & Partial<Pick<ApiKey, 'lastEight' | 'lastUsedAt' | 'revokedAt'>>, ApiKeyFilter, ApiKeySortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'apiKeys', { owned: true, arrayFields: ['permissions'] }, writer);
   }

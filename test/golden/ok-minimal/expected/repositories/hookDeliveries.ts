@@ -10,8 +10,8 @@ export interface HookDeliveryFilter {
 }
 export type HookDeliverySortKey = 'id' | 'createdAt' | 'updatedAt' | 'eventSeq' | 'entity' | 'entityId' | 'event' | 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt';
 
-/** Typed access to hookDeliveries: no access checks or request validation; hooks and history through a writer. */
-export class HookDeliveryRepository extends Repository<HookDelivery, HookDeliveryCreate, HookDeliveryUpdate, HookDeliveryFilter, HookDeliverySortKey> {
+/** Typed access to hookDeliveries: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
+export class HookDeliveryRepository extends Repository<HookDelivery, HookDeliveryCreate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, HookDeliveryUpdate & Partial<Pick<HookDelivery, 'eventSeq' | 'entity' | 'entityId' | 'event' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'deliveredAt'>>, HookDeliveryFilter, HookDeliverySortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'hookDeliveries', { owned: false, arrayFields: [] }, writer);
   }

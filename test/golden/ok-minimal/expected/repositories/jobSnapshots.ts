@@ -13,7 +13,7 @@ export interface JobSnapshotFilter {
 }
 export type JobSnapshotSortKey = 'id' | 'createdAt' | 'updatedAt' | 'jobId' | 'executionId' | 'jobName' | 'metric' | 'value' | 'series' | 'bucket' | 'capturedAt';
 
-/** Typed access to jobSnapshots: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to jobSnapshots: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class JobSnapshotRepository extends Repository<JobSnapshot, JobSnapshotCreate, JobSnapshotUpdate, JobSnapshotFilter, JobSnapshotSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'jobSnapshots', { owned: false, arrayFields: [] }, writer);

@@ -10,7 +10,7 @@ export interface NoteFilter {
 }
 export type NoteSortKey = 'id' | 'ownerId' | 'createdAt' | 'updatedAt' | 'archivedAt' | 'body' | 'pinned';
 
-/** Typed access to notes: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to notes: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class NoteRepository extends Repository<Note, NoteCreate, NoteUpdate, NoteFilter, NoteSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'notes', { owned: true, arrayFields: [] }, writer);

@@ -10,8 +10,8 @@ export interface OutgoingMailFilter {
 }
 export type OutgoingMailSortKey = 'id' | 'createdAt' | 'updatedAt' | 'to' | 'subject' | 'template' | 'status' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt';
 
-/** Typed access to outgoingMails: no access checks or request validation; hooks and history through a writer. */
-export class OutgoingMailRepository extends Repository<OutgoingMail, OutgoingMailCreate, OutgoingMailUpdate, OutgoingMailFilter, OutgoingMailSortKey> {
+/** Typed access to outgoingMails: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
+export class OutgoingMailRepository extends Repository<OutgoingMail, OutgoingMailCreate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, OutgoingMailUpdate & Partial<Pick<OutgoingMail, 'to' | 'subject' | 'template' | 'attempts' | 'nextAttemptAt' | 'leaseUntil' | 'lastError' | 'sentAt'>>, OutgoingMailFilter, OutgoingMailSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'outgoingMails', { owned: false, arrayFields: [] }, writer);
   }

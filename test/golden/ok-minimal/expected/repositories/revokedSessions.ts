@@ -10,7 +10,7 @@ export interface RevokedSessionFilter {
 }
 export type RevokedSessionSortKey = 'id' | 'createdAt' | 'updatedAt' | 'userId' | 'expiresAt';
 
-/** Typed access to revokedSessions: no access checks or request validation; hooks and history through a writer. */
+/** Typed access to revokedSessions: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
 export class RevokedSessionRepository extends Repository<RevokedSession, RevokedSessionCreate, RevokedSessionUpdate, RevokedSessionFilter, RevokedSessionSortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'revokedSessions', { owned: false, arrayFields: [] }, writer);

@@ -11,8 +11,8 @@ export interface WebhookDeliveryFilter {
 }
 export type WebhookDeliverySortKey = 'id' | 'createdAt' | 'updatedAt' | 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual';
 
-/** Typed access to webhookDeliveries: no access checks or request validation; hooks and history through a writer. */
-export class WebhookDeliveryRepository extends Repository<WebhookDelivery, WebhookDeliveryCreate, WebhookDeliveryUpdate, WebhookDeliveryFilter, WebhookDeliverySortKey> {
+/** Typed access to webhookDeliveries: no access checks or request validation (read-only fields may be set, checked against their type); hooks and history through a writer. */
+export class WebhookDeliveryRepository extends Repository<WebhookDelivery, WebhookDeliveryCreate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, WebhookDeliveryUpdate & Partial<Pick<WebhookDelivery, 'webhookId' | 'eventSeq' | 'eventType' | 'entityId' | 'status' | 'attempts' | 'responseCode' | 'responseBody' | 'latencyMs' | 'nextAttemptAt' | 'lastError' | 'deliveredAt' | 'manual'>>, WebhookDeliveryFilter, WebhookDeliverySortKey> {
   constructor(store: Store, writer?: RepositoryWriter) {
     super(store, 'webhookDeliveries', { owned: false, arrayFields: [] }, writer);
   }

@@ -36,9 +36,12 @@ export function entigenProgram(): Command {
     .argument('[dir]', 'project folder', '.')
     .action(lazy(() => import('./commands/initCommand.js'), 'initCommand'));
 
-  withPaths(program.command('build').description('write the generated files for the entities')).action(
-    lazy(() => import('./commands/buildCommand.js'), 'buildCommand'),
-  );
+  withPaths(program.command('build').description('write the generated files for the entities'))
+    .option(
+      '--reset-baseline',
+      'while prototyping: accept breaking changes without a migration for entities whose tables hold no records',
+    )
+    .action(lazy(() => import('./commands/buildCommand.js'), 'buildCommand'));
 
   withPaths(
     program

@@ -6,9 +6,10 @@ import { emitAll } from './emit/emitAll.js';
 import type { HookModuleImport } from './emit/emitIndex.js';
 import { startValidatorHelper } from './emit/emitValidatorsInParallel.js';
 import { openValidatorCache } from './emit/validatorCache.js';
-import { coveredChanges, previousModel, uncoveredChanges } from './migrations.js';
+import { changeDiagnostics, coveredChanges, previousModel, uncoveredChanges } from './migrations.js';
 import { buildModel, type EntitySource, type RawConfig } from './model/buildModel.js';
 import { checkHookFiles } from './model/checkHookFiles.js';
+import type { BreakingChange } from './model/diffModels.js';
 import { scanExports } from './model/scanExports.js';
 import { featureFolders, type HookFile, type Inputs, packageEntityFiles, readInputs } from './readInputs.js';
 import { checkShape } from './schema/checkShape.js';
@@ -31,7 +32,22 @@ export interface BuildOptions {
   writer?: OutputWriter;
   /** Where to keep what the files' texts read into, so a later build parses only the changed ones. */
   cacheDir?: string;
+  /**
+   * What the database holds, asked when a breaking change has no migration: the change passes
+   * when the project was never served or its database holds no records of the app's entities,
+   * and with `resetBaseline` when none of the changed entities holds records.
+   */
+  records?(plurals: readonly string[]): Promise<DatabaseRecords | undefined>;
+  /** `entigen build --reset-baseline`: the current files become the baseline where no records are at stake. */
+  resetBaseline?: boolean;
+  /** Told of each breaking change let through without a migration, and why. */
+  onAccepted?(message: string): void;
 }
+
+/** What the database holds of the app's entities (see BuildOptions.records). */
+export type DatabaseRecords =
+  | { served: false; where: string }
+  | { served: true; where: string; counts: Map<string, number> };
 
 export interface BuildOutput {
   model: AppModel;
@@ -51,19 +67,53 @@ export async function build(options: BuildOptions): Promise<BuildOutput> {
   }
   progress(`read ${inputs.entityFiles.filter((f) => f.origin === 'app').length} entity files`);
   return buildFromInputs(inputs, progress, options.outDir ?? 'generated', {
-    // Breaking changes without a migration are refused before any file is made.
-    checkModel(model) {
+    // Breaking changes without a migration are refused before any file is made, unless no
+    // record is at stake (a project never served, an empty database, or --reset-baseline).
+    async checkModel(model) {
       const previous = previousModel(options.root, options.outDir ?? 'generated');
-      const uncovered = uncoveredChanges(
-        previous,
-        model,
-        coveredChanges(options.root),
-        (plural) => fileOfEntity(inputs, plural) ?? entitiesDir,
-      );
-      if (uncovered.length > 0) throw new BuildFailure(sortDiagnostics(uncovered));
+      const uncovered = uncoveredChanges(previous, model, coveredChanges(options.root));
+      if (uncovered.length === 0) return;
+      const refused = await withoutRecords(uncovered, previous!, options);
+      if (refused.length > 0)
+        throw new BuildFailure(
+          sortDiagnostics(changeDiagnostics(refused, (plural) => fileOfEntity(inputs, plural) ?? entitiesDir)),
+        );
     },
     writer: options.writer,
   });
+}
+
+/** The changes that still need a migration once the database has said what it holds. */
+async function withoutRecords(
+  changes: BreakingChange[],
+  previous: AppModel,
+  options: BuildOptions,
+): Promise<BreakingChange[]> {
+  if (!options.records) return changes;
+  const app = previous.entities.filter((entity) => !entity.internal).map((entity) => entity.plural);
+  const held = await options.records(app);
+  if (!held) return changes;
+  const pass = (why: string, passed: BreakingChange[]) => {
+    for (const change of passed) options.onAccepted?.(`${change.key}: no migration needed, ${why}`);
+  };
+  if (!held.served) {
+    pass(`the database (${held.where}) was never served`, changes);
+    return [];
+  }
+  if (app.every((plural) => (held.counts.get(plural) ?? 0) === 0)) {
+    pass(`the database (${held.where}) holds no records`, changes);
+    return [];
+  }
+  if (!options.resetBaseline) return changes;
+  const atStake = (change: BreakingChange) => (held.counts.get(change.entity) ?? 0) > 0;
+  pass(
+    `--reset-baseline, and ${held.where} holds no records of its entity`,
+    changes.filter((c) => !atStake(c)),
+  );
+  return changes.filter(atStake).map((change) => ({
+    ...change,
+    description: `${change.description} (--reset-baseline refused: ${held.where} holds ${held.counts.get(change.entity)} ${change.entity} records)`,
+  }));
 }
 
 function fileOfEntity(inputs: Inputs, plural: string): string | undefined {
@@ -74,7 +124,7 @@ function fileOfEntity(inputs: Inputs, plural: string): string | undefined {
 
 export interface BuildStages {
   /** Runs on the finished model before anything is emitted; throws BuildFailure to stop the build. */
-  checkModel?: (model: AppModel) => void;
+  checkModel?: (model: AppModel) => void | Promise<void>;
   writer?: OutputWriter;
 }
 
@@ -87,7 +137,7 @@ export async function buildFromInputs(
   const helper = startValidatorHelper(inputs.entityFiles.length);
   try {
     const model = checkedModel(inputs);
-    stages.checkModel?.(model);
+    await stages.checkModel?.(model);
     progress(`modelled ${model.entities.length} entities`);
     const extras = { hookModules: hookModules(inputs.hookFiles ?? [], outDir) };
     const files = await emitAll(model, helper, extras, stages.writer, inputs.validators);

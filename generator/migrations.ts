@@ -24,21 +24,25 @@ export function coveredChanges(root: string): Set<string> {
   return new Set(readMigrationFiles(root).flatMap((migration) => migration.covers));
 }
 
-/** Breaking changes no migration covers, as diagnostics on the entity files. */
+/** Breaking changes from `previous` to `next` that no migration covers. */
 export function uncoveredChanges(
   previous: AppModel | undefined,
   next: AppModel,
   covered: Set<string>,
+): BreakingChange[] {
+  return previous ? breakingChanges(previous, next).filter((change) => !covered.has(change.key)) : [];
+}
+
+/** Breaking changes as diagnostics on their entity files. */
+export function changeDiagnostics(
+  changes: readonly BreakingChange[],
   fileOf: (plural: string) => string,
 ): Diagnostic[] {
-  if (!previous) return [];
-  return breakingChanges(previous, next)
-    .filter((change) => !covered.has(change.key))
-    .map((change: BreakingChange) => ({
-      file: fileOf(change.entity),
-      line: 1,
-      col: 1,
-      path: change.field ? `fields.${change.field}` : '',
-      message: `${change.description}: existing records need a migration covering "${change.key}" (entigen migrate --create NAME)`,
-    }));
+  return changes.map((change: BreakingChange) => ({
+    file: fileOf(change.entity),
+    line: 1,
+    col: 1,
+    path: change.field ? `fields.${change.field}` : '',
+    message: `${change.description}: existing records need a migration covering "${change.key}" (entigen migrate --create NAME)`,
+  }));
 }

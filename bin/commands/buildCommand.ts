@@ -3,6 +3,7 @@ import { build } from '../../generator/build.js';
 import { OutputWriter } from '../../generator/writeOutput.js';
 import { cacheDir, PARSED_CACHE } from './cacheDir.js';
 import { indexPlanSummary } from './indexesCommand.js';
+import { recordCounts } from './recordCounts.js';
 import { reportFailure } from './reportFailure.js';
 
 export interface PathOptions {
@@ -10,9 +11,13 @@ export interface PathOptions {
   out: string;
 }
 
+export interface BuildCommandOptions extends PathOptions {
+  resetBaseline?: boolean;
+}
+
 const LARGE_MODEL = 50;
 
-export async function buildCommand(options: PathOptions): Promise<void> {
+export async function buildCommand(options: BuildCommandOptions): Promise<void> {
   const started = performance.now();
   try {
     const root = process.cwd();
@@ -29,6 +34,10 @@ export async function buildCommand(options: PathOptions): Promise<void> {
         if (large) process.stderr.write(`entigen: ${stage} (${ms} ms)\n`);
       },
       writer,
+      // A breaking change without a migration passes where no record is at stake.
+      records: (plurals) => recordCounts(root, process.env.DATABASE_URL, plurals),
+      resetBaseline: options.resetBaseline,
+      onAccepted: (message) => process.stdout.write(`entigen: ${message}\n`),
     });
     const summary = writer.finish(files);
     const ms = Math.round(performance.now() - started);

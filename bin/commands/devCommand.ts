@@ -8,6 +8,7 @@ import { hooksDirOf, jobHandlersOf } from '../../generator/readInputs.js';
 import { OutputWriter } from '../../generator/writeOutput.js';
 import { MIGRATIONS_DIR } from '../../runtime/model/readMigrationFiles.js';
 import { cacheDir, PARSED_CACHE } from './cacheDir.js';
+import { recordCounts } from './recordCounts.js';
 import { reportFailure } from './reportFailure.js';
 
 export interface DevOptions {
@@ -82,6 +83,9 @@ export async function devCommand(options: DevOptions): Promise<void> {
         outDir: options.out,
         writer,
         cacheDir: cacheDir(root, PARSED_CACHE),
+        // While the database holds no records, a removed or renamed field needs no migration.
+        records: (plurals) => recordCounts(root, process.env.DATABASE_URL, plurals),
+        onAccepted: say,
       });
       const summary = writer.finish(files);
       say(

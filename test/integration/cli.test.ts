@@ -6,6 +6,14 @@ import { build } from '../../generator/build.js';
 import { listFiles } from '../../generator/compareOutput.js';
 import { copyExampleApp, repoRoot, runCli } from '../support/cli.js';
 
+/** Stores one record of `plural` in the app's default database, so its shape is at stake. */
+async function storeRecord(app: string, plural: string, record: Record<string, unknown>): Promise<void> {
+  const file = join(app, `${plural}.jsonl`);
+  writeFileSync(file, `${JSON.stringify({ ownerId: '0123456789abcdef01234567', ...record })}\n`);
+  const imported = await runCli(['import', plural, file], app);
+  expect(imported.status, imported.stderr).toBe(0);
+}
+
 describe('entigen build', () => {
   it('writes byte-identical output on every run', async () => {
     const app = copyExampleApp();
@@ -153,6 +161,7 @@ describe('entigen build', () => {
   it('removes files that the entities no longer produce', async () => {
     const app = copyExampleApp();
     await runCli(['build'], app);
+    await storeRecord(app, 'notes', { title: 'Kept' });
     rmSync(join(app, 'entities', 'comments.yaml'));
     // Articles name comments in a relation: it goes with them.
     const articles = join(app, 'entities', 'articles.yaml');
@@ -264,7 +273,10 @@ describe('entigen check', () => {
     const missing = await runCli(['build', '--entities', join(app, 'nowhere')], app);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('entities folder not found: nowhere');
-    // An absolute --out is where the breaking-change check finds the previous build.
+    // An absolute --out is where the breaking-change check finds the previous build (with a
+    // record stored, a breaking change is refused).
+    expect((await runCli(['build'], app)).status).toBe(0);
+    await storeRecord(app, 'notes', { title: 'Kept' });
     writeFileSync(
       join(app, 'entities', 'articles.yaml'),
       readFileSync(join(app, 'entities', 'articles.yaml'), 'utf8').replace(/^ {2}rating: .*\n/m, ''),
@@ -324,6 +336,8 @@ describe('breaking changes and migrations', () => {
   it('refuses a removed or retyped field or a new required field until a migration covers it; additive changes pass', async () => {
     const app = copyExampleApp();
     expect((await runCli(['build'], app)).status).toBe(0);
+    // The database holds a record: its shape matters from now on.
+    await storeRecord(app, 'notes', { title: 'Kept' });
     const file = join(app, 'entities', 'articles.yaml');
     const original = readFileSync(file, 'utf8');
     writeFileSync(file, original.replace('fields:\n', 'fields:\n  subtitle: { type: string }\n'));
@@ -355,5 +369,75 @@ describe('breaking changes and migrations', () => {
     expect((await runCli(['build'], app)).status).toBe(0);
     expect((await runCli(['check'], app)).status).toBe(0);
     expect((await runCli(['migrate', '--create', 'again'], app)).stdout).toContain('no migration needed');
+  });
+
+  it('needs no migration while no record is at stake: never served, an empty database, or --reset-baseline', async () => {
+    const app = copyExampleApp();
+    expect((await runCli(['build'], app)).status).toBe(0);
+    const notes = join(app, 'entities', 'notes.yaml');
+    const products = join(app, 'entities', 'products.yaml');
+    // Never served: no database file yet.
+    writeFileSync(notes, readFileSync(notes, 'utf8').replace('  code: { type: string, unique: true }\n', ''));
+    const prototyped = await runCli(['build'], app);
+    expect(prototyped.status, prototyped.stderr).toBe(0);
+    expect(prototyped.stdout).toContain(
+      'entigen: notes.code: removed: no migration needed, the database (data/entigen.db) was never served',
+    );
+    const fieldsOf = (plural: string) =>
+      (
+        JSON.parse(readFileSync(join(app, 'generated', 'metadata.json'), 'utf8')) as {
+          entities: { plural: string; fields: { name: string }[] }[];
+        }
+      ).entities
+        .find((entity) => entity.plural === plural)!
+        .fields.map((field) => field.name);
+    expect(fieldsOf('notes')).not.toContain('code');
+
+    // A database with a product: a change to notes (none stored) passes only with --reset-baseline.
+    await storeRecord(app, 'products', { name: 'Lamp', sku: 'L-1', price: 10 });
+    writeFileSync(notes, readFileSync(notes, 'utf8').replace('  body: { type: string }\n', ''));
+    const refused = await runCli(['build'], app);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('"notes.body: removed"');
+    const reset = await runCli(['build', '--reset-baseline'], app);
+    expect(reset.status, reset.stderr).toBe(0);
+    expect(reset.stdout).toContain(
+      'entigen: notes.body: removed: no migration needed, --reset-baseline, and data/entigen.db holds no records of its entity',
+    );
+
+    // Products hold a record: --reset-baseline refuses, naming how many, and writes nothing.
+    const baseline = readFileSync(join(app, 'generated', 'metadata.json'), 'utf8');
+    writeFileSync(
+      products,
+      readFileSync(products, 'utf8').replace('stock: { type: int, default: 0', 'stock: { type: float, default: 0'),
+    );
+    const kept = await runCli(['build', '--reset-baseline'], app);
+    expect(kept.status).toBe(1);
+    expect(kept.stderr).toContain('"products.stock: type int -> float"');
+    expect(kept.stderr).toContain('--reset-baseline refused: data/entigen.db holds 1 products records');
+    expect(readFileSync(join(app, 'generated', 'metadata.json'), 'utf8')).toBe(baseline);
+  });
+
+  it('asks PostgreSQL the same way, reading only', async () => {
+    const app = copyExampleApp();
+    expect((await runCli(['build'], app)).status).toBe(0);
+    const schema = `build_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+    const env = {
+      DATABASE_URL: `${process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test'}?schema=${schema}`,
+    };
+    const notes = join(app, 'entities', 'notes.yaml');
+    writeFileSync(notes, readFileSync(notes, 'utf8').replace('  code: { type: string, unique: true }\n', ''));
+    const fresh = await runCli(['build'], app, env);
+    expect(fresh.status, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toContain(`notes.code: removed: no migration needed, the database`);
+    expect(fresh.stdout).toContain(`, schema ${schema}) was never served`);
+
+    const file = join(app, 'notes.jsonl');
+    writeFileSync(file, `${JSON.stringify({ ownerId: '0123456789abcdef01234567', title: 'Kept' })}\n`);
+    expect((await runCli(['import', 'notes', file], app, env)).status).toBe(0);
+    writeFileSync(notes, readFileSync(notes, 'utf8').replace('  body: { type: string }\n', ''));
+    const kept = await runCli(['build', '--reset-baseline'], app, env);
+    expect(kept.status).toBe(1);
+    expect(kept.stderr).toContain(`, schema ${schema} holds 1 notes records`);
   });
 });

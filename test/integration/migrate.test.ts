@@ -51,7 +51,7 @@ describe('entigen migrate', () => {
       file,
       readFileSync(file, 'utf8').replace('fields:\n', 'fields:\n  isbn: { type: string, required: true }\n'),
     );
-    expect((await runCli(['build'], app)).status).toBe(1);
+    expect((await runCli(['build'], app, env)).status).toBe(1);
     const created = await runCli(['migrate', '--create', 'add-isbn'], app);
     expect(created.status).toBe(0);
     const [migrationFile] = readdirSync(join(app, 'migrations'));
@@ -78,7 +78,7 @@ describe('entigen migrate', () => {
       ].join('\n'),
     );
     writeFileSync(join(app, 'migrations', '99999999999999_later.yaml'), 'version: 1\nname: later\n');
-    expect((await runCli(['build'], app)).status).toBe(0);
+    expect((await runCli(['build'], app, env)).status).toBe(0);
 
     const refused = await runCli(['serve', '--port', '0', '--host', '127.0.0.1'], app, env);
     expect(refused.status).toBe(1);

@@ -47,7 +47,10 @@ it('stops every vitest worker and every server the tests started when npm is sto
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
       // A vitest of its own, not a worker of this one.
-      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST'))),
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('VITEST'))),
+        ENTIGEN_TEST_DIST_BUILT: '1',
+      },
     },
   );
   let output = '';

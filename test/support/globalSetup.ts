@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
  * ("Timeout calling onTaskUpdate").
  */
 export default async function setup(): Promise<void> {
+  // A vitest a test starts itself (npm test's script, stopped) uses the dist/ its parent built:
+  // compiling again would change the files under the parent's other tests.
+  if (process.env.ENTIGEN_TEST_DIST_BUILT === '1') return;
   const root = fileURLToPath(new URL('../..', import.meta.url));
   await new Promise<void>((resolve, reject) => {
     const tsc = spawn(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], {

@@ -41,6 +41,7 @@ export function entigenProgram(): Command {
       '--reset-baseline',
       'while prototyping: accept breaking changes without a migration for entities whose tables hold no records',
     )
+    .option('--no-typecheck', "skip type-checking hooks/ and jobs/ with the project's TypeScript")
     .action(lazy(() => import('./commands/buildCommand.js'), 'buildCommand'));
 
   withPaths(

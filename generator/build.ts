@@ -238,8 +238,54 @@ export function modelFromInputs(inputs: Inputs): AppModel {
   const { model, diagnostics: modelProblems } = buildModel(sources, { source: configSource, raw });
   diagnostics.push(...modelProblems);
   if (configSource) diagnostics.push(...checkJobHandlers(model, configSource, inputs.jobHandlers));
-  if (diagnostics.length > 0) throw new BuildFailure(sortDiagnostics(diagnostics));
+  if (diagnostics.length > 0) throw new BuildFailure(causesFirst(diagnostics, unmodelled(ordered, model)));
   return model;
+}
+
+/** The entities an app's file declares (its `plural:` line) that did not make it into the model, by file. */
+function unmodelled(
+  files: readonly { file: string; text: string; origin: string }[],
+  model: AppModel,
+): Map<string, string> {
+  const modelled = new Set(model.entities.map((entity) => entity.plural));
+  const missing = new Map<string, string>();
+  for (const { file, text, origin } of files) {
+    if (origin !== 'app') continue;
+    const plural = /^plural:\s*["']?([A-Za-z][A-Za-z0-9]*)/m.exec(text)?.[1];
+    if (plural && !modelled.has(plural)) missing.set(plural, file);
+  }
+  return missing;
+}
+
+/**
+ * The problems a build reports, causes first: the files whose entity could not be modelled lead,
+ * and what other files say only because it is missing (an unknown entity, a permission naming
+ * it, a filter on a field whose definition is broken) is left out, so the list starts where the
+ * fix is. Each cause is still reported where it stands.
+ */
+function causesFirst(diagnostics: Diagnostic[], missing: Map<string, string>): Diagnostic[] {
+  const brokenFields = new Set(
+    diagnostics.flatMap((d) => {
+      const field = /^fields\.([^.]+)/.exec(d.path)?.[1];
+      return field ? [`${d.file}\u0000${field}`] : [];
+    }),
+  );
+  const followOn = (d: Diagnostic) => {
+    const field = /unknown field "([^"]+)"/.exec(d.message)?.[1];
+    if (field && !d.path.startsWith('fields.') && brokenFields.has(`${d.file}\u0000${field}`)) return true;
+    for (const [plural, file] of missing) {
+      if (d.file === file) continue;
+      if (
+        new RegExp(`unknown entity "?${plural}"?(?![A-Za-z0-9])`).test(d.message) ||
+        d.message.startsWith(`"${plural}:`)
+      )
+        return true;
+    }
+    return false;
+  };
+  const kept = sortDiagnostics(diagnostics.filter((d) => !followOn(d)));
+  const causes = new Set(missing.values());
+  return [...kept.filter((d) => causes.has(d.file)), ...kept.filter((d) => !causes.has(d.file))];
 }
 
 const SECTIONS = [

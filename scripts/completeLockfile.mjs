@@ -22,8 +22,11 @@ for (const [location, entry] of Object.entries(lock.packages)) {
     added++;
   }
 }
+// In npm's own order (an English collation, as @npmcli/arborist sorts): a later `npm install`
+// then leaves the file as it is.
+const collate = new Intl.Collator('en').compare;
 lock.packages = Object.fromEntries(
-  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a < b ? -1 : 1)),
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : collate(a, b))),
 );
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`completeLockfile: added ${added} optional package entries`);

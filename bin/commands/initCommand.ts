@@ -53,6 +53,9 @@ export function initCommand(dir = '.'): void {
   }
 }
 
+/** The install scripts an app of entigen needs (npm's `allowScripts`), as entigen's own package.json allows them. */
+const ALLOWED_SCRIPTS = { 'better-sqlite3': true, esbuild: true, '@scarf/scarf': false } as const;
+
 /**
  * The new project's package.json. entigen from a git checkout is named by a path relative to the
  * project (`file:../entigen`), which works for teammates and CI with the same layout; an
@@ -74,6 +77,9 @@ function projectManifest(name: string, target: string) {
       'client-example': 'entigen run client-example.mts',
     },
     dependencies: { entigen: existsSync(join(packageRoot, '.git')) ? `file:${checkout}` : `^${version}` },
+    // npm 11 runs a dependency's install script only when allowed: SQLite's binding and esbuild's
+    // binary need theirs; a usage report of one of the SDKs does not.
+    allowScripts: ALLOWED_SCRIPTS,
     // tsc checks hooks, job handlers and scripts against the generated types (npm run typecheck).
     devDependencies: { typescript: TYPESCRIPT_RANGE, '@types/node': NODE_TYPES_RANGE },
   };

@@ -4,6 +4,7 @@ import standaloneModule from 'ajv/dist/standalone/index.js';
 import type { Diagnostic } from '../diagnostics.js';
 import { hashOf } from '../keptEntries.js';
 import type { PathSegment, SourceFile } from './loadYaml.js';
+import { nearestWord } from './nearestWord.js';
 import { configSchema, entitySchema } from './schemas.js';
 
 const Ajv = AjvModule.default;
@@ -108,7 +109,13 @@ function toDiagnostic(source: SourceFile, error: ErrorObject): Diagnostic {
       const allowed = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
       // Field and value schemas are reached through $ref, so their schemaPath does not name them.
       const what = allowed.includes('type') && allowed.includes('ref') ? 'option' : 'key';
-      return source.diagnostic([...path, name], `unknown ${what}; allowed: ${allowed.join(', ')}`, 'key');
+      // `unknown option; did you mean \`required\`? allowed: ...` when a word is near.
+      const hint = didYouMean(name, allowed);
+      return source.diagnostic(
+        [...path, name],
+        `unknown ${what}${hint ? `${hint} allowed` : '; allowed'}: ${allowed.join(', ')}`,
+        'key',
+      );
     }
     case 'required': {
       const missing = (error.params as { missingProperty: string }).missingProperty;
@@ -116,7 +123,8 @@ function toDiagnostic(source: SourceFile, error: ErrorObject): Diagnostic {
     }
     case 'enum': {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
-      return source.diagnostic(path, `must be one of ${allowed.join(', ')}`);
+      const hint = typeof error.data === 'string' ? didYouMean(error.data, allowed.map(String)) : '';
+      return source.diagnostic(path, `must be one of ${allowed.join(', ')}${hint}`);
     }
     case 'uniqueItems': {
       const { i, j } = error.params as { i: number; j: number };
@@ -125,6 +133,12 @@ function toDiagnostic(source: SourceFile, error: ErrorObject): Diagnostic {
     default:
       return source.diagnostic(path, typeof custom === 'string' ? custom : (error.message ?? 'is invalid'));
   }
+}
+
+/** `; did you mean \`enum\`?` when an allowed word is near `word`, else nothing. */
+function didYouMean(word: string, allowed: readonly string[]): string {
+  const meant = nearestWord(word, allowed);
+  return meant === undefined ? '' : `; did you mean \`${meant}\`?`;
 }
 
 function splitPointer(pointer: string): PathSegment[] {

@@ -256,6 +256,7 @@ async function writeBatch(options: ImportOptions, tx: Store, rows: Prepared[]): 
           if (row.kept.updatedAt) doc.updatedAt = new Date(row.kept.updatedAt).toISOString();
           docs.push(doc);
         }
+        if (options.ids !== 'new') await refuseTakenIds(store, entity.plural, rows, docs);
         const inserted = await insertBatch(options, store, rows, docs);
         return {
           result: inserted.length,
@@ -271,6 +272,25 @@ async function writeBatch(options: ImportOptions, tx: Store, rows: Prepared[]): 
     if (field === undefined || rows[Number(index)] === undefined) throw error;
     throw new LineRefused(rows[Number(index)].line, `${field}: ${first[1]}`);
   }
+}
+
+/**
+ * A file's id that a record already has refuses its line, read before the insert: after a
+ * refused insert PostgreSQL answers nothing more in the transaction, and the line is what
+ * tells the user which record it was.
+ */
+async function refuseTakenIds(tx: Store, plural: string, rows: Prepared[], docs: Doc[]): Promise<void> {
+  const given = docs.filter((_, i) => rows[i].kept.id !== undefined).map((doc) => doc.id as string);
+  if (given.length === 0) return;
+  const taken = await tx.find(plural, {
+    where: { field: 'id', op: 'in', value: given },
+    select: ['id'],
+    limit: given.length,
+  });
+  if (taken.length === 0) return;
+  const ids = new Set(taken.map((doc) => doc.id));
+  const at = docs.findIndex((doc) => ids.has(doc.id));
+  throw new LineRefused(rows[at].line, 'id: must be unique; a record with this id exists');
 }
 
 /** The batch's records; a unique value already taken refuses the line that holds it. */

@@ -1,10 +1,20 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../../generator/build.js';
 import { listFiles } from '../../generator/compareOutput.js';
-import { copyExampleApp, repoRoot, runCli } from '../support/cli.js';
+import { copyExampleApp, repoRoot, runCli, servableApp } from '../support/cli.js';
 
 /** Stores one record of `plural` in the app's default database, so its shape is at stake. */
 async function storeRecord(app: string, plural: string, record: Record<string, unknown>): Promise<void> {
@@ -306,6 +316,10 @@ describe('entigen init and help', () => {
     expect(manifest.scripts.typecheck).toBe('entigen build && tsc -p tsconfig.json');
     expect(Object.keys(manifest.devDependencies).sort()).toEqual(['@types/node', 'typescript']);
     expect(manifest.dependencies.entigen).toBeDefined();
+    // npm 11 runs only the install scripts a project allows: SQLite's binding and esbuild need theirs.
+    expect(manifest.allowScripts).toMatchObject({ 'better-sqlite3': true, esbuild: true });
+    const ours = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
+    for (const [name, allowed] of Object.entries(manifest.allowScripts)) expect(ours.allowScripts[name]).toBe(allowed);
     expect(readFileSync(join(dir, 'entigen.config.yaml'), 'utf8')).toContain('name: my-shop');
     expect((await runCli(['build'], dir)).status).toBe(0);
     expect(existsSync(join(dir, 'generated', 'validators', 'notes.js'))).toBe(true);
@@ -439,5 +453,75 @@ describe('breaking changes and migrations', () => {
     const kept = await runCli(['build', '--reset-baseline'], app, env);
     expect(kept.status).toBe(1);
     expect(kept.stderr).toContain(`, schema ${schema} holds 1 notes records`);
+  });
+});
+
+describe('entigen build type-checks the hooks and the jobs', () => {
+  it("reports a misspelled field and a syntax error at file:line:col, with the project's TypeScript", async () => {
+    // A project as `entigen init` makes it: its tsconfig.json, TypeScript and Node's types installed.
+    const app = servableApp();
+    copyFileSync(join(repoRoot, 'templates', 'init', 'tsconfig.json'), join(app, 'tsconfig.json'));
+    symlinkSync(join(repoRoot, 'node_modules', 'typescript'), join(app, 'node_modules', 'typescript'), 'dir');
+    symlinkSync(join(repoRoot, 'node_modules', '@types'), join(app, 'node_modules', '@types'), 'dir');
+    const clean = await runCli(['build'], app);
+    expect(clean.status, clean.stderr).toBe(0);
+    expect(clean.stdout).toMatch(/entigen: hooks and jobs type-checked in \d+ ms/);
+
+    const hook = join(app, 'hooks', 'orders.ts');
+    const original = readFileSync(hook, 'utf8');
+    writeFileSync(hook, original.replace('if (stock < data.quantity) {', 'if (stock < data.quantty) {'));
+    const misspelled = await runCli(['build'], app);
+    expect(misspelled.status).toBe(1);
+    const line = original.split('\n').findIndex((text) => text.includes('if (stock < data.quantity) {')) + 1;
+    expect(misspelled.stderr).toContain(`hooks/orders.ts:${line}:`);
+    expect(misspelled.stderr).toMatch(/Property 'quantty' does not exist/);
+    expect(misspelled.stderr).toContain('1 type error(s) in hooks and jobs');
+    // --no-typecheck builds as before.
+    expect((await runCli(['build', '--no-typecheck'], app)).status).toBe(0);
+
+    writeFileSync(hook, original.replace('export default defineHooks(', 'export default defineHooks(('));
+    const broken = await runCli(['build'], app);
+    expect(broken.status).toBe(1);
+    expect(broken.stderr).toMatch(/hooks\/orders\.ts:\d+:\d+ /);
+  });
+});
+
+describe('entigen build points at the cause', () => {
+  it('reports an unquoted {{user.id}} first and leaves out what follows from it in other files', async () => {
+    const app = copyExampleApp();
+    const file = join(app, 'entities', 'articles.yaml');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        '  USER: [view:status:published]',
+        '  USER: [view:status:published, edit:author:{{user.id}}]',
+      ),
+    );
+    const result = await runCli(['build'], app);
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^entities\/articles\.yaml:\d+:\d+ unquoted "edit:author:\{\{user\.id\}\}"/);
+    // comments.yaml references articles: its "unknown entity" is a consequence, not news.
+    expect(result.stderr).not.toContain('unknown entity "articles"');
+    expect(result.stderr).not.toContain('entities/comments.yaml');
+  });
+
+  it('suggests the word meant for an unknown type or option', async () => {
+    const app = copyExampleApp();
+    const file = join(app, 'entities', 'orders.yaml');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        'quantity: { type: int, required: true,',
+        'quantity: { type: integer, requird: true,',
+      ),
+    );
+    const result = await runCli(['build'], app);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/fields\.quantity\.type: must be one of [^\n]*; did you mean `int`\?/);
+    expect(result.stderr).toMatch(/fields\.quantity\.requird: unknown option; did you mean `required`\? allowed:/);
+    // The filter on the broken field and the roles naming orders follow from it: left out.
+    expect(result.stderr).not.toContain('unknown field "quantity"');
+    expect(result.stderr).not.toContain('unknown entity orders');
   });
 });

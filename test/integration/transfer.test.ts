@@ -190,6 +190,33 @@ describe('export and import', () => {
     expect(articles.map((a) => a.id)).not.toContain(`${'b'.repeat(23)}1`);
   });
 
+  it('names the line whose id a record already has, on SQLite and PostgreSQL, and writes nothing', async () => {
+    const pg = process.env.POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+    for (const target of [
+      `sqlite:${join(dir, 'taken-ids.db')}`,
+      `${pg}?schema=import_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`,
+    ]) {
+      const line = (id: string, n: number) =>
+        JSON.stringify({ id, title: `T${n}`, body: 'b', sku: `T-${n}-${target.length}`, ownerId: owner.id });
+      const first = join(dir, 'first.jsonl');
+      writeFileSync(first, [line(`${'c'.repeat(23)}1`, 1), line(`${'c'.repeat(23)}2`, 2)].join('\n'));
+      expect((await runCli(['import', 'articles', first], repoRoot, { DATABASE_URL: target })).status).toBe(0);
+      // Line 3 gives an id the first import stored; the lines before it are new.
+      const second = join(dir, 'second.jsonl');
+      writeFileSync(
+        second,
+        [line(`${'d'.repeat(23)}1`, 3), line(`${'d'.repeat(23)}2`, 4), line(`${'c'.repeat(23)}2`, 5)].join('\n'),
+      );
+      const refused = await runCli(['import', 'articles', second], repoRoot, { DATABASE_URL: target });
+      expect(refused.status, target).toBe(1);
+      expect(notice(refused.stderr)).toContain(`${second}:3: id: must be unique; a record with this id exists`);
+      expect((await stored(target, 'articles')).map((a) => a.id).sort()).toEqual([
+        `${'c'.repeat(23)}1`,
+        `${'c'.repeat(23)}2`,
+      ]);
+    }
+  });
+
   it('logs events (for afterCommit hooks, webhooks and realtime) only with --hooks', async () => {
     const target = `sqlite:${join(dir, 'hooks.db')}`;
     const file = join(dir, 'hooks.jsonl');

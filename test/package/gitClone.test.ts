@@ -19,6 +19,10 @@ describe('a fresh git clone', () => {
     expect(existsSync(join(clone, 'node_modules'))).toBe(false);
     const install = await runAsync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund'], { cwd: clone });
     expect(install.status, install.stderr).toBe(0);
+    // The clone stays as it was cloned: npm rewrites no line of the lock, and every install
+    // script it meets is one package.json allows or denies.
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: clone, encoding: 'utf8' })).toBe('');
+    expect(install.stderr).not.toContain('install-scripts');
     expect(existsSync(join(clone, 'node_modules', 'typescript'))).toBe(false);
     const cli = join(clone, 'dist', 'bin', 'entigen.js');
     expect(existsSync(cli)).toBe(true);

@@ -64,6 +64,10 @@ const ALLOWED_SCRIPTS = { 'better-sqlite3': true, esbuild: true, '@scarf/scarf':
 function projectManifest(name: string, target: string) {
   const version = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')).version as string;
   const checkout = relative(target, packageRoot).split(sep).join('/') || '.';
+  const linked = existsSync(join(packageRoot, '.git'));
+  // npm links a `file:` checkout and runs its prepare script (which builds it); npm 11 names that
+  // script's approval by the checkout's path from the project's node_modules.
+  const fromModules = relative(join(target, 'node_modules'), packageRoot).split(sep).join('/');
   return {
     name,
     version: '0.1.0',
@@ -76,10 +80,10 @@ function projectManifest(name: string, target: string) {
       typecheck: 'entigen build && tsc -p tsconfig.json',
       'client-example': 'entigen run client-example.mts',
     },
-    dependencies: { entigen: existsSync(join(packageRoot, '.git')) ? `file:${checkout}` : `^${version}` },
+    dependencies: { entigen: linked ? `file:${checkout}` : `^${version}` },
     // npm 11 runs a dependency's install script only when allowed: SQLite's binding and esbuild's
     // binary need theirs; a usage report of one of the SDKs does not.
-    allowScripts: ALLOWED_SCRIPTS,
+    allowScripts: linked ? { ...ALLOWED_SCRIPTS, [`file:${fromModules}`]: true } : ALLOWED_SCRIPTS,
     // tsc checks hooks, job handlers and scripts against the generated types (npm run typecheck).
     devDependencies: { typescript: TYPESCRIPT_RANGE, '@types/node': NODE_TYPES_RANGE },
   };

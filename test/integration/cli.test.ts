@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../../generator/build.js';
 import { listFiles } from '../../generator/compareOutput.js';
@@ -319,7 +319,12 @@ describe('entigen init and help', () => {
     // npm 11 runs only the install scripts a project allows: SQLite's binding and esbuild need theirs.
     expect(manifest.allowScripts).toMatchObject({ 'better-sqlite3': true, esbuild: true });
     const ours = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
-    for (const [name, allowed] of Object.entries(manifest.allowScripts)) expect(ours.allowScripts[name]).toBe(allowed);
+    for (const [name, allowed] of Object.entries(manifest.allowScripts))
+      if (!name.startsWith('file:')) expect(ours.allowScripts[name]).toBe(allowed);
+    // From a checkout: the linked checkout's prepare (its build), named as npm 11 names it.
+    expect(manifest.dependencies.entigen).toMatch(/^file:/);
+    const fromModules = relative(join(dir, 'node_modules'), repoRoot);
+    expect(manifest.allowScripts[`file:${fromModules}`]).toBe(true);
     expect(readFileSync(join(dir, 'entigen.config.yaml'), 'utf8')).toContain('name: my-shop');
     expect((await runCli(['build'], dir)).status).toBe(0);
     expect(existsSync(join(dir, 'generated', 'validators', 'notes.js'))).toBe(true);

@@ -143,6 +143,10 @@ describe('entigen init', () => {
     );
     const refused = await typecheck();
     expect(refused.status).not.toBe(0);
-    expect(refused.stdout + refused.stderr).toMatch(/hooks\/notes\.ts\(\d+,\d+\): error TS2322/);
+    // entigen build itself type-checks the hooks now: it names the place, before tsc runs.
+    expect(refused.stdout + refused.stderr).toMatch(
+      /hooks\/notes\.ts:\d+:\d+ Type .*Type 'number' is not assignable to type 'string'/,
+    );
+    expect(refused.stdout + refused.stderr).toContain('1 type error(s) in hooks and jobs');
   });
 });

@@ -151,7 +151,12 @@ describe('server code writing read-only fields, and hooks told where a write cam
     expect(refused.status).toBe(500);
     expect(refused.body.error.code).toBe('INTERNAL_ERROR');
     expect(await ticket(id)).toMatchObject({ status: 'open', priority: 3 });
-    expect(server.output()).toContain('repositories.tickets.update refused a read-only value: priority');
+    // The server's log line arrives through its stdout, a moment after the answer.
+    const logged = await eventually(
+      async () => server.output(),
+      (output) => output.includes('repositories.tickets.update refused a read-only value'),
+    );
+    expect(logged).toContain('repositories.tickets.update refused a read-only value: priority');
   });
 
   it('tells the hooks of a batch, a job run and an agent where their writes came from', async () => {

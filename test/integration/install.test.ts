@@ -79,7 +79,11 @@ describe('entigen as a dependency', () => {
 });
 
 describe('entigen init', () => {
-  it('scaffolds a project whose npm start builds and serves at once, first visit at /setup', async () => {
+  // npm start, the typed client and two npm run typecheck (each a build that type-checks the
+  // hooks, then tsc): over a minute on a loaded two-core machine.
+  it('scaffolds a project whose npm start builds and serves at once, first visit at /setup', {
+    timeout: 240_000,
+  }, async () => {
     const project = join(mkdtempSync(join(tmpdir(), 'entigen-init-')), 'notes-app');
     const init = spawnSync(process.execPath, [join(repoRoot, 'dist', 'bin', 'entigen.js'), 'init', project], {
       encoding: 'utf8',

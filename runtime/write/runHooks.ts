@@ -163,8 +163,7 @@ function checkResult(
     };
   }
   if (Object.keys(details).length === 0) return;
-  const problems = Object.entries(details).map(([field, message]) => `${field} ${message}`);
-  throw new HookFailed(plural, hook, `returned data the ${as} schema refuses: ${problems.join('; ')}`);
+  throw new HookFailed(plural, hook, `returned data the ${as} schema refuses: ${problemList(details)}`);
 }
 
 /**
@@ -184,10 +183,15 @@ export function checkServerSet(
   const set: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) if (names.has(key)) set[key] = value;
   if (Object.keys(set).length === 0 || validators.serverSet(set)) return;
-  const problems = Object.entries(validationDetails(validators.serverSet.errors ?? [])).map(
-    ([field, message]) => `${field} ${message}`,
-  );
-  throw new Error(`repositories.${plural}.${as} refused a read-only value: ${problems.join('; ')}`);
+  const problems = problemList(validationDetails(validators.serverSet.errors ?? []));
+  throw new Error(`repositories.${plural}.${as} refused a read-only value: ${problems}`);
+}
+
+/** `total must be >= 0; note must be ...`: validation details as one line of a log. */
+function problemList(details: Record<string, string>): string {
+  return Object.entries(details)
+    .map(([field, message]) => `${field} ${message}`)
+    .join('; ');
 }
 
 /** The read-only field names of each entity model, computed once. */

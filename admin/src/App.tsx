@@ -2,6 +2,7 @@ import { createContext, type JSX } from 'preact';
 import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { ApiFailure, api, onUnauthorized, setTenant } from './api.js';
+import { startLabels } from './labels.js';
 import { asCallerMay, type EntityMeta, type Me } from './model.js';
 import type { Session } from './session.js';
 import { ApiKeys } from './views/ApiKeys.js';
@@ -38,7 +39,9 @@ export function App() {
       setTenant(kept);
       setTenantState(kept);
       const schema = await api<{ entities: EntityMeta[] }>('GET', '/schema/metadata');
-      setEntities(asCallerMay(schema.entities));
+      const usable = asCallerMay(schema.entities);
+      startLabels(current, usable);
+      setEntities(usable);
       setMe(current);
     } catch (error) {
       if (error instanceof ApiFailure && error.status === 401) setMe(null);
@@ -76,6 +79,8 @@ export function App() {
       else sessionStorage.removeItem(TENANT_KEY);
       setTenant(id);
       setTenantState(id);
+      // Another tenant's records are others: their labels are asked for again.
+      startLabels(me, entities ?? []);
     },
     signOut: async () => {
       try {

@@ -48,20 +48,35 @@ export function onRecord(entity: EntityMeta, record: RecordDoc | undefined, user
   };
 }
 
-/** The field a record is known by in lists, pickers and titles. */
+/** The accounts' plural: what a reference to a user names (`ref: users`). */
+export const USERS = 'users';
+
+/** An account as references show it: its display name, else its email. */
+export function userLabel(user: { displayName?: string | null; email: string }): string {
+  return user.displayName?.trim() ? user.displayName : user.email;
+}
+
+/**
+ * The field a record is known by in lists, pickers, titles and references: the entity's
+ * displayField (declared, or chosen by the server), when the caller may see it.
+ */
 export function titleField(entity: EntityMeta): FieldMeta | undefined {
-  const byName = ['title', 'name', 'displayName', 'label', 'email', 'key', 'sku'];
-  for (const name of byName) {
-    const field = entity.fields.find((f) => f.name === name && f.type === 'string');
-    if (field) return field;
-  }
-  return entity.fields.find((f) => f.type === 'string' && !f.readOnly);
+  return entity.fields.find((f) => f.name === entity.displayField);
+}
+
+/** The longest label a reference or title shows; a longer one (a comment's body) is cut with an ellipsis. */
+const LABEL_LENGTH = 80;
+
+/** A label as references show it: on one line, at most LABEL_LENGTH characters. */
+export function shortLabel(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > LABEL_LENGTH ? `${line.slice(0, LABEL_LENGTH - 1).trimEnd()}…` : line;
 }
 
 export function recordTitle(entity: EntityMeta, record: RecordDoc): string {
   const field = titleField(entity);
   const value = field ? record[field.name] : undefined;
-  return typeof value === 'string' && value.trim() ? value : record.id;
+  return typeof value === 'string' && value.trim() ? shortLabel(value) : record.id;
 }
 
 /** Base fields the server sets: shown, never edited. */

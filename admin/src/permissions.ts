@@ -10,8 +10,8 @@ export function isAdmin(me: Me): boolean {
   return me.permissions.includes('system:admin') || me.roles.includes('ADMIN');
 }
 
-/** Whether any permission lets the caller `action` some records of `plural`. */
-export function can(me: Me, plural: string, action: Action): boolean {
+/** Whether any permission lets the caller `action` some records of `plural` (a custom endpoint's action too). */
+export function can(me: Me, plural: string, action: Action | (string & {})): boolean {
   if (isAdmin(me)) return true;
   return me.permissions.some((permission) => {
     const [entity, granted] = permission.split(':');

@@ -19,6 +19,7 @@ import { LOCALIZABLE_TYPES, OWNER_ROLE, PURGE_ACTION } from '../../runtime/model
 import { valueSchema } from '../../runtime/model/valueSchema.js';
 import type { Diagnostic } from '../diagnostics.js';
 import type { PathSegment, SourceFile } from '../schema/loadYaml.js';
+import { nearestWord } from '../schema/nearestWord.js';
 import { baseFields, reservedBaseNames } from './baseFields.js';
 import { checkRolePermissions, defaultRolePermissions, enumeratePermissions } from './entityPermissions.js';
 import { humanize } from './naming.js';
@@ -44,6 +45,7 @@ export interface RawEntity {
   fields: Record<string, RawField>;
   filters?: string[];
   search?: string[];
+  displayField?: string;
   sortable?: string[];
   indexes?: string[][];
   permissions?: Record<string, string[]>;
@@ -175,6 +177,7 @@ export function normalizeEntity(
     fields,
     filters: fields.filter((f) => f.filterable).map((f) => f.name),
     searchFields: searchFields.filter((name) => byName.get(name)?.search),
+    ...displayFieldOf(raw.displayField, fields, declared, report),
     sortable: checkIndexFields(raw.sortable ?? [], ['sortable'], byName, report),
     ...(raw.indexes?.length
       ? { indexes: raw.indexes.map((fields, i) => checkIndexFields(fields, ['indexes', i], byName, report)) }
@@ -197,6 +200,36 @@ export function normalizeEntity(
   if (relations.length > 0) entity.relations = relations;
   checkEndpointPaths(entity, report);
   return { entity, diagnostics };
+}
+
+/** Fields a record is known by when the entity file names none, in this order. */
+const DISPLAY_NAMES = ['title', 'name', 'displayName', 'label', 'subject', 'email', 'key', 'sku'];
+
+/**
+ * `displayField`: the declared one (a shown field), else the first string field with a telling
+ * name, else the first string field declared; none when the entity has no shown string field.
+ */
+function displayFieldOf(
+  declaredName: string | undefined,
+  fields: FieldModel[],
+  declared: FieldModel[],
+  report: (path: PathSegment[], message: string, at?: 'key' | 'value') => void,
+): { displayField?: string } {
+  if (declaredName !== undefined) {
+    const field = fields.find((f) => f.name === declaredName);
+    if (!field) {
+      const meant = nearestWord(
+        declaredName,
+        fields.filter((f) => !f.hidden).map((f) => f.name),
+      );
+      report(['displayField'], `unknown field "${declaredName}"${meant ? `; did you mean "${meant}"?` : ''}`);
+    } else if (field.hidden) report(['displayField'], `"${declaredName}" is hidden, so it cannot name a record`);
+    return field && !field.hidden ? { displayField: field.name } : {};
+  }
+  const text = (f: FieldModel) => f.type === 'string' && !f.hidden && !f.access;
+  const named = DISPLAY_NAMES.map((name) => fields.find((f) => f.name === name && text(f))).find(Boolean);
+  const chosen = named ?? declared.find(text);
+  return chosen ? { displayField: chosen.name } : {};
 }
 
 /**

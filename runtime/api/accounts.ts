@@ -75,7 +75,14 @@ export const listUsers = route({
   access: 'admin',
   summary: 'Users (admin)',
   query: Type.Object(
-    { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })), cursor: Type.Optional(Text(200)) },
+    {
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+      cursor: Type.Optional(Text(200)),
+      q: Type.Optional(Text(100, { description: 'Accounts whose email or display name contains this text' })),
+      id: Type.Optional(
+        Text(2500, { description: 'Only these accounts: up to 100 ids, comma-separated (to label references)' }),
+      ),
+    },
     { additionalProperties: false },
   ),
   response: Type.Object({ items: Type.Array(UserView), nextCursor: Type.Optional(Type.String()) }),

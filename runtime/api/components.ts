@@ -198,6 +198,12 @@ export const EntityMetadata = Type.Object({
   tenantScoped: Type.Boolean(),
   filters: Type.Array(Type.String()),
   searchFields: Type.Array(Type.String()),
+  displayField: Nullable(
+    Type.String({
+      description:
+        'The field a record is known by where it is referenced (declared as displayField, else chosen by name); null without a shown string field',
+    }),
+  ),
   origin: Type.String({
     description: 'Where the entity comes from: `app` (the entity files), `builtin` (the package), `feature:<name>`',
   }),
@@ -231,6 +237,22 @@ export const EntityMetadata = Type.Object({
       description: Type.Optional(Nullable(Type.String())),
     }),
     { description: 'Reverse relations: populate=<name> and GET /{plural}/{id}/<name>' },
+  ),
+  endpoints: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      method: Enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+      path: Type.String({
+        description: 'Under /api/v1/{plural}: /{id}/<name> on one record, /<name> on the collection',
+      }),
+      action: Type.String({ description: 'The permission action the caller needs on the entity' }),
+      description: Nullable(Type.String()),
+      body: Nullable(
+        Type.Array(Component<FieldMetadata>('FieldMetadata'), { description: 'The request body, declared as fields' }),
+      ),
+      response: Enum(['record', 'json']),
+    }),
+    { description: "The entity's custom endpoints" },
   ),
   fields: Type.Optional(Type.Array(Component<FieldMetadata>('FieldMetadata'))),
 });

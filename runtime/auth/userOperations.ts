@@ -4,6 +4,7 @@ import type { Caller } from '../context/caller.js';
 import { openSealedValue, sealValue } from '../crypto/signedToken.js';
 import { ApiError, notFound, validationError } from '../errors/apiError.js';
 import { USERS } from '../model/collections.js';
+import { OBJECT_ID_PATTERN } from '../model/patterns.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../query/listQuery.js';
 import type { Doc, Where } from '../store/types.js';
 import { createUser, mailPasswordReset } from './accounts.js';
@@ -22,7 +23,15 @@ export interface UserChange {
 export interface UserPageRequest {
   limit?: unknown;
   cursor?: unknown;
+  /** Text the email or the display name contains (a picker's search). */
+  q?: unknown;
+  /** Only these accounts: ids, comma-separated (a client labelling references). */
+  id?: unknown;
 }
+
+/** The most ids one GET /users?id= names, and the longest `q`. */
+export const MAX_USER_IDS = 100;
+export const MAX_USER_QUERY = 100;
 
 export type UserView = ReturnType<typeof userView>;
 
@@ -44,6 +53,32 @@ export function userView(user: Doc) {
 }
 
 /** Every account, by id, a page at a time behind a sealed cursor (admins). */
+const OBJECT_ID = new RegExp(OBJECT_ID_PATTERN);
+
+/** `q` and `id` of GET /users as conditions, each checked; undefined when neither is given. */
+function userConditions(request: UserPageRequest): Where | undefined {
+  const conditions: Where[] = [];
+  if (request.q !== undefined) {
+    if (typeof request.q !== 'string' || request.q.length > MAX_USER_QUERY)
+      throw validationError({ q: `must be text of at most ${MAX_USER_QUERY} characters` });
+    const text = request.q.trim();
+    if (text)
+      conditions.push({
+        or: [
+          { field: 'email', op: 'textContains', value: text },
+          { field: 'displayName', op: 'textContains', value: text },
+        ],
+      });
+  }
+  if (request.id !== undefined) {
+    const ids = typeof request.id === 'string' ? [...new Set(request.id.split(',').map((id) => id.trim()))] : [];
+    if (ids.length === 0 || ids.length > MAX_USER_IDS || !ids.every((id) => OBJECT_ID.test(id)))
+      throw validationError({ id: `must be 1 to ${MAX_USER_IDS} ids of 24 hexadecimal characters, comma-separated` });
+    conditions.push({ field: 'id', op: 'in', value: ids });
+  }
+  return conditions.length === 0 ? undefined : conditions.length === 1 ? conditions[0] : { and: conditions };
+}
+
 export async function listUsers(
   auth: AuthContext,
   caller: Caller,
@@ -63,7 +98,9 @@ export async function listUsers(
     if (typeof opened?.u !== 'string') throw validationError({ cursor: 'is not a valid cursor' });
     after = opened.u;
   }
+  const where = userConditions(request);
   const found = await auth.ctx.store.find(USERS, {
+    ...(where ? { where } : {}),
     sort: [{ field: 'id', direction: 'asc' }],
     after,
     limit: limit + 1,

@@ -75,6 +75,8 @@ export function entityMetadata(entity: EntityModel) {
     tenantScoped: entity.tenantScoped,
     filters: entity.filters,
     searchFields: entity.searchFields,
+    // The field a record is known by where it is referenced (a client's label and picker).
+    displayField: entity.displayField ?? null,
     origin: entity.origin,
     sortable: entity.sortable,
     // Content base: the status moves an update may make, so a client offers only those.
@@ -88,6 +90,16 @@ export function entityMetadata(entity: EntityModel) {
       entity: r.entity,
       field: r.field,
       description: r.description ?? null,
+    })),
+    // Custom endpoints: a client offers them as actions, with their declared body as a form.
+    endpoints: (entity.endpoints ?? []).map((e) => ({
+      name: e.name,
+      method: e.method,
+      path: e.path,
+      action: e.action,
+      description: e.description ?? null,
+      body: e.body ? e.body.filter((f) => !f.hidden).map((field) => fieldMetadata(field)) : null,
+      response: e.response,
     })),
   };
 }

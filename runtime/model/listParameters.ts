@@ -4,6 +4,7 @@
  * OpenAPI document lists them in this order.
  */
 export const LIST_PARAMETERS = [
+  'id',
   'q',
   'limit',
   'page',

@@ -202,6 +202,8 @@ export interface EntityModel {
   fields: FieldModel[];
   filters: string[];
   searchFields: string[];
+  /** The field a record is known by where it is referenced (declared, or chosen by name); none without a shown string field. */
+  displayField?: string;
   /** Fields declared `sortable`: each has an index for its order (others sort by scan). */
   sortable: string[];
   /** Declared composite indexes: equality fields, then the order field last. */

@@ -55,6 +55,18 @@ describe('the list query parser', () => {
     expect(parse({ kind: 'news' }).where).toEqual([{ field: 'kind', op: 'eq', value: 'news' }]);
   });
 
+  it('takes ids as a list, comma-separated, repeated or as id[in], and refuses what is not one', () => {
+    const [a, b] = ['0123456789abcdef01234567', 'fedcba9876543210fedcba98'];
+    expect(parse({ id: a }).where).toEqual([{ field: 'id', op: 'eq', value: a }]);
+    expect(parse({ id: `${a},${b},${a}` }).where).toEqual([{ field: 'id', op: 'in', value: [a, b] }]);
+    expect(parse({ id: [a, b] }).where).toEqual([{ field: 'id', op: 'in', value: [a, b] }]);
+    expect(parse({ id: { in: `${a},${b}` } }).where).toEqual([{ field: 'id', op: 'in', value: [a, b] }]);
+    expect(refused({ id: 'nope' })).toEqual({ id: '"nope" is not an id of 24 hexadecimal characters' });
+    expect(refused({ id: { gt: a } })).toEqual({ id: 'must be ids, comma-separated or repeated' });
+    const many = Array.from({ length: 101 }, (_, i) => i.toString(16).padStart(24, '0')).join(',');
+    expect(refused({ id: many })).toEqual({ id: 'must be at most 100 ids' });
+  });
+
   it('reads a repeated filter as any of its values, and an array filter as contains', () => {
     expect(parse({ kind: ['news', 'guide'] }).where).toEqual([{ field: 'kind', op: 'in', value: ['news', 'guide'] }]);
     expect(parse({ tags: ['a', 'b'] }).where).toEqual([{ field: 'tags', op: 'contains', value: ['a', 'b'] }]);

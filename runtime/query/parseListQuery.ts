@@ -114,6 +114,7 @@ export function parseConditions(
   if (text !== undefined && text.length > MAX_QUERY_TEXT) fail('q', `must be at most ${MAX_QUERY_TEXT} characters`);
   if (text?.trim() === '') text = undefined;
   const where: Where[] = [];
+  parseIds(raw, where, fail);
   parseDates(raw, fields, where, fail);
   parseFilters(entity, raw, fields, where, fail);
   return {
@@ -121,6 +122,34 @@ export function parseConditions(
     where,
     includeArchived: boolean(raw, 'includeArchived', fail) ?? false,
   };
+}
+
+/**
+ * `id=a,b,c` (or repeated, or `id[in]=a,b,c`): the records with these ids, at most MAX_FILTER_VALUES; what a client
+ * showing references asks for, to label many at once. The access rules apply as to any list.
+ */
+function parseIds(raw: Raw, where: Where[], fail: Fail): void {
+  let given = raw.id;
+  if (given === undefined) return;
+  // id[in]=a,b as the filters spell a list of values.
+  if (given !== null && typeof given === 'object' && !Array.isArray(given) && Object.keys(given).join() === 'in')
+    given = (given as Raw).in;
+  const parts = Array.isArray(given) ? given : [given];
+  if (!parts.every((part) => typeof part === 'string')) {
+    fail('id', 'must be ids, comma-separated or repeated');
+    return;
+  }
+  const ids = [...new Set((parts as string[]).flatMap((part) => part.split(',')).map((id) => id.trim()))];
+  if (ids.length > MAX_FILTER_VALUES) {
+    fail('id', `must be at most ${MAX_FILTER_VALUES} ids`);
+    return;
+  }
+  const wrong = ids.find((id) => !OBJECT_ID.test(id));
+  if (wrong !== undefined) {
+    fail('id', `"${wrong.slice(0, 40)}" is not an id of 24 hexadecimal characters`);
+    return;
+  }
+  where.push(ids.length === 1 ? { field: 'id', op: 'eq', value: ids[0] } : { field: 'id', op: 'in', value: ids });
 }
 
 /** One string value; repeated parameters and bracket objects are errors. */

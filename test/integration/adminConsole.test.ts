@@ -636,6 +636,152 @@ describe('the admin console as an administrator', () => {
   });
 });
 
+describe('the admin console naming what references point at', () => {
+  let context: BrowserContext;
+  let page: Page;
+  let watch: ConsoleWatch;
+  let agent: { id: string; displayName: string };
+  let article: { id: string };
+  let product: { id: string };
+  let order: { id: string };
+
+  beforeAll(async () => {
+    const created = await server.call('POST', '/api/v1/users', {
+      token: adminToken,
+      body: {
+        email: 'dana.agent@example.test',
+        displayName: 'Dana Agent',
+        password: 'a long enough password!',
+        roles: ['USER'],
+      },
+    });
+    expect(created.status).toBe(201);
+    agent = created.body;
+    const posted = await server.call('POST', '/api/v1/articles', {
+      token: adminToken,
+      body: { title: 'Labelled article', body: 'Read by reference', status: 'published' },
+    });
+    article = posted.body.data;
+    for (const text of ['First remark', 'Second remark'])
+      await server.call('POST', '/api/v1/comments', { token: adminToken, body: { article: article.id, body: text } });
+    product = (
+      await server.call('POST', '/api/v1/products', {
+        token: adminToken,
+        body: { name: 'Blue kettle', sku: 'KETTLE-1', price: 30, stock: 5 },
+      })
+    ).body.data;
+    order = (
+      await server.call('POST', '/api/v1/orders', { token: adminToken, body: { product: product.id, quantity: 2 } })
+    ).body.data;
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    watch = new ConsoleWatch(page);
+    await page.goto(`${server.url}/admin`);
+    await signIn(page, ADMIN);
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it("shows a reference as its record's label, linked, in lists and on record pages", async () => {
+    await page.goto(`${server.url}/admin/e/comments?article=${article.id}`);
+    const link = page.locator(`table tbody a[href="/admin/e/articles/${article.id}"]`).first();
+    await expect.poll(() => link.textContent()).toBe('Labelled article');
+    expect(await page.locator('table tbody').textContent()).not.toContain(article.id);
+
+    await page.goto(`${server.url}/admin/e/orders/${order.id}`);
+    await page.waitForSelector('#record-title');
+    const productLink = page.locator(`dl.record a[href="/admin/e/products/${product.id}"]`);
+    await expect.poll(() => productLink.textContent()).toBe('Blue kettle');
+    // The owner is an account: the administrator sees who, linked to the users page.
+    const owner = page.locator('dl.record div:has(dt:text-is("Owner id")) dd');
+    await expect.poll(() => owner.textContent()).toMatch(/\(you\)$/);
+    expect(await owner.locator('a').getAttribute('href')).toMatch(/^\/admin\/users\?id=[0-9a-f]{24}$/);
+    await watch.screenshot('20-reference-labels');
+    expect(await watch.accessibility()).toEqual([]);
+  });
+
+  it('picks and filters by an account with the searchable picker, never an id box', async () => {
+    await page.goto(`${server.url}/admin/e/articles/${article.id}/edit`);
+    await page.waitForSelector('#form-title');
+    expect(await page.getAttribute('#field-author', 'role')).toBe('combobox');
+    await page.fill('#field-author', 'dana');
+    await page.waitForSelector('[role=option]:has-text("Dana Agent")');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    expect(await page.inputValue('#field-author')).toBe('Dana Agent');
+    // A list of references: each picked one listed by name, the picker empty for the next.
+    await page.fill('#field-related', 'Seed 07');
+    await page.click('[role=option]:has-text("Seed 07")');
+    await expect.poll(() => page.locator('.ref-list li').allTextContents()).toEqual(['Seed 07×']);
+    expect(await page.inputValue('#field-related')).toBe('');
+    await page.click('button:has-text("Save changes")');
+    await page.waitForSelector('#record-title');
+    const saved = await server.call('GET', `/api/v1/articles/${article.id}?populate=related`, { token: adminToken });
+    expect(saved.body.data.author).toBe(agent.id);
+    expect(saved.body.data.related.map((r: { title: string }) => r.title)).toEqual(['Seed 07']);
+    const author = page.locator(`dl.record a[href="/admin/users?id=${agent.id}"]`);
+    await expect.poll(() => author.textContent()).toBe('Dana Agent');
+    await author.click();
+    await expect.poll(() => page.locator('table tbody tr').count()).toBe(1);
+    expect(await page.locator('table tbody').textContent()).toContain('dana.agent@example.test');
+
+    // The list's filter on the reference: the same picker, and the label once picked.
+    await page.goto(`${server.url}/admin/e/articles`);
+    await page.waitForSelector('#filter-author');
+    expect(await page.getAttribute('#filter-author', 'role')).toBe('combobox');
+    await page.fill('#filter-author', 'Dana');
+    await page.waitForSelector('[role=option]:has-text("Dana Agent")');
+    await page.click('[role=option]:has-text("Dana Agent")');
+    await expect.poll(() => new URL(page.url()).searchParams.get('author')).toBe(agent.id);
+    await expect.poll(() => rowCount(page)).toBe(1);
+    await page.reload();
+    await expect.poll(() => page.inputValue('#filter-author')).toBe('Dana Agent');
+    expect(await page.locator('input[placeholder="Record id"]').count()).toBe(0);
+  });
+
+  it('lists the records that reference a record, each linked, with the way to all of them', async () => {
+    await page.goto(`${server.url}/admin/e/articles/${article.id}`);
+    const comments = page.locator('section.relation:has(h3:has-text("Comments"))');
+    await expect.poll(() => comments.locator('li').count()).toBe(2);
+    expect(await comments.locator('li').allTextContents()).toEqual(['Second remark', 'First remark']);
+    expect(await comments.locator('h3').textContent()).toContain('(2)');
+    await comments.locator('a:has-text("Open in Comments")').click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('article')).toBe(article.id);
+    await expect.poll(() => rowCount(page)).toBe(2);
+  });
+
+  it("offers the entity's custom endpoints as actions, with the declared body as a form", async () => {
+    await page.goto(`${server.url}/admin/e/orders/${order.id}`);
+    await page.waitForSelector('#record-title');
+    await page.click('section.endpoint-actions button:has-text("Approve…")');
+    const form = page.locator('form[aria-label="Approve"]');
+    await form.waitFor();
+    // The declared body's field, required: an empty note is the server's 400, beside the field.
+    await form.locator('button[type=submit]').click();
+    await expect.poll(() => form.locator('.field-error').count()).toBeGreaterThan(0);
+    await page.fill('#field-note', 'Paid by bank transfer');
+    await watch.screenshot('21-endpoint-action');
+    await form.locator('button[type=submit]').click();
+    await expect
+      .poll(() => page.locator('section.endpoint-actions [role=status]').textContent())
+      .toBe('Approve: done.');
+    await expect
+      .poll(() => page.locator('dl.record div:has(dt:text-is("Status")) dd').textContent())
+      .toMatch(/approved/i);
+    const approved = await server.call('GET', `/api/v1/orders/${order.id}`, { token: adminToken });
+    expect(approved.body.data).toMatchObject({ status: 'approved', note: 'Paid by bank transfer' });
+    expect(approved.body.data.approvedAt).toEqual(expect.any(String));
+
+    // A collection endpoint answering JSON sits on the list, its answer shown as it comes.
+    await page.goto(`${server.url}/admin/e/orders`);
+    await page.click('section.endpoint-actions button:has-text("Summary")');
+    const answer = page.locator('figure.endpoint-answer pre');
+    await expect.poll(async () => JSON.parse((await answer.textContent()) ?? '{}').approved).toBeGreaterThanOrEqual(1);
+    expect(await watch.accessibility()).toEqual([]);
+  });
+});
+
 describe('the admin console as a plain user', () => {
   it('shows only what the user may do, and says so on a direct address', async () => {
     const registered = await server.call('POST', '/api/v1/auth/register', {

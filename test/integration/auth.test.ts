@@ -284,6 +284,23 @@ describe('users', () => {
     expect(JSON.stringify([first.body, second.body])).not.toMatch(/passwordHash|argon2/);
   });
 
+  it('finds accounts by text in their email or name, and by ids, for admins only', async () => {
+    const admin = await server.user({ roles: ['ADMIN'] });
+    const zora = await server.user({ displayName: 'Zora Quill', email: 'zora.quill@example.test' });
+    const yuri = await server.user({ displayName: 'Yuri Quill', email: 'yuri@example.test' });
+    const users = (query: string, token = admin.token) => server.call('GET', `/api/v1/users?${query}`, { token });
+    const emails = (res: { body: { items: { email: string }[] } }) => res.body.items.map((u) => u.email).sort();
+    expect(emails(await users('q=quill'))).toEqual(['yuri@example.test', 'zora.quill@example.test']);
+    expect(emails(await users('q=ZORA.Q'))).toEqual(['zora.quill@example.test']);
+    expect(emails(await users(`id=${yuri.id},${zora.id}&limit=1`)).length).toBe(1);
+    expect(emails(await users(`id=${yuri.id}&q=quill`))).toEqual(['yuri@example.test']);
+    expect((await users('q=quill', zora.token)).status).toBe(403);
+    const bad = await users('id=nope');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.id).toMatch(/ids of 24 hexadecimal characters/);
+    expect((await users(`q=${'x'.repeat(101)}`)).status).toBe(400);
+  });
+
   it('lets users rename themselves but not change roles; admins assign roles', async () => {
     const admin = await server.user({ roles: ['ADMIN'] });
     const user = await server.user();

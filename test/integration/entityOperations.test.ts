@@ -461,4 +461,27 @@ describe('metadata', () => {
     expect((await server.call('GET', '/api/v1/schema/metadata/articles')).body.data.fields.length).toBeGreaterThan(10);
     expect((await server.call('GET', '/api/v1/schema/metadata/users')).status).toBe(404);
   });
+
+  it('names the field a record is known by, and the custom endpoints with their declared bodies', async () => {
+    const orders = (await server.call('GET', '/api/v1/orders/metadata')).body.data;
+    expect((await server.call('GET', '/api/v1/products/metadata')).body.data.displayField).toBe('name');
+    expect((await server.call('GET', '/api/v1/articles/metadata')).body.data.displayField).toBe('title');
+    const approve = orders.endpoints.find((e: { name: string }) => e.name === 'approve');
+    expect(approve).toMatchObject({ method: 'POST', path: '/{id}/approve', action: 'approve', response: 'record' });
+    expect(approve.body).toEqual([
+      expect.objectContaining({
+        name: 'note',
+        type: 'string',
+        required: true,
+        constraints: { minLength: 1, maxLength: 500 },
+      }),
+    ]);
+    expect(orders.endpoints.find((e: { name: string }) => e.name === 'summary')).toMatchObject({
+      method: 'GET',
+      path: '/summary',
+      body: null,
+      response: 'json',
+    });
+    expect((await server.call('GET', '/api/v1/comments/metadata')).body.data.endpoints).toEqual([]);
+  });
 });

@@ -296,3 +296,26 @@ describe('robustness', () => {
     );
   });
 });
+
+describe('records by id', () => {
+  it('answers the records named, with the fields selected, under the same access rules as any list', async () => {
+    const named = `id=${ids.apple},${ids.Banana}&select=title`;
+    const res = await list(named);
+    expect(res.status).toBe(200);
+    expect(titles(res).sort()).toEqual(['Banana', 'apple']);
+    expect(Object.keys(res.body.data.items[0]).sort()).toEqual(['id', 'title']);
+    expect(titles(await list(`id[in]=${ids.apple}&id[in]=${ids['item 2']}`))).toEqual(['apple', 'item 2']);
+    // Another user sees the published one only: naming a draft's id shows nothing of it.
+    const bob = await server.user({ displayName: 'Bob' });
+    expect(titles(await list(named, bob.token))).toEqual(['apple']);
+    expect(titles(await list(`id=${ids.Banana}`, bob.token))).toEqual([]);
+  });
+
+  it('refuses what is not a list of at most 100 ids', async () => {
+    const bad = await list('id=not-an-id');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual({ id: '"not-an-id" is not an id of 24 hexadecimal characters' });
+    const many = Array.from({ length: 101 }, (_, i) => i.toString(16).padStart(24, '0')).join(',');
+    expect((await list(`id=${many}`)).body.error.details).toEqual({ id: 'must be at most 100 ids' });
+  });
+});

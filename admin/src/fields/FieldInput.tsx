@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import type { FieldMeta } from '../model.js';
-import { can } from '../permissions.js';
 import type { Session } from '../session.js';
+import { RefLink } from './RefLink.js';
 import { RefPicker } from './RefPicker.js';
 
 /** The form's text for each field: what the inputs hold before it becomes the request body. */
@@ -22,9 +22,9 @@ function isLongText(field: FieldMeta): boolean {
 export function toDraft(field: FieldMeta, value: unknown): string | boolean | string[] {
   if (field.type === 'boolean') return value === true;
   if (field.type === 'encryptedKey') return '';
-  if (value === null || value === undefined) return field.type === 'array' && field.values ? [] : '';
+  if (value === null || value === undefined) return field.type === 'array' && (field.values || field.ref) ? [] : '';
   if (field.type === 'array') {
-    if (field.values) return (value as string[]).map(String);
+    if (field.values || field.ref) return (value as string[]).map(String);
     if (field.items && JSON_TYPES.includes(field.items.type)) return JSON.stringify(value, null, 2);
     return (value as unknown[]).map(String).join('\n');
   }
@@ -140,7 +140,43 @@ export function FieldInput({ field, value, error, session, isSet, nestedErrors, 
         ))}
       </fieldset>
     );
-  } else if (field.ref && field.type !== 'array') {
+  } else if (field.ref && field.type === 'array') {
+    // A list of references: each by name with a way to remove it, and the picker to add one.
+    const chosen = value as string[];
+    input = (
+      <div class="ref-list" aria-describedby={common['aria-describedby']}>
+        {chosen.length > 0 && (
+          <ul>
+            {chosen.map((ref) => (
+              <li key={ref}>
+                <RefLink session={session} plural={field.ref!} id={ref} />
+                <button
+                  type="button"
+                  class="link"
+                  aria-label={`Remove from ${field.label}`}
+                  onClick={() => onChange(chosen.filter((other) => other !== ref))}
+                >
+                  ×
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <RefPicker
+          id={id}
+          label={`Add to ${field.label}`}
+          value=""
+          plural={field.ref}
+          session={session}
+          invalid={!!error}
+          describedBy={error ? errorId : undefined}
+          onChange={(picked) => {
+            if (picked && !chosen.includes(picked)) onChange([...chosen, picked]);
+          }}
+        />
+      </div>
+    );
+  } else if (field.ref) {
     input = (
       <RefPicker
         id={id}
@@ -149,7 +185,8 @@ export function FieldInput({ field, value, error, session, isSet, nestedErrors, 
         required={field.required}
         invalid={!!error}
         describedBy={error ? errorId : undefined}
-        target={can(session.me, field.ref, 'view') ? session.entity(field.ref) : undefined}
+        plural={field.ref}
+        session={session}
         onChange={onChange}
       />
     );
@@ -211,7 +248,7 @@ export function FieldInput({ field, value, error, session, isSet, nestedErrors, 
     );
   }
   const hint =
-    field.type === 'array' && !field.values
+    field.type === 'array' && !field.values && !field.ref
       ? JSON_TYPES.includes(field.items?.type ?? '')
         ? 'A JSON array.'
         : 'One value per line.'

@@ -1,5 +1,4 @@
 import type { FieldMeta } from '../model.js';
-import { can } from '../permissions.js';
 import type { Session } from '../session.js';
 import { RefPicker } from './RefPicker.js';
 
@@ -45,13 +44,7 @@ export function FilterInput({
     return (
       <div class="field">
         <label for={id}>{field.label}</label>
-        <RefPicker
-          id={id}
-          label={field.label}
-          value={value}
-          target={can(session.me, field.ref, 'view') ? session.entity(field.ref) : undefined}
-          onChange={onChange}
-        />
+        <RefPicker id={id} label={field.label} value={value} plural={field.ref} session={session} onChange={onChange} />
       </div>
     );
   return (

@@ -1,13 +1,18 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { api, query } from '../api.js';
-import { type EntityMeta, type ListPage, type RecordDoc, recordTitle, titleField } from '../model.js';
+import type { UserView } from '../apiTypes.js';
+import { rememberLabel, useLabel } from '../labels.js';
+import { type EntityMeta, type ListPage, recordTitle, titleField, USERS, userLabel } from '../model.js';
+import { can, isAdmin } from '../permissions.js';
+import type { Session } from '../session.js';
 
 interface Props {
   id?: string;
   label: string;
   value: string;
-  /** The referenced entity's metadata; without it (not visible to the caller) the id is typed. */
-  target: EntityMeta | undefined;
+  /** The referenced entity's plural (`users` for an account). */
+  plural: string;
+  session: Session;
   required?: boolean;
   invalid?: boolean;
   describedBy?: string;
@@ -15,77 +20,107 @@ interface Props {
 }
 
 const SUGGESTIONS = 10;
+const ID = /^[0-9a-f]{24}$/;
+
+/** One record the picker offers: its id, its label, and a second line. */
+interface Choice {
+  id: string;
+  label: string;
+  detail?: string;
+}
+
+/** How a picker finds the records it offers for a search term; a message when it cannot list any. */
+type Finder = ((term: string, signal: AbortSignal) => Promise<Choice[]>) | { unavailable: string };
 
 /**
- * A searchable picker of one referenced record (a combobox in the WAI-ARIA pattern): typing
- * searches the referenced entity (its text search, or the newest records), arrows move, Enter
- * picks, Escape closes. The value is the record's id.
+ * What the caller may pick from: the referenced entity (its text search, else its newest records
+ * narrowed by label), the accounts for an administrator, their own account for anyone else.
  */
-export function RefPicker({ id, label, value, target, required, invalid, describedBy, onChange }: Props) {
-  const listId = useId();
-  const [text, setText] = useState('');
-  const [options, setOptions] = useState<RecordDoc[]>([]);
-  const [open, setOpen] = useState(false);
-  const [active, setActive] = useState(-1);
-  const [problem, setProblem] = useState<string | undefined>(undefined);
-  const request = useRef<AbortController | undefined>(undefined);
-
-  // The label of the current value.
-  useEffect(() => {
-    if (!target || !value) return setText(value ?? '');
-    const controller = new AbortController();
-    api<RecordDoc>('GET', `/${target.plural}/${encodeURIComponent(value)}`, { signal: controller.signal })
-      .then((record) => setText(recordTitle(target, record)))
-      .catch(() => setText(value));
-    return () => controller.abort();
-  }, [value, target?.plural]);
-
-  const search = async (term: string) => {
-    if (!target) return;
-    request.current?.abort();
-    const controller = new AbortController();
-    request.current = controller;
+function finderFor(session: Session, plural: string): Finder {
+  if (plural === USERS) {
+    const me = session.me.user;
+    const own: Choice = { id: me.id, label: userLabel(me), detail: `${me.email} (you)` };
+    if (!isAdmin(session.me))
+      return async (term) =>
+        !term || `${me.displayName} ${me.email}`.toLowerCase().includes(term.toLowerCase()) ? [own] : [];
+    return async (term, signal) => {
+      const page = await api<{ items: UserView[] }>('GET', `/users${query({ q: term, limit: SUGGESTIONS })}`, {
+        signal,
+      });
+      return page.items.map((user) => ({ id: user.id, label: userLabel(user), detail: user.email }));
+    };
+  }
+  const target: EntityMeta | undefined = can(session.me, plural, 'view') ? session.entity(plural) : undefined;
+  if (!target) return { unavailable: `You may not list ${session.entity(plural)?.label.toLowerCase() ?? plural}` };
+  return async (term, signal) => {
     const field = titleField(target);
     const params =
       term && target.searchFields.length > 0
         ? { q: term, limit: SUGGESTIONS }
-        : { limit: SUGGESTIONS, sort: field ? field.name : undefined };
+        : { limit: term ? 100 : SUGGESTIONS, sort: field ? field.name : undefined };
+    const page = await api<ListPage>('GET', `/${target.plural}${query(params)}`, { signal });
+    const lower = term.toLowerCase();
+    // Without text search, the page is narrowed here by its label.
+    const records =
+      term && target.searchFields.length === 0
+        ? page.items.filter((r) => recordTitle(target, r).toLowerCase().includes(lower)).slice(0, SUGGESTIONS)
+        : page.items;
+    return records.map((record) => ({ id: record.id, label: recordTitle(target, record), detail: record.id }));
+  };
+}
+
+/**
+ * A searchable picker of one referenced record (a combobox in the WAI-ARIA pattern): typing
+ * searches the referenced entity (or the accounts), arrows move, Enter picks, Escape closes. The
+ * value is the record's id; the input shows its label. Where the caller may list nothing to pick
+ * from, the list says so, and an id pasted in is taken as it is.
+ */
+export function RefPicker({ id, label, value, plural, session, required, invalid, describedBy, onChange }: Props) {
+  const listId = useId();
+  const shown = useLabel(plural, value || undefined) ?? '';
+  const [text, setText] = useState<string | undefined>(undefined);
+  const [options, setOptions] = useState<Choice[]>([]);
+  const [open, setOpen] = useState(false);
+  const [active, setActive] = useState(-1);
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+  const request = useRef<AbortController | undefined>(undefined);
+  const finder = finderFor(session, plural);
+
+  // A value set from outside (a cleared filter, a loaded record) shows its label again.
+  useEffect(() => setText(undefined), [value]);
+
+  const search = async (term: string) => {
+    request.current?.abort();
+    if (typeof finder !== 'function') {
+      setProblem(`${finder.unavailable}: paste an id of 24 hexadecimal characters.`);
+      setOptions([]);
+      setOpen(true);
+      return;
+    }
+    const controller = new AbortController();
+    request.current = controller;
     try {
-      const page = await api<ListPage>('GET', `/${target.plural}${query(params)}`, { signal: controller.signal });
-      const lower = term.toLowerCase();
-      // Without text search, the page is narrowed here by its title.
-      setOptions(
-        term && target.searchFields.length === 0
-          ? page.items.filter((r) => recordTitle(target, r).toLowerCase().includes(lower))
-          : page.items,
-      );
+      setOptions(await finder(term.trim(), controller.signal));
       setProblem(undefined);
       setOpen(true);
       setActive(-1);
     } catch (error) {
-      if ((error as Error).name !== 'AbortError') setProblem((error as Error).message);
+      if ((error as Error).name !== 'AbortError') {
+        setProblem((error as Error).message);
+        setOptions([]);
+        setOpen(true);
+      }
     }
   };
 
-  const pick = (record: RecordDoc) => {
-    onChange(record.id);
-    setText(target ? recordTitle(target, record) : record.id);
+  const pick = (choice: Choice) => {
+    // The label is known: the input shows it at once, without asking.
+    rememberLabel(plural, choice.id, choice.label);
+    onChange(choice.id);
+    setText(undefined);
     setOpen(false);
   };
-
-  if (!target)
-    return (
-      <input
-        id={id}
-        value={value}
-        required={required}
-        aria-invalid={invalid}
-        aria-describedby={describedBy}
-        pattern="[0-9a-f]{24}"
-        placeholder="Record id"
-        onInput={(e) => onChange(e.currentTarget.value)}
-      />
-    );
+  const noun = plural === USERS ? 'users' : (session.entity(plural)?.label.toLowerCase() ?? plural);
 
   return (
     <div class="combobox">
@@ -99,16 +134,19 @@ export function RefPicker({ id, label, value, target, required, invalid, describ
         aria-invalid={invalid}
         aria-describedby={describedBy}
         required={required && !value}
-        placeholder={`Search ${target.label.toLowerCase()}`}
-        value={text}
+        placeholder={`Search ${noun}`}
+        value={text ?? shown}
         autocomplete="off"
         // The input's own text, not this render's: a fill focuses and types at once, and a search
         // for the text before it would answer last.
         onFocus={(e) => void search(value ? '' : e.currentTarget.value)}
         onInput={(e) => {
-          setText(e.currentTarget.value);
-          if (!e.currentTarget.value) onChange('');
-          void search(e.currentTarget.value);
+          const typed = e.currentTarget.value;
+          setText(typed);
+          if (!typed) onChange('');
+          // An id pasted in is taken as it is: what a caller who may list nothing can give.
+          else if (ID.test(typed.trim())) onChange(typed.trim());
+          void search(ID.test(typed.trim()) ? '' : typed);
         }}
         onKeyDown={(e) => {
           if (e.key === 'ArrowDown') {
@@ -123,7 +161,13 @@ export function RefPicker({ id, label, value, target, required, invalid, describ
             pick(options[active]);
           } else if (e.key === 'Escape') setOpen(false);
         }}
-        onBlur={() => setTimeout(() => setOpen(false), 150)}
+        onBlur={() =>
+          setTimeout(() => {
+            setOpen(false);
+            // Text that picked nothing goes back to the value's label.
+            setText(undefined);
+          }, 150)
+        }
       />
       {value && (
         <button
@@ -132,7 +176,7 @@ export function RefPicker({ id, label, value, target, required, invalid, describ
           aria-label={`Clear ${label}`}
           onClick={() => {
             onChange('');
-            setText('');
+            setText(undefined);
           }}
         >
           ×
@@ -140,19 +184,19 @@ export function RefPicker({ id, label, value, target, required, invalid, describ
       )}
       <div id={listId} role="listbox" aria-label={label} hidden={!open} class="options">
         {options.length === 0 && <div class="muted">{problem ?? 'No matches'}</div>}
-        {options.map((record, index) => (
+        {options.map((choice, index) => (
           <div
-            key={record.id}
+            key={choice.id}
             id={`${listId}-${index}`}
             role="option"
             tabIndex={-1}
             aria-selected={index === active}
             onMouseDown={(e) => {
               e.preventDefault();
-              pick(record);
+              pick(choice);
             }}
           >
-            {recordTitle(target, record)} <span class="muted">{record.id}</span>
+            {choice.label} {choice.detail && <span class="muted">{choice.detail}</span>}
           </div>
         ))}
       </div>

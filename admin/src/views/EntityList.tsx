@@ -4,10 +4,12 @@ import { api, query } from '../api.js';
 import { download, toCsv } from '../csv.js';
 import { FilterInput } from '../fields/FilterInput.js';
 import { formatValue } from '../fields/formatValue.js';
+import { RefValue } from '../fields/RefLink.js';
 import { type EntityMeta, type FieldMeta, type ListPage, titleField } from '../model.js';
 import { can, isAdmin } from '../permissions.js';
 import type { Session } from '../session.js';
 import { Conditions, conditionsOf } from './Conditions.js';
+import { EndpointActions } from './EndpointActions.js';
 import { ImportRecords } from './ImportRecords.js';
 import { MediaUpload } from './MediaUpload.js';
 import { NotAllowed, Problem } from './Problem.js';
@@ -200,6 +202,7 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
           )}
         </nav>
       )}
+      {!inTrash && <EndpointActions session={session} entity={entity} onRecord={() => setReload(reload + 1)} />}
       {entity.plural === 'mediaAssets' && can(session.me, entity.plural, 'create') && (
         <MediaUpload onUploaded={(id) => location.route(`/admin/e/${entity.plural}/${id}`)} />
       )}
@@ -361,6 +364,8 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
                           <a href={`/admin/e/${entity.plural}/${record.id}`}>
                             {formatValue(fields.get(name), record[name]) || record.id}
                           </a>
+                        ) : fields.get(name)?.ref ? (
+                          <RefValue session={session} plural={fields.get(name)!.ref!} value={record[name]} />
                         ) : (
                           formatValue(fields.get(name), record[name])
                         )}

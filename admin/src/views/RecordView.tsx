@@ -2,11 +2,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api } from '../api.js';
 import { formatValue } from '../fields/formatValue.js';
+import { RefValue } from '../fields/RefLink.js';
 import { type EntityMeta, onRecord, type RecordDoc, recordTitle } from '../model.js';
 import { can, isAdmin } from '../permissions.js';
 import type { Session } from '../session.js';
+import { EndpointActions } from './EndpointActions.js';
 import { JobMetrics } from './JobMetrics.js';
 import { NotAllowed, Problem } from './Problem.js';
+import { RelatedRecords } from './RelatedRecords.js';
 
 export function RecordView({ session, plural, id }: { session: Session; plural: string; id: string }) {
   const entity = session.entity(plural);
@@ -124,6 +127,9 @@ function ViewOf({ session, entity, id }: { session: Session; entity: EntityMeta;
         )}
       </p>
       {failure !== undefined && <Problem error={failure} />}
+      {!record.archivedAt && !record.trashedAt && (
+        <EndpointActions session={session} entity={entity} record={record} onRecord={setRecord} />
+      )}
       {entity.plural === 'mediaAssets' &&
         typeof record.mimeType === 'string' &&
         record.mimeType.startsWith('image/') && (
@@ -140,8 +146,8 @@ function ViewOf({ session, entity, id }: { session: Session; entity: EntityMeta;
           <div key={field.name}>
             <dt>{field.label}</dt>
             <dd>
-              {field.ref && typeof record[field.name] === 'string' && session.entity(field.ref) ? (
-                <a href={`/admin/e/${field.ref}/${record[field.name]}`}>{String(record[field.name])}</a>
+              {field.ref && record[field.name] !== null && record[field.name] !== undefined ? (
+                <RefValue session={session} plural={field.ref} value={record[field.name]} />
               ) : (
                 <span class={['object', 'any'].includes(field.type) ? 'code' : undefined}>
                   {formatValue(field, record[field.name]) || <span class="muted">—</span>}
@@ -169,6 +175,7 @@ function ViewOf({ session, entity, id }: { session: Session; entity: EntityMeta;
           </div>
         ))}
       </dl>
+      <RelatedRecords session={session} entity={entity} id={record.id} />
       {entity.plural === 'scheduledJobs' && <JobMetrics jobId={record.id} />}
     </section>
   );

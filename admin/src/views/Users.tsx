@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
 import { ApiFailure, api, query } from '../api.js';
 import type { UserView } from '../apiTypes.js';
 import { isAdmin } from '../permissions.js';
@@ -17,10 +18,15 @@ export function Users({ session }: { session: Session }) {
   const [editing, setEditing] = useState<string | undefined>(undefined);
   const [creating, setCreating] = useState(false);
   const admin = isAdmin(session.me);
+  // ?id= (a reference's link) shows that account; ?q= those whose email or name contains it.
+  const location = useLocation();
+  const only = typeof location.query.id === 'string' ? location.query.id : undefined;
+  const [search, setSearch] = useState(typeof location.query.q === 'string' ? location.query.q : '');
 
   const load = async (cursor?: string) => {
     try {
-      const page = await api<{ items: User[]; nextCursor?: string }>('GET', `/users${query({ limit: 50, cursor })}`);
+      const params = { limit: 50, cursor, id: only, q: only ? undefined : search.trim() || undefined };
+      const page = await api<{ items: User[]; nextCursor?: string }>('GET', `/users${query(params)}`);
       setUsers(cursor ? [...users, ...page.items] : page.items);
       setNext(page.nextCursor);
     } catch (error) {
@@ -29,8 +35,10 @@ export function Users({ session }: { session: Session }) {
   };
   const { status, failure, setFailure, run: act } = useAction(() => load());
   useEffect(() => {
+    if (admin) void load();
+  }, [only]);
+  useEffect(() => {
     if (!admin) return;
-    void load();
     api<{ items: Role[] }>('GET', '/roles')
       .then((answer) => setRoles(answer.items))
       .catch(setFailure);
@@ -45,6 +53,29 @@ export function Users({ session }: { session: Session }) {
           New user
         </button>
       </div>
+      <form
+        class="toolbar"
+        aria-label="Search users"
+        onSubmit={(e) => {
+          e.preventDefault();
+          // From one account's page, the search lists them all again (the move reloads).
+          if (only) location.route('/admin/users');
+          else void load();
+        }}
+      >
+        <label>
+          Search
+          <input
+            type="search"
+            name="q"
+            value={search}
+            placeholder="Email or name"
+            onInput={(e) => setSearch(e.currentTarget.value)}
+          />
+        </label>
+        <button type="submit">Search</button>
+        {only && <a href="/admin/users">All users</a>}
+      </form>
       <Outcome status={status} failure={failure} />
       {creating && (
         <NewUser

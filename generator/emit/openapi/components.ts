@@ -43,6 +43,9 @@ export function listParameters(): Record<string, JsonSchema> {
     ...(maximum ? { maximum } : {}),
   });
   return {
+    id: q('id', 'only the records with these ids: comma-separated or repeated, at most 100', {
+      anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string', pattern: '^[0-9a-f]{24}$' } }],
+    }),
     q: q('q', 'every term must match, case- and accent-insensitive, as a word prefix in some searchable field', {
       type: 'string',
     }),

@@ -700,7 +700,7 @@ export class UsersClient {
   }
 
   /** Users (admin). */
-  list(query: { limit?: number; cursor?: string } = {}): Promise<{ items: UserView[]; nextCursor?: string }> {
+  list(query: { limit?: number; cursor?: string; /** Accounts whose email or display name contains this text */ q?: string; /** Only these accounts: up to 100 ids, comma-separated (to label references) */ id?: string } = {}): Promise<{ items: UserView[]; nextCursor?: string }> {
     return this.transport.request<{ items: UserView[]; nextCursor?: string }>('GET', '/api/v1/users', { query });
   }
 

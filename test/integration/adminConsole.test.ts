@@ -738,6 +738,20 @@ describe('the admin console naming what references point at', () => {
     await page.reload();
     await expect.poll(() => page.inputValue('#filter-author')).toBe('Dana Agent');
     expect(await page.locator('input[placeholder="Record id"]').count()).toBe(0);
+
+    // A condition on the reference: "is one of" takes accounts from the picker, and its chip names them.
+    await page.goto(`${server.url}/admin/e/articles`);
+    await page.selectOption('form[aria-label=Conditions] label:has-text("Condition on") select', 'author');
+    await page.selectOption('form[aria-label=Conditions] label:has-text("Operator") select', 'in');
+    expect(await page.getAttribute('#condition-value', 'role')).toBe('combobox');
+    await page.fill('#condition-value', 'dana');
+    await page.click('[role=option]:has-text("Dana Agent")');
+    await page.click('button:has-text("Add condition")');
+    await expect.poll(() => new URL(page.url()).searchParams.get('author[in]')).toBe(agent.id);
+    await expect
+      .poll(() => page.locator('ul.chips li').allTextContents())
+      .toEqual([expect.stringContaining('Author is one of Dana Agent')]);
+    await expect.poll(() => rowCount(page)).toBe(1);
   });
 
   it('lists the records that reference a record, each linked, with the way to all of them', async () => {

@@ -1,7 +1,7 @@
 import type { JSX } from 'preact';
 import type { FieldMeta } from '../model.js';
 import type { Session } from '../session.js';
-import { RefLink } from './RefLink.js';
+import { RefListPicker } from './RefListPicker.js';
 import { RefPicker } from './RefPicker.js';
 
 /** The form's text for each field: what the inputs hold before it becomes the request body. */
@@ -142,39 +142,17 @@ export function FieldInput({ field, value, error, session, isSet, nestedErrors, 
     );
   } else if (field.ref && field.type === 'array') {
     // A list of references: each by name with a way to remove it, and the picker to add one.
-    const chosen = value as string[];
     input = (
-      <div class="ref-list" aria-describedby={common['aria-describedby']}>
-        {chosen.length > 0 && (
-          <ul>
-            {chosen.map((ref) => (
-              <li key={ref}>
-                <RefLink session={session} plural={field.ref!} id={ref} />
-                <button
-                  type="button"
-                  class="link"
-                  aria-label={`Remove from ${field.label}`}
-                  onClick={() => onChange(chosen.filter((other) => other !== ref))}
-                >
-                  ×
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-        <RefPicker
-          id={id}
-          label={`Add to ${field.label}`}
-          value=""
-          plural={field.ref}
-          session={session}
-          invalid={!!error}
-          describedBy={error ? errorId : undefined}
-          onChange={(picked) => {
-            if (picked && !chosen.includes(picked)) onChange([...chosen, picked]);
-          }}
-        />
-      </div>
+      <RefListPicker
+        id={id}
+        label={field.label}
+        values={value as string[]}
+        plural={field.ref}
+        session={session}
+        invalid={!!error}
+        describedBy={error ? errorId : undefined}
+        onChange={onChange}
+      />
     );
   } else if (field.ref) {
     input = (

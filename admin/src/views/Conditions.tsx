@@ -1,5 +1,9 @@
 import { useState } from 'preact/hooks';
+import { RefValue } from '../fields/RefLink.js';
+import { RefListPicker } from '../fields/RefListPicker.js';
+import { RefPicker } from '../fields/RefPicker.js';
 import type { FieldMeta } from '../model.js';
+import type { Session } from '../session.js';
 
 /** A list parameter `field[op]` with its value, as the address holds it. */
 export interface Condition {
@@ -42,11 +46,13 @@ export function conditionsOf(params: Record<string, string>, filters: string[]):
  * in force, each removable, and a row to add one from the operators the field's metadata names.
  */
 export function Conditions({
+  session,
   fields,
   conditions,
   onAdd,
   onRemove,
 }: {
+  session: Session;
   fields: FieldMeta[];
   conditions: Condition[];
   onAdd(condition: Condition): void;
@@ -66,17 +72,28 @@ export function Conditions({
     let text = value;
     // A date and time picked here is local time; the API takes ISO 8601.
     if (field.type === 'isoDate' && chosen !== 'exists' && value) text = new Date(value).toISOString();
+    // A reference picked nothing yet: there is no condition to add.
+    if (field.ref && chosen !== 'exists' && !text) return;
     onAdd({ field: field.name, operator: chosen, value: chosen === 'exists' ? value || 'true' : text });
     setValue('');
   };
   const labelOf = (fieldName: string) => fields.find((f) => f.name === fieldName)?.label ?? fieldName;
+  const refOf = (fieldName: string) => fields.find((f) => f.name === fieldName)?.ref ?? undefined;
+  const several = chosen === 'in' || chosen === 'nin';
   return (
     <form class="conditions" onSubmit={add} aria-label="Conditions">
       {conditions.length > 0 && (
         <ul class="chips">
           {conditions.map((c) => (
             <li key={`${c.field}[${c.operator}]`}>
-              {labelOf(c.field)} {LABELS[c.operator] ?? c.operator} {c.operator === 'exists' ? `(${c.value})` : c.value}
+              {labelOf(c.field)} {LABELS[c.operator] ?? c.operator}{' '}
+              {c.operator === 'exists' ? (
+                `(${c.value})`
+              ) : refOf(c.field) ? (
+                <RefValue session={session} plural={refOf(c.field)!} value={c.value.split(',')} />
+              ) : (
+                c.value
+              )}
               <button
                 type="button"
                 class="link"
@@ -116,6 +133,24 @@ export function Conditions({
             <option value="true">Yes</option>
             <option value="false">No</option>
           </select>
+        ) : field?.ref && several ? (
+          <RefListPicker
+            id="condition-value"
+            label="Value"
+            values={value ? value.split(',') : []}
+            plural={field.ref}
+            session={session}
+            onChange={(ids) => setValue(ids.join(','))}
+          />
+        ) : field?.ref ? (
+          <RefPicker
+            id="condition-value"
+            label="Value"
+            value={value}
+            plural={field.ref}
+            session={session}
+            onChange={setValue}
+          />
         ) : (
           <input
             id="condition-value"

@@ -245,6 +245,7 @@ function ListOf({ session, entity }: { session: Session; entity: EntityMeta }) {
         {entity.searchFields.length > 0 && <button type="submit">Search</button>}
       </form>
       <Conditions
+        session={session}
         fields={filterFields}
         conditions={conditionsOf(params, entity.filters)}
         onAdd={(c) => navigate({ [`${c.field}[${c.operator}]`]: c.value })}

@@ -4,24 +4,31 @@ import { contextInTrace } from '../context/carryTrace.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { type Context, type Span, traceFields } from '../telemetry/tracing.js';
 
-/** The server span of each sampled request in flight, and its context (the request log, the error handler and the handlers use them). */
-const spans = new WeakMap<IncomingMessage, Span>();
-const contexts = new WeakMap<IncomingMessage, Context>();
+/** A sampled request's server span and its context, kept on the request itself. */
+interface RequestTrace {
+  span: Span;
+  context: Context;
+}
 
-/** Marks a request sampled, with its server span and that span's context (traceRequests.ts). */
-export function traceRequest(req: IncomingMessage, span: Span, context: Context): void {
-  spans.set(req, span);
-  contexts.set(req, context);
+/**
+ * The request as tracing sees it. Every request of a traced server gets the property, sampled or
+ * not, so all requests keep one shape (a WeakMap per request costs the collector more).
+ */
+type TracedRequest = IncomingMessage & { entigenTrace?: RequestTrace };
+
+/** Marks a request sampled (its server span and that span's context), or traced but not sampled (traceRequests.ts). */
+export function traceRequest(req: IncomingMessage, span: Span | undefined, context?: Context): void {
+  (req as TracedRequest).entigenTrace = span && context ? { span, context } : undefined;
 }
 
 /** The server span of a sampled request. */
 export function requestSpan(req: IncomingMessage): Span | undefined {
-  return spans.get(req);
+  return (req as TracedRequest).entigenTrace?.span;
 }
 
 /** The server span's context of a sampled request, for what the request starts (a job run links to it). */
 export function requestTrace(req: IncomingMessage): Context | undefined {
-  return contexts.get(req);
+  return (req as TracedRequest).entigenTrace?.context;
 }
 
 /**
@@ -30,17 +37,17 @@ export function requestTrace(req: IncomingMessage): Context | undefined {
  * span's children; otherwise `ctx` itself.
  */
 export function requestContext(ctx: RuntimeContext, req: IncomingMessage): RuntimeContext {
-  return contextInTrace(ctx, contexts.get(req));
+  return contextInTrace(ctx, requestTrace(req));
 }
 
 /** The identity endpoints' context for one request, as requestContext. */
 export function requestAuth(auth: AuthContext, req: IncomingMessage): AuthContext {
-  const trace = contexts.get(req);
+  const trace = requestTrace(req);
   return trace === undefined ? auth : { ...auth, ctx: contextInTrace(auth.ctx, trace) };
 }
 
 /** `trace_id` and `span_id` of a request's server span, for its log lines; undefined without tracing. */
 export function requestTraceFields(req: IncomingMessage): { trace_id: string; span_id: string } | undefined {
-  const span = spans.get(req);
+  const span = requestSpan(req);
   return span ? traceFields(span) : undefined;
 }

@@ -1,6 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
-import { contextFrom, failSpan, failSpanWith, SpanKind, startSpan, withContext } from '../telemetry/tracing.js';
+import {
+  contextFrom,
+  failSpan,
+  failSpanWith,
+  ROOT_CONTEXT,
+  SpanKind,
+  startSpan,
+  withContext,
+} from '../telemetry/tracing.js';
 import type { NodeListener } from './nodeAdapter.js';
 import { requestSpan, traceRequest } from './requestTrace.js';
 import { routeLabel } from './routeLabel.js';
@@ -39,15 +47,19 @@ export function traceRequests(
     const path = queryAt < 0 ? url : url.slice(0, queryAt);
     const started = startSpan(method, {
       kind: SpanKind.SERVER,
-      parent: contextFrom(request.headers),
+      // Without a traceparent there is no caller's trace to continue: nothing to parse.
+      parent: request.headers.traceparent === undefined ? ROOT_CONTEXT : contextFrom(request.headers),
       attributes: { 'http.request.method': method, 'url.path': path, 'url.scheme': 'http' },
     });
     if (!started) return listener(request, response);
     const { span } = started;
     // A request the sampler left out runs as it would without traces: nothing beneath it makes a span.
-    if (!span.isRecording()) return listener(request, response);
+    if (!span.isRecording()) {
+      traceRequest(request, undefined);
+      return listener(request, response);
+    }
     traceRequest(request, span, started.context);
-    response.once('close', () => {
+    response.on('close', () => {
       const route = routeLabel(request, response, routeOf);
       if (route) {
         const template = templateOf(route);

@@ -15,7 +15,7 @@ import {
 } from '@opentelemetry/api';
 
 export type { Attributes, Context, Link, Span, SpanContext };
-export { SpanKind };
+export { ROOT_CONTEXT, SpanKind };
 
 /**
  * OpenTelemetry traces, as the code that makes spans sees them: the API alone (the SDK is loaded

@@ -32,7 +32,11 @@ const SQLITE_ONLY = [
   'testScript',
 ].map((name) => `test/integration/${name}.test.ts`);
 
-/** Test files that serve no HTTP: the run on the node:http adapter (HTTP_ADAPTER=node) leaves them out. */
+/**
+ * Test files the run on the node:http adapter (HTTP_ADAPTER=node) leaves out: those that serve no
+ * HTTP, and the SQLite-only ones above (processes, the CLI, browsers), whose servers answer through
+ * the same lane and Express app the rest of that run already walks.
+ */
 const NO_HTTP = [
   'test/integration/cli.test.ts',
   'test/integration/repository.test.ts',
@@ -83,7 +87,7 @@ export default defineConfig({
             'test/package/**',
             'test/cluster/**',
             'test/conformance/postgres.test.ts',
-            ...(process.env.HTTP_ADAPTER ? NO_HTTP : []),
+            ...(process.env.HTTP_ADAPTER ? [...NO_HTTP, ...SQLITE_ONLY] : []),
           ],
           globalSetup: BUILD_DIST,
         },

@@ -5,10 +5,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, query } from './api.js';
 import type { UserView } from './apiTypes.js';
 import type { EntityMeta, ListPage, Me } from './model.js';
-import { shortLabel, USERS, userLabel } from './model.js';
+import { isRecordId, shortLabel, USERS, userLabel } from './model.js';
 import { can, isAdmin } from './permissions.js';
 
-const ID = /^[0-9a-f]{24}$/;
 /** The most ids one request names (the API's limit). */
 const BATCH = 100;
 
@@ -68,7 +67,7 @@ export function forgetLabels(): void {
 }
 
 function ask(plural: string, id: string): void {
-  if (!sources.has(plural) || known.has(`${plural}/${id}`) || !ID.test(id)) return;
+  if (!sources.has(plural) || known.has(`${plural}/${id}`) || !isRecordId(id)) return;
   const ids = waiting.get(plural) ?? new Set<string>();
   waiting.set(plural, ids);
   ids.add(id);

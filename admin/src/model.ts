@@ -8,6 +8,11 @@ export type FieldMeta = FieldMetadata;
 export type EntityMeta = EntityMetadata & { fields: FieldMeta[] };
 export type EnumValue = NonNullable<FieldMeta['values']>[number];
 
+/** A record's id as the server makes them: 24 lowercase hex digits. */
+export function isRecordId(text: string): boolean {
+  return /^[0-9a-f]{24}$/.test(text);
+}
+
 export type RecordDoc = Record<string, unknown> & { id: string; archivedAt?: string | null; trashedAt?: string | null };
 
 export interface ListPage {

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { api, query } from '../api.js';
 import type { UserView } from '../apiTypes.js';
 import { rememberLabel, useLabel } from '../labels.js';
-import { type EntityMeta, type ListPage, recordTitle, titleField, USERS, userLabel } from '../model.js';
+import { type EntityMeta, isRecordId, type ListPage, recordTitle, titleField, USERS, userLabel } from '../model.js';
 import { can, isAdmin } from '../permissions.js';
 import type { Session } from '../session.js';
 
@@ -20,7 +20,6 @@ interface Props {
 }
 
 const SUGGESTIONS = 10;
-const ID = /^[0-9a-f]{24}$/;
 
 /** One record the picker offers: its id, its label, and a second line. */
 interface Choice {
@@ -145,8 +144,8 @@ export function RefPicker({ id, label, value, plural, session, required, invalid
           setText(typed);
           if (!typed) onChange('');
           // An id pasted in is taken as it is: what a caller who may list nothing can give.
-          else if (ID.test(typed.trim())) onChange(typed.trim());
-          void search(ID.test(typed.trim()) ? '' : typed);
+          else if (isRecordId(typed.trim())) onChange(typed.trim());
+          void search(isRecordId(typed.trim()) ? '' : typed);
         }}
         onKeyDown={(e) => {
           if (e.key === 'ArrowDown') {

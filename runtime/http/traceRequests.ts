@@ -51,13 +51,12 @@ export function traceRequests(
       parent: request.headers.traceparent === undefined ? ROOT_CONTEXT : contextFrom(request.headers),
       attributes: { 'http.request.method': method, 'url.path': path, 'url.scheme': 'http' },
     });
-    if (!started) return listener(request, response);
-    const { span } = started;
     // A request the sampler left out runs as it would without traces: nothing beneath it makes a span.
-    if (!span.isRecording()) {
+    if (!started) {
       traceRequest(request, undefined);
       return listener(request, response);
     }
+    const { span } = started;
     traceRequest(request, span, started.context);
     response.on('close', () => {
       const route = routeLabel(request, response, routeOf);

@@ -33,6 +33,14 @@ const MONGO_OPERATION: Record<StoreCall, string> = {
   ping: 'ping',
 };
 
+interface Statement {
+  name: string;
+  attributes: Attributes;
+}
+
+/** Span names and attributes by store kind, call and collection, shared by a store and its transactions. */
+const STATEMENTS = new Map<Store['kind'], Map<StoreCall, Map<string | undefined, Statement>>>();
+
 /**
  * The adapter with a client span around each call, named `<operation> <collection>` after the
  * database semantic conventions (system, operation, collection; never a value). A transaction is
@@ -45,6 +53,7 @@ const MONGO_OPERATION: Record<StoreCall, string> = {
 export class TracedStore extends StoreWrapper {
   private readonly system: string;
   private readonly operations: Record<StoreCall, string>;
+  private readonly statements: Map<StoreCall, Map<string | undefined, Statement>>;
 
   constructor(
     inner: Store,
@@ -54,16 +63,39 @@ export class TracedStore extends StoreWrapper {
     super(inner);
     this.system = SYSTEM[inner.kind];
     this.operations = inner.kind === 'mongo' ? MONGO_OPERATION : SQL_OPERATION;
+    let statements = STATEMENTS.get(inner.kind);
+    if (statements === undefined) {
+      statements = new Map();
+      STATEMENTS.set(inner.kind, statements);
+    }
+    this.statements = statements;
   }
 
   protected override around<T>(call: StoreCall, collection: string | undefined, run: () => Promise<T>): Promise<T> {
     const parent = activeContext() ?? this.trace;
     if (parent === undefined) return run();
-    const operation = this.operations[call];
-    const attributes: Attributes = { 'db.system.name': this.system, 'db.operation.name': operation };
-    if (collection !== undefined) attributes['db.collection.name'] = collection;
-    const name = collection === undefined ? operation : `${operation} ${collection}`;
-    return inSpan(name, { kind: SpanKind.CLIENT, attributes, parent }, run);
+    const statement = this.statement(call, collection);
+    return inSpan(statement.name, { kind: SpanKind.CLIENT, attributes: statement.attributes, parent }, run);
+  }
+
+  /** A call's span name and attributes, made once per call and collection (the SDK copies them into each span). */
+  private statement(call: StoreCall, collection: string | undefined): Statement {
+    let byCollection = this.statements.get(call);
+    if (byCollection === undefined) {
+      byCollection = new Map();
+      this.statements.set(call, byCollection);
+    }
+    let statement = byCollection.get(collection);
+    if (statement === undefined) {
+      const operation = this.operations[call];
+      const attributes: Attributes = { 'db.system.name': this.system, 'db.operation.name': operation };
+      if (collection !== undefined) attributes['db.collection.name'] = collection;
+      statement = { name: collection === undefined ? operation : `${operation} ${collection}`, attributes };
+      Object.freeze(attributes);
+      // Collections are the model's and the store's own tables: a few dozen per app.
+      if (byCollection.size < 1_000) byCollection.set(collection, statement);
+    }
+    return statement;
   }
 
   override transaction<T>(fn: (tx: Store) => Promise<T>): Promise<T> {

@@ -29,7 +29,7 @@ export { ROOT_CONTEXT, SpanKind };
  */
 let tracer: Tracer | undefined;
 /** The context manager the SDK registered, held directly: the API's global look-up costs a request each time. */
-let manager: ContextManager | undefined;
+let manager: SyncContextManager | undefined;
 
 /**
  * A context active while a function runs synchronously (and while a bound function does): a
@@ -53,6 +53,17 @@ export class SyncContextManager implements ContextManager {
     this.current = context;
     try {
       return fn.call(thisArg, ...args);
+    } finally {
+      this.current = previous;
+    }
+  }
+
+  /** `fn()` with `context` active: `with` without its arguments, for the calls made on every traced request. */
+  run<T>(context: Context, fn: () => T): T {
+    const previous = this.current;
+    this.current = context;
+    try {
+      return fn();
     } finally {
       this.current = previous;
     }
@@ -91,7 +102,7 @@ export function inTrace(context: Context | undefined): context is Context {
 export function enableTracing(
   name: string,
   version: string,
-  contextManager: ContextManager,
+  contextManager: SyncContextManager,
   provider?: TracerProvider,
 ): void {
   tracer = provider ? provider.getTracer(name, version) : trace.getTracer(name, version);
@@ -139,7 +150,7 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, 
   const active = trace.setSpan(parent, span);
   let result: T;
   try {
-    result = manager.with(active, fn, undefined, span, active);
+    result = manager.run(active, () => fn(span, active));
   } catch (error) {
     failSpan(span, error);
     span.end();
@@ -162,7 +173,11 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, 
   return result;
 }
 
-/** Starts a span the caller ends (a request's, which ends with its answer). */
+/**
+ * Starts a span the caller ends (a request's, which ends with its answer), and the context that
+ * holds it; undefined without tracing, and for a span the sampler left out (nothing beneath it
+ * makes a span, so it needs no context).
+ */
 export function startSpan(name: string, options: SpanOptions): { span: Span; context: Context } | undefined {
   if (tracer === undefined || manager === undefined) return undefined;
   const parent = options.parent ?? manager.active();
@@ -171,6 +186,7 @@ export function startSpan(name: string, options: SpanOptions): { span: Span; con
     { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
     parent,
   );
+  if (!span.isRecording()) return undefined;
   return { span, context: trace.setSpan(parent, span) };
 }
 
@@ -192,7 +208,7 @@ export function continueTrace<T>(
 
 /** Runs `fn` with `ctx` active (what a span's children and log lines see). */
 export function withContext<T>(ctx: Context, fn: () => T): T {
-  return manager === undefined ? fn() : manager.with(ctx, fn);
+  return manager === undefined ? fn() : manager.run(ctx, fn);
 }
 
 /**

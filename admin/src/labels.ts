@@ -15,7 +15,8 @@ const BATCH = 100;
 const known = new Map<string, string | null>();
 /** Ids waiting for the next batch, by plural. */
 const waiting = new Map<string, Set<string>>();
-const listeners = new Set<() => void>();
+/** The components showing each `plural/id`, redrawn when its label arrives. */
+const listeners = new Map<string, Set<() => void>>();
 let scheduled = false;
 
 /** How the labels of one plural are looked up; undefined when they cannot be (the caller's own labels only). */
@@ -94,21 +95,33 @@ async function fetchLabels(plural: string, ids: string[]): Promise<void> {
     } catch {
       // A refusal (no permission to list them) leaves the ids shown as they are.
     }
+    for (const id of batch) for (const listener of listeners.get(`${plural}/${id}`) ?? []) listener();
   }
-  for (const listener of listeners) listener();
 }
 
-/** The label of `plural/id`, asked for when unknown; the id until it is known (or when there is none). */
+/**
+ * The label of `plural/id`, asked for when unknown; the id until it is known (or when there is
+ * none). Only the components showing a record redraw when its label arrives.
+ */
 export function useLabel(plural: string | undefined, id: string | undefined): string | undefined {
   const [, redraw] = useState(0);
+  const key = plural && id ? `${plural}/${id}` : undefined;
+  const label = key === undefined ? undefined : known.get(key);
   useEffect(() => {
+    if (key === undefined) return;
     const listener = () => redraw((n) => n + 1);
-    listeners.add(listener);
-    return () => void listeners.delete(listener);
-  }, []);
-  if (!plural || !id) return id;
-  const label = known.get(`${plural}/${id}`);
-  if (label === undefined) ask(plural, id);
+    const waitingHere = listeners.get(key) ?? new Set<() => void>();
+    listeners.set(key, waitingHere);
+    waitingHere.add(listener);
+    // A label that arrived between the render and now.
+    if (known.get(key) !== label) listener();
+    return () => {
+      waitingHere.delete(listener);
+      if (waitingHere.size === 0 && listeners.get(key) === waitingHere) listeners.delete(key);
+    };
+  }, [key]);
+  if (key === undefined || plural === undefined) return id;
+  if (label === undefined) ask(plural, id!);
   return label ?? id;
 }
 

@@ -32,11 +32,7 @@ const SQLITE_ONLY = [
   'testScript',
 ].map((name) => `test/integration/${name}.test.ts`);
 
-/**
- * Test files the run on the node:http adapter (HTTP_ADAPTER=node) leaves out: those that serve no
- * HTTP, and the SQLite-only ones above (processes, the CLI, browsers), whose servers answer through
- * the same lane and Express app the rest of that run already walks.
- */
+/** Test files that serve no HTTP. */
 const NO_HTTP = [
   'test/integration/cli.test.ts',
   'test/integration/repository.test.ts',
@@ -44,6 +40,13 @@ const NO_HTTP = [
   'test/conformance/**',
   'test/golden/**',
 ];
+
+/**
+ * What the run on the node:http adapter (HTTP_ADAPTER=node) leaves out: the files that serve no
+ * HTTP, and the SQLite-only ones (processes, the CLI, browsers), whose servers answer through the
+ * same lane and Express app the rest of that run already walks.
+ */
+const NOT_ON_NODE_ADAPTER = [...NO_HTTP, ...SQLITE_ONLY];
 
 /** The CLI and servers the integration tests start run from dist/: compiled once per run. */
 const BUILD_DIST = ['test/support/globalSetup.ts'];
@@ -87,7 +90,7 @@ export default defineConfig({
             'test/package/**',
             'test/cluster/**',
             'test/conformance/postgres.test.ts',
-            ...(process.env.HTTP_ADAPTER ? [...NO_HTTP, ...SQLITE_ONLY] : []),
+            ...(process.env.HTTP_ADAPTER ? NOT_ON_NODE_ADAPTER : []),
           ],
           globalSetup: BUILD_DIST,
         },

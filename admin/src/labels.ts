@@ -120,8 +120,8 @@ export function useLabel(plural: string | undefined, id: string | undefined): st
       if (waitingHere.size === 0 && listeners.get(key) === waitingHere) listeners.delete(key);
     };
   }, [key]);
-  if (key === undefined || plural === undefined) return id;
-  if (label === undefined) ask(plural, id!);
+  if (!plural || !id) return id;
+  if (label === undefined) ask(plural, id);
   return label ?? id;
 }
 

@@ -38,8 +38,10 @@ interface Statement {
   attributes: Attributes;
 }
 
+type Statements = Map<StoreCall, Map<string | undefined, Statement>>;
+
 /** Span names and attributes by store kind, call and collection, shared by a store and its transactions. */
-const STATEMENTS = new Map<Store['kind'], Map<StoreCall, Map<string | undefined, Statement>>>();
+const STATEMENTS: Record<Store['kind'], Statements> = { sqlite: new Map(), postgres: new Map(), mongo: new Map() };
 
 /**
  * The adapter with a client span around each call, named `<operation> <collection>` after the
@@ -53,7 +55,7 @@ const STATEMENTS = new Map<Store['kind'], Map<StoreCall, Map<string | undefined,
 export class TracedStore extends StoreWrapper {
   private readonly system: string;
   private readonly operations: Record<StoreCall, string>;
-  private readonly statements: Map<StoreCall, Map<string | undefined, Statement>>;
+  private readonly statements: Statements;
 
   constructor(
     inner: Store,
@@ -63,12 +65,7 @@ export class TracedStore extends StoreWrapper {
     super(inner);
     this.system = SYSTEM[inner.kind];
     this.operations = inner.kind === 'mongo' ? MONGO_OPERATION : SQL_OPERATION;
-    let statements = STATEMENTS.get(inner.kind);
-    if (statements === undefined) {
-      statements = new Map();
-      STATEMENTS.set(inner.kind, statements);
-    }
-    this.statements = statements;
+    this.statements = STATEMENTS[inner.kind];
   }
 
   protected override around<T>(call: StoreCall, collection: string | undefined, run: () => Promise<T>): Promise<T> {

@@ -35,6 +35,13 @@ const CASES = [
 const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = 10;
+/**
+ * BENCH_PAIRED=1: each round loads every server at once, all on core 0, so a change in this
+ * shared machine's speed (it can halve within seconds) reaches each alike; a comparison is then
+ * the median of the rounds' own ratios, each the ratio of what two servers did with equal shares
+ * of one core. For small differences (a change of a few percent) under a noisy host.
+ */
+const PAIRED = process.env.BENCH_PAIRED === '1';
 const SECRET = 'bench-secret';
 const SOUL = join(root, '.bench-tmp', 'soul', 'node_modules', 'soul-cli', 'src', 'server.js');
 /** BENCH_PROFILE=DIR writes V8 CPU profiles of the entigen and baseline servers to DIR (open it in Chrome DevTools). */
@@ -300,6 +307,22 @@ function settleDisk(): void {
   spawnSync('sync', [], { stdio: 'ignore' });
 }
 
+/** One load run in the background, on core 1 (the paired rounds start one per server). */
+function loadInBackground(spec: object): Promise<LoadResult> {
+  return new Promise((done, fail) => {
+    const child = spawn('taskset', ['-c', '1', process.execPath, join(here, 'load.js'), JSON.stringify(spec)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let errors = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk));
+    child.on('exit', (code) =>
+      code === 0 ? done(JSON.parse(output.trim().split('\n').at(-1)!)) : fail(new Error(errors)),
+    );
+  });
+}
+
 function load(spec: object): LoadResult {
   const result = spawnSync('taskset', ['-c', '1', process.execPath, join(here, 'load.js'), JSON.stringify(spec)], {
     encoding: 'utf8',
@@ -416,7 +439,10 @@ async function main() {
     await copyToPostgres(seeded, PG_URL, registry);
   }
   const ownSeed = sampled(dir, 'seed', { db: seeded, adminId, articleIds });
-  const results = new Map<string, { rps: number; p99: number; failures: number; cpuMicros?: number }>();
+  const results = new Map<
+    string,
+    { rps: number; p99: number; failures: number; cpuMicros?: number; rounds: number[] }
+  >();
 
   const only = process.env.BENCH_TARGETS?.split(',');
   const targets = TARGETS.filter(
@@ -509,6 +535,22 @@ async function main() {
       // that writes without an fsync would otherwise always meet the disk's writeback of its pages.
       for (let round = 0; round < RUNS; round++) {
         const order = [...running.slice(round % running.length), ...running.slice(0, round % running.length)];
+        if (PAIRED) {
+          for (const caseName of group) {
+            settleDisk();
+            const loads = order.flatMap(({ target, url, seed }) => {
+              const item = casesOf(target, seed).find((c) => c.name === caseName);
+              return item ? [{ key: `${target.name}/${caseName}`, url, item }] : [];
+            });
+            const answers = await Promise.all(
+              loads.map(({ url, item }) =>
+                loadInBackground({ url, seconds: SECONDS, connections: CONNECTIONS, ...item }),
+              ),
+            );
+            for (const [i, { key }] of loads.entries()) runs.set(key, [...(runs.get(key) ?? []), answers[i]!]);
+          }
+          continue;
+        }
         for (const caseName of group)
           for (const { target, url, seed, child } of order) {
             const item = casesOf(target, seed).find((c) => c.name === caseName);
@@ -531,6 +573,7 @@ async function main() {
           p99: median(list.map((r) => r.p99)),
           failures: list.reduce((n, r) => n + r.failures, 0),
           cpuMicros: cpu.length > 0 ? median(cpu) : undefined,
+          rounds: list.map((r) => r.rps),
         };
         results.set(key, result);
         const cpuText = result.cpuMicros === undefined ? '' : `  cpu ${result.cpuMicros.toFixed(0)} µs/req`;
@@ -585,7 +628,7 @@ async function main() {
   }
 
   process.stdout.write(
-    `\nratios (median of ${RUNS} runs of ${SECONDS}s, ${CONNECTIONS} connections, servers on core 0, load on core 1, rounds interleaved):\n`,
+    `\nratios (median of ${RUNS} runs of ${SECONDS}s, ${CONNECTIONS} connections, servers on core 0, load on core 1, ${PAIRED ? 'servers loaded together, ratios taken round by round' : 'rounds interleaved'}):\n`,
   );
   for (const item of CASES) {
     const e = results.get(`entigen/${item}`);
@@ -635,9 +678,12 @@ async function main() {
     ]) {
       const before = results.get(`${theirs}/${item}`);
       const e = results.get(`${mine}/${item}`);
+      // Paired rounds are compared round by round: each round's two servers met the same machine.
+      const ratio = (a: { rps: number; rounds: number[] }, b: { rps: number; rounds: number[] }) =>
+        PAIRED ? median(a.rounds.map((rps, i) => rps / b.rounds[i]!)) : a.rps / b.rps;
       if (before && e)
         process.stdout.write(
-          `  ${item.padEnd(10)} ${(e.rps / before.rps).toFixed(2)}x the throughput of ${COMPARE}${store} (BENCH_COMPARE), p99 ${(e.p99 / Math.max(before.p99, 1)).toFixed(2)}x${e.cpuMicros && before.cpuMicros ? `, CPU per request ${(e.cpuMicros / before.cpuMicros).toFixed(2)}x` : ''}\n`,
+          `  ${item.padEnd(10)} ${ratio(e, before).toFixed(2)}x the throughput of ${COMPARE}${store} (BENCH_COMPARE), p99 ${(e.p99 / Math.max(before.p99, 1)).toFixed(2)}x${e.cpuMicros && before.cpuMicros ? `, CPU per request ${(e.cpuMicros / before.cpuMicros).toFixed(2)}x` : ''}\n`,
         );
     }
   for (const item of CASES) {

@@ -1,4 +1,5 @@
 import type { AppModel } from '../model/types.js';
+import type { Context } from '../telemetry/tracing.js';
 import type {
   AggregateQuery,
   AggregateResult,
@@ -25,10 +26,17 @@ export type StoreWrite = 'insert' | 'insertMany' | 'update' | 'increment' | 'rem
  * wrapped the same way by `wrapTransaction`. `inner` stays reachable for what needs the adapter.
  */
 export abstract class StoreWrapper implements Store {
-  constructor(readonly inner: Store) {}
+  /** The adapter's kind, read once: a wrapper's inner store never changes. */
+  readonly kind: Store['kind'];
+  /**
+   * The trace this store's calls belong to (a request's carrier, a traced transaction): the
+   * nearest one beneath, taken at construction so finding it costs one read (tracedStore.ts).
+   */
+  carried: Context | undefined;
 
-  get kind(): Store['kind'] {
-    return this.inner.kind;
+  constructor(readonly inner: Store) {
+    this.kind = inner.kind;
+    this.carried = inner instanceof StoreWrapper ? inner.carried : undefined;
   }
 
   /** Runs one call of the inner store; `collection` is undefined for transactions and pings. */

@@ -63,6 +63,8 @@ export class TracedStore extends StoreWrapper {
     readonly trace?: Context,
   ) {
     super(inner);
+    // Calls through this store belong to its transaction's span, or to none beneath it.
+    this.carried = trace;
     this.system = SYSTEM[inner.kind];
     this.operations = inner.kind === 'mongo' ? MONGO_OPERATION : SQL_OPERATION;
     this.statements = STATEMENTS[inner.kind];
@@ -119,6 +121,7 @@ export class TraceCarrier extends StoreWrapper {
     readonly trace: Context,
   ) {
     super(inner);
+    this.carried = trace;
   }
 
   protected override around<T>(_call: StoreCall, _collection: string | undefined, run: () => Promise<T>): Promise<T> {
@@ -132,11 +135,7 @@ export class TraceCarrier extends StoreWrapper {
 
 /** The span a store's calls belong to: a carrier's, or a traced transaction's; undefined outside a sampled trace. */
 export function traceOf(store: Store): Context | undefined {
-  for (let current: Store = store; current instanceof StoreWrapper; current = current.inner) {
-    if (current instanceof TraceCarrier) return current.trace;
-    if (current instanceof TracedStore) return current.trace;
-  }
-  return undefined;
+  return store instanceof StoreWrapper ? store.carried : undefined;
 }
 
 /** `store` carrying `trace` instead of what it carried (unchanged outside a sampled trace). */

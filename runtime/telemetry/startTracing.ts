@@ -1,5 +1,15 @@
 import { hostname } from 'node:os';
-import { disableTracing, enableTracing, SyncContextManager } from './tracing.js';
+import type { IdGenerator, Sampler, SamplingResult } from '@opentelemetry/sdk-trace-base';
+import {
+  type Attributes,
+  type Context,
+  disableTracing,
+  enableTracing,
+  type Link,
+  ROOT_CONTEXT,
+  type SpanKind,
+  SyncContextManager,
+} from './tracing.js';
 
 /** `telemetry:` in entigen.config.yaml; the OpenTelemetry environment variables override it. */
 export interface TracingSettings {
@@ -104,20 +114,17 @@ export async function startTracing(
       }),
     )
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
-  const ratio = settings?.sampleRatio;
-  const sampler =
-    env.OTEL_TRACES_SAMPLER || ratio === undefined
-      ? undefined
-      : new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(ratio) });
+  const roots = new DecidedRoots(configuredSampler(sdk, settings, env), new sdk.RandomIdGenerator(), sdk);
   const provider = new NodeTracerProvider({
     resource,
     spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
-    ...(sampler ? { sampler } : {}),
+    sampler: roots,
+    idGenerator: roots,
   });
   // The W3C trace-context propagator and a context manager without async_hooks, as globals.
   const contextManager = new SyncContextManager();
   provider.register({ contextManager });
-  enableTracing('entigen', service.version, contextManager);
+  enableTracing('entigen', service.version, contextManager, undefined, (name, kind) => roots.sampleRoot(name, kind));
   return {
     protocol,
     endpoint:
@@ -129,4 +136,93 @@ export async function startTracing(
       await provider.shutdown();
     },
   };
+}
+
+type Sdk = typeof import('@opentelemetry/sdk-trace-base');
+
+/**
+ * The sampler OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG name, built from the SDK's own
+ * samplers as the SDK builds it (parent-based always-on by default, a blank ratio is 1), or
+ * the parent-based ratio of `telemetry.sampleRatio` when no variable names one.
+ */
+export function configuredSampler(sdk: Sdk, settings: TracingSettings | undefined, env: NodeJS.ProcessEnv): Sampler {
+  const named = env.OTEL_TRACES_SAMPLER?.trim();
+  if (!named && settings?.sampleRatio !== undefined)
+    return new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(settings.sampleRatio) });
+  const ratio = () => new sdk.TraceIdRatioBasedSampler(Number(env.OTEL_TRACES_SAMPLER_ARG?.trim() || 1));
+  switch (named || 'parentbased_always_on') {
+    case 'always_on':
+      return new sdk.AlwaysOnSampler();
+    case 'always_off':
+      return new sdk.AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio();
+    case 'parentbased_always_off':
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new sdk.ParentBasedSampler({ root: ratio() });
+    default:
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
+  }
+}
+
+/**
+ * New traces decided before a span is made. `sampleRoot` asks the configured sampler about a
+ * fresh trace id; only a kept trace reaches the SDK, whose tracer then takes that very id (this is
+ * its id generator) and gets the same decision back (this is its sampler), so a ratio stays a
+ * decision on the trace id, as the specification has it. A span with a parent goes to the
+ * configured sampler unchanged.
+ */
+export class DecidedRoots implements Sampler, IdGenerator {
+  /** The id the next root span takes, and the decision its sampling gets back. */
+  private pendingId: string | undefined;
+  private decided: { traceId: string; result: SamplingResult } | undefined;
+
+  constructor(
+    private readonly sampler: Sampler,
+    private readonly ids: IdGenerator,
+    private readonly sdk: Pick<Sdk, 'SamplingDecision'>,
+  ) {}
+
+  /** Whether a new trace is sampled; when it is, the next root span takes its id and decision. */
+  sampleRoot(name: string, kind: SpanKind): boolean {
+    const traceId = this.ids.generateTraceId();
+    const result = this.sampler.shouldSample(ROOT_CONTEXT, traceId, name, kind, {}, []);
+    if (result.decision === this.sdk.SamplingDecision.NOT_RECORD) return false;
+    this.pendingId = traceId;
+    this.decided = { traceId, result };
+    return true;
+  }
+
+  shouldSample(
+    context: Context,
+    traceId: string,
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    links: Link[],
+  ): SamplingResult {
+    const decided = this.decided;
+    if (decided !== undefined && decided.traceId === traceId) {
+      this.decided = undefined;
+      return decided.result;
+    }
+    return this.sampler.shouldSample(context, traceId, name, kind, attributes, links);
+  }
+
+  generateTraceId(): string {
+    // Taken once, so no later trace can reuse a decided id.
+    const traceId = this.pendingId;
+    if (traceId === undefined) return this.ids.generateTraceId();
+    this.pendingId = undefined;
+    return traceId;
+  }
+
+  generateSpanId(): string {
+    return this.ids.generateSpanId();
+  }
+
+  toString(): string {
+    return this.sampler.toString();
+  }
 }

@@ -30,6 +30,13 @@ export { ROOT_CONTEXT, SpanKind };
 let tracer: Tracer | undefined;
 /** The context manager the SDK registered, held directly: the API's global look-up costs a request each time. */
 let manager: SyncContextManager | undefined;
+/**
+ * Whether a new trace is sampled, asked before the SDK makes a span (startTracing.ts): a request
+ * the sampler leaves out then costs one decision, not a span that records nothing. Without it
+ * (a provider of a test's own) the SDK's sampler decides inside `startSpan`.
+ */
+export type RootSampler = (name: string, kind: SpanKind) => boolean;
+let sampleRoot: RootSampler | undefined;
 
 /**
  * A context active while a function runs synchronously (and while a bound function does): a
@@ -104,15 +111,24 @@ export function enableTracing(
   version: string,
   contextManager: SyncContextManager,
   provider?: TracerProvider,
+  rootSampler?: RootSampler,
 ): void {
   tracer = provider ? provider.getTracer(name, version) : trace.getTracer(name, version);
   manager = contextManager;
+  sampleRoot = rootSampler;
 }
 
 /** For tests and a server's way down: spans are made no more. */
 export function disableTracing(): void {
   tracer = undefined;
   manager = undefined;
+  sampleRoot = undefined;
+}
+
+/** False for a new trace (no span in `parent`) that the sampler leaves out; true otherwise. */
+function rootKept(name: string, kind: SpanKind, parent: Context, root: boolean | undefined): boolean {
+  if (sampleRoot === undefined || (!root && trace.getSpanContext(parent) !== undefined)) return true;
+  return sampleRoot(name, kind);
 }
 
 export interface SpanOptions {
@@ -135,10 +151,12 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, 
   const parent = options.root ? ROOT_CONTEXT : (options.parent ?? manager.active());
   // Work outside every trace (a poll, a lease's renewal) makes no span: it would be a trace of one.
   if (!options.root && trace.getSpan(parent) === undefined) return fn(undefined);
+  const kind = options.kind ?? SpanKind.INTERNAL;
+  if (options.root && !rootKept(name, kind, parent, true)) return fn(undefined);
   const span = tracer.startSpan(
     name,
     {
-      kind: options.kind ?? SpanKind.INTERNAL,
+      kind,
       attributes: options.attributes,
       links: options.links,
       root: options.root,
@@ -181,11 +199,9 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, 
 export function startSpan(name: string, options: SpanOptions): { span: Span; context: Context } | undefined {
   if (tracer === undefined || manager === undefined) return undefined;
   const parent = options.parent ?? manager.active();
-  const span = tracer.startSpan(
-    name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
-    parent,
-  );
+  const kind = options.kind ?? SpanKind.INTERNAL;
+  if (!rootKept(name, kind, parent, false)) return undefined;
+  const span = tracer.startSpan(name, { kind, attributes: options.attributes, links: options.links }, parent);
   if (!span.isRecording()) return undefined;
   return { span, context: trace.setSpan(parent, span) };
 }

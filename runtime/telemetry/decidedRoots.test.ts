@@ -1,0 +1,101 @@
+import { trace } from '@opentelemetry/api';
+import * as sdk from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  RandomIdGenerator,
+  SamplingDecision,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it } from 'vitest';
+import { configuredSampler, DecidedRoots } from './startTracing.js';
+import {
+  disableTracing,
+  enableTracing,
+  inSpan,
+  ROOT_CONTEXT,
+  SpanKind,
+  SyncContextManager,
+  startSpan,
+} from './tracing.js';
+
+/** Tracing as startTracing sets it up, with `sampler` deciding, into an in-memory exporter. */
+function traced(env: NodeJS.ProcessEnv) {
+  const exporter = new InMemorySpanExporter();
+  const roots = new DecidedRoots(configuredSampler(sdk, undefined, env), new RandomIdGenerator(), sdk);
+  const provider = new BasicTracerProvider({
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+    sampler: roots,
+    idGenerator: roots,
+  });
+  enableTracing('test', '0', new SyncContextManager(), provider, (name, kind) => roots.sampleRoot(name, kind));
+  return exporter;
+}
+
+afterEach(() => disableTracing());
+
+describe('new traces decided before a span is made', () => {
+  it('build the sampler the variables name, as the SDK does', () => {
+    const named = (env: NodeJS.ProcessEnv) => configuredSampler(sdk, undefined, env).toString();
+    expect(named({})).toContain('ParentBased{root=AlwaysOnSampler');
+    expect(named({ OTEL_TRACES_SAMPLER: 'always_off' })).toBe('AlwaysOffSampler');
+    expect(named({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toBe(
+      'TraceIdRatioBased{0.25}',
+    );
+    expect(named({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio' })).toContain('root=TraceIdRatioBased{1}');
+    expect(configuredSampler(sdk, { sampleRatio: 0.1 }, {}).toString()).toContain('root=TraceIdRatioBased{0.1}');
+    expect(configuredSampler(sdk, { sampleRatio: 0.1 }, { OTEL_TRACES_SAMPLER: 'always_on' }).toString()).toBe(
+      'AlwaysOnSampler',
+    );
+  });
+
+  it('keep a ratio of new traces, each decided on its own trace id, with children in the trace', () => {
+    const exporter = traced({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' });
+    let started = 0;
+    for (let i = 0; i < 400; i++) {
+      const request = startSpan('GET', { kind: SpanKind.SERVER, parent: ROOT_CONTEXT });
+      if (!request) continue;
+      started++;
+      inSpan('SELECT things', { parent: request.context }, () => undefined);
+      request.span.end();
+    }
+    const spans = exporter.getFinishedSpans();
+    const roots = spans.filter((s) => s.name === 'GET');
+    expect(roots).toHaveLength(started);
+    expect(started).toBeGreaterThan(120);
+    expect(started).toBeLessThan(280);
+    // The same decision the SDK's ratio sampler makes on that trace id, and no id given twice.
+    const ratio = new TraceIdRatioBasedSampler(0.5);
+    for (const root of roots)
+      expect(
+        ratio.shouldSample(ROOT_CONTEXT, root.spanContext().traceId, 'GET', SpanKind.SERVER, {}, []).decision,
+      ).toBe(SamplingDecision.RECORD_AND_SAMPLED);
+    expect(new Set(roots.map((s) => s.spanContext().traceId)).size).toBe(started);
+    const children = spans.filter((s) => s.name === 'SELECT things');
+    expect(children.map((s) => s.spanContext().traceId).sort()).toEqual(
+      roots.map((s) => s.spanContext().traceId).sort(),
+    );
+  });
+
+  it('start no new trace at a ratio of 0, but keep a caller’s sampled trace and a job’s run when always on', () => {
+    const exporter = traced({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' });
+    expect(startSpan('GET', { kind: SpanKind.SERVER, parent: ROOT_CONTEXT })).toBeUndefined();
+    expect(inSpan('job nightly', { root: true }, (span) => span)).toBeUndefined();
+    const caller = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 1,
+      isRemote: true,
+    });
+    const continued = startSpan('GET', { kind: SpanKind.SERVER, parent: caller });
+    expect(continued?.span.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
+    continued?.span.end();
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(['GET']);
+    disableTracing();
+
+    const always = traced({ OTEL_TRACES_SAMPLER: 'always_on' });
+    expect(inSpan('job nightly', { root: true }, (span) => span !== undefined)).toBe(true);
+    expect(always.getFinishedSpans().map((s) => s.name)).toEqual(['job nightly']);
+  });
+});

@@ -1,12 +1,11 @@
 import { hostname } from 'node:os';
-import type { IdGenerator, Sampler, SamplingResult } from '@opentelemetry/sdk-trace-base';
+import type { IdGenerator, Sampler, SamplingDecision, SamplingResult } from '@opentelemetry/sdk-trace-base';
 import {
   type Attributes,
   type Context,
   disableTracing,
   enableTracing,
   type Link,
-  ROOT_CONTEXT,
   type SpanKind,
   SyncContextManager,
 } from './tracing.js';
@@ -114,7 +113,11 @@ export async function startTracing(
       }),
     )
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
-  const roots = new DecidedRoots(configuredSampler(sdk, settings, env), new sdk.RandomIdGenerator(), sdk);
+  const roots = new DecidedRoots(
+    configuredSampler(sdk, settings, env),
+    new sdk.RandomIdGenerator(),
+    sdk.SamplingDecision.RECORD_AND_SAMPLED,
+  );
   const provider = new NodeTracerProvider({
     resource,
     spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
@@ -124,7 +127,7 @@ export async function startTracing(
   // The W3C trace-context propagator and a context manager without async_hooks, as globals.
   const contextManager = new SyncContextManager();
   provider.register({ contextManager });
-  enableTracing('entigen', service.version, contextManager, undefined, (name, kind) => roots.sampleRoot(name, kind));
+  enableTracing('entigen', service.version, contextManager, undefined, () => roots.sampleRoot());
   return {
     protocol,
     endpoint:
@@ -140,57 +143,87 @@ export async function startTracing(
 
 type Sdk = typeof import('@opentelemetry/sdk-trace-base');
 
+/** The sampler the settings name, and the share of new traces it keeps (its root's ratio). */
+export interface ConfiguredSampler {
+  sampler: Sampler;
+  rootRatio: number;
+}
+
 /**
  * The sampler OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG name, built from the SDK's own
  * samplers as the SDK builds it (parent-based always-on by default, a blank ratio is 1), or
  * the parent-based ratio of `telemetry.sampleRatio` when no variable names one.
  */
-export function configuredSampler(sdk: Sdk, settings: TracingSettings | undefined, env: NodeJS.ProcessEnv): Sampler {
+export function configuredSampler(
+  sdk: Sdk,
+  settings: TracingSettings | undefined,
+  env: NodeJS.ProcessEnv,
+): ConfiguredSampler {
   const named = env.OTEL_TRACES_SAMPLER?.trim();
-  if (!named && settings?.sampleRatio !== undefined)
-    return new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(settings.sampleRatio) });
-  const ratio = () => new sdk.TraceIdRatioBasedSampler(Number(env.OTEL_TRACES_SAMPLER_ARG?.trim() || 1));
+  const byRatio = (ratio: number, parentBased: boolean): ConfiguredSampler => {
+    const root = new sdk.TraceIdRatioBasedSampler(ratio);
+    return { sampler: parentBased ? new sdk.ParentBasedSampler({ root }) : root, rootRatio: ratio };
+  };
+  if (!named && settings?.sampleRatio !== undefined) return byRatio(settings.sampleRatio, true);
+  const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG?.trim() || 1);
   switch (named || 'parentbased_always_on') {
     case 'always_on':
-      return new sdk.AlwaysOnSampler();
+      return { sampler: new sdk.AlwaysOnSampler(), rootRatio: 1 };
     case 'always_off':
-      return new sdk.AlwaysOffSampler();
+      return { sampler: new sdk.AlwaysOffSampler(), rootRatio: 0 };
     case 'traceidratio':
-      return ratio();
+      return byRatio(ratio, false);
     case 'parentbased_always_off':
-      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() });
+      return { sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() }), rootRatio: 0 };
     case 'parentbased_traceidratio':
-      return new sdk.ParentBasedSampler({ root: ratio() });
+      return byRatio(ratio, true);
     default:
-      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
+      return { sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }), rootRatio: 1 };
   }
 }
 
 /**
- * New traces decided before a span is made. `sampleRoot` asks the configured sampler about a
- * fresh trace id; only a kept trace reaches the SDK, whose tracer then takes that very id (this is
- * its id generator) and gets the same decision back (this is its sampler), so a ratio stays a
- * decision on the trace id, as the specification has it. A span with a parent goes to the
- * configured sampler unchanged.
+ * New traces decided before a span is made, so a request left out costs four random numbers.
+ * The decision is the SDK's TraceIdRatioBased one (the four 32-bit words of the trace id XORed,
+ * below the ratio's bound), made on the words before they are written as an id; a kept trace
+ * reaches the SDK, whose tracer then takes that very id (this is its id generator) and gets the
+ * decision back (this is its sampler). A span with a parent goes to the configured sampler.
  */
 export class DecidedRoots implements Sampler, IdGenerator {
-  /** The id the next root span takes, and the decision its sampling gets back. */
+  /** Trace ids whose words XOR below this are kept, as TraceIdRatioBasedSampler bounds them. */
+  private readonly bound: number;
+  /** The id the next root span takes (and whose sampling is already decided). */
   private pendingId: string | undefined;
-  private decided: { traceId: string; result: SamplingResult } | undefined;
+  private decidedId: string | undefined;
+  /** What the SDK's ratio sampler answers for a kept trace id. */
+  private readonly kept: SamplingResult;
 
   constructor(
-    private readonly sampler: Sampler,
+    private readonly configured: ConfiguredSampler,
     private readonly ids: IdGenerator,
-    private readonly sdk: Pick<Sdk, 'SamplingDecision'>,
-  ) {}
+    sampled: SamplingDecision,
+  ) {
+    this.kept = Object.freeze({ decision: sampled });
+    const ratio = Math.min(Math.max(configured.rootRatio, 0), 1) || 0;
+    this.bound = ratio === 1 ? 0x100000000 : Math.floor(ratio * 0xffffffff);
+  }
 
-  /** Whether a new trace is sampled; when it is, the next root span takes its id and decision. */
-  sampleRoot(name: string, kind: SpanKind): boolean {
-    const traceId = this.ids.generateTraceId();
-    const result = this.sampler.shouldSample(ROOT_CONTEXT, traceId, name, kind, {}, []);
-    if (result.decision === this.sdk.SamplingDecision.NOT_RECORD) return false;
+  /** Whether a new trace is sampled; when it is, the next root span takes its id. */
+  sampleRoot(): boolean {
+    if (this.bound === 0) return false;
+    const first = randomWord();
+    const second = randomWord();
+    const third = randomWord();
+    // An id of zeros is invalid; the SDK's generator makes its last byte 1.
+    const fourth = (first | second | third) === 0 ? randomWord() || 1 : randomWord();
+    if ((first ^ second ^ third ^ fourth) >>> 0 >= this.bound) return false;
+    ID_WORDS.writeUInt32BE(first, 0);
+    ID_WORDS.writeUInt32BE(second, 4);
+    ID_WORDS.writeUInt32BE(third, 8);
+    ID_WORDS.writeUInt32BE(fourth, 12);
+    const traceId = ID_WORDS.toString('hex');
     this.pendingId = traceId;
-    this.decided = { traceId, result };
+    this.decidedId = traceId;
     return true;
   }
 
@@ -202,12 +235,11 @@ export class DecidedRoots implements Sampler, IdGenerator {
     attributes: Attributes,
     links: Link[],
   ): SamplingResult {
-    const decided = this.decided;
-    if (decided !== undefined && decided.traceId === traceId) {
-      this.decided = undefined;
-      return decided.result;
+    if (traceId === this.decidedId) {
+      this.decidedId = undefined;
+      return this.kept;
     }
-    return this.sampler.shouldSample(context, traceId, name, kind, attributes, links);
+    return this.configured.sampler.shouldSample(context, traceId, name, kind, attributes, links);
   }
 
   generateTraceId(): string {
@@ -223,6 +255,14 @@ export class DecidedRoots implements Sampler, IdGenerator {
   }
 
   toString(): string {
-    return this.sampler.toString();
+    return this.configured.sampler.toString();
   }
+}
+
+/** A kept trace id's words, written out as hex. */
+const ID_WORDS = Buffer.alloc(16);
+
+/** A random 32-bit word, as the SDK's RandomIdGenerator draws each of an id's. */
+function randomWord(): number {
+  return (Math.random() * 2 ** 32) >>> 0;
 }

@@ -35,7 +35,7 @@ let manager: SyncContextManager | undefined;
  * the sampler leaves out then costs one decision, not a span that records nothing. Without it
  * (a provider of a test's own) the SDK's sampler decides inside `startSpan`.
  */
-export type RootSampler = (name: string, kind: SpanKind) => boolean;
+export type RootSampler = () => boolean;
 let sampleRoot: RootSampler | undefined;
 
 /**
@@ -126,9 +126,9 @@ export function disableTracing(): void {
 }
 
 /** False for a new trace (no span in `parent`) that the sampler leaves out; true otherwise. */
-function rootKept(name: string, kind: SpanKind, parent: Context, root: boolean | undefined): boolean {
+function rootKept(parent: Context, root: boolean | undefined): boolean {
   if (sampleRoot === undefined || (!root && trace.getSpanContext(parent) !== undefined)) return true;
-  return sampleRoot(name, kind);
+  return sampleRoot();
 }
 
 export interface SpanOptions {
@@ -152,7 +152,7 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, 
   // Work outside every trace (a poll, a lease's renewal) makes no span: it would be a trace of one.
   if (!options.root && trace.getSpan(parent) === undefined) return fn(undefined);
   const kind = options.kind ?? SpanKind.INTERNAL;
-  if (options.root && !rootKept(name, kind, parent, true)) return fn(undefined);
+  if (options.root && !rootKept(parent, true)) return fn(undefined);
   const span = tracer.startSpan(
     name,
     {
@@ -200,7 +200,7 @@ export function startSpan(name: string, options: SpanOptions): { span: Span; con
   if (tracer === undefined || manager === undefined) return undefined;
   const parent = options.parent ?? manager.active();
   const kind = options.kind ?? SpanKind.INTERNAL;
-  if (!rootKept(name, kind, parent, false)) return undefined;
+  if (!rootKept(parent, false)) return undefined;
   const span = tracer.startSpan(name, { kind, attributes: options.attributes, links: options.links }, parent);
   if (!span.isRecording()) return undefined;
   return { span, context: trace.setSpan(parent, span) };

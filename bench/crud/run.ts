@@ -307,28 +307,27 @@ function settleDisk(): void {
   spawnSync('sync', [], { stdio: 'ignore' });
 }
 
-/** One load run in the background, on core 1 (the paired rounds start one per server). */
+/** The load generator's command line: load.ts on core 1. */
+const loadCommand = (spec: object) => ['-c', '1', process.execPath, join(here, 'load.js'), JSON.stringify(spec)];
+/** The load generator's result: the last line it printed. */
+const loadResult = (output: string): LoadResult => JSON.parse(output.trim().split('\n').at(-1)!);
+
+/** One load run in the background (the paired rounds start one per server). */
 function loadInBackground(spec: object): Promise<LoadResult> {
   return new Promise((done, fail) => {
-    const child = spawn('taskset', ['-c', '1', process.execPath, join(here, 'load.js'), JSON.stringify(spec)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn('taskset', loadCommand(spec), { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let errors = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk));
     child.stderr.on('data', (chunk: Buffer) => (errors += chunk));
-    child.on('exit', (code) =>
-      code === 0 ? done(JSON.parse(output.trim().split('\n').at(-1)!)) : fail(new Error(errors)),
-    );
+    child.on('exit', (code) => (code === 0 ? done(loadResult(output)) : fail(new Error(errors))));
   });
 }
 
 function load(spec: object): LoadResult {
-  const result = spawnSync('taskset', ['-c', '1', process.execPath, join(here, 'load.js'), JSON.stringify(spec)], {
-    encoding: 'utf8',
-  });
+  const result = spawnSync('taskset', loadCommand(spec), { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(result.stderr);
-  return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
+  return loadResult(result.stdout);
 }
 
 /** The seeded SQLite rows, copied as they are into PostgreSQL so both hold the same data. */
@@ -671,6 +670,9 @@ async function main() {
         `  ${item.padEnd(10)} PostgreSQL store ${pg.rps.toFixed(0)} req/s, ${(pg.rps / e.rps).toFixed(2)}x the SQLite store${item === 'create' ? ' (target: at least 1,000 req/s)' : ' (target >= 0.5)'}\n`,
       );
   }
+  // Paired rounds are compared round by round: each round's two servers met the same machine.
+  const ratio = (a: { rps: number; rounds: number[] }, b: { rps: number; rounds: number[] }) =>
+    PAIRED ? median(a.rounds.map((rps, i) => rps / b.rounds[i]!)) : a.rps / b.rps;
   for (const item of CASES)
     for (const [mine, theirs, store] of [
       ['entigen', 'before', ''],
@@ -678,9 +680,6 @@ async function main() {
     ]) {
       const before = results.get(`${theirs}/${item}`);
       const e = results.get(`${mine}/${item}`);
-      // Paired rounds are compared round by round: each round's two servers met the same machine.
-      const ratio = (a: { rps: number; rounds: number[] }, b: { rps: number; rounds: number[] }) =>
-        PAIRED ? median(a.rounds.map((rps, i) => rps / b.rounds[i]!)) : a.rps / b.rps;
       if (before && e)
         process.stdout.write(
           `  ${item.padEnd(10)} ${ratio(e, before).toFixed(2)}x the throughput of ${COMPARE}${store} (BENCH_COMPARE), p99 ${(e.p99 / Math.max(before.p99, 1)).toFixed(2)}x${e.cpuMicros && before.cpuMicros ? `, CPU per request ${(e.cpuMicros / before.cpuMicros).toFixed(2)}x` : ''}\n`,

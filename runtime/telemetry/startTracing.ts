@@ -192,8 +192,7 @@ export function configuredSampler(
 export class DecidedRoots implements Sampler, IdGenerator {
   /** Trace ids whose words XOR below this are kept, as TraceIdRatioBasedSampler bounds them. */
   private readonly bound: number;
-  /** The id the next root span takes (and whose sampling is already decided). */
-  private pendingId: string | undefined;
+  /** The id the next root span takes, its sampling already decided. */
   private decidedId: string | undefined;
   /** What the SDK's ratio sampler answers for a kept trace id. */
   private readonly kept: SamplingResult;
@@ -222,7 +221,6 @@ export class DecidedRoots implements Sampler, IdGenerator {
     ID_WORDS.writeUInt32BE(third, 8);
     ID_WORDS.writeUInt32BE(fourth, 12);
     const traceId = ID_WORDS.toString('hex');
-    this.pendingId = traceId;
     this.decidedId = traceId;
     return true;
   }
@@ -243,11 +241,8 @@ export class DecidedRoots implements Sampler, IdGenerator {
   }
 
   generateTraceId(): string {
-    // Taken once, so no later trace can reuse a decided id.
-    const traceId = this.pendingId;
-    if (traceId === undefined) return this.ids.generateTraceId();
-    this.pendingId = undefined;
-    return traceId;
+    // The tracer asks the sampler right after, which lets the id go: no later trace reuses it.
+    return this.decidedId ?? this.ids.generateTraceId();
   }
 
   generateSpanId(): string {

@@ -125,10 +125,9 @@ export function disableTracing(): void {
   sampleRoot = undefined;
 }
 
-/** False for a new trace (no span in `parent`) that the sampler leaves out; true otherwise. */
-function rootKept(parent: Context, root: boolean | undefined): boolean {
-  if (sampleRoot === undefined || (!root && trace.getSpanContext(parent) !== undefined)) return true;
-  return sampleRoot();
+/** Whether a new trace about to start is sampled (the SDK decides when nothing asks first). */
+function newTraceKept(): boolean {
+  return sampleRoot === undefined || sampleRoot();
 }
 
 export interface SpanOptions {
@@ -151,12 +150,11 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, 
   const parent = options.root ? ROOT_CONTEXT : (options.parent ?? manager.active());
   // Work outside every trace (a poll, a lease's renewal) makes no span: it would be a trace of one.
   if (!options.root && trace.getSpan(parent) === undefined) return fn(undefined);
-  const kind = options.kind ?? SpanKind.INTERNAL;
-  if (options.root && !rootKept(parent, true)) return fn(undefined);
+  if (options.root && !newTraceKept()) return fn(undefined);
   const span = tracer.startSpan(
     name,
     {
-      kind,
+      kind: options.kind ?? SpanKind.INTERNAL,
       attributes: options.attributes,
       links: options.links,
       root: options.root,
@@ -199,9 +197,12 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, 
 export function startSpan(name: string, options: SpanOptions): { span: Span; context: Context } | undefined {
   if (tracer === undefined || manager === undefined) return undefined;
   const parent = options.parent ?? manager.active();
-  const kind = options.kind ?? SpanKind.INTERNAL;
-  if (!rootKept(parent, false)) return undefined;
-  const span = tracer.startSpan(name, { kind, attributes: options.attributes, links: options.links }, parent);
+  if (trace.getSpanContext(parent) === undefined && !newTraceKept()) return undefined;
+  const span = tracer.startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
+    parent,
+  );
   if (!span.isRecording()) return undefined;
   return { span, context: trace.setSpan(parent, span) };
 }

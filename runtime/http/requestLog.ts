@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Metrics } from '../health/metrics.js';
 import type { OperatorMetrics } from '../health/operatorMetrics.js';
-import { requestTraceFields } from './requestTrace.js';
+import { claimSpanEnd, requestTraceFields } from './requestTrace.js';
 import { routeLabel } from './routeLabel.js';
 
 /** One JSON log line per request, with the correlation id, and the endpoint statistics for health. */
@@ -16,7 +16,12 @@ export function requestLog(
     const started = performance.now();
     // Taken now: mounted routers strip their prefix from req.path while they run. The query string is left out (it may hold tokens).
     const path = req.originalUrl.split('?')[0];
-    res.on('finish', () => {
+    // With traces on, the request's server span ends here too: one listener for both.
+    const endSpan = claimSpanEnd(req);
+    res.on('close', () => {
+      endSpan?.();
+      // A request whose answer was cut short (the client went away) is neither logged nor counted.
+      if (!res.writableFinished) return;
       const ms = performance.now() - started;
       const endpoint = req.route ? `${req.method} ${req.baseUrl}${req.route.path}` : `${req.method} (unmatched)`;
       metrics.recordRequest(endpoint, res.statusCode, ms);

@@ -8,6 +8,11 @@ import { type Context, type Span, traceFields } from '../telemetry/tracing.js';
 interface RequestTrace {
   span: Span;
   context: Context;
+  /**
+   * Ends the server span once the answer is done, until something claims it: the request log,
+   * which listens for the end of every request anyway, so a traced request adds no listener.
+   */
+  end: (() => void) | undefined;
 }
 
 /**
@@ -16,9 +21,24 @@ interface RequestTrace {
  */
 type TracedRequest = IncomingMessage & { entigenTrace?: RequestTrace };
 
-/** Marks a request sampled (its server span and that span's context), or traced but not sampled (traceRequests.ts). */
-export function traceRequest(req: IncomingMessage, span: Span | undefined, context?: Context): void {
-  (req as TracedRequest).entigenTrace = span && context ? { span, context } : undefined;
+/**
+ * Marks a request sampled (its server span, that span's context, and what ends the span), or
+ * traced but not sampled (traceRequests.ts).
+ */
+export function traceRequest(req: IncomingMessage, span: Span | undefined, context?: Context, end?: () => void): void {
+  (req as TracedRequest).entigenTrace = span && context ? { span, context, end } : undefined;
+}
+
+/**
+ * What ends a sampled request's server span, for the one listener that waits for the request's
+ * end (the request log's) to call; undefined once claimed, and for a request not sampled.
+ */
+export function claimSpanEnd(req: IncomingMessage): (() => void) | undefined {
+  const trace = (req as TracedRequest).entigenTrace;
+  if (trace === undefined) return undefined;
+  const end = trace.end;
+  trace.end = undefined;
+  return end;
 }
 
 /** The server span of a sampled request. */

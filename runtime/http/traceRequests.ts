@@ -10,7 +10,7 @@ import {
   withContext,
 } from '../telemetry/tracing.js';
 import type { NodeListener } from './nodeAdapter.js';
-import { requestSpan, traceRequest } from './requestTrace.js';
+import { claimSpanEnd, requestSpan, traceRequest } from './requestTrace.js';
 import { routeLabel } from './routeLabel.js';
 
 /**
@@ -57,8 +57,7 @@ export function traceRequests(
       return listener(request, response);
     }
     const { span } = started;
-    traceRequest(request, span, started.context);
-    response.on('close', () => {
+    traceRequest(request, span, started.context, () => {
       const route = routeLabel(request, response, routeOf);
       if (route) {
         const template = templateOf(route);
@@ -73,6 +72,10 @@ export function traceRequests(
       span.end();
     });
     withContext(started.context, () => listener(request, response));
+    // The request log claims the span's end as it starts (requestLog.ts); a request answered
+    // before it gets there has a listener of its own.
+    const unclaimed = claimSpanEnd(request);
+    if (unclaimed) response.on('close', unclaimed);
   };
 }
 

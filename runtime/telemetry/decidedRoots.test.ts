@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { type SpanContext, trace } from '@opentelemetry/api';
 import * as sdk from '@opentelemetry/sdk-trace-base';
 import {
   BasicTracerProvider,
@@ -9,6 +9,7 @@ import {
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SpanRecorder } from './recordedSpan.js';
 import { configuredSampler, DecidedRoots } from './startTracing.js';
 import {
   disableTracing,
@@ -20,8 +21,14 @@ import {
   startSpan,
 } from './tracing.js';
 
-/** Tracing as startTracing sets it up, with `sampler` deciding, into an in-memory exporter. */
-function traced(env: NodeJS.ProcessEnv) {
+/** A finished span, from either tracer. */
+interface Finished {
+  name: string;
+  spanContext(): SpanContext;
+}
+
+/** Tracing as startTracing sets it up for http/json: the SDK's spans, `DecidedRoots` deciding. */
+function sdkTraced(env: NodeJS.ProcessEnv): () => Finished[] {
   const exporter = new InMemorySpanExporter();
   const roots = new DecidedRoots(
     configuredSampler(sdk, undefined, env),
@@ -34,12 +41,24 @@ function traced(env: NodeJS.ProcessEnv) {
     idGenerator: roots,
   });
   enableTracing('test', '0', new SyncContextManager(), provider, () => roots.sampleRoot());
-  return exporter;
+  return () => exporter.getFinishedSpans();
+}
+
+/** Tracing as startTracing sets it up for http/protobuf: entigen's recorded spans. */
+function recorded(env: NodeJS.ProcessEnv): () => Finished[] {
+  const spans: Finished[] = [];
+  const limits = { attributes: 128, events: 128, links: 128, valueLength: Number.POSITIVE_INFINITY };
+  const recorder = new SpanRecorder(configuredSampler(sdk, undefined, env), limits, (span) => spans.push(span));
+  enableTracing('test', '0', new SyncContextManager(), recorder, () => recorder.sampleRoot());
+  return () => spans;
 }
 
 afterEach(() => disableTracing());
 
-describe('new traces decided before a span is made', () => {
+describe.each([
+  ['the SDK', sdkTraced],
+  ['entigen’s recorder', recorded],
+])('new traces decided before a span is made, with %s', (_name, traced) => {
   it('build the sampler the variables name, as the SDK does', () => {
     const named = (env: NodeJS.ProcessEnv) => configuredSampler(sdk, undefined, env).sampler.toString();
     expect(named({})).toContain('ParentBased{root=AlwaysOnSampler');
@@ -64,7 +83,7 @@ describe('new traces decided before a span is made', () => {
   });
 
   it('keep a ratio of new traces, decided as the SDK decides on each trace id, with children in the trace', () => {
-    const exporter = traced({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' });
+    const finished = traced({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5' });
     let started = 0;
     for (let i = 0; i < 2000; i++) {
       const request = startSpan('GET', { kind: SpanKind.SERVER, parent: ROOT_CONTEXT });
@@ -73,7 +92,7 @@ describe('new traces decided before a span is made', () => {
       inSpan('SELECT things', { parent: request.context }, () => undefined);
       request.span.end();
     }
-    const spans = exporter.getFinishedSpans();
+    const spans = finished();
     const roots = spans.filter((s) => s.name === 'GET');
     expect(roots).toHaveLength(started);
     // 1000 expected; 6 standard deviations (22 each) either side.
@@ -93,7 +112,7 @@ describe('new traces decided before a span is made', () => {
   });
 
   it('start no new trace at a ratio of 0, but keep a caller’s sampled trace and a job’s run when always on', () => {
-    const exporter = traced({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' });
+    const finished = traced({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' });
     expect(startSpan('GET', { kind: SpanKind.SERVER, parent: ROOT_CONTEXT })).toBeUndefined();
     expect(inSpan('job nightly', { root: true }, (span) => span)).toBeUndefined();
     const caller = trace.setSpanContext(ROOT_CONTEXT, {
@@ -105,11 +124,19 @@ describe('new traces decided before a span is made', () => {
     const continued = startSpan('GET', { kind: SpanKind.SERVER, parent: caller });
     expect(continued?.span.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
     continued?.span.end();
-    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(['GET']);
+    expect(finished().map((s) => s.name)).toEqual(['GET']);
+    // A caller's trace it did not sample is not sampled here either.
+    const unsampled = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: '0af7651916cd43dd8448eb211c80319d',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: 0,
+      isRemote: true,
+    });
+    expect(startSpan('GET', { kind: SpanKind.SERVER, parent: unsampled })).toBeUndefined();
     disableTracing();
 
     const always = traced({ OTEL_TRACES_SAMPLER: 'always_on' });
     expect(inSpan('job nightly', { root: true }, (span) => span !== undefined)).toBe(true);
-    expect(always.getFinishedSpans().map((s) => s.name)).toEqual(['job nightly']);
+    expect(always().map((s) => s.name)).toEqual(['job nightly']);
   });
 });

@@ -1,5 +1,7 @@
 import { hostname } from 'node:os';
 import type { IdGenerator, Sampler, SamplingDecision, SamplingResult } from '@opentelemetry/sdk-trace-base';
+import { DRAWN, drawKeptTrace, hexWord, ratioBound, type SamplingPlan } from './sampling.js';
+import type { Running } from './startRecording.js';
 import {
   type Attributes,
   type Context,
@@ -22,13 +24,10 @@ export interface TracingSettings {
 export const TRACE_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 
 /** A running tracer provider: flushed and shut down with the server. */
-export interface Tracing {
+export interface Tracing extends Running {
   protocol: string;
   /** Where spans go, as configured (an environment variable's name or the config's address). */
   endpoint: string;
-  /** Exports what is buffered now. */
-  flush(): Promise<void>;
-  shutdown(): Promise<void>;
 }
 
 /** Whether the settings and environment ask for traces (an exporter endpoint and no OTEL_SDK_DISABLED). */
@@ -93,15 +92,10 @@ export async function startTracing(
   checkSampler(env);
   const fromEnv = Boolean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT);
   const url = fromEnv ? undefined : `${settings!.endpoint!.replace(/\/+$/, '')}/v1/traces`;
-  const [{ NodeTracerProvider }, sdk, resources, exporterModule] = await Promise.all([
-    import('@opentelemetry/sdk-trace-node'),
+  const [sdk, resources] = await Promise.all([
     import('@opentelemetry/sdk-trace-base'),
     import('@opentelemetry/resources'),
-    protocol === 'http/json'
-      ? import('@opentelemetry/exporter-trace-otlp-http')
-      : import('@opentelemetry/exporter-trace-otlp-proto'),
   ]);
-  const exporter = new exporterModule.OTLPTraceExporter(url ? { url } : {});
   // The app's name unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise (envDetector).
   const resource = resources
     .defaultResource()
@@ -113,11 +107,39 @@ export async function startTracing(
       }),
     )
     .merge(resources.detectResources({ detectors: [resources.envDetector] }));
-  const roots = new DecidedRoots(
-    configuredSampler(sdk, settings, env),
-    new sdk.RandomIdGenerator(),
-    sdk.SamplingDecision.RECORD_AND_SAMPLED,
-  );
+  await resource.waitForAsyncAttributes?.();
+  const configured = configuredSampler(sdk, settings, env);
+  const endpoint =
+    url ??
+    (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const started =
+    protocol === 'http/json'
+      ? await startSdkTracing(sdk, resource, configured, url, service.version)
+      : await (await import('./startRecording.js')).startRecording(
+          resource.attributes,
+          configured,
+          url,
+          env,
+          service.version,
+        );
+  return { protocol, endpoint, ...started };
+}
+
+/** OTLP JSON: the SDK's spans, batch processor and JSON exporter. */
+async function startSdkTracing(
+  sdk: Sdk,
+  resource: import('@opentelemetry/resources').Resource,
+  configured: ConfiguredSampler,
+  url: string | undefined,
+  version: string,
+): Promise<Running> {
+  const [{ NodeTracerProvider }, { OTLPTraceExporter }, api] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/api'),
+  ]);
+  const exporter = new OTLPTraceExporter(url ? { url } : {});
+  const roots = new DecidedRoots(configured, new sdk.RandomIdGenerator(), sdk.SamplingDecision.RECORD_AND_SAMPLED);
   const provider = new NodeTracerProvider({
     resource,
     spanProcessors: [new sdk.BatchSpanProcessor(exporter)],
@@ -127,16 +149,15 @@ export async function startTracing(
   // The W3C trace-context propagator and a context manager without async_hooks, as globals.
   const contextManager = new SyncContextManager();
   provider.register({ contextManager });
-  enableTracing('entigen', service.version, contextManager, undefined, () => roots.sampleRoot());
+  enableTracing('entigen', version, contextManager, provider, () => roots.sampleRoot());
   return {
-    protocol,
-    endpoint:
-      url ??
-      (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT'),
     flush: () => provider.forceFlush(),
     async shutdown() {
       disableTracing();
       await provider.shutdown();
+      api.trace.disable();
+      api.context.disable();
+      api.propagation.disable();
     },
   };
 }
@@ -144,9 +165,8 @@ export async function startTracing(
 type Sdk = typeof import('@opentelemetry/sdk-trace-base');
 
 /** The sampler the settings name, and the share of new traces it keeps (its root's ratio). */
-export interface ConfiguredSampler {
+export interface ConfiguredSampler extends SamplingPlan {
   sampler: Sampler;
-  rootRatio: number;
 }
 
 /**
@@ -162,23 +182,31 @@ export function configuredSampler(
   const named = env.OTEL_TRACES_SAMPLER?.trim();
   const byRatio = (ratio: number, parentBased: boolean): ConfiguredSampler => {
     const root = new sdk.TraceIdRatioBasedSampler(ratio);
-    return { sampler: parentBased ? new sdk.ParentBasedSampler({ root }) : root, rootRatio: ratio };
+    return { sampler: parentBased ? new sdk.ParentBasedSampler({ root }) : root, rootRatio: ratio, parentBased };
   };
   if (!named && settings?.sampleRatio !== undefined) return byRatio(settings.sampleRatio, true);
   const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG?.trim() || 1);
   switch (named || 'parentbased_always_on') {
     case 'always_on':
-      return { sampler: new sdk.AlwaysOnSampler(), rootRatio: 1 };
+      return { sampler: new sdk.AlwaysOnSampler(), rootRatio: 1, parentBased: false };
     case 'always_off':
-      return { sampler: new sdk.AlwaysOffSampler(), rootRatio: 0 };
+      return { sampler: new sdk.AlwaysOffSampler(), rootRatio: 0, parentBased: false };
     case 'traceidratio':
       return byRatio(ratio, false);
     case 'parentbased_always_off':
-      return { sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() }), rootRatio: 0 };
+      return {
+        sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() }),
+        rootRatio: 0,
+        parentBased: true,
+      };
     case 'parentbased_traceidratio':
       return byRatio(ratio, true);
     default:
-      return { sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }), rootRatio: 1 };
+      return {
+        sampler: new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() }),
+        rootRatio: 1,
+        parentBased: true,
+      };
   }
 }
 
@@ -203,25 +231,13 @@ export class DecidedRoots implements Sampler, IdGenerator {
     sampled: SamplingDecision,
   ) {
     this.kept = Object.freeze({ decision: sampled });
-    const ratio = Math.min(Math.max(configured.rootRatio, 0), 1) || 0;
-    this.bound = ratio === 1 ? 0x100000000 : Math.floor(ratio * 0xffffffff);
+    this.bound = ratioBound(configured.rootRatio);
   }
 
   /** Whether a new trace is sampled; when it is, the next root span takes its id. */
   sampleRoot(): boolean {
-    if (this.bound === 0) return false;
-    const first = randomWord();
-    const second = randomWord();
-    const third = randomWord();
-    // An id of zeros is invalid; the SDK's generator makes its last byte 1.
-    const fourth = (first | second | third) === 0 ? randomWord() || 1 : randomWord();
-    if ((first ^ second ^ third ^ fourth) >>> 0 >= this.bound) return false;
-    ID_WORDS.writeUInt32BE(first, 0);
-    ID_WORDS.writeUInt32BE(second, 4);
-    ID_WORDS.writeUInt32BE(third, 8);
-    ID_WORDS.writeUInt32BE(fourth, 12);
-    const traceId = ID_WORDS.toString('hex');
-    this.decidedId = traceId;
+    if (!drawKeptTrace(this.bound)) return false;
+    this.decidedId = hexWord(DRAWN[0]) + hexWord(DRAWN[1]) + hexWord(DRAWN[2]) + hexWord(DRAWN[3]);
     return true;
   }
 
@@ -252,12 +268,4 @@ export class DecidedRoots implements Sampler, IdGenerator {
   toString(): string {
     return this.configured.sampler.toString();
   }
-}
-
-/** A kept trace id's words, written out as hex. */
-const ID_WORDS = Buffer.alloc(16);
-
-/** A random 32-bit word, as the SDK's RandomIdGenerator draws each of an id's. */
-function randomWord(): number {
-  return (Math.random() * 2 ** 32) >>> 0;
 }

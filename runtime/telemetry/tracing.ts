@@ -173,17 +173,16 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, 
     throw error;
   }
   if (result instanceof Promise) {
-    return result.then(
-      (value) => {
-        span.end();
-        return value;
-      },
+    // The span ends as the promise settles, before whoever awaits it goes on; the caller gets the
+    // promise itself (and its rejection), with no promise of ours between.
+    result.then(
+      () => span.end(),
       (error) => {
         failSpan(span, error);
         span.end();
-        throw error;
       },
-    ) as T;
+    );
+    return result;
   }
   span.end();
   return result;

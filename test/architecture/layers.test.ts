@@ -70,18 +70,28 @@ describe('layers', () => {
   });
 
   it('load the OpenTelemetry SDK only at a start with traces on, and nothing but its API elsewhere', () => {
-    // Every span is made through the API (runtime/telemetry/tracing.ts); the SDK and the exporters
-    // are imported by startTracing.ts alone, by import(), once an exporter endpoint is configured.
+    // Every span is made through the API (runtime/telemetry/tracing.ts). The SDK, the exporters
+    // and entigen's own span recorder are loaded by startTracing.ts alone, by import(), once an
+    // exporter endpoint is configured: the recorder's files may import the SDK's packages.
+    const loadedOnStart = ['runtime/telemetry/recordedSpan.ts', 'runtime/telemetry/startRecording.ts'];
     const sdk = /^\s*import\s+(?!type\s)[^;]*?from\s+['"]@opentelemetry\/(?!api['"])[^'"]+['"]/m;
     const files = sourceFiles(repoRoot, ['runtime', 'bin']).filter((file) => !file.endsWith('.test.ts'));
-    expect(files.filter((file) => sdk.test(readFileSync(join(repoRoot, file), 'utf8')))).toEqual([]);
-    const api = /from\s+['"]@opentelemetry\/api['"]/;
+    expect(files.filter((file) => sdk.test(readFileSync(join(repoRoot, file), 'utf8')))).toEqual(loadedOnStart);
+    const api = /^\s*import\s+(?!type\s)[^;]*?from\s+['"]@opentelemetry\/api['"]/m;
     expect(files.filter((file) => api.test(readFileSync(join(repoRoot, file), 'utf8')))).toEqual([
+      ...loadedOnStart,
       'runtime/telemetry/tracing.ts',
     ]);
+    // The recorder's files are imported by nothing but each other, and startRecording.ts by import().
+    const importsRecorder = /^\s*import\s+(?!type\s)[^;]*?from\s+['"][^'"]*\/(recordedSpan|startRecording)\.js['"]/m;
+    expect(
+      files.filter(
+        (file) => !loadedOnStart.includes(file) && importsRecorder.test(readFileSync(join(repoRoot, file), 'utf8')),
+      ),
+    ).toEqual([]);
     const starter = readFileSync(join(repoRoot, 'runtime/telemetry/startTracing.ts'), 'utf8');
     expect(starter).toContain("import('@opentelemetry/sdk-trace-node')");
-    expect(starter).toContain("import('@opentelemetry/exporter-trace-otlp-proto')");
+    expect(starter).toContain("import('./startRecording.js')");
   });
 
   it('have no import cycle among runtime, generator and bin', () => {

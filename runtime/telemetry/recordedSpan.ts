@@ -144,7 +144,8 @@ export class RecordedSpan implements Span {
       this.attributeCount = Object.keys(this.attributes).length;
       this.sharedAttributes = false;
     }
-    if (!Object.hasOwn(this.attributes, key)) {
+    // A value is never undefined: an attribute not yet set reads so.
+    if (this.attributes[key] === undefined) {
       if (this.attributeCount >= limits.attributes) {
         this.droppedAttributes++;
         return this;

@@ -76,6 +76,17 @@ export class SyncContextManager implements ContextManager {
     }
   }
 
+  /** `fn(span, context)` with `context` active: `run` without a closure, for each span's function. */
+  runSpan<T>(context: Context, fn: (span: Span, context: Context) => T, span: Span): T {
+    const previous = this.current;
+    this.current = context;
+    try {
+      return fn(span, context);
+    } finally {
+      this.current = previous;
+    }
+  }
+
   bind<T>(context: Context, target: T): T {
     if (typeof target !== 'function') return target;
     const fn = target as unknown as (...args: unknown[]) => unknown;
@@ -151,22 +162,14 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, 
   // Work outside every trace (a poll, a lease's renewal) makes no span: it would be a trace of one.
   if (!options.root && trace.getSpan(parent) === undefined) return fn(undefined);
   if (options.root && !newTraceKept()) return fn(undefined);
-  const span = tracer.startSpan(
-    name,
-    {
-      kind: options.kind ?? SpanKind.INTERNAL,
-      attributes: options.attributes,
-      links: options.links,
-      root: options.root,
-    },
-    parent,
-  );
+  // The options are the API's own (kind, attributes, links, root; a kind left out is INTERNAL).
+  const span = tracer.startSpan(name, options, parent);
   // A span the sampler left out is not made active: what runs beneath it makes none either.
   if (!span.isRecording()) return fn(undefined);
   const active = trace.setSpan(parent, span);
   let result: T;
   try {
-    result = manager.run(active, () => fn(span, active));
+    result = manager.runSpan(active, fn, span);
   } catch (error) {
     failSpan(span, error);
     span.end();
@@ -197,11 +200,7 @@ export function startSpan(name: string, options: SpanOptions): { span: Span; con
   if (tracer === undefined || manager === undefined) return undefined;
   const parent = options.parent ?? manager.active();
   if (trace.getSpanContext(parent) === undefined && !newTraceKept()) return undefined;
-  const span = tracer.startSpan(
-    name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
-    parent,
-  );
+  const span = tracer.startSpan(name, options, parent);
   if (!span.isRecording()) return undefined;
   return { span, context: trace.setSpan(parent, span) };
 }

@@ -7,6 +7,8 @@ interface CompiledRoute {
   prefix: string;
   method: string;
   path: string;
+  /** What `req.route` is for this route: one object, so what is worked out per route can be kept by it. */
+  route: { path: string };
   matches: (path: string) => Record<string, string> | undefined;
   handler: RequestHandler;
 }
@@ -14,6 +16,7 @@ interface CompiledRoute {
 export interface FoundRoute {
   prefix: string;
   path: string;
+  route: { path: string };
   params: Record<string, string>;
   handler: RequestHandler;
 }
@@ -37,6 +40,7 @@ export class EntityRouteTable {
         prefix: `${this.base}/${plural}`,
         method,
         path,
+        route: Object.freeze({ path }),
         handler,
         matches: segmentMatcher(path) ?? regexpMatcher(path),
       })),
@@ -55,7 +59,7 @@ export class EntityRouteTable {
     for (const route of routes) {
       if (route.method !== method) continue;
       const params = route.matches(rest);
-      if (params) return { prefix: route.prefix, path: route.path, params, handler: route.handler };
+      if (params) return { prefix: route.prefix, path: route.path, route: route.route, params, handler: route.handler };
     }
     return undefined;
   }
@@ -153,7 +157,7 @@ export function routeRunner(stages: LaneStages): RouteRunner {
         else {
           // Past the stages: the route, labelled as Express labels it (requestLog, metrics).
           req.baseUrl = found.prefix;
-          req.route = { path: found.path };
+          req.route = found.route;
           result = found.handler(req, res, fail);
         }
       } catch (thrown) {

@@ -58,9 +58,8 @@ export function traceRequests(
     }
     const { span } = started;
     traceRequest(request, span, started.context, () => {
-      const route = routeLabel(request, response, routeOf);
-      if (route) {
-        const template = templateOf(route);
+      const template = routeTemplate(request, response, routeOf);
+      if (template) {
         span.updateName(`${method} ${template}`);
         span.setAttribute('http.route', template);
       }
@@ -77,6 +76,29 @@ export function traceRequests(
     const unclaimed = claimSpanEnd(request);
     if (unclaimed) response.on('close', unclaimed);
   };
+}
+
+/** The template of each matched route (`req.route`), with the mount point it was worked out for. */
+const byRoute = new WeakMap<object, { base: string; template: string | undefined }>();
+
+/** The route a request matched, as OpenTelemetry spells it; worked out once per route and mount point. */
+function routeTemplate(
+  request: Request,
+  response: Response,
+  routeOf: (method: string, path: string) => string | undefined,
+): string | undefined {
+  const route = request.route as object | undefined;
+  if (route === undefined) {
+    const label = routeLabel(request, response, routeOf);
+    return label ? templateOf(label) : undefined;
+  }
+  const base: string = response.locals?.mountPath ?? request.baseUrl;
+  const known = byRoute.get(route);
+  if (known !== undefined && known.base === base) return known.template;
+  const label = routeLabel(request, response, routeOf);
+  const template = label ? templateOf(label) : undefined;
+  byRoute.set(route, { base, template });
+  return template;
 }
 
 /** Route labels as OpenTelemetry spells them (`:id` as `{id}`), made once per route. */

@@ -47,16 +47,18 @@ export function writeSpan(writer: ProtoWriter, span: RecordedSpan): void {
   writer.varint(span.kind + 1);
   time(writer, 7, span.startTime);
   time(writer, 8, span.endTime);
-  if (span.sharedAttributes) {
-    let block = blocks.get(span.attributes);
+  if (span.shared !== undefined) {
+    let block = blocks.get(span.shared);
     if (block === undefined) {
       const own = new ProtoWriter(256);
-      writeAttributes(own, 9, span.attributes);
+      writeAttributes(own, 9, span.shared);
       block = Uint8Array.from(own.written());
-      blocks.set(span.attributes, block);
+      blocks.set(span.shared, block);
     }
     writer.raw(block);
-  } else writeAttributes(writer, 9, span.attributes);
+  }
+  const own = span.own;
+  if (own !== undefined) for (let i = 0; i < own.length; i += 2) writeKeyValue(writer, 9, own[i] as string, own[i + 1]);
   if (span.droppedAttributes > 0) {
     writer.tag(10, 0);
     writer.varint(span.droppedAttributes);
@@ -126,14 +128,18 @@ export function writeAttributes(writer: ProtoWriter, field: number, attributes: 
   for (const key in attributes) {
     if (!Object.hasOwn(attributes, key)) continue;
     const value = attributes[key];
-    if (value === undefined) continue;
-    const at = writer.open(field);
-    writer.string(1, key);
-    const valueAt = writer.open(2);
-    writeValue(writer, value);
-    writer.close(valueAt);
-    writer.close(at);
+    if (value !== undefined) writeKeyValue(writer, field, key, value);
   }
+}
+
+/** One attribute as a KeyValue in `field`. */
+function writeKeyValue(writer: ProtoWriter, field: number, key: string, value: AttributeValue): void {
+  const at = writer.open(field);
+  writer.string(1, key);
+  const valueAt = writer.open(2);
+  writeValue(writer, value);
+  writer.close(valueAt);
+  writer.close(at);
 }
 
 /** An AnyValue's field for one attribute value (an empty AnyValue for a null in an array). */

@@ -79,10 +79,13 @@ export function performanceTime(time: TimeInput | undefined): number {
 export class RecordedSpan implements Span {
   /** When it ended (`performance.now()` time), or -1 while it runs. */
   endTime = -1;
-  attributes: Attributes;
-  /** Whether `attributes` is a frozen block shared by many spans (a statement's), copied before a change. */
-  sharedAttributes: boolean;
-  attributeCount: number;
+  /** A frozen block of attributes shared by many spans (a statement's), until an attribute is set. */
+  shared: Attributes | undefined;
+  /**
+   * The attributes set on the span, keys and values side by side (`key, value, key, value`): a
+   * span has a handful, and a list takes them without the object shape changes a record would go through.
+   */
+  own: (string | AttributeValue)[] | undefined;
   droppedAttributes = 0;
   events: RecordedEvent[] | undefined;
   droppedEvents = 0;
@@ -111,15 +114,10 @@ export class RecordedSpan implements Span {
     attributes: Attributes | undefined,
     links: Link[] | undefined,
   ) {
-    if (attributes !== undefined && Object.isFrozen(attributes)) {
-      this.attributes = attributes;
-      this.sharedAttributes = true;
-      // Counted when the block is first copied: a statement's span seldom gets more.
-      this.attributeCount = 0;
-    } else {
-      this.attributes = {};
-      this.sharedAttributes = false;
-      this.attributeCount = 0;
+    this.own = undefined;
+    if (attributes !== undefined && Object.isFrozen(attributes)) this.shared = attributes;
+    else {
+      this.shared = undefined;
       if (attributes !== undefined) this.setAttributes(attributes);
     }
     if (links !== undefined) this.addLinks(links);
@@ -136,23 +134,36 @@ export class RecordedSpan implements Span {
     return this.context;
   }
 
+  /** The span's attributes as one record (the shared block's and those set). */
+  get attributes(): Attributes {
+    const attributes: Attributes = { ...this.shared };
+    const own = this.own ?? [];
+    for (let i = 0; i < own.length; i += 2) attributes[own[i] as string] = own[i + 1] as AttributeValue;
+    return attributes;
+  }
+
   setAttribute(key: string, value: AttributeValue): this {
     if (this.endTime >= 0 || key.length === 0 || !isValue(value)) return this;
     const limits = this.recorder.limits;
-    if (this.sharedAttributes) {
-      this.attributes = { ...this.attributes };
-      this.attributeCount = Object.keys(this.attributes).length;
-      this.sharedAttributes = false;
+    let own = this.own;
+    if (own === undefined) {
+      own = this.own = [];
+      // A change to a shared block: the span takes its own copy of the block's attributes first.
+      if (this.shared !== undefined) {
+        for (const shared in this.shared) own.push(shared, this.shared[shared] as AttributeValue);
+        this.shared = undefined;
+      }
     }
-    // A value is never undefined: an attribute not yet set reads so.
-    if (this.attributes[key] === undefined) {
-      if (this.attributeCount >= limits.attributes) {
-        this.droppedAttributes++;
+    const kept =
+      typeof value === 'string' && value.length > limits.valueLength ? value.slice(0, limits.valueLength) : value;
+    for (let i = 0; i < own.length; i += 2) {
+      if (own[i] === key) {
+        own[i + 1] = kept;
         return this;
       }
-      this.attributeCount++;
     }
-    this.attributes[key] = typeof value === 'string' ? cut(value, limits.valueLength) : value;
+    if (own.length >= limits.attributes * 2) this.droppedAttributes++;
+    else own.push(key, kept);
     return this;
   }
 

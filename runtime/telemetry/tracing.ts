@@ -2,6 +2,7 @@ import {
   type Attributes,
   type Context,
   type ContextManager,
+  createContextKey,
   type Link,
   propagation,
   ROOT_CONTEXT,
@@ -106,6 +107,46 @@ export class SyncContextManager implements ContextManager {
   }
 }
 
+/** The key the API keeps a context's span under (`trace.getSpan` reads it): `createContextKey` gives the same symbol for the same name. */
+const SPAN_KEY = createContextKey('OpenTelemetry Context Key SPAN');
+
+/**
+ * A context of one more value over its parent, read through to the parent: what a span's context
+ * is. The API's own context copies its parent's map and makes three functions for each one.
+ */
+class ValueContext implements Context {
+  constructor(
+    private readonly parent: Context,
+    private readonly key: symbol,
+    /** DELETED when the key is taken away here. */
+    private readonly value: unknown,
+  ) {}
+
+  getValue(key: symbol): unknown {
+    if (key !== this.key) return this.parent.getValue(key);
+    return this.value === DELETED ? undefined : this.value;
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return new ValueContext(this, key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return new ValueContext(this, key, DELETED);
+  }
+}
+
+const DELETED = Symbol('deleted');
+
+/** Whether the API finds a span where ValueContext puts it; checked once, else `trace.setSpan` does it. */
+let spanKeyHolds: boolean | undefined;
+
+/** `parent` with `span` as its span, as `trace.setSpan` makes it. */
+function withSpan(parent: Context, span: Span): Context {
+  spanKeyHolds ??= trace.getSpan(new ValueContext(ROOT_CONTEXT, SPAN_KEY, span)) === span;
+  return spanKeyHolds ? new ValueContext(parent, SPAN_KEY, span) : trace.setSpan(parent, span);
+}
+
 /** Whether spans are being made (an exporter was configured at start). */
 export function tracingOn(): boolean {
   return tracer !== undefined;
@@ -166,7 +207,7 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, 
   const span = tracer.startSpan(name, options, parent);
   // A span the sampler left out is not made active: what runs beneath it makes none either.
   if (!span.isRecording()) return fn(undefined);
-  const active = trace.setSpan(parent, span);
+  const active = withSpan(parent, span);
   let result: T;
   try {
     result = manager.runSpan(active, fn, span);
@@ -202,7 +243,7 @@ export function startSpan(name: string, options: SpanOptions): { span: Span; con
   if (trace.getSpanContext(parent) === undefined && !newTraceKept()) return undefined;
   const span = tracer.startSpan(name, options, parent);
   if (!span.isRecording()) return undefined;
-  return { span, context: trace.setSpan(parent, span) };
+  return { span, context: withSpan(parent, span) };
 }
 
 /**

@@ -10,7 +10,7 @@ import { traceOf } from '../store/tracedStore.js';
 import { NOT_TRASHED } from '../store/trashStore.js';
 import type { Doc, Store, Where } from '../store/types.js';
 import { inSpan } from '../telemetry/tracing.js';
-import { accessFor, andWhere } from './accessFor.js';
+import { type Access, accessFor, andWhere } from './accessFor.js';
 import { grantedIds } from './grants.js';
 import { MAX_THROUGH_DEPTH } from './permissionCondition.js';
 import { settleThroughFor } from './settleThrough.js';
@@ -32,21 +32,21 @@ export function scopeFor(
 ): Promise<Where | undefined> {
   // A span of its own where the rule reaches through a reference, and for the referenced entity's
   // scope resolved beneath it; a plain rule is a few comparisons, not worth a span.
+  const access = accessFor(caller, entity, action);
   const parent = traceOf(ctx.store);
-  if (parent === undefined || (depth === 0 && !reachesThrough(caller, entity, action)))
-    return resolveScope(ctx, caller, entity, action, depth);
+  if (parent === undefined || (depth === 0 && !reachesThrough(access)))
+    return resolveScope(ctx, caller, entity, action, depth, access);
   return inSpan(
     `access ${action} ${entity.plural}`,
     {
       attributes: { 'entigen.entity': entity.plural, 'entigen.action': action, 'entigen.access.depth': depth },
       parent,
     },
-    (_span, trace) => resolveScope(contextInTrace(ctx, trace), caller, entity, action, depth),
+    (_span, trace) => resolveScope(contextInTrace(ctx, trace), caller, entity, action, depth, access),
   );
 }
 
-function reachesThrough(caller: Caller, entity: EntityModel, action: Action | string): boolean {
-  const access = accessFor(caller, entity, action);
+function reachesThrough(access: Access): boolean {
   return access.allowed && access.where !== undefined && hasThrough(access.where);
 }
 
@@ -56,8 +56,8 @@ async function resolveScope(
   entity: EntityModel,
   action: Action | string,
   depth: number,
+  access: Access,
 ): Promise<Where | undefined> {
-  const access = accessFor(caller, entity, action);
   let allowed = access.allowed;
   let where = access.allowed ? await withViewScopes(ctx, caller, access.where, depth) : undefined;
   if (!caller.isAdmin && (!allowed || where)) {

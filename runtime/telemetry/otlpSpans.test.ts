@@ -216,7 +216,7 @@ describe('spans encoded as OTLP protobuf', () => {
   it('keep the limits on attributes, events and links, counting what they drop', () => {
     const { spans, sent } = record({ attributes: 2, events: 1, links: 1, valueLength: 4 }, (recorder) => {
       const span = recorder.getTracer('entigen').startSpan('limited', {
-        attributes: { a: 'abcdefgh', b: 2, c: 3 },
+        attributes: { a: 'abcdefgh', b: ['abcdefgh', null as unknown as string, 'xy'], c: 3 },
         links: [
           { context: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 } },
           { context: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203332', traceFlags: 1 } },
@@ -228,7 +228,15 @@ describe('spans encoded as OTLP protobuf', () => {
       span.end();
       span.setAttribute('after', 'the end');
     });
-    expect(spans[0].attributes).toEqual({ a: 'repl', b: 2 });
+    expect(spans[0].attributes).toEqual({ a: 'repl', b: ['abcd', null, 'xy'] });
+    // An array is the span's own copy.
+    const given = ['one'];
+    const span = new SpanRecorder({ parentBased: true, rootRatio: 1 }, LIMITS, () => {})
+      .getTracer('entigen')
+      .startSpan('copies');
+    span.setAttribute('list', given);
+    given.push('two');
+    expect((span as RecordedSpan).attributes.list).toEqual(['one']);
     expect([spans[0].droppedAttributes, spans[0].droppedEvents, spans[0].droppedLinks]).toEqual([1, 1, 1]);
     expect(spans[0].events?.[0].droppedAttributes).toBe(1);
     expect(decode(sent)).toEqual(decode(ProtobufTraceSerializer.serializeRequest(spans.map(readable))!));

@@ -154,8 +154,7 @@ export class RecordedSpan implements Span {
         this.shared = undefined;
       }
     }
-    const kept =
-      typeof value === 'string' && value.length > limits.valueLength ? value.slice(0, limits.valueLength) : value;
+    const kept = limited(value, limits.valueLength);
     for (let i = 0; i < own.length; i += 2) {
       if (own[i] === key) {
         own[i + 1] = kept;
@@ -195,7 +194,7 @@ export class RecordedSpan implements Span {
           droppedAttributes++;
           continue;
         }
-        attributes[key] = typeof value === 'string' ? cut(value, this.recorder.limits.valueLength) : value;
+        attributes[key] = limited(value, this.recorder.limits.valueLength);
         count++;
       }
     }
@@ -274,8 +273,16 @@ function isValue(value: unknown): value is AttributeValue {
   return true;
 }
 
-function cut(value: string, length: number): string {
-  return value.length > length ? value.slice(0, length) : value;
+/**
+ * A value as the span keeps it, within the length limit: a string cut to it; an array copied (the
+ * caller may change its own later), each string in it cut, as the SDK does.
+ */
+function limited(value: AttributeValue, length: number): AttributeValue {
+  if (typeof value === 'string') return value.length > length ? value.slice(0, length) : value;
+  if (!Array.isArray(value)) return value;
+  return value.map((item) =>
+    typeof item === 'string' && item.length > length ? item.slice(0, length) : item,
+  ) as AttributeValue;
 }
 
 /**
@@ -286,7 +293,7 @@ function cut(value: string, length: number): string {
 export class SpanRecorder implements TracerProvider {
   private readonly bound: number;
   private readonly tracers = new Map<string, ScopeTracer>();
-  /** The words of a new trace `sampleRoot` kept, taken by the next root span. */
+  /** Whether `sampleRoot` kept a new trace, whose words (DRAWN) the next root span takes. */
   private decided = false;
 
   constructor(

@@ -6,7 +6,7 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { encodeResource } from './otlpSpans.js';
+import { encodeResource, frameRequest } from './otlpSpans.js';
 import { ProtoWriter } from './protoWriter.js';
 import { type RecordedSpan, type SpanLimits, SpanRecorder } from './recordedSpan.js';
 import { SpanBatches } from './spanBatches.js';
@@ -86,15 +86,12 @@ function readable(span: RecordedSpan): ReadableSpan {
 function record(limits: SpanLimits, make: (recorder: SpanRecorder) => void): { spans: RecordedSpan[]; sent: Buffer } {
   const spans: RecordedSpan[] = [];
   const sent: Buffer[] = [];
-  const batches = new SpanBatches(
-    encodeResource(RESOURCE),
-    { maxBatch: 512, delayMs: 60_000, maxQueue: 2048 },
-    (batch, done) => {
-      expect(batch.spans).toBe(spans.length);
-      sent.push(batch.bytes);
-      done();
-    },
-  );
+  const batches = new SpanBatches({ maxBatch: 512, delayMs: 60_000, maxQueue: 2048 }, (batch, done) => {
+    expect(batch.spans).toBe(spans.length);
+    // Framed as the export thread frames it.
+    sent.push(frameRequest(encodeResource(RESOURCE), batch.scopes));
+    done();
+  });
   const recorder = new SpanRecorder({ parentBased: true, rootRatio: 1 }, limits, (span) => {
     spans.push(span);
     batches.add(span);
@@ -272,7 +269,7 @@ describe('spans encoded as OTLP protobuf', () => {
 
   it('send a batch when it is full or has waited, and drop what passes the queue while exports are unanswered', async () => {
     const sent: number[] = [];
-    const batches = new SpanBatches(encodeResource(RESOURCE), { maxBatch: 2, delayMs: 20, maxQueue: 3 }, (batch) =>
+    const batches = new SpanBatches({ maxBatch: 2, delayMs: 20, maxQueue: 3 }, (batch) =>
       // Never answered: the spans stay counted against the queue.
       sent.push(batch.spans),
     );

@@ -2,19 +2,22 @@
  * A protocol-buffers writer over one growing Buffer, for the OTLP messages spans are encoded as.
  * A nested message's length is written in one byte reserved before it and widened (the message
  * moved along) only when the message passes 127 bytes, so nothing is measured twice.
+ *
+ * Its buffers are never slices of Node's shared pool, so what it wrote can be handed to another
+ * thread with its memory (`take`).
  */
 export class ProtoWriter {
   buf: Buffer;
   pos = 0;
 
   constructor(size = 16 * 1024) {
-    this.buf = Buffer.allocUnsafe(size);
+    this.buf = Buffer.allocUnsafeSlow(size);
   }
 
   /** Room for `bytes` more. */
   ensure(bytes: number): void {
     if (this.pos + bytes <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + bytes));
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.pos + bytes));
     this.buf.copy(grown, 0, 0, this.pos);
     this.buf = grown;
   }
@@ -22,6 +25,17 @@ export class ProtoWriter {
   /** The bytes written so far: a view of the buffer, valid until it is written over. */
   written(): Buffer {
     return this.buf.subarray(0, this.pos);
+  }
+
+  /**
+   * The bytes written so far, with the memory they are in (to transfer to another thread); the
+   * writer goes on in a new buffer of the same size, so a batch as large as the last needs no growing.
+   */
+  take(): Buffer {
+    const taken = this.buf.subarray(0, this.pos);
+    this.buf = Buffer.allocUnsafeSlow(this.buf.length);
+    this.pos = 0;
+    return taken;
   }
 
   /** An unsigned varint; a negative integer as int64's ten-byte two's complement. */

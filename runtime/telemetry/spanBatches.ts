@@ -1,4 +1,4 @@
-import { encodeScope, frameRequest, writeSpan } from './otlpSpans.js';
+import { encodeScope, writeSpan } from './otlpSpans.js';
 import { ProtoWriter } from './protoWriter.js';
 import type { RecordedSpan, Scope } from './recordedSpan.js';
 
@@ -9,9 +9,16 @@ export interface BatchSettings {
   maxQueue: number;
 }
 
-/** A batch of spans, encoded as the ExportTraceServiceRequest that sends them. */
-export interface EncodedBatch {
-  bytes: Buffer;
+/** One instrumentation scope's part of a batch: its encoded scope, and its spans, each a `spans` field of ScopeSpans. */
+export interface EncodedScope {
+  scope: Uint8Array;
+  /** In a buffer of their own, which the batch's receiver may take (transfer) with them. */
+  spans: Uint8Array;
+}
+
+/** A batch of encoded spans, by scope; `frameRequest` makes the ExportTraceServiceRequest that sends them. */
+export interface SpanBatch {
+  scopes: EncodedScope[];
   spans: number;
 }
 
@@ -51,10 +58,9 @@ export class SpanBatches {
   dropped = 0;
 
   constructor(
-    private readonly resource: Uint8Array,
     private readonly settings: BatchSettings,
     /** Sends a batch; `done` once the collector answered (or the export gave up). */
-    private readonly send: (batch: EncodedBatch, done: () => void) => void,
+    private readonly send: (batch: SpanBatch, done: () => void) => void,
   ) {}
 
   /** Encodes an ended span into its scope's batch. */
@@ -83,17 +89,15 @@ export class SpanBatches {
       this.timer = undefined;
     }
     if (this.waiting === 0) return;
-    const scopes: { scope: Uint8Array; spans: Uint8Array }[] = [];
+    // Each scope's buffer goes with the batch (no copy); the next batch is written in a new one.
+    const scopes: EncodedScope[] = [];
     for (const open of this.scopes.values()) {
-      if (open.writer.pos > 0) scopes.push({ scope: open.scope, spans: open.writer.written() });
+      if (open.writer.pos > 0) scopes.push({ scope: open.scope, spans: open.writer.take() });
     }
-    // The request is a copy: each scope's buffer is written over by the next batch.
-    const bytes = frameRequest(this.resource, scopes);
-    for (const open of this.scopes.values()) open.writer.pos = 0;
     const spans = this.waiting;
     this.waiting = 0;
     this.sending += spans;
-    this.send({ bytes, spans }, () => {
+    this.send({ scopes, spans }, () => {
       this.sending -= spans;
     });
   };

@@ -1,17 +1,14 @@
 import { type Attributes, context, propagation, trace } from '@opentelemetry/api';
 import {
   CompositePropagator,
-  ExportResultCode,
   globalErrorHandler,
   W3CBaggagePropagator,
   W3CTraceContextPropagator,
 } from '@opentelemetry/core';
-import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { encodeResource } from './otlpSpans.js';
 import { type SpanLimits, SpanRecorder } from './recordedSpan.js';
 import type { SamplingPlan } from './sampling.js';
-import { batchSettings, type EncodedBatch, SpanBatches } from './spanBatches.js';
+import { batchSettings, SpanBatches } from './spanBatches.js';
+import { SpanExporter } from './spanExporter.js';
 import { disableTracing, enableTracing, SyncContextManager } from './tracing.js';
 
 /** A started exporter: what it does at a flush and on the way down. */
@@ -23,8 +20,9 @@ export interface Running {
 
 /**
  * OTLP protobuf (the default): spans recorded by entigen and encoded as they end
- * (recordedSpan.ts, otlpSpans.ts), sent by the exporter base the SDK's own OTLP exporters are
- * built on, so OTEL_EXPORTER_OTLP_* (headers, timeout, compression, retries) mean what they mean there.
+ * (recordedSpan.ts, otlpSpans.ts), sent from a thread of their own (spanExporter.ts) by the
+ * exporter base the SDK's own OTLP exporters are built on, so OTEL_EXPORTER_OTLP_* (headers,
+ * timeout, compression, retries) mean what they mean there.
  */
 export async function startRecording(
   resource: Attributes,
@@ -33,25 +31,8 @@ export async function startRecording(
   env: NodeJS.ProcessEnv,
   version: string,
 ): Promise<Running> {
-  const exporter = createOtlpHttpExportDelegate(
-    convertLegacyHttpOptions(url ? { url } : {}, 'TRACES', 'v1/traces', {
-      'Content-Type': 'application/x-protobuf',
-    }),
-    {
-      serializeRequest: (batch: EncodedBatch) => batch.bytes,
-      deserializeResponse: (data: Uint8Array) => ProtobufTraceSerializer.deserializeResponse(data),
-    },
-    'otlp_http_span_exporter',
-    { name: 'span', countItems: (batch: EncodedBatch) => batch.spans },
-    undefined,
-  );
-  const batches = new SpanBatches(encodeResource(resource), batchSettings(env), (batch, done) =>
-    exporter.export(batch, (result) => {
-      done();
-      if (result.code !== ExportResultCode.SUCCESS)
-        globalErrorHandler(result.error ?? new Error('the trace export failed'));
-    }),
-  );
+  const exporter = new SpanExporter({ url, resource }, { ...process.env, ...env }, globalErrorHandler);
+  const batches = new SpanBatches(batchSettings(env), exporter.send);
   const recorder = new SpanRecorder(plan, spanLimits(env), batches.add);
   // The W3C trace-context and baggage propagators and a context manager without async_hooks, as
   // the SDK registers them, for code that uses the API's globals (a hook's own spans).
@@ -67,7 +48,7 @@ export async function startRecording(
   return {
     async flush() {
       batches.flush();
-      await exporter.forceFlush();
+      await exporter.flush();
     },
     async shutdown() {
       disableTracing();

@@ -73,17 +73,22 @@ describe('layers', () => {
     // Every span is made through the API (runtime/telemetry/tracing.ts). The SDK, the exporters
     // and entigen's own span recorder are loaded by startTracing.ts alone, by import(), once an
     // exporter endpoint is configured: the recorder's files may import the SDK's packages.
+    // The export thread's entry (exportThread.ts) runs in a worker of its own.
     const loadedOnStart = ['runtime/telemetry/recordedSpan.ts', 'runtime/telemetry/startRecording.ts'];
     const sdk = /^\s*import\s+(?!type\s)[^;]*?from\s+['"]@opentelemetry\/(?!api['"])[^'"]+['"]/m;
     const files = sourceFiles(repoRoot, ['runtime', 'bin']).filter((file) => !file.endsWith('.test.ts'));
-    expect(files.filter((file) => sdk.test(readFileSync(join(repoRoot, file), 'utf8')))).toEqual(loadedOnStart);
+    expect(files.filter((file) => sdk.test(readFileSync(join(repoRoot, file), 'utf8')))).toEqual([
+      'runtime/telemetry/exportThread.ts',
+      ...loadedOnStart,
+    ]);
     const api = /^\s*import\s+(?!type\s)[^;]*?from\s+['"]@opentelemetry\/api['"]/m;
     expect(files.filter((file) => api.test(readFileSync(join(repoRoot, file), 'utf8')))).toEqual([
       ...loadedOnStart,
       'runtime/telemetry/tracing.ts',
     ]);
     // The recorder's files are imported by nothing but each other, and startRecording.ts by import().
-    const importsRecorder = /^\s*import\s+(?!type\s)[^;]*?from\s+['"][^'"]*\/(recordedSpan|startRecording)\.js['"]/m;
+    const importsRecorder =
+      /^\s*import\s+(?!type\s)[^;]*?from\s+['"][^'"]*\/(recordedSpan|startRecording|spanExporter|exportThread)\.js['"]/m;
     expect(
       files.filter(
         (file) => !loadedOnStart.includes(file) && importsRecorder.test(readFileSync(join(repoRoot, file), 'utf8')),
@@ -92,6 +97,9 @@ describe('layers', () => {
     const starter = readFileSync(join(repoRoot, 'runtime/telemetry/startTracing.ts'), 'utf8');
     expect(starter).toContain("import('@opentelemetry/sdk-trace-node')");
     expect(starter).toContain("import('./startRecording.js')");
+    expect(readFileSync(join(repoRoot, 'runtime/telemetry/spanExporter.ts'), 'utf8')).toContain(
+      "new Worker(new URL('./exportThread.js', import.meta.url)",
+    );
   });
 
   it('have no import cycle among runtime, generator and bin', () => {

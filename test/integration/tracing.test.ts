@@ -399,6 +399,38 @@ describe('traces of a served app, exported over OTLP/HTTP', () => {
     expect(receiver.refused).toEqual([]);
   });
 
+  it('sends the spans it still holds as the server stops, with the exporter headers, and serves on while the collector is away', async () => {
+    const holding = await serve(app, receiver, {
+      OTEL_SERVICE_NAME: 'holding-desk',
+      // Nothing is sent before the way down: the batch never fills, its delay never passes.
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-desk-tenant=blue',
+    });
+    await call(holding, 'GET', '/api/v1/notes?limit=1', await adminToken(holding.url));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const held = () => receiver.spans.filter((s) => s.resource['service.name'] === 'holding-desk');
+    expect(held()).toEqual([]);
+    holding.child.kill('SIGTERM');
+    expect(await holding.exited).toBe(0);
+    const notes = held().find((s) => s.name === 'GET /api/v1/notes');
+    expect(notes?.headers['x-desk-tenant']).toBe('blue');
+    expect(held().some((s) => s.name === 'SELECT notes' && s.parentSpanId === notes?.spanId)).toBe(true);
+
+    // A collector nobody answers at: every request is served, and the way down does not wait on it.
+    const away = await serve(app, receiver, {
+      OTEL_SERVICE_NAME: 'away-desk',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '500',
+      OTEL_BSP_SCHEDULE_DELAY: '20',
+    });
+    const token = await adminToken(away.url);
+    for (let i = 0; i < 20; i++) expect((await call(away, 'GET', '/api/v1/notes?limit=1', token)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await call(away, 'GET', '/api/v1/notes?limit=1', token)).status).toBe(200);
+    away.child.kill('SIGTERM');
+    expect(await away.exited).toBe(0);
+  });
+
   it('refuses to start on an exporter protocol it cannot speak, naming the variable', async () => {
     await expect(serve(app, receiver, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).rejects.toThrow(
       /OTEL_EXPORTER_OTLP_PROTOCOL is "grpc".*http\/protobuf or http\/json/,

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { join } from 'node:path';
 import protobuf from 'protobufjs';
 import { repoRoot } from './cli.js';
@@ -21,6 +21,8 @@ export interface ReceivedSpan {
   resource: Record<string, unknown>;
   /** How it arrived: `protobuf` or `json`. */
   encoding: 'protobuf' | 'json';
+  /** The headers of the export that carried it. */
+  headers: IncomingHttpHeaders;
 }
 
 export interface OtlpReceiver {
@@ -64,10 +66,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       try {
         if (type === 'application/x-protobuf') {
           const decoded = Request.toObject(Request.decode(body), { longs: String, enums: Number, bytes: Buffer });
-          spans.push(...fromExport(decoded, 'protobuf'));
+          spans.push(...fromExport(decoded, 'protobuf', req.headers));
           res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(Response.encode({}).finish());
         } else if (type === 'application/json') {
-          spans.push(...fromExport(JSON.parse(body.toString('utf8')), 'json'));
+          spans.push(...fromExport(JSON.parse(body.toString('utf8')), 'json', req.headers));
           res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         } else {
           refused.push(`POST ${req.url} ${type}`);
@@ -103,7 +105,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
 type Json = any;
 
 /** The spans of an ExportTraceServiceRequest, decoded from protobuf (ids as bytes) or JSON (ids as hex). */
-function fromExport(request: Json, encoding: 'protobuf' | 'json'): ReceivedSpan[] {
+function fromExport(request: Json, encoding: 'protobuf' | 'json', headers: IncomingHttpHeaders): ReceivedSpan[] {
   const id = (value: unknown) =>
     value === undefined || value === null ? '' : Buffer.isBuffer(value) ? value.toString('hex') : String(value);
   const out: ReceivedSpan[] = [];
@@ -126,6 +128,7 @@ function fromExport(request: Json, encoding: 'protobuf' | 'json'): ReceivedSpan[
           links: (span.links ?? []).map((link: Json) => ({ traceId: id(link.traceId), spanId: id(link.spanId) })),
           resource,
           encoding,
+          headers,
         });
   }
   return out;

@@ -1,0 +1,130 @@
+import { Worker } from 'node:worker_threads';
+import type { Attributes } from '@opentelemetry/api';
+import type { EncodedScope, SpanBatch } from './spanBatches.js';
+
+/** What the export thread starts with: the collector's address (unless the environment names it) and the resource. */
+export interface ExportThreadData {
+  url: string | undefined;
+  resource: Attributes;
+}
+
+/** A message to the export thread. */
+export type ExportRequest =
+  | { id: number; kind: 'export'; spans: number; scopes: EncodedScope[] }
+  | { id: number; kind: 'flush' | 'shutdown' };
+
+/** The export thread's answer to a request: undefined, or why it failed. */
+export interface ExportReply {
+  id: number;
+  error: string | undefined;
+}
+
+/** After the thread stopped unasked (it failed to start, or crashed), it is started again no sooner than this. */
+const RESTART_MS = 10_000;
+
+interface Waiting {
+  resolve: (error: string | undefined) => void;
+  /** Whether the request keeps the process alive until it is answered (a flush, the shutdown). */
+  held: boolean;
+}
+
+/**
+ * Sends batches of encoded spans to the collector from a thread of their own (exportThread.ts),
+ * handing each batch's buffers over with no copy. The HTTP client that posts them then never runs
+ * among the server's own requests: sharing Node's HTTP and stream code with them, it made that
+ * code slower for every request, sampled or not.
+ */
+export class SpanExporter {
+  private thread: Worker | undefined;
+  private next = 0;
+  private readonly waiting = new Map<number, Waiting>();
+  private held = 0;
+  private stoppedAt = Number.NEGATIVE_INFINITY;
+  private closed = false;
+
+  constructor(
+    private readonly data: ExportThreadData,
+    /** The environment the exporter reads OTEL_EXPORTER_OTLP_* from. */
+    private readonly env: NodeJS.ProcessEnv,
+    /** Where a failed export (or a failing thread) is reported. */
+    private readonly onError: (error: Error) => void,
+  ) {
+    this.thread = this.start();
+  }
+
+  /** Sends a batch; `done` once the collector answered, the export gave up, or the thread is gone. */
+  readonly send = (batch: SpanBatch, done: () => void): void => {
+    const transfer = batch.scopes.map((scope) => scope.spans.buffer as ArrayBuffer);
+    void this.ask({ kind: 'export', spans: batch.spans, scopes: batch.scopes }, transfer, false).then((error) => {
+      done();
+      if (error !== undefined) this.onError(new Error(error));
+    });
+  };
+
+  /** Waits until what was sent is answered. */
+  async flush(): Promise<void> {
+    if (this.thread === undefined) return;
+    const error = await this.ask({ kind: 'flush' }, [], true);
+    if (error !== undefined) this.onError(new Error(error));
+  }
+
+  /** Sends what is waiting, then stops the thread. */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    const thread = this.thread;
+    if (thread === undefined) return;
+    const error = await this.ask({ kind: 'shutdown' }, [], true);
+    if (error !== undefined) this.onError(new Error(error));
+    this.thread = undefined;
+    await thread.terminate();
+  }
+
+  private start(): Worker {
+    const thread = new Worker(new URL('./exportThread.js', import.meta.url), {
+      workerData: this.data,
+      env: this.env,
+    });
+    // Exports in flight do not keep the process alive; a flush and the shutdown do (`ask`).
+    thread.unref();
+    thread.on('error', (error) => this.onError(error));
+    thread.on('exit', () => {
+      if (this.thread === thread) {
+        this.thread = undefined;
+        this.stoppedAt = performance.now();
+      }
+      for (const [id, waiting] of this.waiting) {
+        this.waiting.delete(id);
+        this.answered(waiting, 'the trace export thread stopped');
+      }
+    });
+    thread.on('message', (reply: ExportReply) => {
+      const waiting = this.waiting.get(reply.id);
+      if (waiting === undefined) return;
+      this.waiting.delete(reply.id);
+      this.answered(waiting, reply.error);
+    });
+    return thread;
+  }
+
+  private answered(waiting: Waiting, error: string | undefined): void {
+    if (waiting.held && --this.held === 0) this.thread?.unref();
+    waiting.resolve(error);
+  }
+
+  private ask(
+    request: { kind: 'export'; spans: number; scopes: EncodedScope[] } | { kind: 'flush' | 'shutdown' },
+    transfer: ArrayBuffer[],
+    held: boolean,
+  ): Promise<string | undefined> {
+    if (this.thread === undefined && !this.closed && performance.now() - this.stoppedAt >= RESTART_MS)
+      this.thread = this.start();
+    const thread = this.thread;
+    if (thread === undefined) return Promise.resolve('the trace export thread is not running');
+    const id = ++this.next;
+    return new Promise((resolve) => {
+      this.waiting.set(id, { resolve, held });
+      if (held && this.held++ === 0) thread.ref();
+      thread.postMessage({ ...request, id } satisfies ExportRequest, transfer);
+    });
+  }
+}

@@ -61,12 +61,15 @@ export class SpanBatches {
     private readonly settings: BatchSettings,
     /** Sends a batch; `done` once the collector answered (or the export gave up). */
     private readonly send: (batch: SpanBatch, done: () => void) => void,
+    /** Told of each span dropped because the queue was full. */
+    private readonly onDrop: (count: number) => void = () => undefined,
   ) {}
 
   /** Encodes an ended span into its scope's batch. */
   readonly add = (span: RecordedSpan): void => {
     if (this.waiting + this.sending >= this.settings.maxQueue) {
       this.dropped++;
+      this.onDrop(1);
       return;
     }
     let open = this.scopes.get(span.scope);

@@ -1,10 +1,6 @@
 import { type Attributes, context, propagation, trace } from '@opentelemetry/api';
-import {
-  CompositePropagator,
-  globalErrorHandler,
-  W3CBaggagePropagator,
-  W3CTraceContextPropagator,
-} from '@opentelemetry/core';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { ExportWarnings } from './exportWarnings.js';
 import { type SpanLimits, SpanRecorder } from './recordedSpan.js';
 import type { SamplingPlan } from './sampling.js';
 import { batchSettings, SpanBatches } from './spanBatches.js';
@@ -30,9 +26,10 @@ export async function startRecording(
   url: string | undefined,
   env: NodeJS.ProcessEnv,
   version: string,
+  warnings: ExportWarnings,
 ): Promise<Running> {
-  const exporter = new SpanExporter({ url, resource }, { ...process.env, ...env }, globalErrorHandler);
-  const batches = new SpanBatches(batchSettings(env), exporter.send);
+  const exporter = new SpanExporter({ url, resource }, { ...process.env, ...env }, warnings.failed);
+  const batches = new SpanBatches(batchSettings(env), exporter.send, warnings.droppedSpans);
   const recorder = new SpanRecorder(plan, spanLimits(env), batches.add);
   // The W3C trace-context and baggage propagators and a context manager without async_hooks, as
   // the SDK registers them, for code that uses the API's globals (a hook's own spans).

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { IdGenerator, Sampler, SamplingDecision, SamplingResult } from '@opentelemetry/sdk-trace-base';
+import { ExportWarnings, type Warn } from './exportWarnings.js';
 import { DRAWN, drawKeptTrace, hexWord, ratioBound, type SamplingPlan } from './sampling.js';
 import type { Running } from './startRecording.js';
 import {
@@ -86,6 +87,8 @@ export async function startTracing(
   settings: TracingSettings | undefined,
   env: NodeJS.ProcessEnv,
   service: { name: string; version: string },
+  /** Where a failing export is told (the server's log), at most once a minute. */
+  warn: Warn = () => undefined,
 ): Promise<Tracing | undefined> {
   if (!tracingWanted(settings, env)) return undefined;
   const protocol = traceProtocol(settings, env);
@@ -112,17 +115,27 @@ export async function startTracing(
   const endpoint =
     url ??
     (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const warnings = new ExportWarnings(warn);
   const started =
     protocol === 'http/json'
-      ? await startSdkTracing(sdk, resource, configured, url, service.version)
+      ? await startSdkTracing(sdk, resource, configured, url, service.version, warnings)
       : await (await import('./startRecording.js')).startRecording(
           resource.attributes,
           configured,
           url,
           env,
           service.version,
+          warnings,
         );
-  return { protocol, endpoint, ...started };
+  return {
+    protocol,
+    endpoint,
+    flush: started.flush,
+    async shutdown() {
+      await started.shutdown();
+      warnings.stop();
+    },
+  };
 }
 
 /** OTLP JSON: the SDK's spans, batch processor and JSON exporter. */
@@ -132,13 +145,25 @@ async function startSdkTracing(
   configured: ConfiguredSampler,
   url: string | undefined,
   version: string,
+  warnings: ExportWarnings,
 ): Promise<Running> {
   const [{ NodeTracerProvider }, { OTLPTraceExporter }, api] = await Promise.all([
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/api'),
   ]);
-  const exporter = new OTLPTraceExporter(url ? { url } : {});
+  const otlp = new OTLPTraceExporter(url ? { url } : {});
+  // The exporter as the batch processor calls it, with each failed export told to the log.
+  const exporter: import('@opentelemetry/sdk-trace-base').SpanExporter = {
+    export: (spans, done) =>
+      otlp.export(spans, (result) => {
+        // ExportResultCode.SUCCESS is 0.
+        if (result.code !== 0) warnings.failed(result.error ?? new Error('the trace export failed'));
+        done(result);
+      }),
+    shutdown: () => otlp.shutdown(),
+    forceFlush: () => otlp.forceFlush(),
+  };
   const roots = new DecidedRoots(configured, new sdk.RandomIdGenerator(), sdk.SamplingDecision.RECORD_AND_SAMPLED);
   const provider = new NodeTracerProvider({
     resource,

@@ -425,10 +425,20 @@ describe('traces of a served app, exported over OTLP/HTTP', () => {
     });
     const token = await adminToken(away.url);
     for (let i = 0; i < 20; i++) expect((await call(away, 'GET', '/api/v1/notes?limit=1', token)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     expect((await call(away, 'GET', '/api/v1/notes?limit=1', token)).status).toBe(200);
     away.child.kill('SIGTERM');
     expect(await away.exited).toBe(0);
+    // The log tells it once (then at most once a minute), not with every batch that failed.
+    const warnings = away
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'trace export failed: spans are not reaching the collector');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: 40, failedExports: 1 });
+    expect(warnings[0].error).toMatch(/ECONNREFUSED|connect/);
   });
 
   it('refuses to start on an exporter protocol it cannot speak, naming the variable', async () => {

@@ -45,9 +45,11 @@ export function base(options: Omit<StartOptions, 'port' | 'host'>): Base {
  * so its calls are traced from the first one.
  */
 export async function withTracing(settings: Base): Promise<Base> {
-  const tracing = await startTracing(settings.config.telemetry, settings.env, {
-    name: settings.options.registry.model.app.name,
-    version: packageVersion(),
-  });
+  const tracing = await startTracing(
+    settings.config.telemetry,
+    settings.env,
+    { name: settings.options.registry.model.app.name, version: packageVersion() },
+    (fields, message) => settings.logger.warn(fields, message),
+  );
   return tracing ? { ...settings, tracing } : settings;
 }

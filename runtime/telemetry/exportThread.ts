@@ -1,31 +1,36 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ExportResultCode } from '@opentelemetry/core';
 import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { encodeResource, frameRequest } from './otlpSpans.js';
 import type { ExportReply, ExportRequest, ExportThreadData } from './spanExporter.js';
 
 /**
  * The thread that sends encoded spans to the collector (spanExporter.ts starts it): it frames each
- * batch as one ExportTraceServiceRequest and posts it through the exporter base the SDK's OTLP
- * exporters are built on, so OTEL_EXPORTER_OTLP_* (headers, timeout, compression, retries) mean
- * what they mean there. The HTTP client runs here, not beside the server's requests.
+ * protobuf batch as one ExportTraceServiceRequest (a JSON one comes framed) and posts it through
+ * the exporter base the SDK's OTLP exporters are built on, so OTEL_EXPORTER_OTLP_* (headers,
+ * timeout, compression, retries) mean what they mean there. The HTTP client runs here, not
+ * beside the server's requests.
  */
 const port = parentPort;
 if (port === null) throw new Error('exportThread.js runs as a worker thread');
-const { url, resource } = workerData as ExportThreadData;
-const encodedResource = encodeResource(resource);
+const { url, resource, protocol } = workerData as ExportThreadData;
+const json = protocol === 'http/json';
+const encodedResource = json ? undefined : encodeResource(resource);
 
 interface Framed {
-  bytes: Buffer;
+  bytes: Uint8Array;
   spans: number;
 }
 
 const exporter = createOtlpHttpExportDelegate(
-  convertLegacyHttpOptions(url ? { url } : {}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' }),
+  convertLegacyHttpOptions(url ? { url } : {}, 'TRACES', 'v1/traces', {
+    'Content-Type': json ? 'application/json' : 'application/x-protobuf',
+  }),
   {
     serializeRequest: (request: Framed) => request.bytes,
-    deserializeResponse: (data: Uint8Array) => ProtobufTraceSerializer.deserializeResponse(data),
+    deserializeResponse: (data: Uint8Array) =>
+      json ? JsonTraceSerializer.deserializeResponse(data) : ProtobufTraceSerializer.deserializeResponse(data),
   },
   'otlp_http_span_exporter',
   { name: 'span', countItems: (request: Framed) => request.spans },
@@ -38,8 +43,11 @@ function reply(message: ExportReply): void {
 
 port.on('message', (message: ExportRequest) => {
   const { id } = message;
-  if (message.kind === 'export') {
-    const framed = { bytes: frameRequest(encodedResource, message.scopes), spans: message.spans };
+  if (message.kind === 'export' || message.kind === 'request') {
+    const framed =
+      message.kind === 'request'
+        ? { bytes: message.bytes, spans: message.spans }
+        : { bytes: frameRequest(encodedResource ?? encodeResource(resource), message.scopes), spans: message.spans };
     exporter.export(framed, (result) =>
       reply({
         id,

@@ -2,16 +2,26 @@ import { Worker } from 'node:worker_threads';
 import type { Attributes } from '@opentelemetry/api';
 import type { EncodedScope, SpanBatch } from './spanBatches.js';
 
-/** What the export thread starts with: the collector's address (unless the environment names it) and the resource. */
+/**
+ * What the export thread starts with: the collector's address (unless the environment names it),
+ * the protocol, and the resource protobuf batches are framed with.
+ */
 export interface ExportThreadData {
   url: string | undefined;
+  protocol: 'http/protobuf' | 'http/json';
   resource: Attributes;
 }
 
+/** What the export thread is asked to do (each with an id its answer names). */
+type Ask =
+  /** Frame encoded protobuf spans as one ExportTraceServiceRequest and send it. */
+  | { kind: 'export'; spans: number; scopes: EncodedScope[] }
+  /** Send a request already encoded (OTLP JSON). */
+  | { kind: 'request'; spans: number; bytes: Uint8Array }
+  | { kind: 'flush' | 'shutdown' };
+
 /** A message to the export thread. */
-export type ExportRequest =
-  | { id: number; kind: 'export'; spans: number; scopes: EncodedScope[] }
-  | { id: number; kind: 'flush' | 'shutdown' };
+export type ExportRequest = Ask & { id: number };
 
 /** The export thread's answer to a request: undefined, or why it failed. */
 export interface ExportReply {
@@ -34,7 +44,7 @@ interface Waiting {
  * among the server's own requests: sharing Node's HTTP and stream code with them, it made that
  * code slower for every request, sampled or not.
  */
-export class SpanExporter {
+export class ThreadedExporter {
   private thread: Worker | undefined;
   private next = 0;
   private readonly waiting = new Map<number, Waiting>();
@@ -55,11 +65,20 @@ export class SpanExporter {
   /** Sends a batch; `done` once the collector answered, the export gave up, or the thread is gone. */
   readonly send = (batch: SpanBatch, done: () => void): void => {
     const transfer = batch.scopes.map((scope) => scope.spans.buffer as ArrayBuffer);
-    void this.ask({ kind: 'export', spans: batch.spans, scopes: batch.scopes }, transfer, false).then((error) => {
-      done();
+    this.exported({ kind: 'export', spans: batch.spans, scopes: batch.scopes }, transfer, done);
+  };
+
+  /** Sends a request already encoded, whose memory goes with it; `done` with the error, if it failed. */
+  sendRequest(bytes: Uint8Array, spans: number, done: (error: string | undefined) => void): void {
+    this.exported({ kind: 'request', spans, bytes }, [bytes.buffer as ArrayBuffer], done);
+  }
+
+  private exported(ask: Ask, transfer: ArrayBuffer[], done: (error: string | undefined) => void): void {
+    void this.ask(ask, transfer, false).then((error) => {
+      done(error);
       if (error !== undefined) this.onError(new Error(error));
     });
-  };
+  }
 
   /** Waits until what was sent is answered. */
   async flush(): Promise<void> {
@@ -111,11 +130,7 @@ export class SpanExporter {
     waiting.resolve(error);
   }
 
-  private ask(
-    request: { kind: 'export'; spans: number; scopes: EncodedScope[] } | { kind: 'flush' | 'shutdown' },
-    transfer: ArrayBuffer[],
-    held: boolean,
-  ): Promise<string | undefined> {
+  private ask(request: Ask, transfer: ArrayBuffer[], held: boolean): Promise<string | undefined> {
     if (this.thread === undefined && !this.closed && performance.now() - this.stoppedAt >= RESTART_MS)
       this.thread = this.start();
     const thread = this.thread;
@@ -124,7 +139,7 @@ export class SpanExporter {
     return new Promise((resolve) => {
       this.waiting.set(id, { resolve, held });
       if (held && this.held++ === 0) thread.ref();
-      thread.postMessage({ ...request, id } satisfies ExportRequest, transfer);
+      thread.postMessage({ ...request, id } as ExportRequest, transfer);
     });
   }
 }

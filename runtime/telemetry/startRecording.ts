@@ -4,7 +4,7 @@ import type { ExportWarnings } from './exportWarnings.js';
 import { type SpanLimits, SpanRecorder } from './recordedSpan.js';
 import type { SamplingPlan } from './sampling.js';
 import { batchSettings, SpanBatches } from './spanBatches.js';
-import { SpanExporter } from './spanExporter.js';
+import { ThreadedExporter } from './spanExporter.js';
 import { disableTracing, enableTracing, SyncContextManager } from './tracing.js';
 
 /** A started exporter: what it does at a flush and on the way down. */
@@ -28,7 +28,11 @@ export async function startRecording(
   version: string,
   warnings: ExportWarnings,
 ): Promise<Running> {
-  const exporter = new SpanExporter({ url, resource }, { ...process.env, ...env }, warnings.failed);
+  const exporter = new ThreadedExporter(
+    { url, protocol: 'http/protobuf', resource },
+    { ...process.env, ...env },
+    warnings.failed,
+  );
   const batches = new SpanBatches(batchSettings(env), exporter.send, warnings.droppedSpans);
   const recorder = new SpanRecorder(plan, spanLimits(env), batches.add);
   // The W3C trace-context and baggage propagators and a context manager without async_hooks, as

@@ -118,7 +118,7 @@ export async function startTracing(
   const warnings = new ExportWarnings(warn);
   const started =
     protocol === 'http/json'
-      ? await startSdkTracing(sdk, resource, configured, url, service.version, warnings)
+      ? await startSdkTracing(sdk, resource, configured, url, env, service.version, warnings)
       : await (await import('./startRecording.js')).startRecording(
           resource.attributes,
           configured,
@@ -138,31 +138,45 @@ export async function startTracing(
   };
 }
 
-/** OTLP JSON: the SDK's spans, batch processor and JSON exporter. */
+/**
+ * OTLP JSON: the SDK's spans and batch processor; each batch serialized by the SDK's JSON
+ * serializer and sent from the export thread, as protobuf batches are (spanExporter.ts).
+ */
 async function startSdkTracing(
   sdk: Sdk,
   resource: import('@opentelemetry/resources').Resource,
   configured: ConfiguredSampler,
   url: string | undefined,
+  env: NodeJS.ProcessEnv,
   version: string,
   warnings: ExportWarnings,
 ): Promise<Running> {
-  const [{ NodeTracerProvider }, { OTLPTraceExporter }, api] = await Promise.all([
-    import('@opentelemetry/sdk-trace-node'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/api'),
-  ]);
-  const otlp = new OTLPTraceExporter(url ? { url } : {});
-  // The exporter as the batch processor calls it, with each failed export told to the log.
+  const [{ NodeTracerProvider }, { JsonTraceSerializer }, { ExportResultCode }, { ThreadedExporter }, api] =
+    await Promise.all([
+      import('@opentelemetry/sdk-trace-node'),
+      import('@opentelemetry/otlp-transformer'),
+      import('@opentelemetry/core'),
+      import('./spanExporter.js'),
+      import('@opentelemetry/api'),
+    ]);
+  // The thread reports a failed export to the log itself (warnings.failed).
+  const thread = new ThreadedExporter(
+    { url, protocol: 'http/json', resource: resource.attributes },
+    { ...process.env, ...env },
+    warnings.failed,
+  );
   const exporter: import('@opentelemetry/sdk-trace-base').SpanExporter = {
     export: (spans, done) =>
-      otlp.export(spans, (result) => {
-        // ExportResultCode.SUCCESS is 0.
-        if (result.code !== 0) warnings.failed(result.error ?? new Error('the trace export failed'));
-        done(result);
-      }),
-    shutdown: () => otlp.shutdown(),
-    forceFlush: () => otlp.forceFlush(),
+      // The serializer's bytes are a buffer of their own (a TextEncoder's), handed over whole.
+      thread.sendRequest(JsonTraceSerializer.serializeRequest(spans) as Uint8Array, spans.length, (error) =>
+        done(
+          error === undefined
+            ? { code: ExportResultCode.SUCCESS }
+            : { code: ExportResultCode.FAILED, error: new Error(error) },
+        ),
+      ),
+    shutdown: () => thread.shutdown(),
+    forceFlush: () => thread.flush(),
   };
   const roots = new DecidedRoots(configured, new sdk.RandomIdGenerator(), sdk.SamplingDecision.RECORD_AND_SAMPLED);
   const provider = new NodeTracerProvider({

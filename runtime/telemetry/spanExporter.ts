@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import { existsSync } from 'node:fs';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { Attributes } from '@opentelemetry/api';
 import type { EncodedScope, SpanBatch } from './spanBatches.js';
 
@@ -54,7 +55,7 @@ export class ThreadedExporter {
 
   constructor(
     private readonly data: ExportThreadData,
-    /** The environment the exporter reads OTEL_EXPORTER_OTLP_* from. */
+    /** The server's environment, over the process's: what the exporter reads OTEL_EXPORTER_OTLP_* from. */
     private readonly env: NodeJS.ProcessEnv,
     /** Where a failed export (or a failing thread) is reported. */
     private readonly onError: (error: Error) => void,
@@ -99,9 +100,14 @@ export class ThreadedExporter {
   }
 
   private start(): Worker {
-    const thread = new Worker(new URL('./exportThread.js', import.meta.url), {
+    const thread = startThread({
       workerData: this.data,
-      env: this.env,
+      // A thread's environment takes strings only.
+      env: Object.fromEntries(
+        Object.entries({ ...process.env, ...this.env }).filter(
+          (entry): entry is [string, string] => typeof entry[1] === 'string',
+        ),
+      ),
     });
     // Exports in flight do not keep the process alive; a flush and the shutdown do (`ask`).
     thread.unref();
@@ -142,4 +148,24 @@ export class ThreadedExporter {
       thread.postMessage({ ...request, id } as ExportRequest, transfer);
     });
   }
+}
+
+/**
+ * The export thread: the compiled entry beside this file or, where the server runs from its
+ * TypeScript sources (tests, under tsx), the source through tsx's loader, which a thread does not
+ * inherit from its parent.
+ */
+function startThread(options: WorkerOptions): Worker {
+  const compiled = new URL('./exportThread.js', import.meta.url);
+  if (existsSync(compiled)) return new Worker(compiled, options);
+  const source = new URL('./exportThread.ts', import.meta.url).href;
+  let loader: string;
+  try {
+    loader = import.meta.resolve('tsx/esm/api');
+  } catch {
+    // No tsx: the thread fails to load the source, and says so through its 'error' event.
+    return new Worker(new URL(source), options);
+  }
+  const boot = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source)}); })`;
+  return new Worker(boot, { ...options, eval: true });
 }

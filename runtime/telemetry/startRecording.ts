@@ -28,11 +28,7 @@ export async function startRecording(
   version: string,
   warnings: ExportWarnings,
 ): Promise<Running> {
-  const exporter = new ThreadedExporter(
-    { url, protocol: 'http/protobuf', resource },
-    { ...process.env, ...env },
-    warnings.failed,
-  );
+  const exporter = new ThreadedExporter({ url, protocol: 'http/protobuf', resource }, env, warnings.failed);
   const batches = new SpanBatches(batchSettings(env), exporter.send, warnings.droppedSpans);
   const recorder = new SpanRecorder(plan, spanLimits(env), batches.add);
   // The W3C trace-context and baggage propagators and a context manager without async_hooks, as

@@ -162,7 +162,7 @@ async function startSdkTracing(
   // The thread reports a failed export to the log itself (warnings.failed).
   const thread = new ThreadedExporter(
     { url, protocol: 'http/json', resource: resource.attributes },
-    { ...process.env, ...env },
+    env,
     warnings.failed,
   );
   const exporter: import('@opentelemetry/sdk-trace-base').SpanExporter = {

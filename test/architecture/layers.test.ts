@@ -98,7 +98,7 @@ describe('layers', () => {
     expect(starter).toContain("import('@opentelemetry/sdk-trace-node')");
     expect(starter).toContain("import('./startRecording.js')");
     expect(readFileSync(join(repoRoot, 'runtime/telemetry/spanExporter.ts'), 'utf8')).toContain(
-      "new Worker(new URL('./exportThread.js', import.meta.url)",
+      "new URL('./exportThread.js', import.meta.url)",
     );
   });
 

@@ -77,6 +77,15 @@ async function call(server: SpawnedServer, method: string, path: string, token?:
   return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers };
 }
 
+/** The JSON lines a server wrote to its log. */
+function logLines(server: SpawnedServer): Record<string, any>[] {
+  return server
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
+}
+
 /** The chain of names from a span up to its trace's root. */
 function ancestry(spans: ReceivedSpan[], span: ReceivedSpan): string[] {
   const byId = new Map(spans.map((s) => [s.spanId, s]));
@@ -346,12 +355,7 @@ describe('traces of a served app, exported over OTLP/HTTP', () => {
   it('writes trace_id and span_id on every request line', async () => {
     await call(server, 'GET', '/api/v1/faqs?limit=1', admin);
     const root = await receiver.waitFor((s) => s.name === 'GET /api/v1/faqs');
-    const line = server
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l))
-      .find((l) => l.msg === 'request' && l.path === '/api/v1/faqs');
+    const line = logLines(server).find((l) => l.msg === 'request' && l.path === '/api/v1/faqs');
     expect(line).toMatchObject({ trace_id: root.traceId, span_id: root.spanId });
   });
 
@@ -388,14 +392,9 @@ describe('traces of a served app, exported over OTLP/HTTP', () => {
     await call(off, 'GET', '/api/v1/notes?limit=1', await adminToken(off.url));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.spans.filter((s) => s.resource['service.name'] === 'off-desk')).toEqual([]);
-    const line = off
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l))
-      .find((l) => l.msg === 'request');
+    const line = logLines(off).find((l) => l.msg === 'request');
     expect(line).toBeDefined();
-    expect(line.trace_id).toBeUndefined();
+    expect(line?.trace_id).toBeUndefined();
     expect(receiver.refused).toEqual([]);
   });
 
@@ -430,12 +429,9 @@ describe('traces of a served app, exported over OTLP/HTTP', () => {
     away.child.kill('SIGTERM');
     expect(await away.exited).toBe(0);
     // The log tells it once (then at most once a minute), not with every batch that failed.
-    const warnings = away
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l))
-      .filter((l) => l.msg === 'trace export failed: spans are not reaching the collector');
+    const warnings = logLines(away).filter(
+      (l) => l.msg === 'trace export failed: spans are not reaching the collector',
+    );
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ level: 40, failedExports: 1 });
     expect(warnings[0].error).toMatch(/ECONNREFUSED|connect/);

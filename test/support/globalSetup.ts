@@ -14,10 +14,20 @@ export default async function setup(): Promise<void> {
   if (process.env.ENTIGEN_TEST_DIST_BUILT === '1') return;
   const root = fileURLToPath(new URL('../..', import.meta.url));
   await new Promise<void>((resolve, reject) => {
-    const tsc = spawn(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], {
-      cwd: root,
-      stdio: 'inherit',
-    });
+    // Incremental, with its record inside dist/: the suites after the first compile only what
+    // changed, and a dist/ removed (npm ci's prepare does) takes its record with it.
+    const tsc = spawn(
+      process.execPath,
+      [
+        `${root}node_modules/typescript/bin/tsc`,
+        '-p',
+        'tsconfig.build.json',
+        '--incremental',
+        '--tsBuildInfoFile',
+        'dist/.tsbuildinfo',
+      ],
+      { cwd: root, stdio: 'inherit' },
+    );
     tsc.on('error', reject);
     tsc.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`tsc -p tsconfig.build.json exited ${code}`))));
   });

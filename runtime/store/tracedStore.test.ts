@@ -16,6 +16,7 @@ import { CountCache, CountCachingStore } from './countCache.js';
 import { MeasuredStore } from './measuredStore.js';
 import { SqliteStore } from './sqlite/sqliteStore.js';
 import { carryTrace, TraceCarrier, TracedStore, traceOf } from './tracedStore.js';
+import type { Store } from './types.js';
 
 const exporter = new InMemorySpanExporter();
 const manager = new SyncContextManager();
@@ -113,6 +114,30 @@ describe('traces carried by the store', () => {
     await store.count('things', {});
     await store.count('things', {});
     expect(spans().filter((s) => s.name === 'SELECT things')).toHaveLength(1);
+  });
+
+  it('puts a shared commit in the trace of its first traced member, whichever member comes first', async () => {
+    exporter.reset();
+    const shared = await stack();
+    const traced = [request(), request()];
+    const write = (store: Store) =>
+      store.transaction(async (tx) => {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        await tx.insert('things', thing());
+      });
+    // Started in one tick, the three share a group; the first is outside any trace.
+    await Promise.all([write(shared), ...traced.map((trace) => write(new TraceCarrier(shared, trace)))]);
+    const commits = spans().filter((s) => s.name === 'COMMIT');
+    expect(commits).toHaveLength(1);
+    const [commit] = commits;
+    expect(commit.attributes['entigen.group_commit.transactions']).toBe(3);
+    const transactions = spans().filter((s) => s.name === 'transaction');
+    const leading = transactions.find((s) => s.spanContext().traceId === commit.spanContext().traceId)!;
+    expect(commit.parentSpanContext?.spanId).toBe(leading.spanContext().spanId);
+    expect(leading.parentSpanContext?.spanId).toBe(spanIdOf(traced[0]));
+    // The other traced member is linked; the untraced one has nothing to link to.
+    const other = transactions.find((s) => s !== leading)!;
+    expect(commit.links.map((link) => link.context.spanId)).toEqual([other.spanContext().spanId]);
   });
 
   it('puts the calls of a nested span beneath it when its store carries it', async () => {

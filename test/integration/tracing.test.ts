@@ -187,7 +187,7 @@ describe('traces of a served app, exported over OTLP/HTTP', () => {
     expect(everything).not.toContain(admin);
   });
 
-  it("puts a shared commit in its first transaction's trace, linked to the others'", async () => {
+  it("puts a shared commit in its first traced transaction's trace, linked to the others'", async () => {
     const article = await call(server, 'POST', '/api/v1/articles', admin, { title: 'Busy', body: 'an article' });
     // Concurrent creates share commits (one fsync, one WAL flush); each keeps its own trace.
     for (let round = 0; round < 5; round++) {

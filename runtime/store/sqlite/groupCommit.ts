@@ -113,22 +113,23 @@ export class GroupCommit {
 
   /**
    * The group's COMMIT (its fsync): with tracing on, a span in the trace of the group's first
-   * transaction, linked to the others', with how many transactions it carried.
+   * traced transaction (with a ratio sampled, the first member is often outside any trace),
+   * linked to the other traced ones, with how many transactions it carried.
    */
   private commit(members: Member[]): void {
-    const [first, ...others] = members;
-    if (!first?.trace) return this.exec('COMMIT');
+    const lead = members.find((member) => member.trace !== undefined);
+    if (lead === undefined) return this.exec('COMMIT');
     inSpan(
       'COMMIT',
       {
         kind: SpanKind.CLIENT,
-        parent: first.trace,
+        parent: lead.trace,
         attributes: {
           'db.system.name': 'sqlite',
           'db.operation.name': 'COMMIT',
           'entigen.group_commit.transactions': members.length,
         },
-        links: linksTo(others.map(({ trace }) => trace)),
+        links: linksTo(members.map((member) => (member === lead ? undefined : member.trace))),
       },
       () => this.exec('COMMIT'),
     );

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
+import { type AddressInfo, createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,6 +22,19 @@ const start = async (env: Record<string, string>) => {
   running.push(server);
   return server;
 };
+/** One Redis command over the wire protocol, its reply as text. */
+function redisCommand(port: number, command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host: '127.0.0.1', port }, () => socket.write(`${command}\r\n`));
+    let reply = '';
+    socket.on('data', (data) => {
+      reply += data.toString();
+      socket.end();
+    });
+    socket.on('end', () => resolve(reply));
+    socket.on('error', reject);
+  });
+}
 const tempDb = () => join(mkdtempSync(join(tmpdir(), 'entigen-proc-')), 'app.db');
 
 describe('server processes', () => {
@@ -75,6 +89,46 @@ describe('server processes', () => {
       expect(told.length).toBeLessThanOrEqual(3);
       expect(server.output()).not.toContain('"stack"');
     } finally {
+      await redis.stop();
+    }
+  }, 60_000);
+
+  it('waits at start for a Redis slow to answer, so the first requests count in Redis', async () => {
+    const redis = await startPrivateRedis();
+    // A front for Redis that holds its first connection (the server's counters) for two seconds.
+    let accepted = 0;
+    const front = createServer((client) => {
+      const delay = accepted++ === 0 ? 2_000 : 0;
+      setTimeout(() => {
+        const upstream = createConnection({ host: '127.0.0.1', port: redis.port });
+        client.pipe(upstream).pipe(client);
+        upstream.on('error', () => client.destroy());
+        client.on('error', () => upstream.destroy());
+      }, delay);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const prefix = `slow-${randomUUID()}`;
+    try {
+      const { port } = front.address() as AddressInfo;
+      const server = await start({
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        ENTIGEN_REDIS_PREFIX: prefix,
+        DATABASE_URL: `sqlite:${tempDb()}`,
+      });
+      expect((await fetch(`${server.url}/api/v1/schema/metadata/list`)).status).toBe(200);
+      const warnings = server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .filter((line) => line.level >= 40);
+      expect(warnings).toEqual([]);
+      // The request was counted in Redis, where every instance sees it.
+      const keys = await redisCommand(redis.port, `KEYS ${prefix}:rl*`);
+      expect(keys).toContain(`${prefix}:rl`);
+    } finally {
+      for (const s of running.splice(0)) s.child.kill('SIGKILL');
+      await new Promise((resolve) => front.close(resolve));
       await redis.stop();
     }
   }, 60_000);

@@ -43,6 +43,9 @@ export async function withCluster(
     told = true;
     logger.warn({ error: error.message }, 'redis error: retrying');
   });
+  // The first requests count in Redis, not in the fallback with an outage's warning: the server
+  // listens once the connection is up, or has failed (an outage, told above), or after a bound.
+  if (redis) await connected(redis, REDIS_START_WAIT_MS);
   // ENTIGEN_REDIS_PREFIX separates apps (or test runs) that share one Redis.
   const prefix = env.ENTIGEN_REDIS_PREFIX ?? 'entigen';
   const limiter: LimiterStore = redis ? trackedLimiter(redisLimiterStore(redis, `${prefix}:rl`)) : memoryLimiterStore();
@@ -79,6 +82,28 @@ export async function withCluster(
   // While the bus cannot prove that every notice arrived, nothing cached outlives the bound.
   if (countCache && bus) countCache.trust = bus;
   return { redis, limiter, services, bus };
+}
+
+/** How long a start waits for Redis to answer before it serves without it (the fallback counts meanwhile). */
+const REDIS_START_WAIT_MS = 5_000;
+
+/** Resolves once `redis` is ready, fails to connect, or `boundMs` passed; never rejects. */
+function connected(redis: Redis, boundMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      redis.off('error', done);
+      redis.off('end', done);
+      resolve();
+    };
+    const timer = setTimeout(done, boundMs);
+    timer.unref();
+    redis.once('ready', done);
+    redis.once('error', done);
+    redis.once('end', done);
+  });
 }
 
 function trackedLimiter(store: LimiterStore): LimiterStore {

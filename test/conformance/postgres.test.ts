@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import pg from 'pg';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { PgStore } from '../../runtime/store/postgres/pgStore.js';
 import { CommitGroup } from '../../runtime/store/postgres/pgTransaction.js';
 import { countStatement, selectStatement } from '../../runtime/store/sql/statements.js';
 import { type FindQuery, StoreUnavailable, UniqueConflict, type Where } from '../../runtime/store/types.js';
+import { disableTracing, enableTracing, SyncContextManager, startSpan } from '../../runtime/telemetry/tracing.js';
 import { newId } from '../../runtime/write/prepareWrite.js';
 import { startTestServer } from '../support/testServer.js';
 import { conformanceModel, storeConformance } from './storeConformance.js';
@@ -574,6 +576,46 @@ describe('postgres schema sync', () => {
     } finally {
       await holder.end().catch(() => undefined);
       await waiting.close();
+    }
+  });
+});
+
+describe('postgres commit groups, traced', () => {
+  it("put a group's COMMIT in the trace of its first sampled member, whichever member comes first", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    enableTracing('test', '0', new SyncContextManager(), provider);
+    const schema = `conformance_${randomUUID().replace(/-/g, '')}`;
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 5 });
+    const [admin, first, ...members] = await Promise.all([1, 2, 3, 4, 5].map(() => pool.connect()));
+    try {
+      await admin.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.t (n int PRIMARY KEY)`);
+      const group = new CommitGroup();
+      const insert = (n: number) => `INSERT INTO ${schema}.t VALUES (${n})`;
+      // The first commit is under way alone for a while; the next three wait and share one
+      // commit, a member outside any trace at their head, then two sampled ones.
+      const under = group.commit(first, ['SELECT pg_sleep(0.3)', insert(1)]);
+      const [a, b] = ['PATCH a', 'PATCH b'].map((name) => startSpan(name, {})!);
+      const shared = [
+        group.commit(members[0], [insert(2)]),
+        group.commit(members[1], [insert(3)], a.context),
+        group.commit(members[2], [insert(4)], b.context),
+      ];
+      await under;
+      await Promise.all(shared);
+      const commits = exporter.getFinishedSpans().filter((s) => s.name === 'COMMIT');
+      expect(commits).toHaveLength(1);
+      const [commit] = commits;
+      expect(commit.spanContext().traceId).toBe(a.span.spanContext().traceId);
+      expect(commit.parentSpanContext?.spanId).toBe(a.span.spanContext().spanId);
+      expect(commit.attributes['entigen.group_commit.transactions']).toBe(3);
+      expect(commit.links.map((link) => link.context.spanId)).toEqual([b.span.spanContext().spanId]);
+      expect((await admin.query(`SELECT n FROM ${schema}.t ORDER BY n`)).rows).toHaveLength(4);
+    } finally {
+      disableTracing();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+      for (const client of [admin, first, ...members]) client.release();
+      await pool.end();
     }
   });
 });

@@ -153,23 +153,24 @@ export class CommitGroup {
   }
 
   /**
-   * The group's commit: with tracing on, a span in the trace of its first transaction, linked to
-   * the others', with how many transactions it carried.
+   * The group's commit: with tracing on, a span in the trace of its first traced transaction
+   * (with a ratio sampled, the first is often outside any trace), linked to the other traced
+   * ones, with how many transactions it carried.
    */
   private traced(group: Waiting[]): Promise<void> {
-    const [first, ...others] = group;
-    if (!first.trace) return this.run(group);
+    const lead = group.find((waiting) => waiting.trace !== undefined);
+    if (lead === undefined) return this.run(group);
     return inSpan(
       'COMMIT',
       {
         kind: SpanKind.CLIENT,
-        parent: first.trace,
+        parent: lead.trace,
         attributes: {
           'db.system.name': 'postgresql',
           'db.operation.name': 'COMMIT',
           'entigen.group_commit.transactions': group.length,
         },
-        links: linksTo(others.map(({ trace }) => trace)),
+        links: linksTo(group.map((waiting) => (waiting === lead ? undefined : waiting.trace))),
       },
       () => this.run(group),
     );

@@ -285,6 +285,30 @@ export function detached<T>(fn: () => T): T {
   return manager !== undefined && manager.active() !== ROOT_CONTEXT ? manager.with(ROOT_CONTEXT, fn) : fn();
 }
 
+/**
+ * Runs a commit shared by several transactions (their traces, undefined for those outside one):
+ * in a `COMMIT` span of the first traced transaction's trace (with a ratio sampled, the first is
+ * often outside any), linked to the other traced ones, counting every transaction it carries.
+ */
+export function inGroupCommit<T>(system: string, traces: readonly (Context | undefined)[], fn: () => T): T {
+  const lead = traces.find((context) => context !== undefined);
+  if (lead === undefined) return fn();
+  return inSpan(
+    'COMMIT',
+    {
+      kind: SpanKind.CLIENT,
+      parent: lead,
+      attributes: {
+        'db.system.name': system,
+        'db.operation.name': 'COMMIT',
+        'entigen.group_commit.transactions': traces.length,
+      },
+      links: linksTo(traces.filter((context) => context !== lead)),
+    },
+    fn,
+  );
+}
+
 /** Links to the spans the contexts hold (a group commit's other transactions). */
 export function linksTo(contexts: readonly (Context | undefined)[]): Link[] {
   const links: Link[] = [];

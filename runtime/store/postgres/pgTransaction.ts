@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { type Context, inSpan, linksTo, SpanKind } from '../../telemetry/tracing.js';
+import { type Context, inGroupCommit } from '../../telemetry/tracing.js';
 import { ident } from '../sql/ident.js';
 import type { Statement } from '../sql/statements.js';
 import { StoreUnavailable } from '../types.js';
@@ -152,26 +152,11 @@ export class CommitGroup {
     });
   }
 
-  /**
-   * The group's commit: with tracing on, a span in the trace of its first traced transaction
-   * (with a ratio sampled, the first is often outside any trace), linked to the other traced
-   * ones, with how many transactions it carried.
-   */
+  /** The group's commit, in a span of its first traced member's trace (tracing on). */
   private traced(group: Waiting[]): Promise<void> {
-    const lead = group.find((waiting) => waiting.trace !== undefined);
-    if (lead === undefined) return this.run(group);
-    return inSpan(
-      'COMMIT',
-      {
-        kind: SpanKind.CLIENT,
-        parent: lead.trace,
-        attributes: {
-          'db.system.name': 'postgresql',
-          'db.operation.name': 'COMMIT',
-          'entigen.group_commit.transactions': group.length,
-        },
-        links: linksTo(group.map((waiting) => (waiting === lead ? undefined : waiting.trace))),
-      },
+    return inGroupCommit(
+      'postgresql',
+      group.map((waiting) => waiting.trace),
       () => this.run(group),
     );
   }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { activeContext, type Context, inSpan, linksTo, SpanKind, withContext } from '../../telemetry/tracing.js';
+import { activeContext, type Context, inGroupCommit, withContext } from '../../telemetry/tracing.js';
 import type { GroupDeferred } from './textQueue.js';
 import type { WalCheckpointer } from './walCheckpointer.js';
 
@@ -111,26 +111,11 @@ export class GroupCommit {
     statement.run();
   }
 
-  /**
-   * The group's COMMIT (its fsync): with tracing on, a span in the trace of the group's first
-   * traced transaction (with a ratio sampled, the first member is often outside any trace),
-   * linked to the other traced ones, with how many transactions it carried.
-   */
+  /** The group's COMMIT (its fsync), in a span of its first traced member's trace (tracing on). */
   private commit(members: Member[]): void {
-    const lead = members.find((member) => member.trace !== undefined);
-    if (lead === undefined) return this.exec('COMMIT');
-    inSpan(
-      'COMMIT',
-      {
-        kind: SpanKind.CLIENT,
-        parent: lead.trace,
-        attributes: {
-          'db.system.name': 'sqlite',
-          'db.operation.name': 'COMMIT',
-          'entigen.group_commit.transactions': members.length,
-        },
-        links: linksTo(members.map((member) => (member === lead ? undefined : member.trace))),
-      },
+    inGroupCommit(
+      'sqlite',
+      members.map((member) => member.trace),
       () => this.exec('COMMIT'),
     );
   }

@@ -24,17 +24,23 @@ export type StoreWrite = 'insert' | 'insertMany' | 'update' | 'increment' | 'rem
  * A store around another one (the count cache, the measurements): every call goes to `inner`
  * through `around`, which a wrapper overrides to add what it does; a transaction's store is
  * wrapped the same way by `wrapTransaction`. `inner` stays reachable for what needs the adapter.
+ *
+ * The fields are declared, not defined, and set by plain assignments: the six wrappers share this
+ * constructor, and V8 sends a class field's definition seen with more than four classes to its
+ * runtime on every construction (a transaction's store is built for each write).
  */
 export abstract class StoreWrapper implements Store {
+  declare readonly inner: Store;
   /** The adapter's kind, read once: a wrapper's inner store never changes. */
-  readonly kind: Store['kind'];
+  declare readonly kind: Store['kind'];
   /**
    * The trace this store's calls belong to (a request's carrier, a traced transaction): the
    * nearest one beneath, taken at construction so finding it costs one read (tracedStore.ts).
    */
-  carried: Context | undefined;
+  declare carried: Context | undefined;
 
-  constructor(readonly inner: Store) {
+  constructor(inner: Store) {
+    this.inner = inner;
     this.kind = inner.kind;
     this.carried = inner instanceof StoreWrapper ? inner.carried : undefined;
   }

@@ -132,12 +132,17 @@ interface EntityInput {
 
 type Serve = (input: EntityInput) => Promise<void> | void;
 
-/** A record write's common arguments. */
-const writeOf = ({ ctx, route, req }: EntityInput) => ({
+/**
+ * A record write's arguments: the common ones, then the route's own. Spread last, not first: on
+ * Node 20 an object spread and then given a property of its own gets a new hidden class each
+ * time, and every read of it misses V8's caches.
+ */
+const writeOf = <T extends object>({ ctx, route, req }: EntityInput, own: T) => ({
   ctx,
   plural: route.entity,
   caller: req.caller,
   changeReason: changeReason(req),
+  ...own,
 });
 
 /** One record, in the request's locale. */
@@ -189,39 +194,30 @@ const SERVE: Record<EntityRouteName, Serve> = {
       }),
     ),
   create: async (input) =>
-    answerRecord(
-      input,
-      await createOperation({ ...writeOf(input), body: input.body, locale: input.locale?.write }),
-      201,
-    ),
+    answerRecord(input, await createOperation(writeOf(input, { body: input.body, locale: input.locale?.write })), 201),
   bulkCreate: async (input) =>
     answerItems(
       input,
-      await bulkCreateOperation({ ...writeOf(input), body: input.body, locale: input.locale?.write }),
+      await bulkCreateOperation(writeOf(input, { body: input.body, locale: input.locale?.write })),
       201,
     ),
   update: async (input) =>
     answerRecord(
       input,
-      await updateOperation({
-        ...writeOf(input),
-        id: idParam(input.req),
-        body: input.body,
-        locale: input.locale?.write,
-      }),
+      await updateOperation(writeOf(input, { id: idParam(input.req), body: input.body, locale: input.locale?.write })),
     ),
   remove: async (input) =>
     send(
       input.res,
       200,
-      await removeOperation({ ...writeOf(input), id: idParam(input.req), permanent: input.query.permanent === true }),
+      await removeOperation(writeOf(input, { id: idParam(input.req), permanent: input.query.permanent === true })),
     ),
   increment: async (input) =>
-    answerRecord(input, await incrementOperation({ ...writeOf(input), id: idParam(input.req), body: input.body })),
-  archive: async (input) => answerRecord(input, await archiveOperation({ ...writeOf(input), id: idParam(input.req) })),
-  restore: async (input) => answerRecord(input, await restoreOperation({ ...writeOf(input), id: idParam(input.req) })),
+    answerRecord(input, await incrementOperation(writeOf(input, { id: idParam(input.req), body: input.body }))),
+  archive: async (input) => answerRecord(input, await archiveOperation(writeOf(input, { id: idParam(input.req) }))),
+  restore: async (input) => answerRecord(input, await restoreOperation(writeOf(input, { id: idParam(input.req) }))),
   restoreFromTrash: async (input) =>
-    answerRecord(input, await restoreFromTrashOperation({ ...writeOf(input), id: idParam(input.req) })),
+    answerRecord(input, await restoreFromTrashOperation(writeOf(input, { id: idParam(input.req) }))),
   // History endpoints answer bare bodies, as the spec shows them.
   versions: async ({ ctx, route, req, res, query }) =>
     void res.json(await listVersions(ctx, route.entity, idParam(req), req.caller, pageOf(ctx, query, 'number'))),

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { type AddressInfo, createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -177,7 +177,16 @@ describe('server processes', () => {
   });
 
   it('stops with the npx process a supervisor started and signals, leaving no server behind', async () => {
-    const child = spawn('npx', ['--no-install', 'entigen', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    // npx finds entigen where an app has it installed (a project beside, linking this checkout):
+    // run in the checkout itself, it would link the checkout into its own cache and run its
+    // prepare, which rebuilds dist/ under the other tests.
+    const installed = mkdtempSync(join(tmpdir(), 'entigen-npx-'));
+    mkdirSync(join(installed, 'node_modules', '.bin'), { recursive: true });
+    symlinkSync(repoRoot, join(installed, 'node_modules', 'entigen'));
+    symlinkSync(join('..', 'entigen', 'dist', 'bin', 'entigen.js'), join(installed, 'node_modules', '.bin', 'entigen'));
+    writeFileSync(join(installed, 'package.json'), '{"name":"supervised","private":true}');
+    const npxArgs = ['--no-install', '--prefix', installed, 'entigen', 'serve', '--port', '0', '--host', '127.0.0.1'];
+    const child = spawn('npx', npxArgs, {
       cwd: repoRoot,
       env: { ...process.env, ...ADMIN_ENV, SESSION_SECRET: 'npx-test', DATABASE_URL: `sqlite:${tempDb()}` },
     });

@@ -286,24 +286,25 @@ export function detached<T>(fn: () => T): T {
 }
 
 /**
- * Runs a commit shared by several transactions (their traces, undefined for those outside one):
- * in a `COMMIT` span of the first traced transaction's trace (with a ratio sampled, the first is
- * often outside any), linked to the other traced ones, counting every transaction it carries.
+ * Runs a commit shared by several transactions (each with its trace, undefined outside one): in a
+ * `COMMIT` span of the first traced transaction's trace (with a ratio sampled, the first is often
+ * outside any), linked to the other traced ones, counting every transaction it carries. Without a
+ * traced member it only runs `fn`, allocating nothing.
  */
-export function inGroupCommit<T>(system: string, traces: readonly (Context | undefined)[], fn: () => T): T {
-  const lead = traces.find((context) => context !== undefined);
+export function inGroupCommit<T>(system: string, members: readonly { trace?: Context | undefined }[], fn: () => T): T {
+  const lead = members.find((member) => member.trace !== undefined);
   if (lead === undefined) return fn();
   return inSpan(
     'COMMIT',
     {
       kind: SpanKind.CLIENT,
-      parent: lead,
+      parent: lead.trace,
       attributes: {
         'db.system.name': system,
         'db.operation.name': 'COMMIT',
-        'entigen.group_commit.transactions': traces.length,
+        'entigen.group_commit.transactions': members.length,
       },
-      links: linksTo(traces.filter((context) => context !== lead)),
+      links: linksTo(members.map((member) => (member === lead ? undefined : member.trace))),
     },
     fn,
   );

@@ -154,11 +154,7 @@ export class CommitGroup {
 
   /** The group's commit, in a span of its first traced member's trace (tracing on). */
   private traced(group: Waiting[]): Promise<void> {
-    return inGroupCommit(
-      'postgresql',
-      group.map((waiting) => waiting.trace),
-      () => this.run(group),
-    );
+    return inGroupCommit('postgresql', group, () => this.run(group));
   }
 
   private async run(group: Waiting[]): Promise<void> {

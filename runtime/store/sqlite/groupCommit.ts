@@ -113,11 +113,7 @@ export class GroupCommit {
 
   /** The group's COMMIT (its fsync), in a span of its first traced member's trace (tracing on). */
   private commit(members: Member[]): void {
-    inGroupCommit(
-      'sqlite',
-      members.map((member) => member.trace),
-      () => this.exec('COMMIT'),
-    );
+    inGroupCommit('sqlite', members, () => this.exec('COMMIT'));
   }
 
   private async group(): Promise<void> {

@@ -121,6 +121,13 @@ describe('the list query parser', () => {
       'sort.collation.strength': 'must be 1, 2 or 3',
       'sort.collation.x': 'is not a known collation option',
     });
+    // Shaped like a language tag but not one, or a language without collation rules.
+    for (const locale of ['true', 'zz', 'qaa', 'en_', 'x'.repeat(9)]) {
+      expect(refused({ sort: { field: 'title', collation: { locale } } })).toEqual({
+        'sort.collation.locale': 'must be a locale such as en or de-DE',
+      });
+    }
+    expect(parse({ sort: { field: 'title', collation: { locale: 'de_DE' } } }).collation).toEqual({ locale: 'de_DE' });
   });
 
   it('selects known visible fields once each', () => {

@@ -253,10 +253,7 @@ function parseCollation(value: unknown, fail: Fail): Collation | undefined {
     ok = false;
     return fail(`sort.collation.${key}`, message);
   };
-  const locale =
-    typeof object.locale === 'string' && /^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8})*$/.test(object.locale)
-      ? object.locale
-      : undefined;
+  const locale = collatableLocale(object.locale);
   if (!locale)
     bad(
       'locale',
@@ -274,6 +271,20 @@ function parseCollation(value: unknown, fail: Fail): Collation | undefined {
     ...(object.strength !== undefined ? { strength: Number(object.strength) as 1 | 2 | 3 } : {}),
     ...(object.numericOrdering !== undefined ? { numericOrdering: object.numericOrdering === 'true' } : {}),
   };
+}
+
+/**
+ * A locale every store can sort by: a well-formed language tag (`de-DE`, or `de_DE` as MongoDB
+ * spells it) that ICU has collation rules for. A word such as `true` is shaped like a tag but is
+ * not one, and an unknown language has no rules; both are refused here rather than by a store.
+ */
+function collatableLocale(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !/^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8})*$/.test(value)) return undefined;
+  try {
+    return Intl.Collator.supportedLocalesOf(value.replace(/_/g, '-')).length > 0 ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseSelect(raw: Raw, fields: Map<string, FieldModel>, fail: Fail): string[] | undefined {

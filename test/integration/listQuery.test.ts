@@ -118,6 +118,10 @@ describe('sorting', () => {
   it('refuses a bad direction or collation', async () => {
     expect((await list('sortBy=title&sortDir=up')).body.error.details).toEqual({ sortDir: 'must be asc or desc' });
     expect((await list('sort[field]=title&sort[collation][strength]=9&sort[collation][locale]=en')).status).toBe(400);
+    // A word shaped like a language tag is not a locale any store can collate by.
+    const notLocale = await list('sort[field]=title&sort[collation][locale]=true');
+    expect(notLocale.status).toBe(400);
+    expect(notLocale.body.error.details).toEqual({ 'sort.collation.locale': 'must be a locale such as en or de-DE' });
   });
 });
 

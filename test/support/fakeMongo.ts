@@ -33,7 +33,7 @@ function rank(value: unknown): number {
 
 function comparator(sort: Sort, collation: FindOptions['collation']) {
   const collator = collation
-    ? new Intl.Collator(collation.locale, {
+    ? new Intl.Collator(collation.locale.replace(/_/g, '-'), {
         sensitivity: collation.strength === 1 ? 'base' : collation.strength === 2 ? 'accent' : 'variant',
         numeric: collation.numericOrdering ?? false,
         caseFirst: 'lower',

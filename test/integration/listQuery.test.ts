@@ -7,6 +7,8 @@ let admin: { id: string; token: string };
 let alice: { id: string; token: string };
 const ids: Record<string, string> = {};
 
+/** A fixed seed keeps CI repeatable; FUZZ_SEED=random (or another number) explores new query strings. */
+const SEED = process.env.FUZZ_SEED === 'random' ? undefined : Number(process.env.FUZZ_SEED ?? 20261207);
 const list = async (query: string, token = admin.token) => server.call('GET', `/api/v1/articles?${query}`, { token });
 const titles = (res: { body: any }) => res.body.data.items.map((i: { title: string }) => i.title);
 
@@ -296,7 +298,7 @@ describe('robustness', () => {
         expect(res.status, `GET /api/v1/articles?${query}`).toBeLessThan(500);
         if (res.status >= 400) expect(res.body.error.code).toBeTruthy();
       }),
-      { numRuns: 300 },
+      { numRuns: 300, seed: SEED },
     );
   });
 });

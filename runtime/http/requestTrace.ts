@@ -4,7 +4,10 @@ import { contextInTrace } from '../context/carryTrace.js';
 import type { RuntimeContext } from '../context/runtimeContext.js';
 import { type Context, type Span, traceFields } from '../telemetry/tracing.js';
 
-/** A sampled request's server span and its context, kept on the request itself. */
+/**
+ * A traced request's server span and its context, kept on the request itself: a sampled span, or
+ * one left out in a caller's trace (it records nothing; its ids carry the caller's decision on).
+ */
 interface RequestTrace {
   span: Span;
   context: Context;
@@ -41,19 +44,19 @@ export function claimSpanEnd(req: IncomingMessage): (() => void) | undefined {
   return end;
 }
 
-/** The server span of a sampled request. */
+/** The server span of a traced request. */
 export function requestSpan(req: IncomingMessage): Span | undefined {
   return (req as TracedRequest).entigenTrace?.span;
 }
 
-/** The server span's context of a sampled request, for what the request starts (a job run links to it). */
+/** The server span's context of a traced request, for what the request starts (a job run links to it). */
 export function requestTrace(req: IncomingMessage): Context | undefined {
   return (req as TracedRequest).entigenTrace?.context;
 }
 
 /**
- * The runtime context a request's handler works with: in a sampled trace, one whose store
- * carries the request's server span, so its database calls, access rules and hooks are the
+ * The runtime context a request's handler works with: in a trace, one whose store carries the
+ * request's server span, so its database calls, access rules and hooks are the
  * span's children; otherwise `ctx` itself.
  */
 export function requestContext(ctx: RuntimeContext, req: IncomingMessage): RuntimeContext {

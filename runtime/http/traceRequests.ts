@@ -57,6 +57,13 @@ export function traceRequests(
       return listener(request, response);
     }
     const { span } = started;
+    if (!span.isRecording()) {
+      // A caller's trace the sampler left out: nothing is recorded, and the request's writes keep
+      // the caller's ids and decision for what they cause later (deliveries, webhooks, mail).
+      traceRequest(request, span, started.context);
+      withContext(started.context, () => listener(request, response));
+      return;
+    }
     traceRequest(request, span, started.context, () => {
       const template = routeTemplate(request, response, routeOf);
       if (template) {

@@ -113,7 +113,7 @@ export class TracedStore extends StoreWrapper {
 /**
  * The shared store as one request (a hook, an endpoint, a job run) uses it: every call comes down
  * the stack with `trace` active, so the spans the database calls make are its children. Built
- * only for a sampled trace; a transaction's store carries its own span from there.
+ * only in a trace (one the sampler left out records nothing); a transaction's store carries its own span from there.
  */
 export class TraceCarrier extends StoreWrapper {
   constructor(
@@ -133,12 +133,12 @@ export class TraceCarrier extends StoreWrapper {
   }
 }
 
-/** The span a store's calls belong to: a carrier's, or a traced transaction's; undefined outside a sampled trace. */
+/** The span a store's calls belong to: a carrier's, or a traced transaction's; undefined outside a trace. */
 export function traceOf(store: Store): Context | undefined {
   return store instanceof StoreWrapper ? store.carried : undefined;
 }
 
-/** `store` carrying `trace` instead of what it carried (unchanged outside a sampled trace). */
+/** `store` carrying `trace` instead of what it carried (unchanged outside a trace). */
 export function carryTrace(store: Store, trace: Context | undefined): Store {
   if (trace === undefined) return store;
   return new TraceCarrier(store instanceof TraceCarrier ? store.inner : store, trace);

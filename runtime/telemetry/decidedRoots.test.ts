@@ -1,4 +1,5 @@
-import { type SpanContext, trace } from '@opentelemetry/api';
+import { propagation, type SpanContext, trace } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import * as sdk from '@opentelemetry/sdk-trace-base';
 import {
   BasicTracerProvider,
@@ -12,13 +13,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SpanRecorder } from './recordedSpan.js';
 import { configuredSampler, DecidedRoots } from './startTracing.js';
 import {
+  continueTrace,
   disableTracing,
   enableTracing,
+  inGroupCommit,
   inSpan,
   ROOT_CONTEXT,
   SpanKind,
   SyncContextManager,
   startSpan,
+  traceparentOf,
 } from './tracing.js';
 
 /** A finished span, from either tracer. */
@@ -53,7 +57,10 @@ function recorded(env: NodeJS.ProcessEnv): () => Finished[] {
   return () => spans;
 }
 
-afterEach(() => disableTracing());
+afterEach(() => {
+  disableTracing();
+  propagation.disable();
+});
 
 describe.each([
   ['the SDK', sdkTraced],
@@ -132,11 +139,51 @@ describe.each([
       traceFlags: 0,
       isRemote: true,
     });
-    expect(startSpan('GET', { kind: SpanKind.SERVER, parent: unsampled })).toBeUndefined();
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    const left = startSpan('GET', { kind: SpanKind.SERVER, parent: unsampled });
+    expect(left?.span.isRecording()).toBe(false);
+    // Its ids go on, flagged not sampled, to what runs beneath it and the work it causes later.
+    expect(left?.span.spanContext()).toMatchObject({ traceId: '0af7651916cd43dd8448eb211c80319d', traceFlags: 0 });
+    const beneath = inSpan('INSERT comments', { parent: left!.context }, (span, context) => ({ span, context }));
+    expect(beneath.span).toBeUndefined();
+    expect(traceparentOf(beneath.context)).toMatch(/^00-0af7651916cd43dd8448eb211c80319d-[0-9a-f]{16}-00$/);
+    const later = continueTrace(traceparentOf(beneath.context), 'webhook comments.created', {}, (span, context) => ({
+      span,
+      context,
+    }));
+    expect(later.span).toBeUndefined();
+    expect(traceparentOf(later.context)).toMatch(/^00-0af7651916cd43dd8448eb211c80319d-[0-9a-f]{16}-00$/);
+    left?.span.end();
+    expect(finished().map((s) => s.name)).toEqual(['GET']);
     disableTracing();
 
     const always = traced({ OTEL_TRACES_SAMPLER: 'always_on' });
     expect(inSpan('job nightly', { root: true }, (span) => span !== undefined)).toBe(true);
     expect(always().map((s) => s.name)).toEqual(['job nightly']);
+  });
+  it('put a shared commit in the trace of a sampled member, never of one the sampler left out', () => {
+    const finished = traced({});
+    const remote = (traceFlags: number, last: string) =>
+      trace.setSpanContext(ROOT_CONTEXT, {
+        traceId: `0af7651916cd43dd8448eb211c8031${last}`,
+        spanId: 'b7ad6b7169203331',
+        traceFlags,
+        isRemote: true,
+      });
+    const left = startSpan('POST', { kind: SpanKind.SERVER, parent: remote(0, 'a0') })!;
+    const kept = startSpan('POST', { kind: SpanKind.SERVER, parent: remote(1, 'a1') })!;
+    const other = startSpan('POST', { kind: SpanKind.SERVER, parent: remote(1, 'a2') })!;
+    const members = [{ trace: left.context }, { trace: undefined }, { trace: kept.context }, { trace: other.context }];
+    expect(inGroupCommit('sqlite', members, () => 'committed')).toBe('committed');
+    const commit = finished().find((s) => s.name === 'COMMIT') as unknown as {
+      spanContext(): SpanContext;
+      links: { context: SpanContext }[];
+    };
+    expect(commit.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c8031a1');
+    expect(commit.links.map((l) => l.context.traceId)).toEqual(['0af7651916cd43dd8448eb211c8031a2']);
+    // Only members the sampler left out: no span at all.
+    const before = finished().length;
+    expect(inGroupCommit('sqlite', [{ trace: left.context }], () => 'alone')).toBe('alone');
+    expect(finished()).toHaveLength(before);
   });
 });

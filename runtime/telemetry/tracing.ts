@@ -3,6 +3,7 @@ import {
   type Context,
   type ContextManager,
   createContextKey,
+  isSpanContextValid,
   type Link,
   propagation,
   ROOT_CONTEXT,
@@ -10,6 +11,7 @@ import {
   type SpanContext,
   SpanKind,
   SpanStatusCode,
+  TraceFlags,
   type Tracer,
   type TracerProvider,
   trace,
@@ -78,7 +80,7 @@ export class SyncContextManager implements ContextManager {
   }
 
   /** `fn(span, context)` with `context` active: `run` without a closure, for each span's function. */
-  runSpan<T>(context: Context, fn: (span: Span, context: Context) => T, span: Span): T {
+  runSpan<T>(context: Context, fn: (span: Span | undefined, context: Context) => T, span: Span | undefined): T {
     const previous = this.current;
     this.current = context;
     try {
@@ -200,13 +202,24 @@ export interface SpanOptions {
 export function inSpan<T>(name: string, options: SpanOptions, fn: (span?: Span, context?: Context) => T): T {
   if (tracer === undefined || manager === undefined) return fn(undefined);
   const parent = options.root ? ROOT_CONTEXT : (options.parent ?? manager.active());
-  // Work outside every trace (a poll, a lease's renewal) makes no span: it would be a trace of one.
-  if (!options.root && trace.getSpan(parent) === undefined) return fn(undefined);
-  if (options.root && !newTraceKept()) return fn(undefined);
+  if (options.root) {
+    if (!newTraceKept()) return fn(undefined);
+  } else {
+    const parentSpan = trace.getSpan(parent);
+    // Work outside every trace (a poll, a lease's renewal) makes no span: it would be a trace of one.
+    if (parentSpan === undefined) return fn(undefined);
+    // Beneath a span of this process the sampler left out nothing is recorded, whatever the
+    // sampler: its trace, its ids and its decision go on as they are.
+    if (leftOut(parentSpan)) return manager.runSpan(parent, fn, undefined);
+  }
   // The options are the API's own (kind, attributes, links, root; a kind left out is INTERNAL).
   const span = tracer.startSpan(name, options, parent);
-  // A span the sampler left out is not made active: what runs beneath it makes none either.
-  if (!span.isRecording()) return fn(undefined);
+  if (!span.isRecording()) {
+    // A trace the sampler left out (a caller's traceparent flagged so): what runs beneath records
+    // nothing, but gets the ids to pass on, so the work it causes keeps the caller's decision.
+    if (!isSpanContextValid(span.spanContext())) return fn(undefined);
+    return manager.runSpan(withSpan(parent, span), fn, undefined);
+  }
   const active = withSpan(parent, span);
   let result: T;
   try {
@@ -242,8 +255,27 @@ export function startSpan(name: string, options: SpanOptions): { span: Span; con
   const parent = options.parent ?? manager.active();
   if (trace.getSpanContext(parent) === undefined && !newTraceKept()) return undefined;
   const span = tracer.startSpan(name, options, parent);
-  if (!span.isRecording()) return undefined;
+  // A span left out in a caller's trace is returned too: it records nothing, and its ids carry the
+  // caller's decision to the work the request causes (a webhook's traceparent flagged not sampled).
+  if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return undefined;
   return { span, context: withSpan(parent, span) };
+}
+
+/** The API's class of spans that only carry ids: a caller's, or one the sampler left out. */
+const IDS_ONLY = trace.wrapSpanContext({ traceId: '', spanId: '', traceFlags: TraceFlags.NONE }).constructor;
+
+/**
+ * Whether `span` is one of this process's spans the sampler left out (not a caller's, whose flags
+ * the sampler reads). A recorded span is told by its class alone: its ids are written out lazily.
+ */
+function leftOut(span: Span): boolean {
+  return span.constructor === IDS_ONLY && span.spanContext().isRemote !== true;
+}
+
+/** Whether `context` holds a span of a sampled trace. */
+export function sampledIn(context: Context | undefined): boolean {
+  const ids = context && trace.getSpanContext(context);
+  return ids !== undefined && (ids.traceFlags & TraceFlags.SAMPLED) !== 0;
 }
 
 /**
@@ -292,7 +324,7 @@ export function detached<T>(fn: () => T): T {
  * traced member it only runs `fn`, allocating nothing.
  */
 export function inGroupCommit<T>(system: string, members: readonly { trace?: Context | undefined }[], fn: () => T): T {
-  const lead = members.find((member) => member.trace !== undefined);
+  const lead = members.find((member) => sampledIn(member.trace));
   if (lead === undefined) return fn();
   return inSpan(
     'COMMIT',
@@ -304,7 +336,7 @@ export function inGroupCommit<T>(system: string, members: readonly { trace?: Con
         'db.operation.name': 'COMMIT',
         'entigen.group_commit.transactions': members.length,
       },
-      links: linksTo(members.map((member) => (member === lead ? undefined : member.trace))),
+      links: linksTo(members.map((member) => (member === lead || !sampledIn(member.trace) ? undefined : member.trace))),
     },
     fn,
   );

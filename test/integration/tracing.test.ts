@@ -352,6 +352,43 @@ describe('traces of a served app, exported over OTLP/HTTP', () => {
     }
   }, 120_000);
 
+  it("keeps a caller's decision not to sample for the request and the work its write causes", async () => {
+    const own = await startWebhookReceiver();
+    try {
+      const hook = await call(server, 'POST', '/api/v1/webhooks', admin, {
+        url: own.url,
+        events: ['comments.created'],
+      });
+      expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+      const article = await call(server, 'POST', '/api/v1/articles', admin, { title: 'Quiet', body: 'an article' });
+      const traceId = '5bf92f3577b34da6a3ce929d0e0e4737';
+      const created = await call(
+        server,
+        'POST',
+        '/api/v1/comments',
+        admin,
+        { article: article.body.data.id, body: 'not sampled' },
+        { traceparent: `00-${traceId}-00f067aa0ba902b8-00` },
+      );
+      expect(created.status).toBe(201);
+      // The receiver gets the caller's trace, still flagged not sampled.
+      const [delivery] = await own.accepted(1);
+      expect(delivery.headers.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
+      // The request line names the trace too, as logs of an unsampled trace do.
+      const line = logLines(server).find((l) => l.msg === 'request' && l.status === 201 && l.trace_id === traceId);
+      expect(line?.span_id).toMatch(/^[0-9a-f]{16}$/);
+      // Nothing of it is recorded: no span of the trace, and the delivery started no trace of its own.
+      const sampled = await call(server, 'GET', '/api/v1/articles?limit=1', admin);
+      expect(sampled.status).toBe(200);
+      await receiver.waitFor((s) => s.name === 'GET /api/v1/articles' && s.traceId !== traceId);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(receiver.spans.filter((s) => s.traceId === traceId)).toEqual([]);
+      expect(receiver.spans.filter((s) => s.attributes['entigen.webhook.id'] === hook.body.data.id)).toEqual([]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('writes trace_id and span_id on every request line', async () => {
     await call(server, 'GET', '/api/v1/faqs?limit=1', admin);
     const root = await receiver.waitFor((s) => s.name === 'GET /api/v1/faqs');

@@ -35,16 +35,25 @@ describe('export warnings', () => {
     expect(written[2]).toEqual({ fields: { failedExports: 0, droppedSpans: 3 }, message: 'trace spans dropped' });
   });
 
-  it('write nothing more once stopped', () => {
-    const written: string[] = [];
+  it('write what is pending as they stop, and nothing more', () => {
+    const written: Record<string, unknown>[] = [];
     const warnings = new ExportWarnings(
-      (_fields, message) => written.push(message),
+      (fields) => written.push(fields),
       () => Date.now(),
     );
     warnings.failed(new Error('down'));
     warnings.failed(new Error('still down'));
-    warnings.stop();
-    vi.advanceTimersByTime(120_000);
+    warnings.droppedSpans(4);
     expect(written).toHaveLength(1);
+    // The last export failed too: the server's last word on it is the summary, not silence.
+    warnings.stop();
+    expect(written[1]).toEqual({ failedExports: 1, droppedSpans: 4, error: 'still down' });
+    warnings.failed(new Error('after'));
+    vi.advanceTimersByTime(120_000);
+    expect(written).toHaveLength(2);
+    // Nothing pending: stopping writes nothing.
+    const quiet: unknown[] = [];
+    new ExportWarnings(() => quiet.push(1)).stop();
+    expect(quiet).toEqual([]);
   });
 });

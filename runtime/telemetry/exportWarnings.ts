@@ -15,6 +15,7 @@ export class ExportWarnings {
   private lastError = '';
   private quietUntil = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly warn: Warn,
@@ -34,13 +35,19 @@ export class ExportWarnings {
     this.due();
   };
 
-  /** Stops the pending summary (the server's way down). */
+  /**
+   * The server's way down, once the last spans were sent: what came since the last warning (the
+   * last export's failure included) is written now rather than lost with its timer; nothing after.
+   */
   stop(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
+    this.write();
+    this.stopped = true;
   }
 
   private due(): void {
+    if (this.stopped) return;
     const wait = this.quietUntil - this.now();
     if (wait <= 0) return this.write();
     if (this.timer !== undefined) return;

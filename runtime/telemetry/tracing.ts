@@ -272,10 +272,14 @@ function leftOut(span: Span): boolean {
   return span.constructor === IDS_ONLY && span.spanContext().isRemote !== true;
 }
 
-/** Whether `context` holds a span of a sampled trace. */
+/**
+ * Whether `context` holds a span of a sampled trace: a recorded span, told by its class (without
+ * writing out its ids), or ids flagged sampled.
+ */
 export function sampledIn(context: Context | undefined): boolean {
-  const ids = context && trace.getSpanContext(context);
-  return ids !== undefined && (ids.traceFlags & TraceFlags.SAMPLED) !== 0;
+  const span = context && trace.getSpan(context);
+  if (span === undefined) return false;
+  return span.constructor !== IDS_ONLY || (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
 }
 
 /**

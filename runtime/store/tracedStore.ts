@@ -113,7 +113,8 @@ export class TracedStore extends StoreWrapper {
 /**
  * The shared store as one request (a hook, an endpoint, a job run) uses it: every call comes down
  * the stack with `trace` active, so the spans the database calls make are its children. Built
- * only in a trace (one the sampler left out records nothing); a transaction's store carries its own span from there.
+ * only in a trace (one the sampler left out records nothing); a transaction's store carries its
+ * own span from there.
  */
 export class TraceCarrier extends StoreWrapper {
   constructor(

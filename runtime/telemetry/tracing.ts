@@ -276,7 +276,7 @@ function leftOut(span: Span): boolean {
  * Whether `context` holds a span of a sampled trace: a recorded span, told by its class (without
  * writing out its ids), or ids flagged sampled.
  */
-export function sampledIn(context: Context | undefined): boolean {
+function sampledIn(context: Context | undefined): boolean {
   const span = context && trace.getSpan(context);
   if (span === undefined) return false;
   return span.constructor !== IDS_ONLY || (span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;

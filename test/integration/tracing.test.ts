@@ -117,12 +117,15 @@ describe('traces of a served app, exported over OTLP/HTTP', () => {
     await Promise.all([receiver?.close(), webhooks?.close()]);
   });
 
-  it('follows a create from the server span into the access rule, the before-hook, the statements and the commit, then the afterCommit and the webhook', async () => {
-    const hook = await call(server, 'POST', '/api/v1/webhooks', admin, {
-      url: webhooks.url,
-      events: ['comments.created'],
-    });
+  /** A webhook on created comments, posting to `url`. */
+  async function hookComments(url: string) {
+    const hook = await call(server, 'POST', '/api/v1/webhooks', admin, { url, events: ['comments.created'] });
     expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    return hook;
+  }
+
+  it('follows a create from the server span into the access rule, the before-hook, the statements and the commit, then the afterCommit and the webhook', async () => {
+    await hookComments(webhooks.url);
     const article = await call(server, 'POST', '/api/v1/articles', admin, { title: 'Traced', body: 'an article' });
     const secretText = 'a remark nobody should find in a span';
     const created = await call(server, 'POST', '/api/v1/comments', admin, {
@@ -355,11 +358,7 @@ describe('traces of a served app, exported over OTLP/HTTP', () => {
   it("keeps a caller's decision not to sample for the request and the work its write causes", async () => {
     const own = await startWebhookReceiver();
     try {
-      const hook = await call(server, 'POST', '/api/v1/webhooks', admin, {
-        url: own.url,
-        events: ['comments.created'],
-      });
-      expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+      const hook = await hookComments(own.url);
       const article = await call(server, 'POST', '/api/v1/articles', admin, { title: 'Quiet', body: 'an article' });
       const traceId = '5bf92f3577b34da6a3ce929d0e0e4737';
       const created = await call(
